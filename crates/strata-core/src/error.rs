@@ -1,0 +1,67 @@
+//! The one error type of `strata-core`.
+
+use std::path::PathBuf;
+
+use strata_protocol::SessionId;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("session {session_id} is open for writing elsewhere ({path})")]
+    SessionLocked {
+        session_id: SessionId,
+        path: PathBuf,
+    },
+    #[error("no session matches {query:?}")]
+    SessionNotFound { query: String },
+    #[error("{query:?} matches {count} sessions; give more of the id")]
+    AmbiguousSession { query: String, count: usize },
+    #[error("{path}:{line}: corrupt record: {message}")]
+    CorruptRecord {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: not a session file: {message}")]
+    NotASession { path: PathBuf, message: String },
+    #[error("could not encode a record: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("no data directory could be found; set STRATA_HOME")]
+    NoDataDir,
+}
+
+impl CoreError {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| CoreError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+
+    /// Whether trying the same operation again may succeed: a lock may be
+    /// released and I/O may recover; a corrupt file or a bad query will not.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            CoreError::Io { .. } | CoreError::SessionLocked { .. } => true,
+            CoreError::SessionNotFound { .. }
+            | CoreError::AmbiguousSession { .. }
+            | CoreError::CorruptRecord { .. }
+            | CoreError::NotASession { .. }
+            | CoreError::Encode(_)
+            | CoreError::NoDataDir => false,
+        }
+    }
+}
+
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;

@@ -1,0 +1,69 @@
+//! Where Strata keeps what it writes. `STRATA_HOME` moves all of it.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{CoreError, Result};
+
+/// The environment variable that moves everything Strata writes.
+pub const STRATA_HOME_ENV: &str = "STRATA_HOME";
+
+/// The folders Strata writes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrataPaths {
+    pub sessions: PathBuf,
+    pub config: PathBuf,
+    pub logs: PathBuf,
+}
+
+impl StrataPaths {
+    /// Everything under one folder (what `STRATA_HOME` selects).
+    pub fn under(home: &Path) -> Self {
+        Self {
+            sessions: home.join("sessions"),
+            config: home.join("config"),
+            logs: home.join("logs"),
+        }
+    }
+
+    /// `STRATA_HOME` when set and not empty, else the platform's data and
+    /// config directories.
+    pub fn from_env() -> Result<Self> {
+        match std::env::var_os(STRATA_HOME_ENV) {
+            Some(home) if !home.is_empty() => Ok(Self::under(Path::new(&home))),
+            _ => Self::platform_default(),
+        }
+    }
+
+    fn platform_default() -> Result<Self> {
+        let data = dirs::data_dir().ok_or(CoreError::NoDataDir)?.join("strata");
+        let config = dirs::config_dir()
+            .map(|d| d.join("strata"))
+            .unwrap_or_else(|| data.join("config"));
+        Ok(Self {
+            sessions: data.join("sessions"),
+            logs: data.join("logs"),
+            config,
+        })
+    }
+
+    /// The config file inside the config folder.
+    pub fn config_file(&self) -> PathBuf {
+        self.config.join("config.toml")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strata_home_holds_sessions_config_and_logs() {
+        let paths = StrataPaths::under(Path::new("/tmp/strata-home"));
+        assert_eq!(paths.sessions, Path::new("/tmp/strata-home/sessions"));
+        assert_eq!(
+            paths.config_file(),
+            Path::new("/tmp/strata-home/config/config.toml")
+        );
+        assert_eq!(paths.logs, Path::new("/tmp/strata-home/logs"));
+    }
+}

@@ -1,0 +1,248 @@
+//! The model-visible history: an ordered list of [`ResponseItem`]s.
+//!
+//! The system prompt is the history's leading system message, recorded like any
+//! other item; each provider lifts it into its own `instructions`/`system`
+//! field when it renders a request.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::ItemId;
+use crate::usage::TokenUsage;
+
+/// One item of the history the model sees.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResponseItem {
+    Message(Message),
+    FunctionCall(FunctionCall),
+    FunctionCallOutput(FunctionCallOutput),
+    CompactionSummary(CompactionSummary),
+    /// A provider's reasoning item, kept opaque so it can be sent back as is.
+    Reasoning(ReasoningItem),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: ItemId,
+    pub role: Role,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionCall {
+    pub id: ItemId,
+    /// The provider's id pairing this call with its output.
+    pub call_id: String,
+    pub name: String,
+    /// The arguments as the model wrote them (a JSON object, as text).
+    pub arguments: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionCallOutput {
+    pub id: ItemId,
+    pub call_id: String,
+    pub output: String,
+}
+
+/// The summary that replaces compacted history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionSummary {
+    pub id: ItemId,
+    pub summary: String,
+    pub metadata: CompactionMetadata,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningItem {
+    pub id: ItemId,
+    /// Which provider kind produced it (`openai-responses`, `anthropic`, ...).
+    pub provider: String,
+    /// The provider's own item, verbatim.
+    pub payload: serde_json::Value,
+}
+
+/// What caused a compaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionTrigger {
+    /// Reported usage reached the threshold at a round boundary.
+    Auto,
+    /// A person asked for it (`/compact`, `strata compact`).
+    Manual,
+    /// The provider rejected a round because the context was too long.
+    ContextOverflow,
+}
+
+/// Everything the debug console shows about one compaction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionMetadata {
+    pub trigger: CompactionTrigger,
+    pub reason: String,
+    /// The reported `context_tokens` that triggered it (none for a manual
+    /// compaction before any round reported usage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u64>,
+    /// Items in the history before and not after.
+    pub removed: u32,
+    /// Items in the history both before and after.
+    pub kept: u32,
+    pub summarizer_model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer_usage: Option<TokenUsage>,
+    pub duration_ms: u64,
+}
+
+impl ResponseItem {
+    pub fn id(&self) -> ItemId {
+        match self {
+            ResponseItem::Message(m) => m.id,
+            ResponseItem::FunctionCall(c) => c.id,
+            ResponseItem::FunctionCallOutput(o) => o.id,
+            ResponseItem::CompactionSummary(s) => s.id,
+            ResponseItem::Reasoning(r) => r.id,
+        }
+    }
+
+    /// A message with a fresh id.
+    pub fn message(role: Role, content: impl Into<String>) -> Self {
+        ResponseItem::Message(Message {
+            id: ItemId::new(),
+            role,
+            content: content.into(),
+        })
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::message(Role::User, content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::message(Role::Assistant, content)
+    }
+
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::message(Role::System, content)
+    }
+
+    pub fn function_call(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ResponseItem::FunctionCall(FunctionCall {
+            id: ItemId::new(),
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        })
+    }
+
+    pub fn function_call_output(call_id: impl Into<String>, output: impl Into<String>) -> Self {
+        ResponseItem::FunctionCallOutput(FunctionCallOutput {
+            id: ItemId::new(),
+            call_id: call_id.into(),
+            output: output.into(),
+        })
+    }
+
+    /// The role when this item is a message.
+    pub fn role(&self) -> Option<Role> {
+        match self {
+            ResponseItem::Message(m) => Some(m.role),
+            ResponseItem::FunctionCall(_)
+            | ResponseItem::FunctionCallOutput(_)
+            | ResponseItem::CompactionSummary(_)
+            | ResponseItem::Reasoning(_) => None,
+        }
+    }
+
+    pub fn is_message_with_role(&self, role: Role) -> bool {
+        self.role() == Some(role)
+    }
+
+    /// Assistant output or tool traffic: what makes a history worth compacting.
+    pub fn is_assistant_or_tool(&self) -> bool {
+        match self {
+            ResponseItem::Message(m) => m.role == Role::Assistant,
+            ResponseItem::FunctionCall(_)
+            | ResponseItem::FunctionCallOutput(_)
+            | ResponseItem::Reasoning(_) => true,
+            ResponseItem::CompactionSummary(_) => false,
+        }
+    }
+
+    /// The `call_id` of a function call or its output.
+    pub fn call_id(&self) -> Option<&str> {
+        match self {
+            ResponseItem::FunctionCall(c) => Some(&c.call_id),
+            ResponseItem::FunctionCallOutput(o) => Some(&o.call_id),
+            ResponseItem::Message(_)
+            | ResponseItem::CompactionSummary(_)
+            | ResponseItem::Reasoning(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_serialize_with_a_snake_case_type_tag() {
+        let item = ResponseItem::function_call("call_1", "read_file", r#"{"path":"a.txt"}"#);
+        let value = serde_json::to_value(&item).unwrap();
+        assert_eq!(value["type"], "function_call");
+        assert_eq!(value["call_id"], "call_1");
+        let back: ResponseItem = serde_json::from_value(value).unwrap();
+        assert_eq!(back, item);
+    }
+
+    #[test]
+    fn a_summary_round_trips_with_its_metadata() {
+        let item = ResponseItem::CompactionSummary(CompactionSummary {
+            id: ItemId::new(),
+            summary: "The user wants a parser.".into(),
+            metadata: CompactionMetadata {
+                trigger: CompactionTrigger::Auto,
+                reason: "Reported token usage 9000 reached the compaction threshold 8000".into(),
+                context_tokens: Some(9000),
+                threshold: Some(8000),
+                removed: 5,
+                kept: 2,
+                summarizer_model: "gpt-5.4".into(),
+                summarizer_usage: Some(TokenUsage {
+                    input_tokens: Some(900),
+                    ..TokenUsage::default()
+                }),
+                duration_ms: 1200,
+            },
+        });
+        let json = serde_json::to_string(&item).unwrap();
+        assert!(json.contains(r#""type":"compaction_summary""#));
+        assert!(json.contains(r#""trigger":"auto""#));
+        assert_eq!(serde_json::from_str::<ResponseItem>(&json).unwrap(), item);
+    }
+}

@@ -1,0 +1,24 @@
+//! Types shared by every Strata component: the model-visible history, the
+//! records of a session file, token usage, and the model gateway's request,
+//! event and error types. Everything here is plain data with serde; no I/O.
+
+mod ids;
+mod items;
+mod model;
+mod records;
+mod usage;
+
+pub use ids::{ItemId, RoundId, SessionId, TurnId};
+pub use items::{
+    CompactionMetadata, CompactionSummary, CompactionTrigger, FunctionCall, FunctionCallOutput,
+    Message, ReasoningItem, ResponseItem, Role,
+};
+pub use model::{
+    ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
+};
+pub use records::{
+    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FullToolOutput, RECORD_FORMAT_VERSION,
+    Record, RecordBody, RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord,
+    TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
+};
+pub use usage::TokenUsage;

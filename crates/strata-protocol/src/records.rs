@@ -1,0 +1,327 @@
+//! The session file: one JSON object per line, each a [`Record`].
+//!
+//! ```text
+//! {"v":1,"ts":"2026-11-29T19:09:16.123Z","type":"response_item","payload":{...}}
+//! ```
+//!
+//! Records of a type this version does not know (written by a newer Strata)
+//! are kept as [`RecordBody::Unknown`]: they survive a round trip verbatim and
+//! replay counts and ignores them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{ItemId, RoundId, SessionId, TurnId};
+use crate::items::ResponseItem;
+use crate::model::{ModelError, ToolChoice, ToolSpec};
+use crate::usage::TokenUsage;
+
+/// The record format this version writes.
+pub const RECORD_FORMAT_VERSION: u32 = 1;
+
+/// One line of a session file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// Format version of the writer.
+    pub v: u32,
+    pub ts: DateTime<Utc>,
+    pub body: RecordBody,
+}
+
+impl Record {
+    /// A record stamped now with the current format version.
+    pub fn now(body: RecordBody) -> Self {
+        Self {
+            v: RECORD_FORMAT_VERSION,
+            ts: Utc::now(),
+            body,
+        }
+    }
+}
+
+/// What a record says. The variant name, in snake_case, is the record's `type`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "payload", rename_all = "snake_case")]
+pub enum RecordBody {
+    /// The first record of every session.
+    SessionMeta(SessionMeta),
+    /// An item committed to the model-visible history.
+    ResponseItem(ResponseItem),
+    /// A model round: with the history replayed up to this record it rebuilds
+    /// the exact request.
+    Round(RoundRecord),
+    /// Usage the provider reported for a round.
+    TokenUsage(TokenUsageRecord),
+    TurnStarted(TurnStarted),
+    TurnFinished(TurnFinished),
+    Retry(RetryRecord),
+    Error(ErrorRecord),
+    ApprovalDecision(ApprovalDecisionRecord),
+    /// A (re)naming of the session; the last one wins.
+    TitleSet(TitleSet),
+    /// The full text of a tool output whose history item was capped.
+    FullToolOutput(FullToolOutput),
+    /// A record type from a newer version, kept verbatim.
+    #[serde(skip)]
+    Unknown(UnknownRecord),
+}
+
+impl RecordBody {
+    /// Every record type this version understands.
+    pub const KNOWN_TYPES: &'static [&'static str] = &[
+        "session_meta",
+        "response_item",
+        "round",
+        "token_usage",
+        "turn_started",
+        "turn_finished",
+        "retry",
+        "error",
+        "approval_decision",
+        "title_set",
+        "full_tool_output",
+    ];
+
+    /// The record's `type` on the wire.
+    pub fn type_name(&self) -> &str {
+        match self {
+            RecordBody::SessionMeta(_) => "session_meta",
+            RecordBody::ResponseItem(_) => "response_item",
+            RecordBody::Round(_) => "round",
+            RecordBody::TokenUsage(_) => "token_usage",
+            RecordBody::TurnStarted(_) => "turn_started",
+            RecordBody::TurnFinished(_) => "turn_finished",
+            RecordBody::Retry(_) => "retry",
+            RecordBody::Error(_) => "error",
+            RecordBody::ApprovalDecision(_) => "approval_decision",
+            RecordBody::TitleSet(_) => "title_set",
+            RecordBody::FullToolOutput(_) => "full_tool_output",
+            RecordBody::Unknown(unknown) => &unknown.record_type,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    pub session_id: SessionId,
+    pub created_at: DateTime<Utc>,
+    /// The folder the agent works in.
+    pub workspace: String,
+    pub provider_kind: String,
+    pub model: String,
+    pub strata_version: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    pub turn_id: TurnId,
+    pub round_id: RoundId,
+    pub provider_kind: String,
+    pub model: String,
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// How many history items were sent; replay checks it against its own.
+    pub input_items: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsageRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<RoundId>,
+    pub usage: TokenUsage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnStarted {
+    pub turn_id: TurnId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnOutcome {
+    Completed,
+    Cancelled,
+    Failed,
+    /// The turn stopped at the round limit with tool calls still coming.
+    RoundLimit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnFinished {
+    pub turn_id: TurnId,
+    pub outcome: TurnOutcome,
+    pub rounds: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetryRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_id: Option<RoundId>,
+    pub attempt: u32,
+    pub of: u32,
+    pub delay_ms: u64,
+    pub cause: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    pub message: String,
+    /// The classified model error, when the failure came from the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<ModelError>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    AllowOnce,
+    AllowForSession,
+    Deny,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDecisionRecord {
+    pub call_id: String,
+    pub tool: String,
+    pub decision: ApprovalDecision,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TitleSet {
+    pub title: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FullToolOutput {
+    pub call_id: String,
+    /// The capped history item this is the full text of.
+    pub item_id: ItemId,
+    pub output: String,
+}
+
+/// A record of a type this version does not know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownRecord {
+    pub record_type: String,
+    pub payload: serde_json::Value,
+}
+
+/// The envelope exactly as on the wire.
+#[derive(Serialize, Deserialize)]
+struct WireRecord {
+    v: u32,
+    ts: DateTime<Utc>,
+    #[serde(rename = "type")]
+    record_type: String,
+    #[serde(default)]
+    payload: serde_json::Value,
+}
+
+impl Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let payload = match &self.body {
+            RecordBody::Unknown(unknown) => unknown.payload.clone(),
+            known => {
+                let mut tagged = serde_json::to_value(known).map_err(serde::ser::Error::custom)?;
+                tagged
+                    .get_mut("payload")
+                    .map(serde_json::Value::take)
+                    .unwrap_or_default()
+            }
+        };
+        WireRecord {
+            v: self.v,
+            ts: self.ts,
+            record_type: self.body.type_name().to_owned(),
+            payload,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = WireRecord::deserialize(deserializer)?;
+        let body = if RecordBody::KNOWN_TYPES.contains(&wire.record_type.as_str()) {
+            let tagged = serde_json::json!({ "type": wire.record_type, "payload": wire.payload });
+            serde_json::from_value(tagged).map_err(serde::de::Error::custom)?
+        } else {
+            RecordBody::Unknown(UnknownRecord {
+                record_type: wire.record_type,
+                payload: wire.payload,
+            })
+        };
+        Ok(Record {
+            v: wire.v,
+            ts: wire.ts,
+            body,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(record: &Record) -> Record {
+        let line = serde_json::to_string(record).unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    #[test]
+    fn envelope_has_version_timestamp_type_and_payload() {
+        let record = Record::now(RecordBody::TitleSet(TitleSet {
+            title: "Parser".into(),
+        }));
+        let value = serde_json::to_value(&record).unwrap();
+        assert_eq!(value["v"], RECORD_FORMAT_VERSION);
+        assert!(value["ts"].is_string());
+        assert_eq!(value["type"], "title_set");
+        assert_eq!(value["payload"]["title"], "Parser");
+        assert_eq!(round_trip(&record), record);
+    }
+
+    #[test]
+    fn unknown_record_types_survive_verbatim() {
+        let line = r#"{"v":7,"ts":"2030-01-01T00:00:00Z","type":"hologram","payload":{"x":[1,2]}}"#;
+        let record: Record = serde_json::from_str(line).unwrap();
+        match &record.body {
+            RecordBody::Unknown(unknown) => {
+                assert_eq!(unknown.record_type, "hologram");
+                assert_eq!(unknown.payload, serde_json::json!({"x": [1, 2]}));
+            }
+            other => panic!("expected unknown, got {other:?}"),
+        }
+        let again: serde_json::Value = serde_json::to_value(&record).unwrap();
+        let original: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(again, original);
+    }
+
+    #[test]
+    fn a_known_type_with_a_broken_payload_is_an_error_not_unknown() {
+        let line = r#"{"v":1,"ts":"2030-01-01T00:00:00Z","type":"title_set","payload":{"nope":1}}"#;
+        assert!(serde_json::from_str::<Record>(line).is_err());
+    }
+
+    #[test]
+    fn every_known_type_name_is_listed() {
+        let bodies = [
+            RecordBody::TitleSet(TitleSet {
+                title: String::new(),
+            }),
+            RecordBody::TurnStarted(TurnStarted {
+                turn_id: TurnId::new(),
+            }),
+            RecordBody::ResponseItem(ResponseItem::user("hi")),
+        ];
+        for body in bodies {
+            assert!(RecordBody::KNOWN_TYPES.contains(&body.type_name()));
+        }
+    }
+}

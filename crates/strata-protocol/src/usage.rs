@@ -1,0 +1,87 @@
+//! Token usage exactly as a provider reported it, plus the one derived figure
+//! every decision uses.
+
+use serde::{Deserialize, Serialize};
+
+/// Token usage of one model round as the provider reported it. Every field is
+/// optional because providers omit different ones.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Input tokens, cached ones included. For Anthropic this is
+    /// `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// The part of `input_tokens` served from the provider's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<u64>,
+    /// Output tokens, reasoning included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The part of `output_tokens` spent on reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_output_tokens: Option<u64>,
+    /// The provider's own total, kept verbatim (some providers' totals are not
+    /// `input + output`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+}
+
+impl TokenUsage {
+    /// The size of the context after this round: input plus output. This one
+    /// figure drives the compaction threshold, the gauge and the charts.
+    /// `None` when the provider reported neither input nor output.
+    pub fn context_tokens(&self) -> Option<u64> {
+        match (self.input_tokens, self.output_tokens) {
+            (None, None) => None,
+            (input, output) => Some(input.unwrap_or(0).saturating_add(output.unwrap_or(0))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_tokens_is_input_plus_output() {
+        let usage = TokenUsage {
+            input_tokens: Some(1200),
+            cached_input_tokens: Some(1000),
+            output_tokens: Some(34),
+            reasoning_output_tokens: Some(20),
+            total_tokens: Some(9999),
+        };
+        assert_eq!(usage.context_tokens(), Some(1234));
+    }
+
+    #[test]
+    fn context_tokens_is_absent_when_nothing_was_reported() {
+        assert_eq!(TokenUsage::default().context_tokens(), None);
+        let only_total = TokenUsage {
+            total_tokens: Some(5),
+            ..TokenUsage::default()
+        };
+        assert_eq!(only_total.context_tokens(), None);
+    }
+
+    #[test]
+    fn context_tokens_tolerates_a_missing_half() {
+        let usage = TokenUsage {
+            input_tokens: Some(7),
+            ..TokenUsage::default()
+        };
+        assert_eq!(usage.context_tokens(), Some(7));
+    }
+
+    #[test]
+    fn absent_fields_are_not_serialized() {
+        let usage = TokenUsage {
+            input_tokens: Some(3),
+            ..TokenUsage::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&usage).unwrap(),
+            r#"{"input_tokens":3}"#
+        );
+    }
+}
