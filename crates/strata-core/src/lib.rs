@@ -1,10 +1,13 @@
 //! Strata's core: pure decisions (when to compact, what survives) and the
 //! append-only session store they are replayed from. No Tauri, no HTTP.
 
+pub mod compaction;
 pub mod error;
 pub mod gateway;
+pub mod history;
 pub mod paths;
 
 pub use error::{CoreError, Result};
 pub use gateway::ModelGateway;
+pub use history::{Applied, History};
 pub use paths::{STRATA_HOME_ENV, StrataPaths};

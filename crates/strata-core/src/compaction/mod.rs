@@ -1,0 +1,126 @@
+//! The compaction core: when to compact ([`decide_compaction`]) and what
+//! survives ([`apply_compaction`]). Pure functions, no I/O, so the live loop
+//! and replay reach the same history from the same records.
+
+mod decide;
+mod prompt;
+
+pub use decide::{
+    CompactionDecision, DEFAULT_COMPACTION_THRESHOLD, MIN_HISTORY_ITEMS, SkipReason,
+    decide_compaction, threshold_reason,
+};
+pub use prompt::{
+    SUMMARY_INSTRUCTIONS, build_compaction_summary_request, serialize_history_for_summary_prompt,
+};
+
+use strata_protocol::{CompactionSummary, ResponseItem, Role};
+
+/// How many characters (Unicode scalar values) of recent user messages survive
+/// a compaction.
+pub const USER_MESSAGE_BUDGET_CHARS: usize = 20_000;
+
+/// Which items of a history survive a compaction, before the summary exists.
+/// The live loop needs the counts for the summary's metadata; replay needs only
+/// the selection. Both come from here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactionPlan {
+    before: usize,
+    /// Indices of the leading system and developer messages.
+    leading: Vec<usize>,
+    /// Indices of the kept user messages, oldest first.
+    users: Vec<usize>,
+}
+
+impl CompactionPlan {
+    pub fn for_history(history: &[ResponseItem]) -> Self {
+        let leading: Vec<usize> = history
+            .iter()
+            .take_while(|item| {
+                item.is_message_with_role(Role::System)
+                    || item.is_message_with_role(Role::Developer)
+            })
+            .enumerate()
+            .map(|(index, _)| index)
+            .collect();
+        let mut users = Vec::new();
+        let mut spent = 0usize;
+        for (index, item) in history.iter().enumerate().skip(leading.len()).rev() {
+            let ResponseItem::Message(message) = item else {
+                continue;
+            };
+            if message.role != Role::User {
+                continue;
+            }
+            let chars = message.content.chars().count();
+            // The newest user message is always kept, even alone over budget;
+            // older ones only while they fit. Stopping at the first that does
+            // not fit keeps the selection a suffix of the user messages.
+            if !users.is_empty() && spent + chars > USER_MESSAGE_BUDGET_CHARS {
+                break;
+            }
+            spent += chars;
+            users.push(index);
+        }
+        users.reverse();
+        Self {
+            before: history.len(),
+            leading,
+            users,
+        }
+    }
+
+    /// Items in the history before and after.
+    pub fn kept(&self) -> usize {
+        self.leading.len() + self.users.len()
+    }
+
+    /// Items in the history before and not after.
+    pub fn removed(&self) -> usize {
+        self.before - self.kept()
+    }
+}
+
+/// Replaces `history` by: its leading system/developer messages, the summary,
+/// then the recent user messages that fit the budget, oldest first. Everything
+/// else (assistant messages, function calls and outputs, reasoning, earlier
+/// summaries, which the new summary folds in) is dropped.
+pub fn apply_compaction(history: &[ResponseItem], summary: CompactionSummary) -> Vec<ResponseItem> {
+    let plan = CompactionPlan::for_history(history);
+    let mut compacted = Vec::with_capacity(plan.kept() + 1);
+    compacted.extend(plan.leading.iter().map(|&i| history[i].clone()));
+    compacted.push(ResponseItem::CompactionSummary(summary));
+    compacted.extend(plan.users.iter().map(|&i| history[i].clone()));
+    compacted
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use strata_protocol::{
+        CompactionMetadata, CompactionSummary, CompactionTrigger, ItemId, ResponseItem,
+    };
+
+    pub(crate) fn summary(text: &str) -> CompactionSummary {
+        CompactionSummary {
+            id: ItemId::new(),
+            summary: text.to_owned(),
+            metadata: CompactionMetadata {
+                trigger: CompactionTrigger::Auto,
+                reason: "test".into(),
+                context_tokens: Some(9000),
+                threshold: Some(8000),
+                removed: 0,
+                kept: 0,
+                summarizer_model: "test-model".into(),
+                summarizer_usage: None,
+                duration_ms: 0,
+            },
+        }
+    }
+
+    pub(crate) fn summary_item(text: &str) -> ResponseItem {
+        ResponseItem::CompactionSummary(summary(text))
+    }
+}
+
+#[cfg(test)]
+mod tests;

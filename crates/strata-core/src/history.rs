@@ -1,0 +1,200 @@
+//! The model-visible history and the one function that folds records into it.
+//!
+//! The live loop and replay both hold their state in a [`History`] and change
+//! it only through [`History::apply`], so "live equals replay" is one code path.
+
+use strata_protocol::{RecordBody, ResponseItem, TokenUsage};
+
+use crate::compaction::{CompactionPlan, apply_compaction};
+
+/// What the model sees, plus the last usage a round reported since the last
+/// compaction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History {
+    items: Vec<ResponseItem>,
+    last_usage: Option<TokenUsage>,
+}
+
+/// What applying one record did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// An item joined the history.
+    Item,
+    /// A compaction summary replaced the history.
+    Compacted { removed: usize, kept: usize },
+    /// A round's usage became the last reported usage.
+    Usage,
+    /// A record replay does not fold into the history (turns, rounds, retries, ...).
+    NotHistory,
+    /// A record type this version does not know; counted and ignored.
+    Unknown,
+}
+
+impl History {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A history holding these items and no reported usage.
+    pub fn from_items(items: Vec<ResponseItem>) -> Self {
+        Self {
+            items,
+            last_usage: None,
+        }
+    }
+
+    pub fn items(&self) -> &[ResponseItem] {
+        &self.items
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The usage the last round reported, if any round reported since the last
+    /// compaction.
+    pub fn last_usage(&self) -> Option<&TokenUsage> {
+        self.last_usage.as_ref()
+    }
+
+    /// Folds one record in. Every change to a history goes through here.
+    pub fn apply(&mut self, body: &RecordBody) -> Applied {
+        match body {
+            RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => {
+                let plan = CompactionPlan::for_history(&self.items);
+                self.items = apply_compaction(&self.items, summary.clone());
+                self.last_usage = None;
+                Applied::Compacted {
+                    removed: plan.removed(),
+                    kept: plan.kept(),
+                }
+            }
+            RecordBody::ResponseItem(item) => {
+                self.items.push(item.clone());
+                Applied::Item
+            }
+            RecordBody::TokenUsage(record) => {
+                self.last_usage = Some(record.usage.clone());
+                Applied::Usage
+            }
+            RecordBody::Unknown(_) => Applied::Unknown,
+            RecordBody::SessionMeta(_)
+            | RecordBody::Round(_)
+            | RecordBody::TurnStarted(_)
+            | RecordBody::TurnFinished(_)
+            | RecordBody::Retry(_)
+            | RecordBody::Error(_)
+            | RecordBody::ApprovalDecision(_)
+            | RecordBody::TitleSet(_)
+            | RecordBody::FullToolOutput(_) => Applied::NotHistory,
+        }
+    }
+
+    /// Function calls that have no output yet, in history order.
+    pub fn pending_call_ids(&self) -> Vec<String> {
+        let answered: std::collections::HashSet<&str> = self
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ResponseItem::FunctionCallOutput(output) => Some(output.call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.items
+            .iter()
+            .filter_map(|item| match item {
+                ResponseItem::FunctionCall(call) if !answered.contains(call.call_id.as_str()) => {
+                    Some(call.call_id.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_protocol::{TokenUsageRecord, TurnId, TurnStarted, UnknownRecord};
+
+    use super::*;
+    use crate::compaction::test_support::summary_item;
+
+    fn usage(input: u64) -> RecordBody {
+        RecordBody::TokenUsage(TokenUsageRecord {
+            round_id: None,
+            usage: TokenUsage {
+                input_tokens: Some(input),
+                ..TokenUsage::default()
+            },
+        })
+    }
+
+    #[test]
+    fn items_are_pushed_in_order() {
+        let mut history = History::new();
+        let first = ResponseItem::user("one");
+        let second = ResponseItem::assistant("two");
+        assert_eq!(
+            history.apply(&RecordBody::ResponseItem(first.clone())),
+            Applied::Item
+        );
+        assert_eq!(
+            history.apply(&RecordBody::ResponseItem(second.clone())),
+            Applied::Item
+        );
+        assert_eq!(history.items(), &[first, second]);
+    }
+
+    #[test]
+    fn usage_is_remembered_until_a_compaction_clears_it() {
+        let mut history = History::new();
+        history.apply(&RecordBody::ResponseItem(ResponseItem::system("sys")));
+        history.apply(&RecordBody::ResponseItem(ResponseItem::user("hi")));
+        history.apply(&RecordBody::ResponseItem(ResponseItem::assistant("hello")));
+        assert_eq!(history.apply(&usage(100)), Applied::Usage);
+        assert_eq!(
+            history.last_usage().and_then(TokenUsage::context_tokens),
+            Some(100)
+        );
+        let applied = history.apply(&RecordBody::ResponseItem(summary_item("digest")));
+        assert_eq!(
+            applied,
+            Applied::Compacted {
+                removed: 1,
+                kept: 2
+            }
+        );
+        assert_eq!(history.last_usage(), None);
+        assert_eq!(history.len(), 3);
+    }
+
+    #[test]
+    fn non_history_and_unknown_records_leave_the_history_alone() {
+        let mut history = History::from_items(vec![ResponseItem::user("hi")]);
+        let before = history.clone();
+        let turn = RecordBody::TurnStarted(TurnStarted {
+            turn_id: TurnId::new(),
+        });
+        assert_eq!(history.apply(&turn), Applied::NotHistory);
+        let unknown = RecordBody::Unknown(UnknownRecord {
+            record_type: "future".into(),
+            payload: serde_json::Value::Null,
+        });
+        assert_eq!(history.apply(&unknown), Applied::Unknown);
+        assert_eq!(history, before);
+    }
+
+    #[test]
+    fn pending_call_ids_lists_calls_without_outputs() {
+        let history = History::from_items(vec![
+            ResponseItem::function_call("a", "read_file", "{}"),
+            ResponseItem::function_call("b", "read_file", "{}"),
+            ResponseItem::function_call_output("a", "ok"),
+        ]);
+        assert_eq!(history.pending_call_ids(), vec!["b".to_string()]);
+    }
+}
