@@ -30,6 +30,15 @@ pub enum CoreError {
     },
     #[error("{path}: not a session file: {message}")]
     NotASession { path: PathBuf, message: String },
+    /// A write failed part-way, so the file may end in a torn line; further
+    /// appends would bury it mid-file, so the writer refuses them.
+    #[error(
+        "an earlier write to session {session_id} failed ({path}); reopen the session to repair it"
+    )]
+    SessionWriteFailed {
+        session_id: SessionId,
+        path: PathBuf,
+    },
     #[error("could not encode a record: {0}")]
     Encode(#[from] serde_json::Error),
     #[error("no data directory could be found; set STRATA_HOME")]
@@ -58,6 +67,7 @@ impl CoreError {
             | CoreError::AmbiguousSession { .. }
             | CoreError::CorruptRecord { .. }
             | CoreError::NotASession { .. }
+            | CoreError::SessionWriteFailed { .. }
             | CoreError::Encode(_)
             | CoreError::NoDataDir => false,
         }

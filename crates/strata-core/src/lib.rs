@@ -6,8 +6,17 @@ pub mod error;
 pub mod gateway;
 pub mod history;
 pub mod paths;
+pub mod session;
+pub mod store;
+pub mod tools;
 
 pub use error::{CoreError, Result};
 pub use gateway::ModelGateway;
 pub use history::{Applied, History};
 pub use paths::{STRATA_HOME_ENV, StrataPaths};
+pub use session::{ABORTED_TOOL_OUTPUT, LiveSession, Recovery};
+pub use store::{ReadMode, ReadReport, Replay, SessionRead, SessionStore, SessionSummary};
+pub use tools::{
+    ApprovalCheck, CancellationToken, PreparedCall, SessionApprovals, ToolConfig, ToolError,
+    ToolKind, ToolOutcome, ToolRegistry,
+};

@@ -73,6 +73,18 @@ pub struct CompactionSummary {
     pub metadata: CompactionMetadata,
 }
 
+/// How every provider introduces a compaction summary to the model: it is
+/// sent as a user-role message whose text starts with this prefix, so the
+/// model knows it reads a digest of earlier work, not a new request.
+pub const COMPACTION_SUMMARY_PREFIX: &str = "[Summary of earlier work] The earlier part of this conversation was compacted; this summary replaces it:\n\n";
+
+impl CompactionSummary {
+    /// The user-role message text a provider sends for this summary.
+    pub fn model_text(&self) -> String {
+        format!("{COMPACTION_SUMMARY_PREFIX}{}", self.summary)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReasoningItem {
     pub id: ItemId,

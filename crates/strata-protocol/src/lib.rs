@@ -2,16 +2,21 @@
 //! records of a session file, token usage, and the model gateway's request,
 //! event and error types. Everything here is plain data with serde; no I/O.
 
+mod events;
 mod ids;
 mod items;
 mod model;
 mod records;
+mod tools;
 mod usage;
 
+pub use events::{
+    AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
+};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use items::{
-    CompactionMetadata, CompactionSummary, CompactionTrigger, FunctionCall, FunctionCallOutput,
-    Message, ReasoningItem, ResponseItem, Role,
+    COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
+    FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
@@ -21,4 +26,5 @@ pub use records::{
     Record, RecordBody, RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord,
     TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
+pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use usage::TokenUsage;

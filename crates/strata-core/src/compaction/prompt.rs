@@ -86,7 +86,7 @@ pub fn build_compaction_summary_request(
     let mut prompt = String::from("Transcript to summarize:\n\n");
     prompt.push_str(&serialize_history_for_summary_prompt(history));
     if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
-        let _ = write!(prompt, "Focus the summary on: {focus}\n");
+        let _ = writeln!(prompt, "Focus the summary on: {focus}");
     }
     ModelRequest {
         model: model.to_owned(),

@@ -1,0 +1,167 @@
+//! A session open for writing: the live code path of the agent loop.
+//!
+//! [`LiveSession::append`] writes a record and then folds that same record
+//! through [`Replay::fold`] (and so [`History::apply`]), the function a
+//! resume replays the file with: the live history and the replayed one
+//! cannot differ.
+
+use std::path::Path;
+
+use strata_protocol::{
+    CompactionSummary, Record, RecordBody, ResponseItem, RoundId, SessionId, SessionMeta, TitleSet,
+    TokenUsage, TokenUsageRecord,
+};
+
+use crate::error::Result;
+use crate::history::{Applied, History};
+use crate::store::{Replay, SessionRead, SessionWriter, TornTailRepair};
+
+/// The output recorded for a function call a previous run never answered.
+pub const ABORTED_TOOL_OUTPUT: &str = "aborted: the session ended before this tool finished";
+
+/// What opening a session for writing had to repair.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// The torn trailing line moved aside, if there was one.
+    pub torn_tail: Option<TornTailRepair>,
+    /// Call ids that got an [`ABORTED_TOOL_OUTPUT`], in history order.
+    pub aborted_calls: Vec<String>,
+}
+
+impl Recovery {
+    pub fn is_empty(&self) -> bool {
+        self.torn_tail.is_none() && self.aborted_calls.is_empty()
+    }
+}
+
+/// A session this process holds the writer lock of. Dropping it releases the
+/// lock; records are flushed as written and made durable by [`Self::sync`],
+/// which `append` also calls at turn boundaries and after compactions.
+#[derive(Debug)]
+pub struct LiveSession {
+    writer: SessionWriter,
+    state: Replay,
+    recovery: Recovery,
+}
+
+impl LiveSession {
+    /// A just-created session whose session_meta `record` is written.
+    pub(crate) fn started(writer: SessionWriter, meta: SessionMeta, record: &Record) -> Self {
+        let mut state = Replay::new(meta);
+        state.fold(record);
+        Self {
+            writer,
+            state,
+            recovery: Recovery::default(),
+        }
+    }
+
+    /// A reopened session: the replay of `read`, plus an aborted output for
+    /// every function call the replayed history left without one.
+    pub(crate) fn resumed(
+        writer: SessionWriter,
+        read: &SessionRead,
+        torn_tail: Option<TornTailRepair>,
+    ) -> Result<Self> {
+        let mut session = Self {
+            writer,
+            state: read.replay(),
+            recovery: Recovery {
+                torn_tail,
+                aborted_calls: Vec::new(),
+            },
+        };
+        let pending = session.history().pending_call_ids();
+        for call_id in &pending {
+            session.commit_item(ResponseItem::function_call_output(
+                call_id.as_str(),
+                ABORTED_TOOL_OUTPUT,
+            ))?;
+        }
+        if !pending.is_empty() {
+            session.sync()?;
+        }
+        session.recovery.aborted_calls = pending;
+        Ok(session)
+    }
+
+    /// Writes the record (stamped now), then folds it into the history. A
+    /// record that fails to write changes nothing. Syncs after turn
+    /// boundaries and compaction summaries.
+    pub fn append(&mut self, body: RecordBody) -> Result<Applied> {
+        let record = Record::now(body);
+        self.writer.append(&record)?;
+        let applied = self.state.fold(&record);
+        let boundary = matches!(
+            record.body,
+            RecordBody::TurnStarted(_) | RecordBody::TurnFinished(_)
+        ) || matches!(applied, Applied::Compacted { .. });
+        if boundary {
+            self.sync()?;
+        }
+        Ok(applied)
+    }
+
+    /// Commits an item to the history.
+    pub fn commit_item(&mut self, item: ResponseItem) -> Result<Applied> {
+        self.append(RecordBody::ResponseItem(item))
+    }
+
+    /// Records a round's usage; it becomes the history's last usage.
+    pub fn record_usage(
+        &mut self,
+        usage: TokenUsage,
+        round_id: Option<RoundId>,
+    ) -> Result<Applied> {
+        self.append(RecordBody::TokenUsage(TokenUsageRecord { round_id, usage }))
+    }
+
+    /// Commits a compaction summary (which replaces the history) and syncs.
+    pub fn commit_compaction(&mut self, summary: CompactionSummary) -> Result<Applied> {
+        self.commit_item(ResponseItem::CompactionSummary(summary))
+    }
+
+    /// Renames the session; the last title_set wins.
+    pub fn set_title(&mut self, title: impl Into<String>) -> Result<()> {
+        self.append(RecordBody::TitleSet(TitleSet {
+            title: title.into(),
+        }))
+        .map(|_| ())
+    }
+
+    /// Makes every record written so far durable.
+    pub fn sync(&self) -> Result<()> {
+        self.writer.sync()
+    }
+
+    pub fn id(&self) -> SessionId {
+        self.state.meta().session_id
+    }
+
+    pub fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
+    pub fn meta(&self) -> &SessionMeta {
+        self.state.meta()
+    }
+
+    /// The model-visible history and the last usage since the last compaction.
+    pub fn history(&self) -> &History {
+        self.state.history()
+    }
+
+    /// Title and counts, kept exactly as a replay of the file computes them.
+    pub fn state(&self) -> &Replay {
+        &self.state
+    }
+
+    pub fn title(&self) -> Option<String> {
+        self.state.title()
+    }
+
+    /// What opening this session for writing repaired (empty for a new one).
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+}

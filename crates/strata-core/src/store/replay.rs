@@ -1,0 +1,185 @@
+//! Replay: fold a session's records, in write order, into the model-visible
+//! history and the session's title and counts.
+//!
+//! The history changes only through [`History::apply`], and the live session
+//! folds each record it writes through the same [`Replay::fold`], so what a
+//! resumed session holds is, by construction, what the live one held.
+
+use chrono::{DateTime, Utc};
+use strata_protocol::{Record, RecordBody, ResponseItem, Role, SessionMeta};
+
+use crate::history::{Applied, History};
+
+/// How many characters of the first user message make a derived title.
+pub const DERIVED_TITLE_CHARS: usize = 80;
+
+/// A session's state after folding its records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    meta: SessionMeta,
+    history: History,
+    explicit_title: Option<String>,
+    first_user_message: Option<String>,
+    records: usize,
+    response_items: usize,
+    compactions: usize,
+    unknown_records: usize,
+    inconsistent_rounds: usize,
+    last_record_at: DateTime<Utc>,
+}
+
+/// Folds `records` (the session_meta record included, or not) onto an empty
+/// history.
+pub fn replay(meta: &SessionMeta, records: &[Record]) -> Replay {
+    let mut state = Replay::new(meta.clone());
+    for record in records {
+        state.fold(record);
+    }
+    state
+}
+
+impl Replay {
+    /// The state of a session with no records folded yet.
+    pub fn new(meta: SessionMeta) -> Self {
+        Self {
+            last_record_at: meta.created_at,
+            meta,
+            history: History::new(),
+            explicit_title: None,
+            first_user_message: None,
+            records: 0,
+            response_items: 0,
+            compactions: 0,
+            unknown_records: 0,
+            inconsistent_rounds: 0,
+        }
+    }
+
+    /// Folds one record: the history through [`History::apply`], the title
+    /// and counts alongside.
+    pub fn fold(&mut self, record: &Record) -> Applied {
+        self.records += 1;
+        self.last_record_at = record.ts;
+        match &record.body {
+            RecordBody::ResponseItem(item) => {
+                self.response_items += 1;
+                if let ResponseItem::Message(message) = item
+                    && message.role == Role::User
+                    && self.first_user_message.is_none()
+                {
+                    self.first_user_message = Some(message.content.clone());
+                }
+            }
+            RecordBody::TitleSet(title) => {
+                // A blank title clears a rename back to the derived title.
+                self.explicit_title =
+                    Some(title.title.trim().to_owned()).filter(|title| !title.is_empty());
+            }
+            // A round is written before its response items, with how many
+            // items it sent; a mismatch means the file and the request
+            // disagree.
+            RecordBody::Round(round)
+                if usize::try_from(round.input_items).ok() != Some(self.history.len()) =>
+            {
+                self.inconsistent_rounds += 1;
+            }
+            _ => {}
+        }
+        let applied = self.history.apply(&record.body);
+        match applied {
+            Applied::Compacted { .. } => self.compactions += 1,
+            Applied::Unknown => self.unknown_records += 1,
+            Applied::Item | Applied::Usage | Applied::NotHistory => {}
+        }
+        applied
+    }
+
+    pub fn meta(&self) -> &SessionMeta {
+        &self.meta
+    }
+
+    /// The model-visible history (and the last usage reported since the last
+    /// compaction).
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn into_history(self) -> History {
+        self.history
+    }
+
+    /// The last non-blank title_set, else the first user message shortened to
+    /// one line of at most [`DERIVED_TITLE_CHARS`] characters.
+    pub fn title(&self) -> Option<String> {
+        self.explicit_title
+            .clone()
+            .or_else(|| self.first_user_message.as_deref().map(derived_title))
+            .filter(|title| !title.is_empty())
+    }
+
+    /// The last title_set, if any.
+    pub fn explicit_title(&self) -> Option<&str> {
+        self.explicit_title.as_deref()
+    }
+
+    /// Records folded, session_meta included.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// response_item records folded (summaries included), not the length of
+    /// the compacted history.
+    pub fn response_items(&self) -> usize {
+        self.response_items
+    }
+
+    pub fn compactions(&self) -> usize {
+        self.compactions
+    }
+
+    /// Records of types this version does not know: kept in the file, not
+    /// folded into anything.
+    pub fn unknown_records(&self) -> usize {
+        self.unknown_records
+    }
+
+    /// Round records whose `input_items` differs from the history replayed up
+    /// to them.
+    pub fn inconsistent_rounds(&self) -> usize {
+        self.inconsistent_rounds
+    }
+
+    /// The timestamp of the last record folded (the creation time before any).
+    pub fn last_record_at(&self) -> DateTime<Utc> {
+        self.last_record_at
+    }
+}
+
+/// One line, whitespace runs collapsed, cut to [`DERIVED_TITLE_CHARS`]
+/// characters with an ellipsis when cut.
+pub fn derived_title(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= DERIVED_TITLE_CHARS {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(DERIVED_TITLE_CHARS - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_title_is_one_line_of_at_most_80_chars() {
+        assert_eq!(derived_title("  fix\n the   parser "), "fix the parser");
+        let long = "é".repeat(200);
+        let title = derived_title(&long);
+        assert_eq!(title.chars().count(), DERIVED_TITLE_CHARS);
+        assert!(title.ends_with('…'));
+        let exact = "a".repeat(DERIVED_TITLE_CHARS);
+        assert_eq!(derived_title(&exact), exact);
+    }
+}

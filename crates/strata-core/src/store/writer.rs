@@ -1,0 +1,249 @@
+//! The one writer of a session file: holds an exclusive advisory lock for its
+//! lifetime, appends whole lines, and repairs a torn tail before its first
+//! append.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use strata_protocol::{Record, SessionId};
+
+use crate::error::{CoreError, Result};
+use crate::store::reader::complete_len;
+
+/// What opening for writing did with a torn trailing line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TornTailRepair {
+    /// How many bytes were after the last newline.
+    pub bytes: u64,
+    /// The sidecar file now holding them, beside the session file.
+    pub sidecar: PathBuf,
+}
+
+/// An open, locked session file. Dropping it closes the file, which releases
+/// the lock.
+#[derive(Debug)]
+pub(crate) struct SessionWriter {
+    file: File,
+    path: PathBuf,
+    session_id: SessionId,
+    /// Set when a write failed part-way: the file may now end in a torn line.
+    failed: bool,
+}
+
+impl SessionWriter {
+    /// Creates a new, empty session file and locks it.
+    pub(crate) fn create(path: &Path, session_id: SessionId) -> Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(CoreError::io("create session", path))?;
+        lock(&file, session_id, path)?;
+        if let Some(dir) = path.parent() {
+            sync_dir(dir)?;
+        }
+        Ok(Self {
+            file,
+            path: path.to_owned(),
+            session_id,
+            failed: false,
+        })
+    }
+
+    /// Opens an existing session file, locks it, then moves a torn tail (if
+    /// any) aside into a sidecar and truncates the file to its last newline.
+    pub(crate) fn open(
+        path: &Path,
+        session_id: SessionId,
+    ) -> Result<(Self, Option<TornTailRepair>)> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| not_found_or_io(source, "open session", path, session_id))?;
+        lock(&file, session_id, path)?;
+        let writer = Self {
+            file,
+            path: path.to_owned(),
+            session_id,
+            failed: false,
+        };
+        let repair = writer.repair_torn_tail()?;
+        Ok((writer, repair))
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The whole file as it is now.
+    pub(crate) fn read_all(&self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| file.read_to_end(&mut bytes))
+            .map_err(CoreError::io("read session", &self.path))?;
+        Ok(bytes)
+    }
+
+    /// Writes the record as one line with a single write on the append-mode
+    /// file, so a crash leaves at worst one torn trailing line.
+    pub(crate) fn append(&mut self, record: &Record) -> Result<()> {
+        if self.failed {
+            return Err(CoreError::SessionWriteFailed {
+                session_id: self.session_id,
+                path: self.path.clone(),
+            });
+        }
+        // Serialise fully before touching the file: an encoding error must not
+        // leave half a line behind.
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        let written = self.file.write_all(&line).and_then(|()| self.file.flush());
+        if let Err(source) = written {
+            self.failed = true;
+            return Err(CoreError::Io {
+                action: "append to session",
+                path: self.path.clone(),
+                source,
+            });
+        }
+        Ok(())
+    }
+
+    /// Makes every appended record durable.
+    pub(crate) fn sync(&self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(CoreError::io("sync session", &self.path))
+    }
+
+    fn repair_torn_tail(&self) -> Result<Option<TornTailRepair>> {
+        let bytes = self.read_all()?;
+        let complete = complete_len(&bytes);
+        if complete == bytes.len() {
+            return Ok(None);
+        }
+        let torn = &bytes[complete..];
+        // The torn bytes are kept, durably, before the file loses them.
+        let sidecar = write_sidecar(&self.path, torn)?;
+        self.file
+            .set_len(complete as u64)
+            .and_then(|()| self.file.sync_all())
+            .map_err(CoreError::io("truncate torn tail of", &self.path))?;
+        tracing::warn!(
+            session = %self.session_id,
+            bytes = torn.len(),
+            sidecar = %sidecar.display(),
+            "moved a torn trailing line aside"
+        );
+        Ok(Some(TornTailRepair {
+            bytes: torn.len() as u64,
+            sidecar,
+        }))
+    }
+}
+
+/// Takes the exclusive advisory lock without waiting.
+pub(crate) fn lock(file: &File, session_id: SessionId, path: &Path) -> Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(TryLockError::WouldBlock) => Err(CoreError::SessionLocked {
+            session_id,
+            path: path.to_owned(),
+        }),
+        Err(TryLockError::Error(source)) => Err(CoreError::Io {
+            action: "lock session",
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+pub(crate) fn not_found_or_io(
+    source: std::io::Error,
+    action: &'static str,
+    path: &Path,
+    session_id: SessionId,
+) -> CoreError {
+    if source.kind() == std::io::ErrorKind::NotFound {
+        CoreError::SessionNotFound {
+            query: session_id.to_string(),
+        }
+    } else {
+        CoreError::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// The prefix every torn-tail sidecar of `session_path` starts with.
+pub(crate) fn sidecar_prefix(session_path: &Path) -> String {
+    let name = session_path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name}.torn-")
+}
+
+/// Writes `bytes` to `<session file>.torn-<unix millis>` (with a counter when
+/// that exists already) and syncs it and its folder.
+fn write_sidecar(session_path: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    let dir = session_path.parent().unwrap_or(Path::new("."));
+    let stem = format!(
+        "{}{}",
+        sidecar_prefix(session_path),
+        Utc::now().timestamp_millis()
+    );
+    let mut attempt = 0u32;
+    loop {
+        let name = match attempt {
+            0 => stem.clone(),
+            n => format!("{stem}-{n}"),
+        };
+        let sidecar = dir.join(name);
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&sidecar)
+        {
+            Ok(mut file) => {
+                file.write_all(bytes)
+                    .and_then(|()| file.sync_all())
+                    .map_err(CoreError::io("write torn-tail sidecar", &sidecar))?;
+                sync_dir(dir)?;
+                return Ok(sidecar);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => attempt += 1,
+            Err(source) => {
+                return Err(CoreError::Io {
+                    action: "create torn-tail sidecar",
+                    path: sidecar,
+                    source,
+                });
+            }
+        }
+    }
+}
+
+/// Makes a new or removed directory entry durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|handle| handle.sync_all())
+            .map_err(CoreError::io("sync directory", dir))
+    }
+    // Other platforms cannot open a directory as a file; their file syncs
+    // cover the entry.
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}

@@ -1,0 +1,88 @@
+//! A session's approvals: its policy, and the tool kinds the person allowed
+//! for the rest of the session.
+//!
+//! "Allow for this session" is remembered per tool *kind*, not per tool
+//! name: allowing one `write_file` also lets later `apply_edit` calls run,
+//! since both change files; allowing a shell command allows later commands.
+
+use std::collections::HashSet;
+
+use strata_protocol::{ApprovalDecision, ApprovalPolicy, ApprovalRequest};
+
+use super::error::{ToolError, ToolResult};
+use super::{PreparedCall, ToolKind};
+
+/// What to do with a prepared call before running it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalCheck {
+    /// Run it now.
+    Run,
+    /// Show this to the person and pass their answer to
+    /// [`SessionApprovals::resolve`].
+    Ask(ApprovalRequest),
+    /// Do not run it; give the model this error as the call's output
+    /// (through [`super::ToolRegistry::error_outcome`]).
+    Refuse(ToolError),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SessionApprovals {
+    policy: ApprovalPolicy,
+    allowed: HashSet<ToolKind>,
+}
+
+impl SessionApprovals {
+    pub fn new(policy: ApprovalPolicy) -> Self {
+        Self {
+            policy,
+            allowed: HashSet::new(),
+        }
+    }
+
+    pub fn policy(&self) -> ApprovalPolicy {
+        self.policy
+    }
+
+    /// Changes the policy; kinds already allowed for the session stay allowed
+    /// (they only matter under `ask`).
+    pub fn set_policy(&mut self, policy: ApprovalPolicy) {
+        self.policy = policy;
+    }
+
+    /// Whether the person allowed this kind for the rest of the session.
+    pub fn is_allowed_for_session(&self, kind: ToolKind) -> bool {
+        self.allowed.contains(&kind)
+    }
+
+    pub fn check(&self, call: &PreparedCall, call_id: &str) -> ApprovalCheck {
+        if call.kind() == ToolKind::Read {
+            return ApprovalCheck::Run;
+        }
+        match self.policy {
+            ApprovalPolicy::Auto => ApprovalCheck::Run,
+            ApprovalPolicy::ReadOnly => {
+                ApprovalCheck::Refuse(ToolError::ReadOnly { tool: call.name() })
+            }
+            ApprovalPolicy::Ask if self.allowed.contains(&call.kind()) => ApprovalCheck::Run,
+            ApprovalPolicy::Ask => match call.approval_request(call_id) {
+                Some(request) => ApprovalCheck::Ask(request),
+                None => ApprovalCheck::Run,
+            },
+        }
+    }
+
+    /// Applies the person's answer: `Ok` means run the call; a denial is the
+    /// error whose text the model sees as the call's output.
+    pub fn resolve(&mut self, call: &PreparedCall, decision: ApprovalDecision) -> ToolResult<()> {
+        match decision {
+            ApprovalDecision::AllowOnce => Ok(()),
+            ApprovalDecision::AllowForSession => {
+                self.allowed.insert(call.kind());
+                Ok(())
+            }
+            ApprovalDecision::Deny => Err(ToolError::Denied {
+                what: call.denial_subject(),
+            }),
+        }
+    }
+}

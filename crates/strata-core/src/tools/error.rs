@@ -1,0 +1,76 @@
+//! Tool failures. They are not errors of the agent: each becomes the text of
+//! a tool output the model reads and can act on, so messages say what to do.
+
+use strata_protocol::ToolCallStatus;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    #[error("unknown tool {name:?}; the tools are: {available}")]
+    UnknownTool { name: String, available: String },
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments { tool: &'static str, message: String },
+    #[error("path escapes the workspace: {path}")]
+    PathEscape { path: String },
+    #[error("{path} does not exist")]
+    NotFound { path: String },
+    #[error("{path} is not a directory")]
+    NotADirectory { path: String },
+    #[error("{path} is a directory, not a file")]
+    IsADirectory { path: String },
+    #[error("{path} is a symlink whose target does not exist")]
+    BrokenSymlink { path: String },
+    #[error("{path} is not UTF-8 text")]
+    NotText { path: String },
+    #[error("{path} is {size} bytes, over the {limit}-byte limit for {tool}; {hint}")]
+    TooLarge {
+        tool: &'static str,
+        path: String,
+        size: u64,
+        limit: u64,
+        hint: &'static str,
+    },
+    #[error("{action} {path}: {message}")]
+    Io {
+        action: &'static str,
+        path: String,
+        message: String,
+    },
+    #[error(
+        "old_text was not found in {path}; read the file and copy the exact text, including whitespace"
+    )]
+    EditNotFound { path: String },
+    #[error(
+        "old_text occurs {count} times in {path}; include more surrounding lines so it matches exactly once"
+    )]
+    EditAmbiguous { path: String, count: usize },
+    #[error("invalid pattern: {message}")]
+    InvalidPattern { message: String },
+    #[error("could not start the command: {message}")]
+    Spawn { message: String },
+    #[error(
+        "{tool} was refused: this session is read-only (approval policy read-only); only list_directory, read_file and search_text may run"
+    )]
+    ReadOnly { tool: &'static str },
+    #[error("The user denied this {what}. Do not retry it; ask the user how to proceed.")]
+    Denied { what: String },
+}
+
+impl ToolError {
+    /// How a call that failed this way ended.
+    pub fn status(&self) -> ToolCallStatus {
+        match self {
+            ToolError::ReadOnly { .. } | ToolError::Denied { .. } => ToolCallStatus::Denied,
+            _ => ToolCallStatus::Error,
+        }
+    }
+
+    pub(crate) fn io(action: &'static str, path: &str, source: &std::io::Error) -> Self {
+        ToolError::Io {
+            action,
+            path: path.to_owned(),
+            message: source.to_string(),
+        }
+    }
+}
+
+pub type ToolResult<T> = std::result::Result<T, ToolError>;

@@ -1,0 +1,259 @@
+//! The read tools over single paths: `list_directory` and `read_file`.
+
+use std::io;
+
+use super::error::{ToolError, ToolResult};
+use super::workspace::Resolved;
+
+/// Files above this are refused by `read_file` rather than loaded whole.
+const READ_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// A directory listing stops after this many entries.
+const LIST_MAX_ENTRIES: usize = 1000;
+
+pub(crate) fn list_directory(dir: &Resolved) -> ToolResult<String> {
+    let entries = std::fs::read_dir(&dir.abs).map_err(|error| match error.kind() {
+        io::ErrorKind::NotFound => ToolError::NotFound {
+            path: dir.display.clone(),
+        },
+        io::ErrorKind::NotADirectory => ToolError::NotADirectory {
+            path: dir.display.clone(),
+        },
+        _ => ToolError::io("could not list", &dir.display, &error),
+    })?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|error| ToolError::io("could not list", &dir.display, &error))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == ".git" {
+            continue;
+        }
+        // Follows symlinks, so a link to a directory is marked as one.
+        let is_dir = entry.path().metadata().is_ok_and(|m| m.is_dir());
+        names.push(if is_dir { format!("{name}/") } else { name });
+    }
+    if names.is_empty() {
+        return Ok(format!("{} is an empty directory.", dir.display));
+    }
+    names.sort_unstable();
+    let total = names.len();
+    names.truncate(LIST_MAX_ENTRIES);
+    let mut out = names.join("\n");
+    if total > LIST_MAX_ENTRIES {
+        out.push_str(&format!(
+            "\n[... {} more entries not shown]",
+            total - LIST_MAX_ENTRIES
+        ));
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ReadPlan {
+    pub path: Resolved,
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+}
+
+/// How much of a file one `read_file` returns; sized to fit the history cap
+/// so the model sees one contiguous piece and a note on how to read on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReadLimits {
+    pub max_bytes: usize,
+    pub max_lines: usize,
+}
+
+pub(crate) fn validate_range(start: Option<u64>, end: Option<u64>) -> Result<(), String> {
+    if start == Some(0) || end == Some(0) {
+        return Err("line numbers are 1-based; the first line is 1".into());
+    }
+    if let (Some(start), Some(end)) = (start, end)
+        && end < start
+    {
+        return Err(format!("end_line {end} is before start_line {start}"));
+    }
+    Ok(())
+}
+
+pub(crate) fn read_file(plan: &ReadPlan, limits: ReadLimits) -> ToolResult<String> {
+    let display = &plan.path.display;
+    let meta = std::fs::metadata(&plan.path.abs).map_err(|error| match error.kind() {
+        io::ErrorKind::NotFound => ToolError::NotFound {
+            path: display.clone(),
+        },
+        _ => ToolError::io("could not read", display, &error),
+    })?;
+    if meta.is_dir() {
+        return Err(ToolError::IsADirectory {
+            path: display.clone(),
+        });
+    }
+    if meta.len() > READ_MAX_FILE_BYTES {
+        return Err(ToolError::TooLarge {
+            tool: "read_file",
+            path: display.clone(),
+            size: meta.len(),
+            limit: READ_MAX_FILE_BYTES,
+            hint: "use search_text to find the part you need",
+        });
+    }
+    let bytes = std::fs::read(&plan.path.abs)
+        .map_err(|error| ToolError::io("could not read", display, &error))?;
+    let text = String::from_utf8(bytes).map_err(|_| ToolError::NotText {
+        path: display.clone(),
+    })?;
+    if text.is_empty() {
+        return Ok(format!("{display} is empty."));
+    }
+
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = lines.len() as u64;
+    let start = plan.start_line.unwrap_or(1);
+    if start > total {
+        return Err(ToolError::InvalidArguments {
+            tool: "read_file",
+            message: format!("start_line {start} is past the end; {display} has {total} lines"),
+        });
+    }
+    let end = plan.end_line.unwrap_or(total).min(total);
+
+    let mut out = String::new();
+    let mut last = start - 1;
+    for (number, line) in (start..=end).zip(&lines[(start - 1) as usize..end as usize]) {
+        let shown = number - start;
+        if shown as usize >= limits.max_lines || out.len() + line.len() > limits.max_bytes {
+            if shown == 0 {
+                // A single line longer than the budget: show its start.
+                let mut cut = limits.max_bytes.min(line.len());
+                while !line.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                out.push_str(&line[..cut]);
+                out.push_str(&format!(
+                    "\n[line {number} is {} bytes; only its first {cut} are shown]",
+                    line.len()
+                ));
+                last = number;
+            }
+            break;
+        }
+        out.push_str(line);
+        last = number;
+    }
+    if last < end {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "[showing lines {start}-{last} of {total}; call read_file with start_line={} to read on]",
+            last + 1
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(dir: &std::path::Path, name: &str) -> Resolved {
+        Resolved {
+            abs: dir.join(name),
+            display: name.to_owned(),
+        }
+    }
+
+    const WIDE: ReadLimits = ReadLimits {
+        max_bytes: 1 << 20,
+        max_lines: 10_000,
+    };
+
+    #[test]
+    fn listing_is_sorted_marks_directories_and_skips_git() {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in [".git", "b_dir", ".hidden_dir"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        for file in ["c.txt", "a.txt", ".env"] {
+            std::fs::write(dir.path().join(file), "").unwrap();
+        }
+        let out = list_directory(&resolved(dir.path(), "")).unwrap();
+        assert_eq!(out, ".env\n.hidden_dir/\na.txt\nb_dir/\nc.txt");
+    }
+
+    #[test]
+    fn listing_a_file_or_a_missing_folder_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "").unwrap();
+        assert_eq!(
+            list_directory(&resolved(dir.path(), "f"))
+                .unwrap_err()
+                .to_string(),
+            "f is not a directory"
+        );
+        assert_eq!(
+            list_directory(&resolved(dir.path(), "nope"))
+                .unwrap_err()
+                .to_string(),
+            "nope does not exist"
+        );
+    }
+
+    #[test]
+    fn a_long_file_is_cut_with_a_note_on_how_to_read_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=50).map(|i| format!("l{i}\n")).collect();
+        std::fs::write(dir.path().join("f"), text).unwrap();
+        let plan = ReadPlan {
+            path: resolved(dir.path(), "f"),
+            start_line: Some(5),
+            end_line: None,
+        };
+        let limits = ReadLimits {
+            max_bytes: 1 << 20,
+            max_lines: 3,
+        };
+        assert_eq!(
+            read_file(&plan, limits).unwrap(),
+            "l5\nl6\nl7\n[showing lines 5-7 of 50; call read_file with start_line=8 to read on]"
+        );
+    }
+
+    #[test]
+    fn a_single_overlong_line_is_shown_in_part() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "ééééé\nnext\n").unwrap();
+        let plan = ReadPlan {
+            path: resolved(dir.path(), "f"),
+            start_line: None,
+            end_line: None,
+        };
+        let limits = ReadLimits {
+            max_bytes: 5,
+            max_lines: 10,
+        };
+        let out = read_file(&plan, limits).unwrap();
+        assert!(
+            out.starts_with("éé\n[line 1 is 11 bytes; only its first 4 are shown]\n"),
+            "{out}"
+        );
+        assert!(out.ends_with("start_line=2 to read on]"), "{out}");
+    }
+
+    #[test]
+    fn ranges_are_validated_and_binary_files_refused() {
+        assert!(validate_range(Some(0), None).is_err());
+        assert!(validate_range(Some(4), Some(3)).is_err());
+        assert!(validate_range(Some(3), Some(3)).is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bin"), [0xff, 0xfe, 0x00]).unwrap();
+        let plan = ReadPlan {
+            path: resolved(dir.path(), "bin"),
+            start_line: None,
+            end_line: None,
+        };
+        assert_eq!(
+            read_file(&plan, WIDE).unwrap_err().to_string(),
+            "bin is not UTF-8 text"
+        );
+    }
+}

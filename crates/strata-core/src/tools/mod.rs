@@ -1,0 +1,409 @@
+//! The built-in tools, confined to one workspace folder, and their approvals.
+//!
+//! A call goes through two steps so an approval can sit between them:
+//!
+//! ```text
+//! let call = tools.prepare(&fc.name, &fc.arguments)?;      // Err: tools.error_outcome(&e)
+//! match approvals.check(&call, &fc.call_id) {
+//!     ApprovalCheck::Run => {}
+//!     ApprovalCheck::Ask(request) => /* show it, then */ approvals.resolve(&call, decision)?,
+//!     ApprovalCheck::Refuse(e) => /* output: */ tools.error_outcome(&e),
+//! }
+//! let outcome = tools.execute(&call, &cancel).await;     // never fails: errors are outputs
+//! ```
+//!
+//! Everything that leaves this module as text ([`ToolOutcome`], approval
+//! requests) has the configured secrets redacted and, for outcomes, is capped
+//! by [`OutputCap`] with the full text kept beside it.
+
+mod approval;
+mod args;
+mod edit;
+mod error;
+mod fs;
+mod output;
+mod search;
+mod shell;
+mod workspace;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallStatus, ToolSpec};
+
+pub use approval::{ApprovalCheck, SessionApprovals};
+pub use error::{ToolError, ToolResult};
+pub use output::OutputCap;
+pub use strata_protocol::tool_names::{
+    self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
+};
+pub use tokio_util::sync::CancellationToken;
+
+use crate::error::{CoreError, Result};
+use args::{
+    ApplyEditArgs, ListDirectoryArgs, ReadFileArgs, RunShellArgs, SearchTextArgs, WriteFileArgs,
+};
+use output::Redactor;
+use workspace::Workspace;
+
+/// What a tool does, which decides whether it needs approval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// Looks only: never needs approval.
+    Read,
+    /// Changes files.
+    Write,
+    /// Runs a command.
+    Shell,
+}
+
+#[derive(Clone, Debug)]
+pub struct ToolConfig {
+    /// Caps every output entering the history.
+    pub output_cap: OutputCap,
+    /// `run_shell` timeout when the model gives none.
+    pub shell_default_timeout: Duration,
+    /// The longest `timeout_ms` the model may ask for; longer is clamped.
+    pub shell_max_timeout: Duration,
+    /// Shell output beyond this is counted but not kept, even in full.
+    pub shell_capture_bytes: usize,
+    /// `search_text` stops after this many matches.
+    pub search_max_matches: usize,
+    /// Values (API keys) replaced by `[redacted]` wherever they appear.
+    pub secrets: Vec<String>,
+}
+
+impl Default for ToolConfig {
+    fn default() -> Self {
+        Self {
+            output_cap: OutputCap::default(),
+            shell_default_timeout: Duration::from_secs(60),
+            shell_max_timeout: Duration::from_secs(10 * 60),
+            shell_capture_bytes: 4 * 1024 * 1024,
+            search_max_matches: 200,
+            secrets: Vec::new(),
+        }
+    }
+}
+
+/// How a tool call ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolOutcome {
+    /// What enters the history: redacted and capped.
+    pub output: String,
+    /// The whole redacted text when `output` was capped, for a
+    /// `full_tool_output` record.
+    pub full_output: Option<String>,
+    pub status: ToolCallStatus,
+    /// `run_shell`'s exit code, when the command exited by itself.
+    pub exit_code: Option<i32>,
+    pub duration: Duration,
+}
+
+/// A validated call, ready to be approved and executed.
+#[derive(Clone, Debug)]
+pub struct PreparedCall {
+    name: &'static str,
+    action: Action,
+}
+
+#[derive(Clone, Debug)]
+enum Action {
+    List(workspace::Resolved),
+    Read(fs::ReadPlan),
+    Search(search::SearchPlan),
+    Write(edit::WritePlan),
+    Edit(edit::EditPlan),
+    Shell {
+        plan: shell::ShellPlan,
+        /// The command as approvals and denials show it: redacted.
+        shown: String,
+        cwd: PathBuf,
+    },
+}
+
+impl Action {
+    fn tool_name(&self) -> &'static str {
+        match self {
+            Action::List(_) => LIST_DIRECTORY,
+            Action::Read(_) => READ_FILE,
+            Action::Search(_) => SEARCH_TEXT,
+            Action::Write(_) => WRITE_FILE,
+            Action::Edit(_) => APPLY_EDIT,
+            Action::Shell { .. } => RUN_SHELL,
+        }
+    }
+}
+
+impl PreparedCall {
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    pub fn kind(&self) -> ToolKind {
+        match self.action {
+            Action::List(_) | Action::Read(_) | Action::Search(_) => ToolKind::Read,
+            Action::Write(_) | Action::Edit(_) => ToolKind::Write,
+            Action::Shell { .. } => ToolKind::Shell,
+        }
+    }
+
+    /// Whether `policy` makes this call wait for the person (before any
+    /// allow-for-session memory, which [`SessionApprovals`] adds). Under
+    /// `read-only` writes and shell are refused, not asked: see
+    /// [`SessionApprovals::check`].
+    pub fn needs_approval(&self, policy: ApprovalPolicy) -> bool {
+        self.kind() != ToolKind::Read && policy == ApprovalPolicy::Ask
+    }
+
+    /// What an approval would show; `None` for reads.
+    pub fn approval_request(&self, call_id: &str) -> Option<ApprovalRequest> {
+        let kind = match &self.action {
+            Action::Write(plan) => ApprovalKind::Write {
+                path: plan.path.display.clone(),
+                diff: plan.diff.clone(),
+            },
+            Action::Edit(plan) => ApprovalKind::Write {
+                path: plan.path.display.clone(),
+                diff: plan.diff.clone(),
+            },
+            Action::Shell { shown, cwd, .. } => ApprovalKind::Shell {
+                command: shown.clone(),
+                cwd: cwd.to_string_lossy().into_owned(),
+            },
+            Action::List(_) | Action::Read(_) | Action::Search(_) => return None,
+        };
+        Some(ApprovalRequest {
+            call_id: call_id.to_owned(),
+            tool: self.name.to_owned(),
+            kind,
+        })
+    }
+
+    /// What a denial refers to, e.g. "write to src/a.rs".
+    pub(crate) fn denial_subject(&self) -> String {
+        match &self.action {
+            Action::Write(plan) => format!("write to {}", plan.path.display),
+            Action::Edit(plan) => format!("edit of {}", plan.path.display),
+            Action::Shell { shown, .. } => format!("command ({shown})"),
+            Action::List(path) => format!("listing of {}", path.display),
+            Action::Read(plan) => format!("read of {}", plan.path.display),
+            Action::Search(plan) => format!("search in {}", plan.path.display),
+        }
+    }
+}
+
+/// The tools of one workspace folder. Immutable and shareable; approvals
+/// live in [`SessionApprovals`].
+#[derive(Clone, Debug)]
+pub struct ToolRegistry {
+    workspace: Workspace,
+    config: ToolConfig,
+    redactor: Redactor,
+}
+
+impl ToolRegistry {
+    /// Tools confined to `workspace`, which must be an existing folder.
+    pub fn new(workspace: impl AsRef<Path>, config: ToolConfig) -> Result<Self> {
+        let path = workspace.as_ref();
+        let root = path
+            .canonicalize()
+            .map_err(CoreError::io("open the workspace", path))?;
+        if !root.is_dir() {
+            return Err(CoreError::Io {
+                action: "open the workspace",
+                path: path.to_owned(),
+                source: std::io::ErrorKind::NotADirectory.into(),
+            });
+        }
+        let redactor = Redactor::new(config.secrets.iter().cloned());
+        Ok(Self {
+            workspace: Workspace::new(root),
+            config,
+            redactor,
+        })
+    }
+
+    /// The canonical workspace folder.
+    pub fn workspace(&self) -> &Path {
+        self.workspace.root()
+    }
+
+    pub fn config(&self) -> &ToolConfig {
+        &self.config
+    }
+
+    /// Every tool's name, description and argument schema.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        args::specs(
+            ms(self.config.shell_max_timeout),
+            ms(self.config.shell_default_timeout),
+        )
+    }
+
+    /// Parses and checks a call, resolves its paths inside the workspace and
+    /// computes what an approval would show (diffs are redacted).
+    pub fn prepare(&self, name: &str, arguments: &str) -> ToolResult<PreparedCall> {
+        let action = match name {
+            LIST_DIRECTORY => {
+                let a: ListDirectoryArgs = args::parse(LIST_DIRECTORY, arguments)?;
+                Action::List(self.workspace.resolve(a.path.as_deref().unwrap_or("."))?)
+            }
+            READ_FILE => {
+                let a: ReadFileArgs = args::parse(READ_FILE, arguments)?;
+                fs::validate_range(a.start_line, a.end_line).map_err(|message| {
+                    ToolError::InvalidArguments {
+                        tool: READ_FILE,
+                        message,
+                    }
+                })?;
+                Action::Read(fs::ReadPlan {
+                    path: self.workspace.resolve(&a.path)?,
+                    start_line: a.start_line,
+                    end_line: a.end_line,
+                })
+            }
+            SEARCH_TEXT => {
+                let a: SearchTextArgs = args::parse(SEARCH_TEXT, arguments)?;
+                Action::Search(search::SearchPlan {
+                    regex: search::compile(&a.pattern)?,
+                    path: self.workspace.resolve(a.path.as_deref().unwrap_or("."))?,
+                })
+            }
+            WRITE_FILE => {
+                let a: WriteFileArgs = args::parse(WRITE_FILE, arguments)?;
+                let mut plan = edit::prepare_write(self.workspace.resolve(&a.path)?, a.content)?;
+                plan.diff = self.redactor.redact(&plan.diff);
+                Action::Write(plan)
+            }
+            APPLY_EDIT => {
+                let a: ApplyEditArgs = args::parse(APPLY_EDIT, arguments)?;
+                let path = self.workspace.resolve(&a.path)?;
+                let mut plan = edit::prepare_edit(path, a.old_text, a.new_text)?;
+                plan.diff = self.redactor.redact(&plan.diff);
+                Action::Edit(plan)
+            }
+            RUN_SHELL => {
+                let a: RunShellArgs = args::parse(RUN_SHELL, arguments)?;
+                if a.command.trim().is_empty() {
+                    return Err(ToolError::InvalidArguments {
+                        tool: RUN_SHELL,
+                        message: "command is empty".into(),
+                    });
+                }
+                let timeout = a
+                    .timeout_ms
+                    .map_or(self.config.shell_default_timeout, |ms| {
+                        Duration::from_millis(ms.max(1)).min(self.config.shell_max_timeout)
+                    });
+                Action::Shell {
+                    shown: self.redactor.redact(&a.command),
+                    plan: shell::ShellPlan {
+                        command: a.command,
+                        timeout,
+                    },
+                    cwd: self.workspace.root().to_owned(),
+                }
+            }
+            unknown => {
+                return Err(ToolError::UnknownTool {
+                    name: unknown.to_owned(),
+                    available: tool_names::ALL.join(", "),
+                });
+            }
+        };
+        Ok(PreparedCall {
+            name: action.tool_name(),
+            action,
+        })
+    }
+
+    /// Runs a prepared (and, if needed, approved) call. Failures are outputs
+    /// with an error status, never `Err`: the model reads them. Needs a
+    /// Tokio runtime with IO and time enabled (for the shell's child process).
+    pub async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutcome {
+        let started = Instant::now();
+        if cancel.is_cancelled() {
+            return self.finish(
+                format!("The {} call was cancelled before it ran.", call.name),
+                ToolCallStatus::Cancelled,
+                None,
+                started,
+            );
+        }
+        let cancelled = || format!("The {} call was cancelled.", call.name);
+        let result = match &call.action {
+            Action::List(path) => fs::list_directory(path),
+            Action::Read(plan) => fs::read_file(plan, self.read_limits()),
+            // Writes are quick and must not be abandoned half way: no
+            // cancellation once started.
+            Action::Write(plan) => edit::execute_write(plan),
+            Action::Edit(plan) => edit::execute_edit(plan),
+            Action::Search(plan) => {
+                // A big tree takes a while: off the async threads, stopping
+                // between files on cancellation.
+                let display = plan.path.display.clone();
+                let (plan, workspace) = (plan.clone(), self.workspace.clone());
+                let (max, token) = (self.config.search_max_matches, cancel.clone());
+                let joined = tokio::task::spawn_blocking(move || {
+                    search::search(&plan, &workspace, max, &token)
+                })
+                .await;
+                match joined {
+                    Ok(Ok(Some(text))) => Ok(text),
+                    Ok(Ok(None)) => {
+                        return self.finish(cancelled(), ToolCallStatus::Cancelled, None, started);
+                    }
+                    Ok(Err(error)) => Err(error),
+                    Err(join) => Err(ToolError::Io {
+                        action: "could not search",
+                        path: display,
+                        message: join.to_string(),
+                    }),
+                }
+            }
+            Action::Shell { plan, cwd, .. } => {
+                match shell::run(plan, cwd, self.config.shell_capture_bytes, cancel).await {
+                    Ok(run) => return self.finish(run.text, run.status, run.exit_code, started),
+                    Err(error) => Err(error),
+                }
+            }
+        };
+        match result {
+            Ok(text) => self.finish(text, ToolCallStatus::Success, None, started),
+            Err(error) => self.finish(error.to_string(), error.status(), None, started),
+        }
+    }
+
+    /// The output for a call that did not run: invalid, refused or denied.
+    pub fn error_outcome(&self, error: &ToolError) -> ToolOutcome {
+        self.finish(error.to_string(), error.status(), None, Instant::now())
+    }
+
+    fn finish(
+        &self,
+        text: String,
+        status: ToolCallStatus,
+        exit_code: Option<i32>,
+        started: Instant,
+    ) -> ToolOutcome {
+        let (output, full_output) = self.config.output_cap.apply(self.redactor.redact(&text));
+        ToolOutcome {
+            output,
+            full_output,
+            status,
+            exit_code,
+            duration: started.elapsed(),
+        }
+    }
+
+    fn read_limits(&self) -> fs::ReadLimits {
+        // Leave room for the "read on" note so the history cap never cuts a read.
+        let cap = self.config.output_cap;
+        fs::ReadLimits {
+            max_bytes: cap.max_bytes.saturating_sub(200).max(1),
+            max_lines: cap.max_lines.saturating_sub(1).max(1),
+        }
+    }
+}

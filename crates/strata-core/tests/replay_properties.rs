@@ -1,0 +1,279 @@
+//! Live equals replay: whatever a live session is driven through, the history
+//! replayed from its file is, item for item, the history it held.
+
+// Helpers outside #[test] fns unwrap too: in a test a panic is the report.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use strata_core::compaction::CompactionPlan;
+use strata_core::store::{ReadMode, SessionStore};
+use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
+use strata_protocol::{
+    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionSummary,
+    CompactionTrigger, ErrorRecord, FullToolOutput, ItemId, ReasoningItem, RecordBody,
+    ResponseItem, RetryRecord, Role, RoundId, RoundRecord, TitleSet, TokenUsage, TurnFinished,
+    TurnId, TurnOutcome, TurnStarted, UnknownRecord,
+};
+
+#[derive(Clone, Debug)]
+enum NonHistory {
+    TurnStarted,
+    TurnFinished,
+    Round,
+    Retry,
+    Error,
+    Approval,
+    Title,
+    Unknown,
+}
+
+#[derive(Clone, Debug)]
+enum Action {
+    /// A message; `repeat` makes some long enough to exhaust the summary's
+    /// user-message budget.
+    Message {
+        role: Role,
+        text: String,
+        repeat: usize,
+    },
+    /// A function call, answered (with a capped output and its full text)
+    /// or left running.
+    Call {
+        answered: bool,
+        capped: bool,
+    },
+    Reasoning,
+    Usage {
+        input: Option<u64>,
+        output: u64,
+    },
+    NonHistory(NonHistory),
+    Compaction,
+}
+
+fn role() -> impl Strategy<Value = Role> {
+    prop_oneof![
+        1 => Just(Role::System),
+        1 => Just(Role::Developer),
+        6 => Just(Role::User),
+        4 => Just(Role::Assistant),
+    ]
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    let non_history = prop_oneof![
+        Just(NonHistory::TurnStarted),
+        Just(NonHistory::TurnFinished),
+        Just(NonHistory::Round),
+        Just(NonHistory::Retry),
+        Just(NonHistory::Error),
+        Just(NonHistory::Approval),
+        Just(NonHistory::Title),
+        Just(NonHistory::Unknown),
+    ];
+    prop_oneof![
+        8 => (role(), "[a-z é]{0,30}", prop_oneof![9 => Just(1usize), 1 => 100usize..900])
+            .prop_map(|(role, text, repeat)| Action::Message { role, text, repeat }),
+        4 => (any::<bool>(), any::<bool>())
+            .prop_map(|(answered, capped)| Action::Call { answered, capped }),
+        1 => Just(Action::Reasoning),
+        3 => (proptest::option::of(0u64..20_000), 0u64..2_000)
+            .prop_map(|(input, output)| Action::Usage { input, output }),
+        3 => non_history.prop_map(Action::NonHistory),
+        2 => Just(Action::Compaction),
+    ]
+}
+
+fn non_history_body(kind: &NonHistory, session: &LiveSession, step: usize) -> RecordBody {
+    let turn_id = TurnId::new();
+    match kind {
+        NonHistory::TurnStarted => RecordBody::TurnStarted(TurnStarted { turn_id }),
+        NonHistory::TurnFinished => RecordBody::TurnFinished(TurnFinished {
+            turn_id,
+            outcome: TurnOutcome::Completed,
+            rounds: 1,
+        }),
+        NonHistory::Round => RecordBody::Round(RoundRecord {
+            turn_id,
+            round_id: RoundId::new(),
+            provider_kind: "openai-responses".into(),
+            model: "gpt-5.4".into(),
+            tools: Vec::new(),
+            tool_choice: None,
+            max_output_tokens: None,
+            input_items: session.history().len() as u32,
+        }),
+        NonHistory::Retry => RecordBody::Retry(RetryRecord {
+            round_id: None,
+            attempt: 1,
+            of: 4,
+            delay_ms: 10,
+            cause: "overloaded".into(),
+        }),
+        NonHistory::Error => RecordBody::Error(ErrorRecord {
+            turn_id: Some(turn_id),
+            message: "failed".into(),
+            model_error: None,
+        }),
+        NonHistory::Approval => RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+            call_id: format!("call_{step}"),
+            tool: "shell".into(),
+            decision: ApprovalDecision::Deny,
+        }),
+        NonHistory::Title => RecordBody::TitleSet(TitleSet {
+            title: format!("title {step}"),
+        }),
+        NonHistory::Unknown => RecordBody::Unknown(UnknownRecord {
+            record_type: "from_the_future".into(),
+            payload: serde_json::json!({ "step": step }),
+        }),
+    }
+}
+
+/// A summary whose metadata counts come from the plan, as the live loop's do.
+fn summary_for(session: &LiveSession, step: usize) -> CompactionSummary {
+    let plan = CompactionPlan::for_history(session.history().items());
+    CompactionSummary {
+        id: ItemId::new(),
+        summary: format!("summary at step {step}"),
+        metadata: CompactionMetadata {
+            trigger: CompactionTrigger::Auto,
+            reason: "threshold".into(),
+            context_tokens: session
+                .history()
+                .last_usage()
+                .and_then(TokenUsage::context_tokens),
+            threshold: Some(8000),
+            removed: plan.removed() as u32,
+            kept: plan.kept() as u32,
+            summarizer_model: "gpt-5.4-mini".into(),
+            summarizer_usage: None,
+            duration_ms: 1,
+        },
+    }
+}
+
+fn drive(session: &mut LiveSession, actions: &[Action]) {
+    for (step, action) in actions.iter().enumerate() {
+        match action {
+            Action::Message { role, text, repeat } => {
+                let content = text.repeat(*repeat);
+                session
+                    .commit_item(ResponseItem::message(*role, content))
+                    .unwrap();
+            }
+            Action::Call { answered, capped } => {
+                let call_id = format!("call_{step}");
+                session
+                    .commit_item(ResponseItem::function_call(
+                        call_id.as_str(),
+                        "shell",
+                        r#"{"command":"ls"}"#,
+                    ))
+                    .unwrap();
+                if *answered {
+                    let output = ResponseItem::function_call_output(call_id.as_str(), "a\nb");
+                    let item_id = output.id();
+                    session.commit_item(output).unwrap();
+                    if *capped {
+                        session
+                            .append(RecordBody::FullToolOutput(FullToolOutput {
+                                call_id,
+                                item_id,
+                                output: "a\nb\nc\n".into(),
+                            }))
+                            .unwrap();
+                    }
+                }
+            }
+            Action::Reasoning => {
+                session
+                    .commit_item(ResponseItem::Reasoning(ReasoningItem {
+                        id: ItemId::new(),
+                        provider: "openai-responses".into(),
+                        payload: serde_json::json!({ "encrypted_content": step.to_string() }),
+                    }))
+                    .unwrap();
+            }
+            Action::Usage { input, output } => {
+                let usage = TokenUsage {
+                    input_tokens: *input,
+                    output_tokens: Some(*output),
+                    ..TokenUsage::default()
+                };
+                session.record_usage(usage, Some(RoundId::new())).unwrap();
+            }
+            Action::NonHistory(kind) => {
+                let body = non_history_body(kind, session, step);
+                let applied = session.append(body).unwrap();
+                assert!(matches!(applied, Applied::NotHistory | Applied::Unknown));
+            }
+            Action::Compaction => {
+                let summary = summary_for(session, step);
+                let (removed, kept) = (summary.metadata.removed, summary.metadata.kept);
+                let applied = session.commit_compaction(summary).unwrap();
+                assert_eq!(
+                    applied,
+                    Applied::Compacted {
+                        removed: removed as usize,
+                        kept: kept as usize
+                    }
+                );
+                assert_eq!(session.history().last_usage(), None);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn replaying_the_file_reproduces_the_history_the_live_session_held(
+        actions in proptest::collection::vec(action(), 0..40)
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let mut session = store
+            .create(Path::new("/work"), "openai-responses", "gpt-5.4")
+            .unwrap();
+        drive(&mut session, &actions);
+        let live = session.history().clone();
+        let live_state = session.state().clone();
+        let id = session.id();
+
+        let read = store.open_reader(id, ReadMode::Strict).unwrap();
+        prop_assert!(read.report.is_clean());
+        let replayed = read.replay();
+        prop_assert_eq!(replayed.history().items(), live.items());
+        prop_assert_eq!(replayed.history().last_usage(), live.last_usage());
+        prop_assert_eq!(&replayed, &live_state);
+        drop(session);
+
+        // Reopening adds exactly one aborted output per call left running.
+        let pending = live.pending_call_ids();
+        let reopened = store.open_writer(id).unwrap();
+        prop_assert_eq!(&reopened.recovery().aborted_calls, &pending);
+        let items = reopened.history().items();
+        prop_assert_eq!(&items[..live.len()], live.items());
+        let appended: Vec<(&str, &str)> = items[live.len()..]
+            .iter()
+            .filter_map(|item| match item {
+                ResponseItem::FunctionCallOutput(output) => {
+                    Some((output.call_id.as_str(), output.output.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<(&str, &str)> = pending
+            .iter()
+            .map(|call_id| (call_id.as_str(), ABORTED_TOOL_OUTPUT))
+            .collect();
+        prop_assert_eq!(items.len() - live.len(), pending.len());
+        prop_assert_eq!(appended, expected);
+        prop_assert_eq!(reopened.history().last_usage(), live.last_usage());
+        prop_assert!(reopened.history().pending_call_ids().is_empty());
+    }
+}

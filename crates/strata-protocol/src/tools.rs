@@ -1,0 +1,181 @@
+//! What a front end sees of the built-in tools: their names (a contract with
+//! the offline demo model), the session's approval policy and an approval
+//! request. How a call ended is [`crate::ToolCallStatus`].
+
+use serde::{Deserialize, Serialize};
+
+/// The names of the built-in tools, as the model calls them.
+pub mod tool_names {
+    /// `{path}`: one directory's entries, sorted, directories ending in `/`.
+    pub const LIST_DIRECTORY: &str = "list_directory";
+    /// `{path, start_line?, end_line?}`: a text file, 1-based inclusive range.
+    pub const READ_FILE: &str = "read_file";
+    /// `{pattern, path?}`: a regular expression over files not ignored by `.gitignore`.
+    pub const SEARCH_TEXT: &str = "search_text";
+    /// `{path, content}`: creates or replaces a file.
+    pub const WRITE_FILE: &str = "write_file";
+    /// `{path, old_text, new_text}`: replaces the one exact occurrence of `old_text`.
+    pub const APPLY_EDIT: &str = "apply_edit";
+    /// `{command, timeout_ms?}`: `sh -c` in the workspace.
+    pub const RUN_SHELL: &str = "run_shell";
+
+    /// Every built-in tool, in the order their specs are offered.
+    pub const ALL: &[&str] = &[
+        LIST_DIRECTORY,
+        READ_FILE,
+        SEARCH_TEXT,
+        WRITE_FILE,
+        APPLY_EDIT,
+        RUN_SHELL,
+    ];
+}
+
+/// Which tool calls a session runs without asking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalPolicy {
+    /// Reads run; writes and shell commands wait for the person.
+    #[default]
+    Ask,
+    /// Everything runs.
+    Auto,
+    /// Reads run; writes and shell commands are refused.
+    ReadOnly,
+}
+
+impl ApprovalPolicy {
+    pub const ALL: [ApprovalPolicy; 3] = [
+        ApprovalPolicy::Ask,
+        ApprovalPolicy::Auto,
+        ApprovalPolicy::ReadOnly,
+    ];
+
+    /// The name on the wire and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Ask => "ask",
+            ApprovalPolicy::Auto => "auto",
+            ApprovalPolicy::ReadOnly => "read-only",
+        }
+    }
+
+    /// The policy named `name` (`ask`, `auto`, `read-only`).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|policy| policy.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for ApprovalPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A tool call waiting for the person: what will happen if they allow it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// The call this request is about.
+    pub call_id: String,
+    /// The tool's name, e.g. `write_file`.
+    pub tool: String,
+    pub kind: ApprovalKind,
+}
+
+impl ApprovalRequest {
+    /// One line for a person, e.g. "write_file src/a.rs" or
+    /// "run `cargo test` in /work".
+    pub fn summary(&self) -> String {
+        match &self.kind {
+            ApprovalKind::Write { path, .. } => format!("{} {path}", self.tool),
+            ApprovalKind::Shell { command, cwd } => format!("run `{command}` in {cwd}"),
+        }
+    }
+
+    /// The full detail: the diff of a write, the command of a shell call.
+    pub fn detail(&self) -> &str {
+        match &self.kind {
+            ApprovalKind::Write { diff, .. } => diff,
+            ApprovalKind::Shell { command, .. } => command,
+        }
+    }
+}
+
+/// What an approval request shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ApprovalKind {
+    /// A file change: the path relative to the workspace and a unified diff.
+    Write { path: String, diff: String },
+    /// A shell command and the folder it runs in.
+    Shell { command: String, cwd: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approval_policy_is_kebab_case_on_the_wire_and_parses_its_names() {
+        for (policy, name) in [
+            (ApprovalPolicy::Ask, "ask"),
+            (ApprovalPolicy::Auto, "auto"),
+            (ApprovalPolicy::ReadOnly, "read-only"),
+        ] {
+            assert_eq!(serde_json::to_value(policy).unwrap(), name);
+            assert_eq!(
+                serde_json::from_value::<ApprovalPolicy>(name.into()).unwrap(),
+                policy
+            );
+            assert_eq!(ApprovalPolicy::parse(name), Some(policy));
+            assert_eq!(policy.to_string(), name);
+        }
+        assert_eq!(ApprovalPolicy::parse("read_only"), None);
+        assert_eq!(ApprovalPolicy::default(), ApprovalPolicy::Ask);
+    }
+
+    #[test]
+    fn approval_requests_round_trip_with_a_tagged_kind() {
+        let write = ApprovalRequest {
+            call_id: "call_1".into(),
+            tool: tool_names::WRITE_FILE.into(),
+            kind: ApprovalKind::Write {
+                path: "src/a.rs".into(),
+                diff: "--- a/src/a.rs\n+++ b/src/a.rs\n".into(),
+            },
+        };
+        assert_eq!(write.summary(), "write_file src/a.rs");
+        assert_eq!(write.detail(), "--- a/src/a.rs\n+++ b/src/a.rs\n");
+        let value = serde_json::to_value(&write).unwrap();
+        assert_eq!(value["kind"]["type"], "write");
+        assert_eq!(value["kind"]["path"], "src/a.rs");
+        assert_eq!(
+            serde_json::from_value::<ApprovalRequest>(value).unwrap(),
+            write
+        );
+
+        let shell = ApprovalRequest {
+            call_id: "call_2".into(),
+            tool: tool_names::RUN_SHELL.into(),
+            kind: ApprovalKind::Shell {
+                command: "cargo test".into(),
+                cwd: "/work".into(),
+            },
+        };
+        assert_eq!(shell.summary(), "run `cargo test` in /work");
+        assert_eq!(shell.detail(), "cargo test");
+        let value = serde_json::to_value(&shell).unwrap();
+        assert_eq!(value["kind"]["type"], "shell");
+        assert_eq!(
+            serde_json::from_value::<ApprovalRequest>(value).unwrap(),
+            shell
+        );
+    }
+
+    #[test]
+    fn tool_names_are_distinct() {
+        let mut names = tool_names::ALL.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tool_names::ALL.len());
+    }
+}

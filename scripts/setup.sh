@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every set-up step a fresh Debian machine needs before Strata builds and tests.
+# Idempotent and quiet when everything is already there.
+set -euo pipefail
+
+# Debian packages the build and the tests need.
+packages=(
+  build-essential
+  pkg-config
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup" >&2; exit 1; }
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
