@@ -7,6 +7,9 @@ set -euo pipefail
 packages=(
   build-essential
   pkg-config
+  # The keychain test runs a real Secret Service (gnome-keyring on a private D-Bus).
+  dbus
+  gnome-keyring
 )
 
 missing=()

@@ -1,6 +1,36 @@
 //! Model gateways for Strata: real HTTP providers that stream, report usage
 //! and classify their errors, and the offline demo model.
 
+pub mod config;
+pub mod demo;
+mod error;
+pub mod keys;
 mod secret;
 
+pub mod anthropic;
+pub mod chat;
+mod classify;
+mod http;
+pub mod openai_responses;
+mod render;
+mod retry;
+pub mod sse;
+mod wire;
+
+pub use anthropic::AnthropicGateway;
+pub use chat::{ChatCompletionsGateway, MaxTokensField};
+pub use classify::redact;
+pub use config::{
+    ApiKeySource, ProfileConfig, ProfileFlags, ProviderKind, ProviderProfile, ResolvedProfile,
+    StrataConfig,
+};
+pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, READ_FILE_TOOL};
+pub use error::ProviderError;
+pub use http::{HttpClient, HttpOptions};
+pub use keys::{KeyStore, KeyStoreChoice, KeyStoreKind};
+pub use openai_responses::OpenAiResponsesGateway;
+pub use render::Endpoint;
+pub use retry::RetryPolicy;
 pub use secret::ApiKey;
+pub use strata_protocol::COMPACTION_SUMMARY_PREFIX;
+pub use wire::{WireFormat, replay};

@@ -75,10 +75,7 @@ mod tests {
     fn scrub_removes_the_key_from_provider_text() {
         let key = ApiKey::new("sk-test-1234567890abcdef");
         let text = "Incorrect API key provided: sk-test-1234567890abcdef.";
-        assert_eq!(
-            key.scrub(text),
-            "Incorrect API key provided: [REDACTED]."
-        );
+        assert_eq!(key.scrub(text), "Incorrect API key provided: [REDACTED].");
     }
 
     #[test]

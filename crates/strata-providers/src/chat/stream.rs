@@ -1,0 +1,407 @@
+//! Decoding a Chat Completions chunk stream.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use strata_protocol::{
+    ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
+};
+
+use super::PROVIDER;
+use crate::classify::{ErrorDetails, classify_stream_error};
+use crate::sse::SseEvent;
+use crate::wire::{
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, str_field, u64_field,
+};
+
+#[derive(Debug, Default)]
+struct Call {
+    call_id: Option<String>,
+    name: Option<String>,
+    arguments: String,
+    started: bool,
+    closed: bool,
+}
+
+/// State of one streamed completion (choice 0 only; Strata never asks for more).
+#[derive(Debug, Default)]
+pub(crate) struct ChatDecoder {
+    /// Tool calls by the provider's index, which need not start at 0.
+    calls: BTreeMap<u64, Call>,
+    last_index: Option<u64>,
+    reasoning: String,
+    finish_reason: Option<String>,
+    usage: Option<TokenUsage>,
+}
+
+impl ChatDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn flush_reasoning(&mut self, out: &mut Vec<ModelEvent>) {
+        if self.reasoning.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.reasoning);
+        out.push(ModelEvent::Reasoning {
+            item: ResponseItem::Reasoning(ReasoningItem {
+                id: ItemId::new(),
+                provider: PROVIDER.to_string(),
+                payload: serde_json::json!({"type": "reasoning_content", "text": text}),
+            }),
+        });
+    }
+
+    fn on_tool_call(&mut self, fragment: &Value, out: &mut Vec<ModelEvent>) {
+        let id = str_field(fragment, "id").filter(|s| !s.is_empty());
+        // Without an index, a fragment with an id opens a new call and one
+        // without continues the last.
+        let index = match (u64_field(fragment, "index"), id, self.last_index) {
+            (Some(index), _, _) => index,
+            (None, None, Some(last)) => last,
+            (None, _, _) => self.calls.keys().next_back().map_or(0, |k| k + 1),
+        };
+        self.last_index = Some(index);
+        let call = self.calls.entry(index).or_default();
+        if let Some(id) = id {
+            call.call_id.get_or_insert_with(|| id.to_string());
+        }
+        let function = fragment.get("function");
+        if let Some(name) = function
+            .and_then(|f| str_field(f, "name"))
+            .filter(|s| !s.is_empty())
+        {
+            call.name.get_or_insert_with(|| name.to_string());
+        }
+        let delta = function
+            .and_then(|f| str_field(f, "arguments"))
+            .unwrap_or_default();
+        call.arguments.push_str(delta);
+        if !call.started {
+            if let (Some(call_id), Some(name)) = (&call.call_id, &call.name) {
+                call.started = true;
+                out.push(ModelEvent::ToolCallStarted {
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                });
+                // Fragments that came before the id and name are sent now.
+                if !call.arguments.is_empty() {
+                    out.push(ModelEvent::ToolCallArgumentsDelta {
+                        call_id: call_id.clone(),
+                        delta: call.arguments.clone(),
+                    });
+                }
+            }
+        } else if !delta.is_empty()
+            && let Some(call_id) = &call.call_id
+        {
+            out.push(ModelEvent::ToolCallArgumentsDelta {
+                call_id: call_id.clone(),
+                delta: delta.to_string(),
+            });
+        }
+    }
+
+    /// Closes every open call: done, unless the output limit cut it (then
+    /// only a call whose arguments already parse counts as done).
+    fn close_calls(&mut self, out: &mut Vec<ModelEvent>) {
+        let cut = self.finish_reason.as_deref() == Some("length");
+        for (index, call) in &mut self.calls {
+            if call.closed {
+                continue;
+            }
+            call.closed = true;
+            let call_id = call
+                .call_id
+                .clone()
+                .unwrap_or_else(|| format!("call_{index}"));
+            let name = call.name.clone().unwrap_or_default();
+            if !call.started {
+                out.push(ModelEvent::ToolCallStarted {
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                });
+            }
+            let complete =
+                serde_json::from_str::<Value>(&arguments_or_empty_object(&call.arguments)).is_ok();
+            if cut && !complete {
+                out.push(ModelEvent::ToolCallIncomplete {
+                    call_id,
+                    name,
+                    partial_arguments: call.arguments.clone(),
+                });
+            } else {
+                out.push(ModelEvent::ToolCallDone {
+                    call_id,
+                    name,
+                    arguments: arguments_or_empty_object(&call.arguments),
+                });
+            }
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<ModelEvent>) {
+        self.flush_reasoning(out);
+        self.close_calls(out);
+        if let Some(usage) = self.usage.take() {
+            out.push(ModelEvent::Usage { usage });
+        }
+        let has_calls = !self.calls.is_empty();
+        let stop_reason = match self.finish_reason.as_deref() {
+            Some("tool_calls" | "function_call") => StopReason::ToolUse,
+            // Some servers say "stop" (or nothing) after tool calls.
+            Some("stop") | None if has_calls => StopReason::ToolUse,
+            Some("stop" | "end_turn") | None => StopReason::EndTurn,
+            Some("length") => StopReason::MaxTokens,
+            Some("content_filter") => StopReason::ContentFilter,
+            Some(other) => StopReason::Other(other.to_string()),
+        };
+        out.push(ModelEvent::Finished { stop_reason });
+    }
+}
+
+impl StreamDecoder for ChatDecoder {
+    fn on_event(
+        &mut self,
+        event: &SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Flow, ModelError> {
+        if event.data.trim() == "[DONE]" {
+            self.finish(out);
+            return Ok(Flow::Done);
+        }
+        let chunk = parse_json(event)?;
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(classify_stream_error(
+                &ErrorDetails::from_value(&chunk),
+                None,
+            ));
+        }
+        // Usage may come on the finish chunk, on a choices-less last chunk,
+        // or (Groq) inside `x_groq`.
+        let usage = chunk
+            .get("usage")
+            .filter(|u| u.is_object())
+            .or_else(|| chunk.get("x_groq").and_then(|x| x.get("usage")));
+        if let Some(usage) = usage.and_then(parse_usage) {
+            self.usage = Some(usage);
+        }
+        let choice = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|choices| {
+                choices
+                    .iter()
+                    .find(|c| u64_field(c, "index").unwrap_or(0) == 0)
+            });
+        let Some(choice) = choice else {
+            return Ok(Flow::Continue);
+        };
+        if let Some(delta) = choice.get("delta") {
+            let reasoning =
+                str_field(delta, "reasoning_content").or_else(|| str_field(delta, "reasoning"));
+            if let Some(reasoning) = reasoning {
+                self.reasoning.push_str(reasoning);
+            }
+            let text = str_field(delta, "content").or_else(|| str_field(delta, "refusal"));
+            if let Some(text) = text.filter(|t| !t.is_empty()) {
+                self.flush_reasoning(out);
+                out.push(ModelEvent::TextDelta {
+                    delta: text.to_string(),
+                });
+            }
+            if let Some(fragments) = delta.get("tool_calls").and_then(Value::as_array) {
+                self.flush_reasoning(out);
+                for fragment in fragments {
+                    self.on_tool_call(fragment, out);
+                }
+            }
+        }
+        if let Some(reason) = str_field(choice, "finish_reason") {
+            self.finish_reason = Some(reason.to_string());
+            self.flush_reasoning(out);
+            self.close_calls(out);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_end(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        // A finish reason means the answer is whole even if `[DONE]` never
+        // came; some compatible servers omit it.
+        if self.finish_reason.is_some() {
+            tracing::debug!("chat stream ended after its finish reason without [DONE]");
+            self.finish(out);
+            Ok(())
+        } else {
+            Err(interrupted("before a finish reason"))
+        }
+    }
+}
+
+/// Chat usage. `completion_tokens` normally includes reasoning; xAI counts
+/// reasoning only in `total_tokens` (total = prompt + completion +
+/// reasoning), and then reasoning is added so output still includes it.
+/// The provider's total is kept verbatim.
+pub(crate) fn parse_usage(usage: &Value) -> Option<TokenUsage> {
+    if !usage.is_object() {
+        return None;
+    }
+    let input = u64_field(usage, "prompt_tokens");
+    let completion = u64_field(usage, "completion_tokens");
+    let reasoning = usage
+        .get("completion_tokens_details")
+        .and_then(|d| u64_field(d, "reasoning_tokens"));
+    let total = u64_field(usage, "total_tokens");
+    let output = match (input, completion, reasoning, total) {
+        (Some(i), Some(c), Some(r), Some(t))
+            if r > 0 && i.checked_add(c).and_then(|s| s.checked_add(r)) == Some(t) =>
+        {
+            Some(c + r)
+        }
+        _ => completion,
+    };
+    Some(TokenUsage {
+        input_tokens: input,
+        cached_input_tokens: usage
+            .get("prompt_tokens_details")
+            .and_then(|d| u64_field(d, "cached_tokens")),
+        output_tokens: output,
+        reasoning_output_tokens: reasoning,
+        total_tokens: total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::run_decoder;
+
+    fn run(sse: &str) -> (Vec<ModelEvent>, Option<ModelError>) {
+        run_decoder(ChatDecoder::new(), sse)
+    }
+
+    #[test]
+    fn length_inside_tool_json_reports_the_call_incomplete() {
+        let sse = r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"write","arguments":"{\"text\": \"abc"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}
+
+data: [DONE]
+
+"#;
+        let (events, error) = run(sse);
+        assert_eq!(error, None);
+        assert_eq!(
+            events,
+            vec![
+                ModelEvent::ToolCallStarted {
+                    call_id: "c1".into(),
+                    name: "write".into()
+                },
+                ModelEvent::ToolCallArgumentsDelta {
+                    call_id: "c1".into(),
+                    delta: "{\"text\": \"abc".into()
+                },
+                ModelEvent::ToolCallIncomplete {
+                    call_id: "c1".into(),
+                    name: "write".into(),
+                    partial_arguments: "{\"text\": \"abc".into()
+                },
+                ModelEvent::Finished {
+                    stop_reason: StopReason::MaxTokens
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_finish_reason_without_done_still_finishes_but_nothing_at_all_is_interrupted() {
+        let finished = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n";
+        let (events, error) = run(finished);
+        assert_eq!(error, None);
+        assert_eq!(
+            events.last(),
+            Some(&ModelEvent::Finished {
+                stop_reason: StopReason::EndTurn
+            })
+        );
+        let cut = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n";
+        let (_, error) = run(cut);
+        assert!(matches!(error, Some(ModelError::StreamInterrupted { .. })));
+    }
+
+    #[test]
+    fn an_error_chunk_is_classified() {
+        let sse = "data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\",\"code\":400}}\n\n";
+        let (_, error) = run(sse);
+        assert!(matches!(error, Some(ModelError::ContextOverflow { .. })));
+    }
+
+    #[test]
+    fn content_filter_and_unknown_finish_reasons_map() {
+        let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\ndata: [DONE]\n\n";
+        assert_eq!(
+            run(sse).0,
+            vec![ModelEvent::Finished {
+                stop_reason: StopReason::ContentFilter
+            }]
+        );
+        let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"eos\"}]}\n\ndata: [DONE]\n\n";
+        assert_eq!(
+            run(sse).0,
+            vec![ModelEvent::Finished {
+                stop_reason: StopReason::Other("eos".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn groq_usage_is_read_from_x_groq_when_top_level_usage_is_absent() {
+        let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"x_groq\":{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}}\n\ndata: [DONE]\n\n";
+        let (events, _) = run(sse);
+        assert_eq!(
+            events[0],
+            ModelEvent::Usage {
+                usage: TokenUsage {
+                    input_tokens: Some(5),
+                    output_tokens: Some(2),
+                    total_tokens: Some(7),
+                    ..TokenUsage::default()
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn fragments_before_the_name_are_sent_once_the_call_starts() {
+        let sse = r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"arguments":"{\"a\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+
+"#;
+        let (events, _) = run(sse);
+        assert_eq!(
+            events[..3],
+            [
+                ModelEvent::ToolCallStarted {
+                    call_id: "c1".into(),
+                    name: "f".into()
+                },
+                ModelEvent::ToolCallArgumentsDelta {
+                    call_id: "c1".into(),
+                    delta: "{\"a\":1}".into()
+                },
+                ModelEvent::ToolCallDone {
+                    call_id: "c1".into(),
+                    name: "f".into(),
+                    arguments: "{\"a\":1}".into()
+                },
+            ]
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! Provider configuration: profiles (kind, base URL, model, key source, model
+//! metadata), the TOML config file, the built-in model catalog, and the
+//! resolution of the one profile a session uses.
+//!
+//! Precedence, highest first: explicit flags, the config file, the
+//! environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OPENAI_BASE_URL`),
+//! and finally the offline demo model.
+
+mod catalog;
+mod file;
+mod resolve;
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ProviderError, Result};
+
+pub use catalog::{
+    DEFAULT_COMPACTION_PERCENT, FALLBACK_CONTEXT_WINDOW, FALLBACK_MAX_OUTPUT_TOKENS, MODEL_CATALOG,
+    ModelInfo, default_compaction_threshold, lookup_model,
+};
+pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig};
+pub use resolve::{
+    ANTHROPIC_API_KEY_ENV, EnvLookup, MetadataSource, OPENAI_API_KEY_ENV, OPENAI_BASE_URL_ENV,
+    ProfileFlags, ProfileOrigin, ProviderProfile, ResolvedProfile, load_and_resolve, process_env,
+    resolve, resolve_profile,
+};
+
+/// The wire protocol a profile speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// OpenAI Responses API (`POST {base_url}/responses`).
+    OpenaiResponses,
+    /// OpenAI-compatible Chat Completions (`POST {base_url}/chat/completions`).
+    OpenaiChat,
+    /// Anthropic Messages (`POST {base_url}/messages`).
+    Anthropic,
+    /// The offline demo model: no network, no key.
+    Demo,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 4] = [
+        ProviderKind::OpenaiResponses,
+        ProviderKind::OpenaiChat,
+        ProviderKind::Anthropic,
+        ProviderKind::Demo,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::OpenaiResponses => "openai-responses",
+            ProviderKind::OpenaiChat => "openai-chat",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Demo => "demo",
+        }
+    }
+
+    /// The base URL a profile of this kind uses unless it names one; it
+    /// includes the version segment, so endpoints are `base_url + path`.
+    pub fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat => {
+                Some("https://api.openai.com/v1")
+            }
+            ProviderKind::Anthropic => Some("https://api.anthropic.com/v1"),
+            ProviderKind::Demo => None,
+        }
+    }
+
+    /// The environment variable holding the key unless a profile says
+    /// otherwise.
+    pub fn default_api_key_env(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat => Some(OPENAI_API_KEY_ENV),
+            ProviderKind::Anthropic => Some(ANTHROPIC_API_KEY_ENV),
+            ProviderKind::Demo => None,
+        }
+    }
+
+    /// The model used when a profile of this kind names none.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            ProviderKind::OpenaiResponses => "gpt-5.4",
+            ProviderKind::OpenaiChat => "gpt-4.1-mini",
+            ProviderKind::Anthropic => "claude-sonnet-4-5",
+            ProviderKind::Demo => crate::demo::DEMO_MODEL,
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ProviderKind {
+    type Err = ProviderError;
+
+    fn from_str(s: &str) -> Result<Self> {
+        ProviderKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| ProviderError::InvalidArgument {
+                what: "provider kind",
+                message: format!(
+                    "{s:?} is not one of {}",
+                    ProviderKind::ALL.map(ProviderKind::as_str).join(", ")
+                ),
+            })
+    }
+}
+
+/// Replaces `path` with `bytes` so readers see the old or the new file,
+/// never half of one: a temporary file in the same folder, synced, then
+/// renamed over it. `owner_only` creates the file (and a missing folder)
+/// readable by the user alone.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8], owner_only: bool) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    create_dir(dir, owner_only)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".strata-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if owner_only { 0o600 } else { 0o644 };
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut temp = builder
+        .tempfile_in(dir)
+        .map_err(ProviderError::io("create a temporary file in", dir))?;
+    {
+        use std::io::Write;
+        let file = temp.as_file_mut();
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(ProviderError::io("write", path))?;
+    }
+    temp.persist(path)
+        .map_err(|err| ProviderError::io("replace", path)(err.error))?;
+    Ok(())
+}
+
+fn create_dir(dir: &Path, owner_only: bool) -> Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    if owner_only {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder
+        .create(dir)
+        .map_err(ProviderError::io("create the folder", dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_use_kebab_case_names_everywhere() {
+        for kind in ProviderKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(kind.as_str().parse::<ProviderKind>().unwrap(), kind);
+        }
+        assert_eq!(ProviderKind::OpenaiResponses.as_str(), "openai-responses");
+    }
+
+    #[test]
+    fn an_unknown_kind_lists_the_known_ones() {
+        let err = "openai".parse::<ProviderKind>().unwrap_err().to_string();
+        assert!(
+            err.contains("openai-responses, openai-chat, anthropic, demo"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/config.toml");
+        write_atomically(&path, b"first", false).unwrap();
+        write_atomically(&path, b"second", false).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+}

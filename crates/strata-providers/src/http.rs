@@ -1,0 +1,361 @@
+//! The shared HTTP client and the attempt loop every provider uses: send the
+//! POST, classify failures, retry with backoff while nothing of the attempt
+//! was handed on, and time out streams that go quiet. Dropping the returned
+//! stream drops the in-flight request, which closes the connection.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use strata_protocol::{ModelError, ModelEvent};
+
+use crate::classify::{
+    ErrorDetails, classify_http, classify_stream_error, classify_transport, redact,
+};
+use crate::error::ProviderError;
+use crate::retry::RetryPolicy;
+use crate::secret::ApiKey;
+use crate::wire::{StreamDecoder, decode_events};
+
+/// Transport settings shared by all HTTP providers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpOptions {
+    pub retry: RetryPolicy,
+    /// An attempt fails when no bytes arrive for this long, waiting for the
+    /// response headers included. Reasoning models can think quietly for
+    /// minutes, so the default is generous.
+    pub idle_timeout: Duration,
+    /// How long a non-streaming request may take to answer: such a response
+    /// sends nothing until the whole answer is written.
+    pub response_timeout: Duration,
+    pub connect_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            retry: RetryPolicy::default(),
+            idle_timeout: Duration::from_secs(300),
+            response_timeout: Duration::from_secs(600),
+            connect_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+/// A reqwest client (rustls, no system OpenSSL) plus the transport settings.
+/// Cheap to clone; clones share connections.
+#[derive(Clone, Debug)]
+pub struct HttpClient {
+    client: reqwest::Client,
+    options: HttpOptions,
+}
+
+impl HttpClient {
+    pub fn new(options: HttpOptions) -> Result<Self, ProviderError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| ProviderError::InvalidArgument {
+                what: "HTTP client settings",
+                message: error.to_string(),
+            })?;
+        Ok(Self { client, options })
+    }
+
+    pub fn options(&self) -> &HttpOptions {
+        &self.options
+    }
+}
+
+/// One POST, ready to be sent as many times as the retry policy allows.
+#[derive(Clone)]
+pub(crate) struct PreparedRequest {
+    pub url: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// Only for scrubbing provider messages; the header already holds it.
+    pub key: Option<ApiKey>,
+}
+
+impl PreparedRequest {
+    pub fn new(url: String, body: &Value, key: Option<ApiKey>) -> Self {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        Self {
+            url,
+            headers,
+            body: Bytes::from(body.to_string()),
+            key,
+        }
+    }
+
+    /// Adds a header; a value that is not a valid header (say, a key with a
+    /// newline pasted in) is an invalid request, reported without the value.
+    pub fn header(mut self, name: &'static str, value: &str) -> Result<Self, ModelError> {
+        let mut value = HeaderValue::from_str(value).map_err(|_| ModelError::InvalidRequest {
+            message: format!("the {name} header value has characters a header cannot hold"),
+        })?;
+        if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("x-api-key") {
+            value.set_sensitive(true);
+        }
+        self.headers.insert(HeaderName::from_static(name), value);
+        Ok(self)
+    }
+}
+
+impl std::fmt::Debug for PreparedRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedRequest")
+            .field("url", &self.url)
+            .field("body_bytes", &self.body.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Sends the request once and returns the successful response, or the
+/// classified failure. `idle` bounds the wait for the response headers.
+async fn open(
+    client: &HttpClient,
+    request: &PreparedRequest,
+    idle: Duration,
+) -> Result<reqwest::Response, ModelError> {
+    let send = client
+        .client
+        .post(&request.url)
+        .headers(request.headers.clone())
+        .body(request.body.clone())
+        .send();
+    let response = match tokio::time::timeout(idle, send).await {
+        Err(_) => {
+            return Err(ModelError::Transient {
+                message: format!("no response within {}s", idle.as_secs_f32()),
+            });
+        }
+        Ok(Err(error)) => return Err(classify_transport(&error, false)),
+        Ok(Ok(response)) => response,
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let headers = response.headers().clone();
+    let body = match tokio::time::timeout(idle, response.text()).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) | Err(_) => String::new(),
+    };
+    Err(classify_http(
+        status.as_u16(),
+        &headers,
+        &body,
+        request.key.as_ref(),
+    ))
+}
+
+/// The body as a byte stream that fails when no bytes arrive for `idle`.
+fn body_bytes(
+    response: reqwest::Response,
+    idle: Duration,
+) -> impl Stream<Item = Result<Bytes, ModelError>> + Send {
+    async_stream::stream! {
+        let mut body = std::pin::pin!(response.bytes_stream());
+        loop {
+            match tokio::time::timeout(idle, body.next()).await {
+                Err(_) => {
+                    yield Err(ModelError::StreamInterrupted {
+                        message: format!("no data from the provider for {}s", idle.as_secs_f32()),
+                    });
+                    return;
+                }
+                Ok(None) => return,
+                Ok(Some(Ok(bytes))) => yield Ok(bytes),
+                Ok(Some(Err(error))) => {
+                    yield Err(classify_transport(&error, true));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Streams one response with retries. `make_decoder` gives each attempt a
+/// fresh decoder. A failure is retried only when the policy allows it and
+/// the attempt has handed nothing on; each retry is announced with
+/// [`ModelEvent::Retrying`] (`attempt` is the attempt about to start, `of`
+/// the most there will be).
+pub(crate) fn stream_with_retries<D, F>(
+    client: HttpClient,
+    request: PreparedRequest,
+    make_decoder: F,
+) -> BoxStream<'static, Result<ModelEvent, ModelError>>
+where
+    D: StreamDecoder,
+    F: Fn() -> D + Send + 'static,
+{
+    async_stream::stream! {
+        let policy = client.options.retry.clone();
+        let mut attempt = 1;
+        loop {
+            let error = match open(&client, &request, client.options.idle_timeout).await {
+                Err(error) => error,
+                Ok(response) if is_json(&response) => {
+                    json_instead_of_stream(response, client.options.idle_timeout).await
+                }
+                Ok(response) => {
+                    let bytes = body_bytes(response, client.options.idle_timeout);
+                    let mut events = std::pin::pin!(decode_events(make_decoder(), bytes));
+                    let mut handed_on = false;
+                    let mut failure = None;
+                    while let Some(event) = events.next().await {
+                        match event {
+                            Ok(event) => {
+                                handed_on = true;
+                                yield Ok(event);
+                            }
+                            Err(error) => {
+                                failure = Some(error);
+                                break;
+                            }
+                        }
+                    }
+                    match failure {
+                        None => return,
+                        Some(error) if handed_on => {
+                            yield Err(scrubbed(error, request.key.as_ref()));
+                            return;
+                        }
+                        Some(error) => error,
+                    }
+                }
+            };
+            let error = scrubbed(error, request.key.as_ref());
+            match policy.delay_after(attempt, &error) {
+                Some(delay) => {
+                    attempt += 1;
+                    tracing::info!(attempt, of = policy.max_attempts, delay_ms = millis(delay), cause = %error, "retrying model request");
+                    yield Ok(ModelEvent::Retrying {
+                        attempt,
+                        of: policy.max_attempts,
+                        delay_ms: millis(delay),
+                        cause: error.to_string(),
+                    });
+                    tokio::time::sleep(delay).await;
+                }
+                None => {
+                    yield Err(error);
+                    return;
+                }
+            }
+        }
+    }
+    .boxed()
+}
+
+/// Sends a non-streaming request with retries and parses its JSON body
+/// with `parse`; an error `parse` reports (a failed response in a 200 body)
+/// is retried like any other when it is retryable.
+pub(crate) async fn json_with_retries<T>(
+    client: &HttpClient,
+    request: &PreparedRequest,
+    parse: impl Fn(&Value) -> Result<T, ModelError>,
+) -> Result<T, ModelError> {
+    let policy = &client.options.retry;
+    let mut attempt = 1;
+    loop {
+        let result = match open(client, request, client.options.response_timeout).await {
+            Ok(response) => read_json(response, client.options.idle_timeout)
+                .await
+                .and_then(|body| parse(&body)),
+            Err(error) => Err(error),
+        };
+        let error = match result {
+            Ok(value) => return Ok(value),
+            Err(error) => scrubbed(error, request.key.as_ref()),
+        };
+        match policy.delay_after(attempt, &error) {
+            Some(delay) => {
+                attempt += 1;
+                tracing::info!(attempt, of = policy.max_attempts, delay_ms = millis(delay), cause = %error, "retrying model request");
+                tokio::time::sleep(delay).await;
+            }
+            None => return Err(error),
+        }
+    }
+}
+
+fn is_json(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"))
+}
+
+/// Some servers answer a streaming request that failed early with a plain
+/// JSON error body and status 200; classify that error instead of reporting
+/// an empty stream.
+async fn json_instead_of_stream(response: reqwest::Response, idle: Duration) -> ModelError {
+    match read_json(response, idle).await {
+        Ok(body) if body.get("error").is_some_and(|e| !e.is_null()) => {
+            classify_stream_error(&ErrorDetails::from_value(&body), None)
+        }
+        Ok(_) => ModelError::InvalidRequest {
+            message: "the provider answered with JSON instead of an event stream".to_string(),
+        },
+        Err(error) => error,
+    }
+}
+
+async fn read_json(response: reqwest::Response, idle: Duration) -> Result<Value, ModelError> {
+    let mut body = Vec::new();
+    let mut bytes = std::pin::pin!(body_bytes(response, idle));
+    while let Some(chunk) = bytes.next().await {
+        body.extend_from_slice(&chunk?);
+    }
+    serde_json::from_slice(&body).map_err(|error| ModelError::Transient {
+        message: format!("the provider sent a malformed response body ({error})"),
+    })
+}
+
+/// Transport messages can quote URLs and provider text; scrub them once
+/// more before they are shown or recorded.
+fn scrubbed(error: ModelError, key: Option<&ApiKey>) -> ModelError {
+    let clean = |message: String| redact(&message, key);
+    match error {
+        ModelError::ContextOverflow { message } => ModelError::ContextOverflow {
+            message: clean(message),
+        },
+        ModelError::RateLimited {
+            retry_after_ms,
+            message,
+        } => ModelError::RateLimited {
+            retry_after_ms,
+            message: clean(message),
+        },
+        ModelError::QuotaExhausted { message } => ModelError::QuotaExhausted {
+            message: clean(message),
+        },
+        ModelError::Auth { message } => ModelError::Auth {
+            message: clean(message),
+        },
+        ModelError::InvalidRequest { message } => ModelError::InvalidRequest {
+            message: clean(message),
+        },
+        ModelError::Transient { message } => ModelError::Transient {
+            message: clean(message),
+        },
+        ModelError::StreamInterrupted { message } => ModelError::StreamInterrupted {
+            message: clean(message),
+        },
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

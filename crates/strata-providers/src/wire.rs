@@ -1,0 +1,165 @@
+//! From bytes to [`ModelEvent`]s: the SSE layer feeds one provider-specific
+//! decoder, the same way for a live HTTP body and for a recorded fixture.
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+use strata_protocol::{ModelError, ModelEvent};
+
+use crate::sse::{SseEvent, sse_stream};
+
+/// The three wire protocols spoken over HTTP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WireFormat {
+    OpenAiResponses,
+    ChatCompletions,
+    AnthropicMessages,
+}
+
+/// Whether a decoder has seen its stream's terminal event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    Done,
+}
+
+/// Turns one provider's SSE events into model events.
+pub(crate) trait StreamDecoder: Send + 'static {
+    /// Handles one event, pushing what it yields to `out`.
+    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<ModelEvent>)
+    -> Result<Flow, ModelError>;
+
+    /// The bytes ended before the terminal event: a lenient finish where the
+    /// protocol allows one, else [`ModelError::StreamInterrupted`].
+    fn on_end(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ModelError>;
+}
+
+pub(crate) fn decoder_for(format: WireFormat) -> Box<dyn StreamDecoder> {
+    match format {
+        WireFormat::OpenAiResponses => Box::new(crate::openai_responses::ResponsesDecoder::new()),
+        WireFormat::ChatCompletions => Box::new(crate::chat::ChatDecoder::new()),
+        WireFormat::AnthropicMessages => Box::new(crate::anthropic::AnthropicDecoder::new()),
+    }
+}
+
+impl StreamDecoder for Box<dyn StreamDecoder> {
+    fn on_event(
+        &mut self,
+        event: &SseEvent,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Flow, ModelError> {
+        (**self).on_event(event, out)
+    }
+
+    fn on_end(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        (**self).on_end(out)
+    }
+}
+
+/// Decodes a byte stream (an HTTP body or a recorded fixture cut into any
+/// chunks) into the events of one response. Used by every provider and by
+/// tests that replay recorded streams.
+pub fn replay(
+    format: WireFormat,
+    bytes: impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
+) -> BoxStream<'static, Result<ModelEvent, ModelError>> {
+    decode_events(decoder_for(format), bytes).boxed()
+}
+
+pub(crate) fn decode_events<D, S>(
+    mut decoder: D,
+    bytes: S,
+) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send
+where
+    D: StreamDecoder,
+    S: Stream<Item = Result<Bytes, ModelError>> + Send,
+{
+    async_stream::stream! {
+        let mut events = std::pin::pin!(sse_stream(bytes));
+        let mut out = Vec::new();
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => {
+                    yield Err(error);
+                    return;
+                }
+            };
+            let flow = decoder.on_event(&event, &mut out);
+            for item in std::mem::take(&mut out) {
+                yield Ok(item);
+            }
+            match flow {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Done) => return,
+                Err(error) => {
+                    yield Err(error);
+                    return;
+                }
+            }
+        }
+        let end = decoder.on_end(&mut out);
+        for item in std::mem::take(&mut out) {
+            yield Ok(item);
+        }
+        if let Err(error) = end {
+            yield Err(error);
+        }
+    }
+}
+
+/// Parses an event's JSON payload; a malformed payload ends the stream, as
+/// skipping it could silently lose text or corrupt a tool call's arguments.
+pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, ModelError> {
+    serde_json::from_str(&event.data).map_err(|error| ModelError::StreamInterrupted {
+        message: format!(
+            "the provider sent a malformed {:?} event ({error})",
+            event.event
+        ),
+    })
+}
+
+pub(crate) fn interrupted(what: &str) -> ModelError {
+    ModelError::StreamInterrupted {
+        message: format!("the stream ended {what}"),
+    }
+}
+
+/// `""` and whitespace become `"{}"`: a tool called with no arguments.
+pub(crate) fn arguments_or_empty_object(arguments: &str) -> String {
+    if arguments.trim().is_empty() {
+        "{}".to_string()
+    } else {
+        arguments.to_string()
+    }
+}
+
+pub(crate) fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+pub(crate) fn u64_field(value: &Value, key: &str) -> Option<u64> {
+    value.get(key).and_then(Value::as_u64)
+}
+
+/// Runs a decoder over SSE text synchronously, for unit tests.
+#[cfg(test)]
+pub(crate) fn run_decoder(
+    mut decoder: impl StreamDecoder,
+    sse: &str,
+) -> (Vec<ModelEvent>, Option<ModelError>) {
+    let mut sse_decoder = crate::sse::SseDecoder::new();
+    let mut events = sse_decoder.push(sse.as_bytes());
+    events.extend(sse_decoder.finish());
+    let mut out = Vec::new();
+    for event in events {
+        match decoder.on_event(&event, &mut out) {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Done) => return (out, None),
+            Err(error) => return (out, Some(error)),
+        }
+    }
+    let end = decoder.on_end(&mut out);
+    (out, end.err())
+}

@@ -1,0 +1,122 @@
+//! `create_response` against the recorded non-streaming bodies, served by a
+//! local server: items, stop reason and normalised usage.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use strata_core::ModelGateway;
+use strata_protocol::{ModelRequest, ResponseItem, StopReason, TokenUsage};
+use strata_providers::{AnthropicGateway, ChatCompletionsGateway, OpenAiResponsesGateway};
+use support::*;
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        model: "requested-model".into(),
+        input: vec![ResponseItem::system("sum up"), ResponseItem::user("hello")],
+        tools: vec![],
+        tool_choice: None,
+        max_output_tokens: Some(1000),
+    }
+}
+
+fn json_reply(path: &str) -> Reply {
+    Reply::Full {
+        status: 200,
+        headers: vec![],
+        body: fixture(path),
+    }
+}
+
+#[tokio::test]
+async fn responses_non_streaming_body_parses_with_cached_and_reasoning_tokens() {
+    let server = TestServer::start(vec![json_reply(
+        "openai-responses/nonstream_gpt-5.3-codex_cached-tokens.json",
+    )])
+    .await;
+    let gateway = OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k")));
+    let response = gateway.create_response(request()).await.unwrap();
+    assert_eq!(response.model, "gpt-5.3-codex");
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        response.usage,
+        Some(TokenUsage {
+            input_tokens: Some(7243),
+            cached_input_tokens: Some(3072),
+            output_tokens: Some(423),
+            reasoning_output_tokens: Some(58),
+            total_tokens: Some(7666),
+        })
+    );
+    assert_eq!(
+        response.usage.as_ref().unwrap().context_tokens(),
+        Some(7666)
+    );
+    // Two assistant messages (commentary, then the final answer).
+    assert_eq!(response.items.len(), 2);
+    let text = response.text();
+    assert!(text.starts_with("I\u{2019}ll quickly check reliable, up-to-date sources"));
+    assert!(text.ends_with("with only same-day / last-48-hours items."));
+    let sent = server.received()[0].json();
+    assert_eq!(sent["stream"], false);
+    assert_eq!(sent["instructions"], "sum up");
+}
+
+#[tokio::test]
+async fn chat_non_streaming_body_parses_with_usage() {
+    let server = TestServer::start(vec![json_reply(
+        "chat-completions/nonstream_openai-gpt-4.1-nano_text.json",
+    )])
+    .await;
+    let gateway = ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(None));
+    let response = gateway.create_response(request()).await.unwrap();
+    assert_eq!(response.model, "gpt-4.1-nano-2025-04-14");
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        response.usage,
+        Some(TokenUsage {
+            input_tokens: Some(16),
+            cached_input_tokens: Some(0),
+            output_tokens: Some(363),
+            reasoning_output_tokens: Some(0),
+            total_tokens: Some(379),
+        })
+    );
+    let text = response.text();
+    assert_eq!(text.chars().count(), 1842);
+    assert!(text.starts_with("**Holiday Name:** Galaxy Day"));
+    assert!(text.ends_with("inspiring individuals to look up and dream beyond our world."));
+    let sent = server.received()[0].json();
+    assert_eq!(sent["stream"], false);
+    assert!(sent.get("stream_options").is_none());
+}
+
+#[tokio::test]
+async fn anthropic_non_streaming_body_parses_with_normalised_usage() {
+    let server = TestServer::start(vec![json_reply(
+        "anthropic/nonstream_claude-sonnet-4-5_text.json",
+    )])
+    .await;
+    let gateway = AnthropicGateway::new(client(fast_options(1)), server.endpoint(Some("k")));
+    let response = gateway.create_response(request()).await.unwrap();
+    assert_eq!(response.model, "claude-sonnet-4-5-20250929");
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        response.usage,
+        Some(TokenUsage {
+            input_tokens: Some(12),
+            cached_input_tokens: Some(0),
+            output_tokens: Some(29),
+            reasoning_output_tokens: None,
+            total_tokens: None,
+        })
+    );
+    assert_eq!(
+        response.text(),
+        "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?"
+    );
+    let sent = server.received()[0].json();
+    assert_eq!(sent["stream"], false);
+    assert_eq!(sent["max_tokens"], 1000);
+    assert_eq!(sent["system"], "sum up");
+}
