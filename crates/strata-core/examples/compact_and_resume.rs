@@ -2,6 +2,9 @@
 //! decision, a summary, and a resume that sees the compacted history.
 //! (`cargo run -p strata-core --example compact_and_resume`)
 
+// An example talks to its reader on stdout.
+#![allow(clippy::print_stdout)]
+
 use std::error::Error;
 
 use strata_core::SessionStore;

@@ -1,6 +1,7 @@
 //! Strata's core: pure decisions (when to compact, what survives) and the
 //! append-only session store they are replayed from. No Tauri, no HTTP.
 
+pub mod agent;
 pub mod compaction;
 pub mod error;
 pub mod gateway;
@@ -10,6 +11,10 @@ pub mod session;
 pub mod store;
 pub mod tools;
 
+pub use agent::{
+    Agent, AgentConfig, AgentParts, ApprovalBroker, CompactOutcome, EventReceiver, EventSender,
+    TurnReport, event_channel,
+};
 pub use error::{CoreError, Result};
 pub use gateway::ModelGateway;
 pub use history::{Applied, History};

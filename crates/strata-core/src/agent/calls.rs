@@ -1,0 +1,213 @@
+//! Running a round's function calls in order: prepare, approve, execute,
+//! commit the output. Every call gets exactly one output, cancelled or not.
+
+use std::time::Duration;
+
+use strata_protocol::{
+    ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, FullToolOutput, FunctionCall,
+    FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, ToolCallStatus, TurnId,
+};
+
+use super::Agent;
+use crate::error::Result;
+use crate::tools::{ApprovalCheck, CancellationToken, ToolOutcome};
+
+/// How a wait for approval ended.
+enum Answer {
+    Decided(ApprovalDecision),
+    /// The broker is non-interactive, or the request vanished unanswered.
+    NoOneToAsk,
+    Cancelled,
+}
+
+impl Agent {
+    /// Runs `calls` in order. Returns whether the turn was cancelled; then
+    /// the call that was running and every later one have cancelled outputs.
+    pub(super) async fn run_calls(
+        &mut self,
+        turn_id: TurnId,
+        calls: &[FunctionCall],
+        cancel: &CancellationToken,
+    ) -> Result<bool> {
+        let mut cancelled = false;
+        for call in calls {
+            self.events.mainline(MainlineEvent::ToolCallStarted {
+                turn_id,
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            let outcome = if cancelled || cancel.is_cancelled() {
+                cancelled = true;
+                plain_outcome(
+                    format!(
+                        "The user cancelled the turn before this {} call ran; it was not run.",
+                        call.name
+                    ),
+                    ToolCallStatus::Cancelled,
+                )
+            } else {
+                let outcome = self.run_call(turn_id, call, cancel).await?;
+                // A call that ignores cancellation (a write) still reports
+                // what it did; the calls after it do not run.
+                cancelled = outcome.status == ToolCallStatus::Cancelled || cancel.is_cancelled();
+                outcome
+            };
+            self.commit_output(turn_id, call, outcome)?;
+        }
+        Ok(cancelled)
+    }
+
+    async fn run_call(
+        &mut self,
+        turn_id: TurnId,
+        call: &FunctionCall,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutcome> {
+        let prepared = match self.tools.prepare(&call.name, &call.arguments) {
+            Ok(prepared) => prepared,
+            Err(error) => return Ok(self.tools.error_outcome(&error)),
+        };
+        match self.approvals.check(&prepared, &call.call_id) {
+            ApprovalCheck::Run => {}
+            ApprovalCheck::Refuse(error) => return Ok(self.tools.error_outcome(&error)),
+            ApprovalCheck::Ask(request) => match self.ask(turn_id, &request, cancel).await {
+                Answer::Decided(decision) => {
+                    self.record_decision(turn_id, &request, decision)?;
+                    if let Err(error) = self.approvals.resolve(&prepared, decision) {
+                        return Ok(self.tools.error_outcome(&error));
+                    }
+                }
+                Answer::NoOneToAsk => {
+                    self.record_decision(turn_id, &request, ApprovalDecision::Deny)?;
+                    return Ok(plain_outcome(
+                        format!(
+                            "Not run: this call needs the user's approval (approval policy \
+                             ask), but no one can answer approval requests in this session (it \
+                             is not interactive). The call: {}. Do not retry it; tell the user \
+                             what you wanted to do so they can do it or change the approval \
+                             policy.",
+                            request.summary()
+                        ),
+                        ToolCallStatus::Denied,
+                    ));
+                }
+                Answer::Cancelled => {
+                    return Ok(plain_outcome(
+                        format!(
+                            "The user cancelled the turn while this {} call waited for \
+                             approval; it was not run.",
+                            call.name
+                        ),
+                        ToolCallStatus::Cancelled,
+                    ));
+                }
+            },
+        }
+        let mut outcome = self.tools.execute(&prepared, cancel).await;
+        if outcome.status == ToolCallStatus::Cancelled {
+            // The tool says it stopped; the model should also know why.
+            let note = "\n[The user cancelled this call.]";
+            outcome.output.push_str(note);
+            if let Some(full) = outcome.full_output.as_mut() {
+                full.push_str(note);
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Registers the request, announces it, and waits for the answer or the
+    /// cancellation.
+    async fn ask(
+        &mut self,
+        turn_id: TurnId,
+        request: &ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> Answer {
+        let pending = self.broker.register(&request.call_id);
+        // Announced even with no one to ask, so a front end (and a --json
+        // log) shows what was refused and why.
+        self.events.mainline(MainlineEvent::ApprovalRequested {
+            turn_id,
+            call_id: request.call_id.clone(),
+            tool: request.tool.clone(),
+            summary: request.summary(),
+            detail: request.detail().to_owned(),
+        });
+        let Some(mut pending) = pending else {
+            return Answer::NoOneToAsk;
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Answer::Cancelled,
+            decision = pending.decision() => decision.map_or(Answer::NoOneToAsk, Answer::Decided),
+        }
+    }
+
+    fn record_decision(
+        &mut self,
+        turn_id: TurnId,
+        request: &ApprovalRequest,
+        decision: ApprovalDecision,
+    ) -> Result<()> {
+        self.session
+            .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+                call_id: request.call_id.clone(),
+                tool: request.tool.clone(),
+                decision,
+            }))?;
+        self.events.mainline(MainlineEvent::ApprovalResolved {
+            turn_id,
+            call_id: request.call_id.clone(),
+            decision,
+        });
+        Ok(())
+    }
+
+    /// Commits the call's output (and its full text when it was capped).
+    fn commit_output(
+        &mut self,
+        turn_id: TurnId,
+        call: &FunctionCall,
+        outcome: ToolOutcome,
+    ) -> Result<()> {
+        let item_id = ItemId::new();
+        let item = ResponseItem::FunctionCallOutput(FunctionCallOutput {
+            id: item_id,
+            call_id: call.call_id.clone(),
+            output: outcome.output.clone(),
+        });
+        self.session.commit_item(item.clone())?;
+        if let Some(full) = outcome.full_output {
+            self.session
+                .append(RecordBody::FullToolOutput(FullToolOutput {
+                    call_id: call.call_id.clone(),
+                    item_id,
+                    output: full,
+                }))?;
+        }
+        self.events
+            .mainline(MainlineEvent::MessageCommitted { turn_id, item });
+        self.events.mainline(MainlineEvent::ToolCallFinished {
+            turn_id,
+            call_id: call.call_id.clone(),
+            name: call.name.clone(),
+            status: outcome.status,
+            output: outcome.output,
+            duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+        });
+        Ok(())
+    }
+}
+
+/// An outcome for a call that did not run. The texts are ours and short,
+/// and what they quote (an approval summary) is already redacted.
+fn plain_outcome(output: String, status: ToolCallStatus) -> ToolOutcome {
+    ToolOutcome {
+        output,
+        full_output: None,
+        status,
+        exit_code: None,
+        duration: Duration::ZERO,
+    }
+}

@@ -1,0 +1,312 @@
+//! Compaction in the live loop: the check after each round, the summary
+//! call (folding the oldest items out of its input when it fails), and the
+//! commit through [`LiveSession::commit_compaction`](crate::LiveSession::commit_compaction).
+
+use std::time::Instant;
+
+use strata_protocol::{
+    CompactionMetadata, CompactionSummary, CompactionTrigger, DebugEvent, ItemId, ModelError,
+    ResponseItem, Role, TokenUsage, TurnId,
+};
+
+use super::{Agent, CompactOutcome};
+use crate::compaction::{
+    CompactionDecision, CompactionPlan, build_compaction_summary_request, decide_compaction,
+};
+use crate::error::Result;
+use crate::tools::CancellationToken;
+
+/// Summary requests per compaction: the whole history, then with the oldest
+/// half of what remains folded out, and so on.
+pub const MAX_SUMMARY_ATTEMPTS: u32 = 4;
+
+/// A rough token count of `items` as a model would see them: one token per
+/// four characters, rounded up. Used only to warn that a compaction did not
+/// bring the history under the threshold; decisions use reported usage.
+pub fn estimate_tokens(items: &[ResponseItem]) -> u64 {
+    let chars: usize = items
+        .iter()
+        .map(|item| match item {
+            ResponseItem::Message(message) => message.content.chars().count(),
+            ResponseItem::FunctionCall(call) => {
+                call.name.chars().count() + call.arguments.chars().count()
+            }
+            ResponseItem::FunctionCallOutput(output) => output.output.chars().count(),
+            ResponseItem::CompactionSummary(summary) => summary.model_text().chars().count(),
+            ResponseItem::Reasoning(reasoning) => reasoning.payload.to_string().chars().count(),
+        })
+        .sum();
+    u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX)
+}
+
+/// Why and with what figures a compaction is attempted.
+pub(super) struct CompactionCause<'a> {
+    pub trigger: CompactionTrigger,
+    pub reason: String,
+    pub context_tokens: Option<u64>,
+    pub threshold: u64,
+    pub focus: Option<&'a str>,
+    pub turn_id: Option<TurnId>,
+}
+
+enum Summarized {
+    Done {
+        text: String,
+        model: String,
+        usage: Option<TokenUsage>,
+        /// Oldest non-leading items left out of the summary's input.
+        left_out: usize,
+    },
+    Failed {
+        attempts: u32,
+        message: String,
+    },
+    Cancelled,
+}
+
+impl Agent {
+    /// Compacts now, outside a turn (trigger `manual`), e.g. for `/compact
+    /// [focus]`. `focus` steers what the summary stresses.
+    pub async fn compact_now(
+        &mut self,
+        focus: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let focus = focus.as_deref().map(str::trim).filter(|f| !f.is_empty());
+        let reason = match focus {
+            Some(focus) => format!("Compaction requested by the user, focusing on: {focus}"),
+            None => "Compaction requested by the user".to_owned(),
+        };
+        let cause = CompactionCause {
+            trigger: CompactionTrigger::Manual,
+            reason,
+            context_tokens: self
+                .session
+                .history()
+                .last_usage()
+                .and_then(TokenUsage::context_tokens),
+            threshold: self.threshold(),
+            focus,
+            turn_id: None,
+        };
+        self.compact(cause, &cancel).await
+    }
+
+    /// The check after a round: compacts when `usage`, what that round
+    /// reported, reached the threshold. A round that reported none never
+    /// compacts on an earlier round's figure, which predates its items (and
+    /// would retry a failed summary after every round). `None` when no
+    /// compaction was due.
+    pub(super) async fn compaction_check(
+        &mut self,
+        turn_id: TurnId,
+        usage: Option<&TokenUsage>,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CompactOutcome>> {
+        let items = self.session.history().items();
+        let decision = decide_compaction(usage, self.threshold(), items);
+        match decision {
+            CompactionDecision::Skip(_) => Ok(None),
+            CompactionDecision::Compact {
+                context_tokens,
+                threshold,
+                reason,
+            } => {
+                let cause = CompactionCause {
+                    trigger: CompactionTrigger::Auto,
+                    reason,
+                    context_tokens: Some(context_tokens),
+                    threshold,
+                    focus: None,
+                    turn_id: Some(turn_id),
+                };
+                self.compact(cause, cancel).await.map(Some)
+            }
+        }
+    }
+
+    pub(super) async fn compact(
+        &mut self,
+        cause: CompactionCause<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let started = Instant::now();
+        let items = self.session.history().items().to_vec();
+        let plan = CompactionPlan::for_history(&items);
+        if plan.removed() == 0 {
+            return Ok(CompactOutcome::NothingToCompact { items: items.len() });
+        }
+        let (text, model, usage, left_out) = match self.summarize(&items, cause.focus, cancel).await
+        {
+            Summarized::Done {
+                text,
+                model,
+                usage,
+                left_out,
+            } => (text, model, usage, left_out),
+            Summarized::Failed { attempts, message } => {
+                self.events.debug(DebugEvent::SummaryFailed {
+                    turn_id: cause.turn_id,
+                    attempts,
+                    message: message.clone(),
+                });
+                return Ok(CompactOutcome::SummaryFailed { attempts, message });
+            }
+            Summarized::Cancelled => return Ok(CompactOutcome::Cancelled),
+        };
+        let mut reason = cause.reason;
+        if left_out > 0 {
+            reason.push_str(&format!(
+                " (the {left_out} oldest items were left out of the summary: the whole \
+                 history was too long to summarize)"
+            ));
+        }
+        let summary = CompactionSummary {
+            id: ItemId::new(),
+            summary: text,
+            metadata: CompactionMetadata {
+                trigger: cause.trigger,
+                reason,
+                context_tokens: cause.context_tokens,
+                threshold: Some(cause.threshold),
+                removed: u32::try_from(plan.removed()).unwrap_or(u32::MAX),
+                kept: u32::try_from(plan.kept()).unwrap_or(u32::MAX),
+                summarizer_model: model,
+                summarizer_usage: usage,
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            },
+        };
+        self.session.commit_compaction(summary.clone())?;
+        let history_items = self.session.history().len();
+        self.events.debug(DebugEvent::HistoryCompacted {
+            turn_id: cause.turn_id,
+            summary: summary.clone(),
+            history_items: u32::try_from(history_items).unwrap_or(u32::MAX),
+        });
+        let estimated_tokens = estimate_tokens(self.session.history().items());
+        if estimated_tokens >= cause.threshold {
+            self.events.debug(DebugEvent::CompactionIneffective {
+                summary_item_id: summary.id,
+                estimated_tokens,
+                threshold: cause.threshold,
+            });
+        }
+        Ok(CompactOutcome::Compacted(summary))
+    }
+
+    /// Asks the model for a summary of `items`. A failed attempt is retried
+    /// with the oldest half of the non-leading items folded out (a note says
+    /// how many), up to [`MAX_SUMMARY_ATTEMPTS`] attempts; errors no smaller
+    /// input can fix (credentials, quota) stop at once.
+    async fn summarize(
+        &self,
+        items: &[ResponseItem],
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Summarized {
+        let leading = items
+            .iter()
+            .take_while(|item| {
+                item.is_message_with_role(Role::System)
+                    || item.is_message_with_role(Role::Developer)
+            })
+            .count();
+        let mut left_out = 0usize;
+        let mut attempts = 0u32;
+        let message = loop {
+            attempts += 1;
+            let input = summary_input(items, leading, left_out);
+            let request = build_compaction_summary_request(&input, focus, &self.config.model);
+            let response = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Summarized::Cancelled,
+                response = self.gateway.create_response(request) => response,
+            };
+            let (message, fatal) = match response {
+                Ok(response) => {
+                    let text = response.text().trim().to_owned();
+                    if !text.is_empty() {
+                        let model = if response.model.is_empty() {
+                            self.config.model.clone()
+                        } else {
+                            response.model
+                        };
+                        return Summarized::Done {
+                            text,
+                            model,
+                            usage: response.usage,
+                            left_out,
+                        };
+                    }
+                    ("the summarizer returned no text".to_owned(), false)
+                }
+                Err(error) => {
+                    let fatal = match &error {
+                        ModelError::Auth { .. } | ModelError::QuotaExhausted { .. } => true,
+                        ModelError::ContextOverflow { .. }
+                        | ModelError::RateLimited { .. }
+                        | ModelError::InvalidRequest { .. }
+                        | ModelError::Transient { .. }
+                        | ModelError::StreamInterrupted { .. } => false,
+                    };
+                    (error.to_string(), fatal)
+                }
+            };
+            let remaining = items.len() - leading - left_out;
+            if fatal || attempts >= MAX_SUMMARY_ATTEMPTS || remaining <= 1 {
+                break message;
+            }
+            left_out += remaining / 2;
+        };
+        Summarized::Failed { attempts, message }
+    }
+}
+
+/// The leading messages, a note when items were left out, then the rest.
+fn summary_input(items: &[ResponseItem], leading: usize, left_out: usize) -> Vec<ResponseItem> {
+    let mut input = items[..leading].to_vec();
+    if left_out > 0 {
+        input.push(ResponseItem::message(
+            Role::Developer,
+            format!(
+                "({left_out} earlier items of this conversation are not shown: the whole \
+                 transcript was too long to summarize.)"
+            ),
+        ));
+    }
+    input.extend_from_slice(&items[leading + left_out..]);
+    input
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_is_a_quarter_of_the_characters_rounded_up() {
+        assert_eq!(estimate_tokens(&[]), 0);
+        assert_eq!(estimate_tokens(&[ResponseItem::user("abcde")]), 2);
+        let items = [
+            ResponseItem::user("é".repeat(8)),
+            ResponseItem::function_call("c", "ab", "{}"),
+            ResponseItem::function_call_output("c", "xyzw"),
+        ];
+        assert_eq!(estimate_tokens(&items), 4);
+    }
+
+    #[test]
+    fn summary_input_keeps_the_leading_messages_and_notes_what_was_left_out() {
+        let items = vec![
+            ResponseItem::system("sys"),
+            ResponseItem::user("one"),
+            ResponseItem::assistant("two"),
+            ResponseItem::user("three"),
+        ];
+        assert_eq!(summary_input(&items, 1, 0), items);
+        let folded = summary_input(&items, 1, 2);
+        assert_eq!(folded.len(), 3);
+        assert_eq!(folded[0], items[0]);
+        assert!(folded[1].is_message_with_role(Role::Developer));
+        assert_eq!(folded[2], items[3]);
+    }
+}

@@ -1,0 +1,310 @@
+//! The agent: the sampling loop that runs a person's turn round by round
+//! over a [`LiveSession`], the tools with their approvals, compaction at the
+//! round boundary, and the events every front end consumes.
+//!
+//! # A turn
+//!
+//! `turn_started`, the user message, then rounds. Each round appends its
+//! `round` record, streams a response, and only once the stream finished
+//! commits the model's items (reasoning, the assistant message, the function
+//! calls) and the usage; then it runs the calls in order, committing each
+//! output; then the compaction check, on the usage that round reported. A
+//! round without calls ends the turn (`completed`), as does the round limit
+//! (`round_limit`). `turn_finished` is written (and synced) last.
+//!
+//! # Cancellation and failures
+//!
+//! - Cancelled while streaming: the half-streamed response is **not
+//!   committed at all** (its text deltas were shown, but the model will not
+//!   see them). Committing a partial message would put words in the model's
+//!   mouth it never finished saying, and a partial function call can never
+//!   be run; dropping the round keeps history exactly as it was before it.
+//! - Cancelled during a tool or an approval wait: that call's output says the
+//!   user cancelled it, and every later call of the round gets a cancelled
+//!   output too, so no call is left without an output.
+//! - A model error that survived the provider's retries ends the turn with an
+//!   `error` record and a mainline error event. Nothing of the failed round
+//!   was committed, since items are committed only after a finished stream.
+//! - A round rejected with [`ModelError::ContextOverflow`] compacts the
+//!   history and is sent again once; a second overflow fails the turn.
+//! - A store failure ends [`Agent::run_turn`] with `Err`: the file can no
+//!   longer be trusted to match the history, so nothing more is attempted.
+//!
+//! # Wiring a front end
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use futures::future::BoxFuture;
+//! use futures::stream::{self, BoxStream, StreamExt};
+//! use strata_core::agent::{Agent, AgentConfig, AgentParts, ApprovalBroker, event_channel};
+//! use strata_core::tools::{CancellationToken, SessionApprovals, ToolConfig, ToolRegistry};
+//! use strata_core::{ModelGateway, SessionStore};
+//! use strata_protocol::*;
+//!
+//! /// A model that always says hello.
+//! struct Hello;
+//!
+//! impl ModelGateway for Hello {
+//!     fn stream_response(&self, _: ModelRequest) -> BoxStream<'static, Result<ModelEvent, ModelError>> {
+//!         let events = [
+//!             ModelEvent::TextDelta { delta: "Hello!".into() },
+//!             ModelEvent::Finished { stop_reason: StopReason::EndTurn },
+//!         ];
+//!         stream::iter(events.map(Ok)).boxed()
+//!     }
+//!
+//!     fn create_response(&self, _: ModelRequest) -> BoxFuture<'static, Result<ModelResponse, ModelError>> {
+//!         Box::pin(async { Err(ModelError::InvalidRequest { message: "no summaries".into() }) })
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let home = tempfile::tempdir()?;
+//! # let workspace = tempfile::tempdir()?;
+//! let store = SessionStore::new(home.path().join("sessions"));
+//! let (events, mut received) = event_channel();
+//! let broker = ApprovalBroker::interactive(); // or non_interactive() without a terminal
+//! let parts = AgentParts {
+//!     gateway: Arc::new(Hello),
+//!     tools: ToolRegistry::new(workspace.path(), ToolConfig::default())?,
+//!     approvals: SessionApprovals::new(ApprovalPolicy::Ask),
+//!     config: AgentConfig::new("demo", "strata-demo"),
+//!     events,
+//!     broker: broker.clone(), // answer with broker.answer(call_id, decision)
+//! };
+//! let mut agent = Agent::start(&store, parts)?; // or Agent::resume(store.open_writer(id)?, parts)
+//! let cancel = CancellationToken::new(); // cancel.cancel() stops the turn cleanly
+//! let report = agent.run_turn("Hi", cancel).await?;
+//! assert_eq!(report.outcome, TurnOutcome::Completed);
+//! while let Ok(envelope) = received.try_recv() {
+//!     if let AgentEvent::Mainline(MainlineEvent::TextDelta { delta, .. }) = envelope.event {
+//!         assert_eq!(delta, "Hello!");
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod approvals;
+mod calls;
+mod compact;
+mod events;
+mod prompt;
+mod stream;
+mod turn;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use strata_protocol::{
+    ApprovalPolicy, CompactionSummary, ModelError, ResponseItem, Role, SessionId, TurnId,
+    TurnOutcome,
+};
+
+pub use approvals::ApprovalBroker;
+pub use compact::{MAX_SUMMARY_ATTEMPTS, estimate_tokens};
+pub use events::{EventReceiver, EventSender, event_channel};
+pub use prompt::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, agents_instructions, default_system_prompt};
+
+use crate::compaction::DEFAULT_COMPACTION_THRESHOLD;
+use crate::error::Result;
+use crate::gateway::ModelGateway;
+use crate::history::History;
+use crate::session::LiveSession;
+use crate::store::SessionStore;
+use crate::tools::{SessionApprovals, ToolRegistry};
+use events::EventEmitter;
+
+/// Rounds a turn may run before it stops with `round_limit`.
+pub const DEFAULT_MAX_ROUNDS: u32 = 32;
+
+/// How an agent talks to its model and when it compacts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// Recorded in every `round` record (`openai-responses`, `demo`, ...).
+    pub provider_kind: String,
+    pub model: String,
+    /// Reported `context_tokens` at or above this compacts the history.
+    pub compact_threshold: u64,
+    pub max_rounds: u32,
+    pub max_output_tokens: Option<u32>,
+    /// The model's context window, when known; it caps the threshold (see
+    /// [`Self::effective_threshold`]).
+    pub context_window: Option<u64>,
+}
+
+impl AgentConfig {
+    pub fn new(provider_kind: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            provider_kind: provider_kind.into(),
+            model: model.into(),
+            compact_threshold: DEFAULT_COMPACTION_THRESHOLD,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            max_output_tokens: None,
+            context_window: None,
+        }
+    }
+
+    /// The threshold compaction uses: the configured one, but never above
+    /// the context window less the output budget, where it could only ever
+    /// be reached by overflowing.
+    pub fn effective_threshold(&self) -> u64 {
+        match self.context_window {
+            Some(window) => {
+                let room = window.saturating_sub(self.max_output_tokens.map_or(0, u64::from));
+                self.compact_threshold.min(room.max(1))
+            }
+            None => self.compact_threshold,
+        }
+    }
+}
+
+/// Everything an agent needs besides its session.
+pub struct AgentParts {
+    pub gateway: Arc<dyn ModelGateway>,
+    /// Tools of the session's workspace.
+    pub tools: ToolRegistry,
+    pub approvals: SessionApprovals,
+    pub config: AgentConfig,
+    pub events: EventSender,
+    pub broker: ApprovalBroker,
+}
+
+/// How a turn ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnReport {
+    pub turn_id: TurnId,
+    pub outcome: TurnOutcome,
+    /// `round` records the turn wrote (an overflow retry counts).
+    pub rounds: u32,
+    /// Compactions during the turn.
+    pub compactions: u32,
+    /// The model error that failed the turn (outcome `failed`).
+    pub error: Option<ModelError>,
+}
+
+/// What a compaction attempt did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompactOutcome {
+    /// The summary replaced the history (and was written and synced).
+    Compacted(CompactionSummary),
+    /// Compacting would remove nothing (an empty history, or only the
+    /// leading messages and user messages).
+    NothingToCompact { items: usize },
+    /// No summary could be made; nothing was persisted.
+    SummaryFailed { attempts: u32, message: String },
+    /// Cancelled before a summary arrived; nothing was persisted.
+    Cancelled,
+}
+
+/// One session's agent. Not shared: run one turn or compaction at a time
+/// (`&mut self`); cancel with the token given to it, answer approvals through
+/// [`Self::broker`].
+pub struct Agent {
+    session: LiveSession,
+    gateway: Arc<dyn ModelGateway>,
+    tools: ToolRegistry,
+    approvals: SessionApprovals,
+    config: AgentConfig,
+    events: EventEmitter,
+    broker: ApprovalBroker,
+}
+
+impl Agent {
+    /// Creates a session in `store` for the tools' workspace and commits its
+    /// leading messages: the default system prompt, then `AGENTS.md` (if the
+    /// workspace has one) as a developer message. `AGENTS.md` is read before
+    /// the session file is created, so a failure leaves no file behind.
+    pub fn start(store: &SessionStore, parts: AgentParts) -> Result<Self> {
+        let workspace = parts.tools.workspace().to_owned();
+        let agents = agents_instructions(&workspace)?;
+        let session = store.create(&workspace, &parts.config.provider_kind, &parts.config.model)?;
+        let mut agent = Self::assemble(session, parts);
+        agent.commit_preamble(agents)?;
+        Ok(agent)
+    }
+
+    /// Continues a session opened with [`SessionStore::open_writer`]; its
+    /// history is already there. Build the tools over the session's own
+    /// workspace (`session.meta().workspace`). A session whose history is
+    /// empty (created but never started) gets the preamble first.
+    pub fn resume(session: LiveSession, parts: AgentParts) -> Result<Self> {
+        let mut agent = Self::assemble(session, parts);
+        if agent.session.history().is_empty() {
+            let agents = agents_instructions(agent.tools.workspace())?;
+            agent.commit_preamble(agents)?;
+        }
+        Ok(agent)
+    }
+
+    fn assemble(session: LiveSession, parts: AgentParts) -> Self {
+        let events = EventEmitter::new(parts.events, session.id());
+        Self {
+            session,
+            gateway: parts.gateway,
+            tools: parts.tools,
+            approvals: parts.approvals,
+            config: parts.config,
+            events,
+            broker: parts.broker,
+        }
+    }
+
+    fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {
+        let system = default_system_prompt(self.tools.workspace(), &self.tools.specs());
+        self.session.commit_item(ResponseItem::system(system))?;
+        if let Some(text) = agents {
+            self.session
+                .commit_item(ResponseItem::message(Role::Developer, text))?;
+        }
+        self.session.sync()
+    }
+
+    pub fn id(&self) -> SessionId {
+        self.session.id()
+    }
+
+    pub fn session(&self) -> &LiveSession {
+        &self.session
+    }
+
+    /// Gives the session back, still locked; dropping it releases the lock.
+    pub fn into_session(self) -> LiveSession {
+        self.session
+    }
+
+    /// The model-visible history and the last reported usage.
+    pub fn history(&self) -> &History {
+        self.session.history()
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The threshold compaction uses ([`AgentConfig::effective_threshold`]).
+    pub fn threshold(&self) -> u64 {
+        self.config.effective_threshold()
+    }
+
+    pub fn workspace(&self) -> &Path {
+        self.tools.workspace()
+    }
+
+    /// Where approval requests wait; clone it to answer from elsewhere.
+    pub fn broker(&self) -> &ApprovalBroker {
+        &self.broker
+    }
+
+    pub fn approvals(&self) -> &SessionApprovals {
+        &self.approvals
+    }
+
+    /// Changes the approval policy between turns; tools allowed for the
+    /// session stay allowed.
+    pub fn set_approval_policy(&mut self, policy: ApprovalPolicy) {
+        self.approvals.set_policy(policy);
+    }
+}

@@ -1,0 +1,297 @@
+//! The turn loop: rounds until the model stops calling tools, with the
+//! compaction check at each round boundary.
+
+use strata_protocol::{
+    CompactionTrigger, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent, ModelError,
+    ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, TokenUsage, ToolChoice,
+    TurnFinished, TurnId, TurnOutcome, TurnStarted,
+};
+
+use super::compact::CompactionCause;
+use super::stream::{Collected, Streamed};
+use super::{Agent, CompactOutcome, TurnReport};
+use crate::error::Result;
+use crate::tools::CancellationToken;
+
+/// How the rounds ended.
+struct Ending {
+    outcome: TurnOutcome,
+    error: Option<ModelError>,
+}
+
+impl Ending {
+    fn with(outcome: TurnOutcome) -> Self {
+        Self {
+            outcome,
+            error: None,
+        }
+    }
+}
+
+/// Counters of the turn in progress.
+struct Progress {
+    turn_id: TurnId,
+    /// `round` records written.
+    rounds: u32,
+    /// Rounds whose response was committed, the limit's measure.
+    completed: u32,
+    compactions: u32,
+}
+
+impl Agent {
+    /// Runs one turn of the person's `user_text`. Cancelling `cancel` stops
+    /// it cleanly at any point (see the module docs). `Err` only when the
+    /// session could not be written.
+    pub async fn run_turn(
+        &mut self,
+        user_text: impl Into<String>,
+        cancel: CancellationToken,
+    ) -> Result<TurnReport> {
+        let turn_id = TurnId::new();
+        let result = self.turn(turn_id, user_text.into(), &cancel).await;
+        if let Err(error) = &result {
+            self.events.mainline(MainlineEvent::Error {
+                turn_id: Some(turn_id),
+                message: format!("the session could not be written, so the turn stopped: {error}"),
+                model_error: None,
+            });
+        }
+        result
+    }
+
+    async fn turn(
+        &mut self,
+        turn_id: TurnId,
+        user_text: String,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport> {
+        self.session
+            .append(RecordBody::TurnStarted(TurnStarted { turn_id }))?;
+        let user_message = ResponseItem::user(user_text);
+        self.session.commit_item(user_message.clone())?;
+        self.events.mainline(MainlineEvent::TurnStarted {
+            turn_id,
+            user_message,
+        });
+        let mut progress = Progress {
+            turn_id,
+            rounds: 0,
+            completed: 0,
+            compactions: 0,
+        };
+        let ending = self.rounds(&mut progress, cancel).await?;
+        if let Some(error) = &ending.error {
+            self.session.append(RecordBody::Error(ErrorRecord {
+                turn_id: Some(turn_id),
+                message: error.to_string(),
+                model_error: Some(error.clone()),
+            }))?;
+            self.events.mainline(MainlineEvent::Error {
+                turn_id: Some(turn_id),
+                message: error.to_string(),
+                model_error: Some(error.clone()),
+            });
+        }
+        self.session.append(RecordBody::TurnFinished(TurnFinished {
+            turn_id,
+            outcome: ending.outcome,
+            rounds: progress.rounds,
+        }))?;
+        self.events.mainline(MainlineEvent::TurnFinished {
+            turn_id,
+            outcome: ending.outcome,
+            rounds: progress.rounds,
+        });
+        Ok(TurnReport {
+            turn_id,
+            outcome: ending.outcome,
+            rounds: progress.rounds,
+            compactions: progress.compactions,
+            error: ending.error,
+        })
+    }
+
+    async fn rounds(
+        &mut self,
+        progress: &mut Progress,
+        cancel: &CancellationToken,
+    ) -> Result<Ending> {
+        let turn_id = progress.turn_id;
+        // Whether this round was already sent again after an overflow.
+        let mut overflow_retried = false;
+        loop {
+            if cancel.is_cancelled() {
+                return Ok(Ending::with(TurnOutcome::Cancelled));
+            }
+            let round_id = RoundId::new();
+            let request = self.begin_round(turn_id, round_id)?;
+            progress.rounds += 1;
+            let collected = match self
+                .stream_round(turn_id, round_id, request, cancel)
+                .await?
+            {
+                Streamed::Finished(collected) => collected,
+                Streamed::Cancelled => return Ok(Ending::with(TurnOutcome::Cancelled)),
+                Streamed::Failed(ModelError::ContextOverflow { message }) if !overflow_retried => {
+                    overflow_retried = true;
+                    match self
+                        .compact_after_overflow(turn_id, &message, cancel)
+                        .await?
+                    {
+                        CompactOutcome::Compacted(_) => {
+                            progress.compactions += 1;
+                            continue;
+                        }
+                        CompactOutcome::Cancelled => {
+                            return Ok(Ending::with(TurnOutcome::Cancelled));
+                        }
+                        // Sending the same history again would overflow again.
+                        CompactOutcome::NothingToCompact { .. }
+                        | CompactOutcome::SummaryFailed { .. } => {
+                            return Ok(failed(ModelError::ContextOverflow { message }));
+                        }
+                    }
+                }
+                Streamed::Failed(error) => return Ok(failed(error)),
+            };
+            overflow_retried = false;
+            let usage = collected.usage.clone();
+            let calls = self.commit_response(turn_id, round_id, collected)?;
+            if self.run_calls(turn_id, &calls, cancel).await? {
+                return Ok(Ending::with(TurnOutcome::Cancelled));
+            }
+            progress.completed += 1;
+            match self
+                .compaction_check(turn_id, usage.as_ref(), cancel)
+                .await?
+            {
+                Some(CompactOutcome::Compacted(_)) => progress.compactions += 1,
+                Some(CompactOutcome::Cancelled) => {
+                    return Ok(Ending::with(TurnOutcome::Cancelled));
+                }
+                // A failed summary was reported; the turn goes on uncompacted.
+                Some(
+                    CompactOutcome::NothingToCompact { .. } | CompactOutcome::SummaryFailed { .. },
+                )
+                | None => {}
+            }
+            if calls.is_empty() {
+                return Ok(Ending::with(TurnOutcome::Completed));
+            }
+            if progress.completed >= self.config.max_rounds {
+                return Ok(Ending::with(TurnOutcome::RoundLimit));
+            }
+        }
+    }
+
+    /// Builds the round's request, appends its `round` record (before any of
+    /// its items, so replay can check `input_items`) and announces it.
+    fn begin_round(&mut self, turn_id: TurnId, round_id: RoundId) -> Result<ModelRequest> {
+        let tools = self.tools.specs();
+        let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+        let request = ModelRequest {
+            model: self.config.model.clone(),
+            input: self.session.history().items().to_vec(),
+            tools,
+            tool_choice,
+            max_output_tokens: self.config.max_output_tokens,
+        };
+        self.session.append(RecordBody::Round(RoundRecord {
+            turn_id,
+            round_id,
+            provider_kind: self.config.provider_kind.clone(),
+            model: request.model.clone(),
+            tools: request.tools.clone(),
+            tool_choice: request.tool_choice.clone(),
+            max_output_tokens: request.max_output_tokens,
+            input_items: u32::try_from(request.input.len()).unwrap_or(u32::MAX),
+        }))?;
+        self.events.debug(DebugEvent::RoundStarted {
+            turn_id,
+            round_id,
+            request: request.clone(),
+        });
+        Ok(request)
+    }
+
+    /// Commits a finished response: reasoning first (providers expect it
+    /// back before the items it led to), then the assistant message, then
+    /// the calls; then the usage. Returns the calls to run.
+    fn commit_response(
+        &mut self,
+        turn_id: TurnId,
+        round_id: RoundId,
+        collected: Collected,
+    ) -> Result<Vec<FunctionCall>> {
+        let Collected {
+            text,
+            reasoning,
+            calls,
+            incomplete,
+            usage,
+        } = collected;
+        let mut items = reasoning;
+        if !text.is_empty() {
+            items.push(ResponseItem::assistant(text));
+        }
+        items.extend(calls.iter().cloned().map(ResponseItem::FunctionCall));
+        for item in items {
+            self.session.commit_item(item.clone())?;
+            self.events
+                .mainline(MainlineEvent::MessageCommitted { turn_id, item });
+        }
+        for (call_id, name) in incomplete {
+            self.events.mainline(MainlineEvent::Error {
+                turn_id: Some(turn_id),
+                message: format!(
+                    "the model's call to {name} ({call_id}) was cut off before its arguments \
+                     were complete; it was not run"
+                ),
+                model_error: None,
+            });
+        }
+        if let Some(usage) = usage {
+            let context_tokens = usage.context_tokens();
+            self.session.record_usage(usage.clone(), Some(round_id))?;
+            self.events.debug(DebugEvent::UsageReported {
+                turn_id,
+                round_id,
+                usage,
+                context_tokens,
+                threshold: self.threshold(),
+            });
+        }
+        Ok(calls)
+    }
+
+    async fn compact_after_overflow(
+        &mut self,
+        turn_id: TurnId,
+        message: &str,
+        cancel: &CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let cause = CompactionCause {
+            trigger: CompactionTrigger::ContextOverflow,
+            reason: format!(
+                "The provider rejected the round as too long for the model's context window: \
+                 {message}"
+            ),
+            context_tokens: self
+                .session
+                .history()
+                .last_usage()
+                .and_then(TokenUsage::context_tokens),
+            threshold: self.threshold(),
+            focus: None,
+            turn_id: Some(turn_id),
+        };
+        self.compact(cause, cancel).await
+    }
+}
+
+fn failed(error: ModelError) -> Ending {
+    Ending {
+        outcome: TurnOutcome::Failed,
+        error: Some(error),
+    }
+}
