@@ -171,6 +171,12 @@ pub fn classify_http(
     }
 }
 
+/// Classifies an error object from a stream event or a response body, in any
+/// shape [`ErrorDetails::from_value`] reads.
+pub(crate) fn classify_error_value(value: &Value) -> ModelError {
+    classify_stream_error(&ErrorDetails::from_value(value), None)
+}
+
 /// Classifies an error reported inside a stream (Responses `error` and
 /// `response.failed`, Anthropic `error`, a Chat chunk carrying `error`).
 /// Unknown codes count as transient: the provider failed mid-way.

@@ -12,10 +12,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use strata_protocol::{ModelError, ModelEvent};
 
-use crate::classify::{
-    ErrorDetails, classify_http, classify_stream_error, classify_transport, redact,
-};
+use crate::classify::{classify_error_value, classify_http, classify_transport, redact};
 use crate::error::ProviderError;
+use crate::render::Endpoint;
 use crate::retry::RetryPolicy;
 use crate::secret::ApiKey;
 use crate::wire::{StreamDecoder, decode_events};
@@ -82,17 +81,36 @@ pub(crate) struct PreparedRequest {
 }
 
 impl PreparedRequest {
-    pub fn new(url: String, body: &Value, key: Option<ApiKey>) -> Self {
+    /// A JSON POST of `body` to `path` under `endpoint`. The endpoint's key
+    /// is kept for scrubbing; [`Self::bearer_auth`] or [`Self::key_header`]
+    /// sends it.
+    pub fn post(endpoint: &Endpoint, path: &str, body: &Value) -> Self {
         let mut headers = HeaderMap::new();
         headers.insert(
             reqwest::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
         Self {
-            url,
+            url: endpoint.url(path),
             headers,
             body: Bytes::from(body.to_string()),
-            key,
+            key: endpoint.key().cloned(),
+        }
+    }
+
+    /// Sends the key, when there is one, as `Authorization: Bearer <key>`.
+    pub fn bearer_auth(self) -> Result<Self, ModelError> {
+        match self.key.clone() {
+            Some(key) => self.header("authorization", &format!("Bearer {}", key.expose())),
+            None => Ok(self),
+        }
+    }
+
+    /// Sends the key, when there is one, as the value of header `name`.
+    pub fn key_header(self, name: &'static str) -> Result<Self, ModelError> {
+        match self.key.clone() {
+            Some(key) => self.header(name, key.expose()),
+            None => Ok(self),
         }
     }
 
@@ -235,10 +253,8 @@ where
                 }
             };
             let error = scrubbed(error, request.key.as_ref());
-            match policy.delay_after(attempt, &error) {
+            match retry_delay(&policy, &mut attempt, &error) {
                 Some(delay) => {
-                    attempt += 1;
-                    tracing::info!(attempt, of = policy.max_attempts, delay_ms = millis(delay), cause = %error, "retrying model request");
                     yield Ok(ModelEvent::Retrying {
                         attempt,
                         of: policy.max_attempts,
@@ -278,15 +294,27 @@ pub(crate) async fn json_with_retries<T>(
             Ok(value) => return Ok(value),
             Err(error) => scrubbed(error, request.key.as_ref()),
         };
-        match policy.delay_after(attempt, &error) {
-            Some(delay) => {
-                attempt += 1;
-                tracing::info!(attempt, of = policy.max_attempts, delay_ms = millis(delay), cause = %error, "retrying model request");
-                tokio::time::sleep(delay).await;
-            }
+        match retry_delay(policy, &mut attempt, &error) {
+            Some(delay) => tokio::time::sleep(delay).await,
             None => return Err(error),
         }
     }
+}
+
+/// How long to wait before trying again after `error`, with `attempt` moved
+/// on to the attempt about to start and the retry logged; `None` when the
+/// policy gives up.
+fn retry_delay(policy: &RetryPolicy, attempt: &mut u32, error: &ModelError) -> Option<Duration> {
+    let delay = policy.delay_after(*attempt, error)?;
+    *attempt += 1;
+    tracing::info!(
+        attempt = *attempt,
+        of = policy.max_attempts,
+        delay_ms = millis(delay),
+        cause = %error,
+        "retrying model request"
+    );
+    Some(delay)
 }
 
 fn is_json(response: &reqwest::Response) -> bool {
@@ -302,9 +330,7 @@ fn is_json(response: &reqwest::Response) -> bool {
 /// an empty stream.
 async fn json_instead_of_stream(response: reqwest::Response, idle: Duration) -> ModelError {
     match read_json(response, idle).await {
-        Ok(body) if body.get("error").is_some_and(|e| !e.is_null()) => {
-            classify_stream_error(&ErrorDetails::from_value(&body), None)
-        }
+        Ok(body) if body.get("error").is_some_and(|e| !e.is_null()) => classify_error_value(&body),
         Ok(_) => ModelError::InvalidRequest {
             message: "the provider answered with JSON instead of an event stream".to_string(),
         },

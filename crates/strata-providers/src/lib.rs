@@ -4,12 +4,14 @@
 pub mod config;
 pub mod demo;
 mod error;
+mod factory;
 pub mod keys;
 mod secret;
 
 pub mod anthropic;
 pub mod chat;
 mod classify;
+mod gateway;
 mod http;
 pub mod openai_responses;
 mod render;
@@ -26,6 +28,8 @@ pub use config::{
 };
 pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, READ_FILE_TOOL};
 pub use error::ProviderError;
+pub use factory::{gateway_for, gateway_with};
+pub use gateway::HttpGateway;
 pub use http::{HttpClient, HttpOptions};
 pub use keys::{KeyStore, KeyStoreChoice, KeyStoreKind};
 pub use openai_responses::OpenAiResponsesGateway;

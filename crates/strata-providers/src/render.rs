@@ -2,7 +2,7 @@
 //! message, and tool arguments as JSON.
 
 use serde_json::Value;
-use strata_protocol::{ResponseItem, Role};
+use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use crate::secret::ApiKey;
 
@@ -42,6 +42,24 @@ pub(crate) fn split_system(items: &[ResponseItem]) -> (Option<&str>, &[ResponseI
             (Some(m.content.as_str()), rest)
         }
         _ => (None, items),
+    }
+}
+
+/// Sets `tools` and `tool_choice` in `body`, each tool and the choice in the
+/// provider's shape. Both are left out when the request has no tools: the
+/// APIs reject a `tool_choice` without tools.
+pub(crate) fn insert_tools(
+    body: &mut Value,
+    request: &ModelRequest,
+    tool: impl Fn(&ToolSpec) -> Value,
+    choice: impl Fn(&ToolChoice) -> Value,
+) {
+    if request.tools.is_empty() {
+        return;
+    }
+    body["tools"] = request.tools.iter().map(tool).collect();
+    if let Some(tool_choice) = &request.tool_choice {
+        body["tool_choice"] = choice(tool_choice);
     }
 }
 

@@ -5,7 +5,9 @@ use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use serde_json::Value;
-use strata_protocol::{ModelError, ModelEvent};
+use strata_protocol::{
+    ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
+};
 
 use crate::sse::{SseEvent, sse_stream};
 
@@ -120,6 +122,28 @@ pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, ModelError> {
     })
 }
 
+/// Ends a response: its usage, when known, right before `Finished`.
+pub(crate) fn push_finish(
+    out: &mut Vec<ModelEvent>,
+    usage: Option<TokenUsage>,
+    stop_reason: StopReason,
+) {
+    if let Some(usage) = usage {
+        out.push(ModelEvent::Usage { usage });
+    }
+    out.push(ModelEvent::Finished { stop_reason });
+}
+
+/// A reasoning item with a fresh id, tagged with the provider that made it
+/// so it is sent back only there.
+pub(crate) fn reasoning_item(provider: &str, payload: Value) -> ResponseItem {
+    ResponseItem::Reasoning(ReasoningItem {
+        id: ItemId::new(),
+        provider: provider.to_string(),
+        payload,
+    })
+}
+
 pub(crate) fn interrupted(what: &str) -> ModelError {
     ModelError::StreamInterrupted {
         message: format!("the stream ended {what}"),
@@ -137,6 +161,15 @@ pub(crate) fn arguments_or_empty_object(arguments: &str) -> String {
 
 pub(crate) fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
+}
+
+/// An array field's items; none when it is missing or not an array.
+pub(crate) fn array_field<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 pub(crate) fn u64_field(value: &Value, key: &str) -> Option<u64> {

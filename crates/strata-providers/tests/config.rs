@@ -9,8 +9,9 @@ use std::fs;
 
 use strata_core::StrataPaths;
 use strata_providers::config::{
-    ApiKeySource, MetadataSource, ModelOverride, ProfileConfig, ProfileFlags, ProfileOrigin,
-    ProviderKind, StrataConfig, load_and_resolve, lookup_model, resolve, resolve_profile,
+    ApiKeySource, EnvLookup, MetadataSource, ModelOverride, ProfileConfig, ProfileFlags,
+    ProfileOrigin, ProviderKind, ResolvedProfile, StrataConfig, load_and_resolve, lookup_model,
+    resolve, resolve_profile,
 };
 use strata_providers::{DEMO_MODEL, KeyStore, KeyStoreChoice, ProviderError};
 
@@ -24,6 +25,21 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
 
 fn no_env() -> impl Fn(&str) -> Option<String> {
     env_of(&[])
+}
+
+/// Resolves `model` (flagged, or none) with no config file and an empty
+/// key file, so only the environment and the catalog count.
+fn resolve_unconfigured(
+    model: Option<&str>,
+    env: EnvLookup<'_>,
+) -> Result<ResolvedProfile, ProviderError> {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = KeyStore::file(dir.path().join("keys.toml"));
+    let flags = ProfileFlags {
+        model: model.map(str::to_string),
+        ..ProfileFlags::default()
+    };
+    resolve(&StrataConfig::default(), &flags, env, &keys, dir.path())
 }
 
 fn sample_config() -> StrataConfig {
@@ -247,17 +263,8 @@ fn with_nothing_configured_the_demo_model_is_used() {
 
 #[test]
 fn an_openai_key_in_the_environment_works_without_a_file() {
-    let dir = tempfile::tempdir().unwrap();
     let env = env_of(&[("OPENAI_API_KEY", "sk-env-0123456789abcdef")]);
-    let keys = KeyStore::file(dir.path().join("keys.toml"));
-    let resolved = resolve(
-        &StrataConfig::default(),
-        &ProfileFlags::default(),
-        &env,
-        &keys,
-        dir.path(),
-    )
-    .unwrap();
+    let resolved = resolve_unconfigured(None, &env).unwrap();
     let profile = &resolved.profile;
     assert_eq!(profile.origin, ProfileOrigin::Environment);
     assert_eq!(profile.kind, ProviderKind::OpenaiResponses);
@@ -293,14 +300,8 @@ fn an_anthropic_key_alone_selects_anthropic() {
 
 #[test]
 fn openai_base_url_of_a_local_server_selects_chat_completions_without_a_key() {
-    let dir = tempfile::tempdir().unwrap();
     let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1/")]);
-    let flags = ProfileFlags {
-        model: Some("qwen3-coder".into()),
-        ..ProfileFlags::default()
-    };
-    let keys = KeyStore::file(dir.path().join("keys.toml"));
-    let resolved = resolve(&StrataConfig::default(), &flags, &env, &keys, dir.path()).unwrap();
+    let resolved = resolve_unconfigured(Some("qwen3-coder"), &env).unwrap();
     assert_eq!(resolved.profile.kind, ProviderKind::OpenaiChat);
     assert_eq!(
         resolved.profile.base_url.as_deref(),
@@ -313,20 +314,7 @@ fn openai_base_url_of_a_local_server_selects_chat_completions_without_a_key() {
 
 #[test]
 fn a_missing_cloud_key_names_the_variable_to_set() {
-    let dir = tempfile::tempdir().unwrap();
-    let flags = ProfileFlags {
-        model: Some("claude-opus-4-1".into()),
-        ..ProfileFlags::default()
-    };
-    let keys = KeyStore::file(dir.path().join("keys.toml"));
-    let err = resolve(
-        &StrataConfig::default(),
-        &flags,
-        &no_env(),
-        &keys,
-        dir.path(),
-    )
-    .unwrap_err();
+    let err = resolve_unconfigured(Some("claude-opus-4-1"), &no_env()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "profile \"flags\" needs an API key: set the environment variable ANTHROPIC_API_KEY"
@@ -399,14 +387,8 @@ fn profile_overrides_beat_the_catalog() {
 
 #[test]
 fn a_catalog_model_from_another_host_brings_its_endpoint_and_key_variable() {
-    let dir = tempfile::tempdir().unwrap();
     let env = env_of(&[("XAI_API_KEY", "xai-secret")]);
-    let flags = ProfileFlags {
-        model: Some("grok-3-mini".into()),
-        ..ProfileFlags::default()
-    };
-    let keys = KeyStore::file(dir.path().join("keys.toml"));
-    let resolved = resolve(&StrataConfig::default(), &flags, &env, &keys, dir.path()).unwrap();
+    let resolved = resolve_unconfigured(Some("grok-3-mini"), &env).unwrap();
     assert_eq!(resolved.profile.kind, ProviderKind::OpenaiChat);
     assert_eq!(
         resolved.profile.base_url.as_deref(),
@@ -420,39 +402,27 @@ fn keys_come_from_the_key_store_and_key_files() {
     let dir = tempfile::tempdir().unwrap();
     let keys = KeyStore::open(KeyStoreChoice::File, dir.path());
     keys.set("work", &"sk-stored-abcdefgh".into()).unwrap();
+    let resolve_with = |config: &StrataConfig| {
+        resolve(
+            config,
+            &ProfileFlags::default(),
+            &no_env(),
+            &keys,
+            dir.path(),
+        )
+    };
     let mut config = sample_config();
-    let resolved = resolve(
-        &config,
-        &ProfileFlags::default(),
-        &no_env(),
-        &keys,
-        dir.path(),
-    )
-    .unwrap();
+    let resolved = resolve_with(&config).unwrap();
     assert_eq!(resolved.api_key.unwrap().expose(), "sk-stored-abcdefgh");
 
     fs::write(dir.path().join("work.key"), "  sk-from-file \n").unwrap();
     config.profiles.get_mut("work").unwrap().api_key = Some(ApiKeySource::File("work.key".into()));
-    let resolved = resolve(
-        &config,
-        &ProfileFlags::default(),
-        &no_env(),
-        &keys,
-        dir.path(),
-    )
-    .unwrap();
+    let resolved = resolve_with(&config).unwrap();
     assert_eq!(resolved.api_key.unwrap().expose(), "sk-from-file");
 
     config.profiles.get_mut("work").unwrap().api_key =
         Some(ApiKeySource::Keychain("absent".into()));
-    let err = resolve(
-        &config,
-        &ProfileFlags::default(),
-        &no_env(),
-        &keys,
-        dir.path(),
-    )
-    .unwrap_err();
+    let err = resolve_with(&config).unwrap_err();
     assert!(
         err.to_string()
             .contains("no key is stored for account \"absent\""),

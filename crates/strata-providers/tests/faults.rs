@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use strata_core::ModelGateway;
-use strata_protocol::{ModelError, ModelEvent, ModelRequest, ResponseItem, StopReason};
+use strata_protocol::{ModelError, ModelEvent, ModelRequest, StopReason};
 use strata_providers::{
     AnthropicGateway, ChatCompletionsGateway, HttpOptions, OpenAiResponsesGateway, RetryPolicy,
 };
@@ -31,13 +31,7 @@ fn responses_ok_events() -> Vec<ModelEvent> {
 }
 
 fn request() -> ModelRequest {
-    ModelRequest {
-        model: "test-model".into(),
-        input: vec![ResponseItem::system("be brief"), ResponseItem::user("hi")],
-        tools: vec![],
-        tool_choice: None,
-        max_output_tokens: None,
-    }
+    simple_request("be brief", "hi")
 }
 
 fn responses(server: &TestServer, options: HttpOptions) -> OpenAiResponsesGateway {

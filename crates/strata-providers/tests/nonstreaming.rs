@@ -5,37 +5,43 @@
 
 mod support;
 
+use serde_json::Value;
 use strata_core::ModelGateway;
-use strata_protocol::{ModelRequest, ResponseItem, StopReason, TokenUsage};
+use strata_protocol::{ModelRequest, ModelResponse, StopReason, TokenUsage};
 use strata_providers::{AnthropicGateway, ChatCompletionsGateway, OpenAiResponsesGateway};
 use support::*;
 
 fn request() -> ModelRequest {
     ModelRequest {
         model: "requested-model".into(),
-        input: vec![ResponseItem::system("sum up"), ResponseItem::user("hello")],
-        tools: vec![],
-        tool_choice: None,
         max_output_tokens: Some(1000),
+        ..simple_request("sum up", "hello")
     }
 }
 
-fn json_reply(path: &str) -> Reply {
-    Reply::Full {
+/// Serves the recorded body at `path` to the gateway `make` builds and
+/// returns the parsed response and the JSON body the gateway sent.
+async fn create<G: ModelGateway>(
+    path: &str,
+    make: impl FnOnce(&TestServer) -> G,
+) -> (ModelResponse, Value) {
+    let server = TestServer::start(vec![Reply::Full {
         status: 200,
         headers: vec![],
         body: fixture(path),
-    }
+    }])
+    .await;
+    let response = make(&server).create_response(request()).await.unwrap();
+    (response, server.received()[0].json())
 }
 
 #[tokio::test]
 async fn responses_non_streaming_body_parses_with_cached_and_reasoning_tokens() {
-    let server = TestServer::start(vec![json_reply(
+    let (response, sent) = create(
         "openai-responses/nonstream_gpt-5.3-codex_cached-tokens.json",
-    )])
+        |server| OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k"))),
+    )
     .await;
-    let gateway = OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k")));
-    let response = gateway.create_response(request()).await.unwrap();
     assert_eq!(response.model, "gpt-5.3-codex");
     assert_eq!(response.stop_reason, StopReason::EndTurn);
     assert_eq!(
@@ -57,19 +63,17 @@ async fn responses_non_streaming_body_parses_with_cached_and_reasoning_tokens() 
     let text = response.text();
     assert!(text.starts_with("I\u{2019}ll quickly check reliable, up-to-date sources"));
     assert!(text.ends_with("with only same-day / last-48-hours items."));
-    let sent = server.received()[0].json();
     assert_eq!(sent["stream"], false);
     assert_eq!(sent["instructions"], "sum up");
 }
 
 #[tokio::test]
 async fn chat_non_streaming_body_parses_with_usage() {
-    let server = TestServer::start(vec![json_reply(
+    let (response, sent) = create(
         "chat-completions/nonstream_openai-gpt-4.1-nano_text.json",
-    )])
+        |server| ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(None)),
+    )
     .await;
-    let gateway = ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(None));
-    let response = gateway.create_response(request()).await.unwrap();
     assert_eq!(response.model, "gpt-4.1-nano-2025-04-14");
     assert_eq!(response.stop_reason, StopReason::EndTurn);
     assert_eq!(
@@ -86,19 +90,17 @@ async fn chat_non_streaming_body_parses_with_usage() {
     assert_eq!(text.chars().count(), 1842);
     assert!(text.starts_with("**Holiday Name:** Galaxy Day"));
     assert!(text.ends_with("inspiring individuals to look up and dream beyond our world."));
-    let sent = server.received()[0].json();
     assert_eq!(sent["stream"], false);
     assert!(sent.get("stream_options").is_none());
 }
 
 #[tokio::test]
 async fn anthropic_non_streaming_body_parses_with_normalised_usage() {
-    let server = TestServer::start(vec![json_reply(
+    let (response, sent) = create(
         "anthropic/nonstream_claude-sonnet-4-5_text.json",
-    )])
+        |server| AnthropicGateway::new(client(fast_options(1)), server.endpoint(Some("k"))),
+    )
     .await;
-    let gateway = AnthropicGateway::new(client(fast_options(1)), server.endpoint(Some("k")));
-    let response = gateway.create_response(request()).await.unwrap();
     assert_eq!(response.model, "claude-sonnet-4-5-20250929");
     assert_eq!(response.stop_reason, StopReason::EndTurn);
     assert_eq!(
@@ -115,7 +117,6 @@ async fn anthropic_non_streaming_body_parses_with_normalised_usage() {
         response.text(),
         "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?"
     );
-    let sent = server.received()[0].json();
     assert_eq!(sent["stream"], false);
     assert_eq!(sent["max_tokens"], 1000);
     assert_eq!(sent["system"], "sum up");

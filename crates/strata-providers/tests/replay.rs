@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::json;
 use strata_core::ModelGateway;
-use strata_protocol::{ModelError, ModelEvent, ModelRequest, ResponseItem, StopReason};
+use strata_protocol::{ModelError, ModelEvent, ModelRequest, StopReason};
 use strata_providers::{
     AnthropicGateway, ChatCompletionsGateway, OpenAiResponsesGateway, RetryPolicy, WireFormat,
 };
@@ -362,11 +362,8 @@ fn gateway(path: &str, server: &TestServer) -> Box<dyn ModelGateway> {
 
 fn hello_request() -> ModelRequest {
     ModelRequest {
-        model: "test-model".into(),
-        input: vec![ResponseItem::system("be brief"), ResponseItem::user("hi")],
-        tools: vec![],
-        tool_choice: None,
         max_output_tokens: Some(256),
+        ..simple_request("be brief", "hi")
     }
 }
 

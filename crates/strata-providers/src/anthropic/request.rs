@@ -1,10 +1,10 @@
 //! Rendering a [`ModelRequest`] as a Messages API request body.
 
 use serde_json::{Value, json};
-use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice};
+use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
-use crate::render::{arguments_object, split_system};
+use crate::render::{arguments_object, insert_tools, split_system};
 
 /// The JSON body for `POST /messages`.
 pub fn render_request(request: &ModelRequest, stream: bool, default_max_tokens: u32) -> Value {
@@ -81,28 +81,25 @@ pub fn render_request(request: &ModelRequest, stream: bool, default_max_tokens: 
     if let Some(system) = system {
         body["system"] = json!(system);
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.parameters,
-                })
-            })
-            .collect();
-        if let Some(choice) = &request.tool_choice {
-            body["tool_choice"] = match choice {
-                ToolChoice::Auto => json!({"type": "auto"}),
-                ToolChoice::None => json!({"type": "none"}),
-                ToolChoice::Required => json!({"type": "any"}),
-                ToolChoice::Tool { name } => json!({"type": "tool", "name": name}),
-            };
-        }
-    }
+    insert_tools(&mut body, request, render_tool, render_tool_choice);
     body
+}
+
+fn render_tool(tool: &ToolSpec) -> Value {
+    json!({
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": tool.parameters,
+    })
+}
+
+fn render_tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Required => json!({"type": "any"}),
+        ToolChoice::Tool { name } => json!({"type": "tool", "name": name}),
+    }
 }
 
 /// A text block, or nothing for empty text: the API rejects empty blocks.

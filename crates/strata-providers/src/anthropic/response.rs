@@ -1,24 +1,19 @@
 //! Parsing a non-streaming Messages API body.
 
 use serde_json::Value;
-use strata_protocol::{ItemId, ModelError, ModelResponse, ReasoningItem, ResponseItem, StopReason};
+use strata_protocol::{ModelError, ModelResponse, ResponseItem, StopReason};
 
 use super::PROVIDER;
 use super::stream::{AnthropicUsage, stop_reason};
-use crate::classify::{ErrorDetails, classify_stream_error};
-use crate::wire::str_field;
+use crate::classify::classify_error_value;
+use crate::wire::{array_field, reasoning_item, str_field};
 
 pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {
     if str_field(body, "type") == Some("error") {
-        return Err(classify_stream_error(&ErrorDetails::from_value(body), None));
+        return Err(classify_error_value(body));
     }
     let mut items = Vec::new();
-    let blocks = body
-        .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for block in blocks {
+    for block in array_field(body, "content") {
         match str_field(block, "type") {
             Some("text") => {
                 items.push(ResponseItem::assistant(
@@ -37,11 +32,7 @@ pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse,
                 ));
             }
             Some("thinking" | "redacted_thinking") => {
-                items.push(ResponseItem::Reasoning(ReasoningItem {
-                    id: ItemId::new(),
-                    provider: PROVIDER.to_string(),
-                    payload: block.clone(),
-                }));
+                items.push(reasoning_item(PROVIDER, block.clone()));
             }
             other => tracing::debug!(block_type = ?other, "ignoring an unknown content block"),
         }

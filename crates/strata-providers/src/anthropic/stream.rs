@@ -3,15 +3,14 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
-use strata_protocol::{
-    ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
-};
+use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
-use crate::classify::{ErrorDetails, classify_stream_error};
+use crate::classify::classify_error_value;
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
+    reasoning_item, str_field, u64_field,
 };
 
 #[derive(Debug)]
@@ -83,13 +82,9 @@ pub(crate) fn stop_reason(reason: &str) -> StopReason {
     }
 }
 
-pub(crate) fn reasoning_event(payload: Value) -> ModelEvent {
+fn reasoning_event(payload: Value) -> ModelEvent {
     ModelEvent::Reasoning {
-        item: ResponseItem::Reasoning(ReasoningItem {
-            id: ItemId::new(),
-            provider: PROVIDER.to_string(),
-            payload,
-        }),
+        item: reasoning_item(PROVIDER, payload),
     }
 }
 
@@ -211,14 +206,11 @@ impl AnthropicDecoder {
                 });
             }
         }
-        if let Some(usage) = self.usage.normalised() {
-            out.push(ModelEvent::Usage { usage });
-        }
         let stop_reason = match self.stop_reason.as_deref() {
             Some(reason) => stop_reason(reason),
             None => StopReason::EndTurn,
         };
-        out.push(ModelEvent::Finished { stop_reason });
+        push_finish(out, self.usage.normalised(), stop_reason);
     }
 }
 
@@ -259,10 +251,7 @@ impl StreamDecoder for AnthropicDecoder {
             }
             "ping" => {}
             "error" => {
-                return Err(classify_stream_error(
-                    &ErrorDetails::from_value(&data),
-                    None,
-                ));
+                return Err(classify_error_value(&data));
             }
             other => tracing::debug!(event = other, "ignoring an unknown Messages event"),
         }
@@ -276,6 +265,8 @@ impl StreamDecoder for AnthropicDecoder {
 
 #[cfg(test)]
 mod tests {
+    use strata_protocol::ResponseItem;
+
     use super::*;
     use crate::wire::run_decoder;
 

@@ -6,13 +6,11 @@ mod request;
 mod response;
 mod stream;
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
-use futures::{FutureExt, StreamExt};
-use strata_core::ModelGateway;
-use strata_protocol::{ModelError, ModelEvent, ModelRequest, ModelResponse};
+use serde_json::Value;
+use strata_protocol::{ModelError, ModelRequest, ModelResponse};
 
-use crate::http::{HttpClient, PreparedRequest, json_with_retries, stream_with_retries};
+use crate::gateway::{HttpGateway, WireProtocol};
+use crate::http::{HttpClient, PreparedRequest};
 use crate::render::Endpoint;
 
 pub use request::render_request;
@@ -50,63 +48,44 @@ impl MaxTokensField {
 }
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint.
-#[derive(Clone, Debug)]
-pub struct ChatCompletionsGateway {
-    client: HttpClient,
-    endpoint: Endpoint,
+pub type ChatCompletionsGateway = HttpGateway<ChatProtocol>;
+
+/// How [`ChatCompletionsGateway`] speaks to the API.
+#[derive(Clone, Copy, Debug)]
+pub struct ChatProtocol {
     max_tokens_field: MaxTokensField,
 }
 
 impl ChatCompletionsGateway {
     pub fn new(client: HttpClient, endpoint: Endpoint) -> Self {
         let max_tokens_field = MaxTokensField::for_base_url(&endpoint.base_url);
-        Self {
+        HttpGateway {
             client,
             endpoint,
-            max_tokens_field,
+            protocol: ChatProtocol { max_tokens_field },
         }
     }
 
     pub fn with_max_tokens_field(mut self, field: MaxTokensField) -> Self {
-        self.max_tokens_field = field;
+        self.protocol.max_tokens_field = field;
         self
-    }
-
-    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<PreparedRequest, ModelError> {
-        let body = render_request(request, stream, self.max_tokens_field);
-        let key = self.endpoint.key().cloned();
-        let prepared =
-            PreparedRequest::new(self.endpoint.url("/chat/completions"), &body, key.clone());
-        match key {
-            Some(key) => prepared.header("authorization", &format!("Bearer {}", key.expose())),
-            None => Ok(prepared),
-        }
     }
 }
 
-impl ModelGateway for ChatCompletionsGateway {
-    fn stream_response(
+impl WireProtocol for ChatProtocol {
+    type Decoder = ChatDecoder;
+
+    fn prepare(
         &self,
-        request: ModelRequest,
-    ) -> BoxStream<'static, Result<ModelEvent, ModelError>> {
-        match self.prepare(&request, true) {
-            Ok(prepared) => stream_with_retries(self.client.clone(), prepared, ChatDecoder::new),
-            Err(error) => futures::stream::once(async move { Err(error) }).boxed(),
-        }
+        endpoint: &Endpoint,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<PreparedRequest, ModelError> {
+        let body = render_request(request, stream, self.max_tokens_field);
+        PreparedRequest::post(endpoint, "/chat/completions", &body).bearer_auth()
     }
 
-    fn create_response(
-        &self,
-        request: ModelRequest,
-    ) -> BoxFuture<'static, Result<ModelResponse, ModelError>> {
-        let client = self.client.clone();
-        let prepared = self.prepare(&request, false);
-        async move {
-            json_with_retries(&client, &prepared?, |body| {
-                response::parse_response(body, &request.model)
-            })
-            .await
-        }
-        .boxed()
+    fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {
+        response::parse_response(body, model)
     }
 }

@@ -1,10 +1,10 @@
 //! Rendering a [`ModelRequest`] as a Chat Completions request body.
 
 use serde_json::{Value, json};
-use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice};
+use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
-use crate::render::split_system;
+use crate::render::{insert_tools, split_system};
 
 /// The JSON body for `POST /chat/completions`.
 pub fn render_request(request: &ModelRequest, stream: bool, max_tokens: MaxTokensField) -> Value {
@@ -16,37 +16,31 @@ pub fn render_request(request: &ModelRequest, stream: bool, max_tokens: MaxToken
     if stream {
         body["stream_options"] = json!({"include_usage": true});
     }
-    // Chat Completions rejects `tool_choice` without tools.
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    },
-                })
-            })
-            .collect();
-        if let Some(choice) = &request.tool_choice {
-            body["tool_choice"] = match choice {
-                ToolChoice::Auto => json!("auto"),
-                ToolChoice::None => json!("none"),
-                ToolChoice::Required => json!("required"),
-                ToolChoice::Tool { name } => {
-                    json!({"type": "function", "function": {"name": name}})
-                }
-            };
-        }
-    }
+    insert_tools(&mut body, request, render_tool, render_tool_choice);
     if let Some(max) = request.max_output_tokens {
         body[max_tokens.as_str()] = json!(max);
     }
     body
+}
+
+fn render_tool(tool: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    })
+}
+
+fn render_tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
+    }
 }
 
 fn render_messages(input: &[ResponseItem]) -> Vec<Value> {

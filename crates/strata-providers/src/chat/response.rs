@@ -1,15 +1,15 @@
 //! Parsing a non-streaming Chat Completions body.
 
 use serde_json::Value;
-use strata_protocol::{ModelError, ModelResponse, ResponseItem, StopReason};
+use strata_protocol::{ModelError, ModelResponse, ResponseItem};
 
 use super::stream::parse_usage;
-use crate::classify::{ErrorDetails, classify_stream_error};
-use crate::wire::{arguments_or_empty_object, str_field};
+use crate::classify::classify_error_value;
+use crate::wire::{arguments_or_empty_object, array_field, str_field};
 
 pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {
     if body.get("error").is_some_and(|e| !e.is_null()) {
-        return Err(classify_stream_error(&ErrorDetails::from_value(body), None));
+        return Err(classify_error_value(body));
     }
     let choice = body
         .get("choices")
@@ -24,11 +24,7 @@ pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse,
     if let Some(text) = str_field(message, "content").filter(|t| !t.is_empty()) {
         items.push(ResponseItem::assistant(text));
     }
-    let calls = message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let calls = array_field(message, "tool_calls");
     for call in calls {
         let function = call.get("function").unwrap_or(&empty);
         items.push(ResponseItem::function_call(
@@ -37,14 +33,8 @@ pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse,
             arguments_or_empty_object(str_field(function, "arguments").unwrap_or_default()),
         ));
     }
-    let stop_reason = match str_field(choice, "finish_reason") {
-        Some("tool_calls" | "function_call") => StopReason::ToolUse,
-        Some("stop") | None if !calls.is_empty() => StopReason::ToolUse,
-        Some("stop") | None => StopReason::EndTurn,
-        Some("length") => StopReason::MaxTokens,
-        Some("content_filter") => StopReason::ContentFilter,
-        Some(other) => StopReason::Other(other.to_string()),
-    };
+    let stop_reason =
+        super::stream::stop_reason(str_field(choice, "finish_reason"), !calls.is_empty());
     Ok(ModelResponse {
         model: str_field(body, "model").unwrap_or(model).to_string(),
         items,

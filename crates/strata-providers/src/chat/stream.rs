@@ -3,15 +3,14 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use strata_protocol::{
-    ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
-};
+use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
-use crate::classify::{ErrorDetails, classify_stream_error};
+use crate::classify::classify_error_value;
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
+    reasoning_item, str_field, u64_field,
 };
 
 #[derive(Debug, Default)]
@@ -45,11 +44,10 @@ impl ChatDecoder {
         }
         let text = std::mem::take(&mut self.reasoning);
         out.push(ModelEvent::Reasoning {
-            item: ResponseItem::Reasoning(ReasoningItem {
-                id: ItemId::new(),
-                provider: PROVIDER.to_string(),
-                payload: serde_json::json!({"type": "reasoning_content", "text": text}),
-            }),
+            item: reasoning_item(
+                PROVIDER,
+                serde_json::json!({"type": "reasoning_content", "text": text}),
+            ),
         });
     }
 
@@ -144,20 +142,23 @@ impl ChatDecoder {
     fn finish(&mut self, out: &mut Vec<ModelEvent>) {
         self.flush_reasoning(out);
         self.close_calls(out);
-        if let Some(usage) = self.usage.take() {
-            out.push(ModelEvent::Usage { usage });
-        }
         let has_calls = !self.calls.is_empty();
-        let stop_reason = match self.finish_reason.as_deref() {
-            Some("tool_calls" | "function_call") => StopReason::ToolUse,
-            // Some servers say "stop" (or nothing) after tool calls.
-            Some("stop") | None if has_calls => StopReason::ToolUse,
-            Some("stop" | "end_turn") | None => StopReason::EndTurn,
-            Some("length") => StopReason::MaxTokens,
-            Some("content_filter") => StopReason::ContentFilter,
-            Some(other) => StopReason::Other(other.to_string()),
-        };
-        out.push(ModelEvent::Finished { stop_reason });
+        let stop_reason = stop_reason(self.finish_reason.as_deref(), has_calls);
+        push_finish(out, self.usage.take(), stop_reason);
+    }
+}
+
+/// Maps a Chat Completions `finish_reason`, streamed or whole, to a stop reason.
+pub(super) fn stop_reason(finish_reason: Option<&str>, has_calls: bool) -> StopReason {
+    match finish_reason {
+        Some("tool_calls" | "function_call") => StopReason::ToolUse,
+        // Some servers say "stop" (or nothing) after tool calls.
+        Some("stop") | None if has_calls => StopReason::ToolUse,
+        // Anthropic's OpenAI-compatible endpoint says "end_turn".
+        Some("stop" | "end_turn") | None => StopReason::EndTurn,
+        Some("length") => StopReason::MaxTokens,
+        Some("content_filter") => StopReason::ContentFilter,
+        Some(other) => StopReason::Other(other.to_string()),
     }
 }
 
@@ -173,10 +174,7 @@ impl StreamDecoder for ChatDecoder {
         }
         let chunk = parse_json(event)?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(classify_stream_error(
-                &ErrorDetails::from_value(&chunk),
-                None,
-            ));
+            return Err(classify_error_value(&chunk));
         }
         // Usage may come on the finish chunk, on a choices-less last chunk,
         // or (Groq) inside `x_groq`.
@@ -276,6 +274,18 @@ pub(crate) fn parse_usage(usage: &Value) -> Option<TokenUsage> {
 mod tests {
     use super::*;
     use crate::wire::run_decoder;
+
+    #[test]
+    fn finish_reasons_map_the_same_streamed_or_whole() {
+        assert_eq!(stop_reason(Some("end_turn"), false), StopReason::EndTurn);
+        assert_eq!(stop_reason(Some("stop"), true), StopReason::ToolUse);
+        assert_eq!(stop_reason(None, false), StopReason::EndTurn);
+        assert_eq!(stop_reason(Some("length"), true), StopReason::MaxTokens);
+        assert_eq!(
+            stop_reason(Some("weird"), false),
+            StopReason::Other("weird".into())
+        );
+    }
 
     fn run(sse: &str) -> (Vec<ModelEvent>, Option<ModelError>) {
         run_decoder(ChatDecoder::new(), sse)

@@ -1,10 +1,10 @@
 //! Rendering a [`ModelRequest`] as a Responses API request body.
 
 use serde_json::{Value, json};
-use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice};
+use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
-use crate::render::split_system;
+use crate::render::{insert_tools, split_system};
 
 /// The JSON body for `POST /responses`.
 pub fn render_request(request: &ModelRequest, stream: bool) -> Value {
@@ -17,33 +17,30 @@ pub fn render_request(request: &ModelRequest, stream: bool) -> Value {
     if let Some(system) = system {
         body["instructions"] = json!(system);
     }
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                    "strict": false,
-                })
-            })
-            .collect();
-        if let Some(choice) = &request.tool_choice {
-            body["tool_choice"] = match choice {
-                ToolChoice::Auto => json!("auto"),
-                ToolChoice::None => json!("none"),
-                ToolChoice::Required => json!("required"),
-                ToolChoice::Tool { name } => json!({"type": "function", "name": name}),
-            };
-        }
-    }
+    insert_tools(&mut body, request, render_tool, render_tool_choice);
     if let Some(max) = request.max_output_tokens {
         body["max_output_tokens"] = json!(max);
     }
     body
+}
+
+fn render_tool(tool: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": tool.parameters,
+        "strict": false,
+    })
+}
+
+fn render_tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool { name } => json!({"type": "function", "name": name}),
+    }
 }
 
 fn message(role: &str, text: &str) -> Value {

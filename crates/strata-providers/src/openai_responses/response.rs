@@ -1,29 +1,19 @@
 //! Parsing a non-streaming Responses API body.
 
 use serde_json::Value;
-use strata_protocol::{ItemId, ModelError, ModelResponse, ReasoningItem, ResponseItem, StopReason};
+use strata_protocol::{ModelError, ModelResponse, ResponseItem, StopReason};
 
 use super::PROVIDER;
-use super::stream::{incomplete_reason, message_text, parse_usage};
-use crate::classify::{ErrorDetails, classify_stream_error};
-use crate::wire::{arguments_or_empty_object, str_field};
+use super::stream::{failure, incomplete_reason, message_text, parse_usage};
+use crate::wire::{arguments_or_empty_object, array_field, reasoning_item, str_field};
 
 pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {
     if str_field(body, "status") == Some("failed") {
-        let details = body
-            .get("error")
-            .map(ErrorDetails::from_value)
-            .unwrap_or_default();
-        return Err(classify_stream_error(&details, None));
+        return Err(failure(body));
     }
     let mut items = Vec::new();
     let mut has_call = false;
-    for item in body
-        .get("output")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
+    for item in array_field(body, "output") {
         match str_field(item, "type") {
             Some("message") => items.push(ResponseItem::assistant(message_text(item))),
             Some("function_call") => {
@@ -34,20 +24,12 @@ pub(crate) fn parse_response(body: &Value, model: &str) -> Result<ModelResponse,
                     arguments_or_empty_object(str_field(item, "arguments").unwrap_or_default()),
                 ));
             }
-            Some("reasoning") => items.push(ResponseItem::Reasoning(ReasoningItem {
-                id: ItemId::new(),
-                provider: PROVIDER.to_string(),
-                payload: item.clone(),
-            })),
+            Some("reasoning") => items.push(reasoning_item(PROVIDER, item.clone())),
             other => tracing::debug!(item_type = ?other, "ignoring an unknown output item"),
         }
     }
     let stop_reason = if str_field(body, "status") == Some("incomplete") {
-        incomplete_reason(
-            body.get("incomplete_details")
-                .and_then(|d| str_field(d, "reason"))
-                .unwrap_or("unknown"),
-        )
+        incomplete_reason(body)
     } else if has_call {
         StopReason::ToolUse
     } else {

@@ -3,15 +3,14 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use strata_protocol::{
-    ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
-};
+use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
-use crate::classify::{ErrorDetails, classify_stream_error};
+use crate::classify::classify_error_value;
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
+    reasoning_item, str_field, u64_field,
 };
 
 #[derive(Debug)]
@@ -74,11 +73,7 @@ impl ResponsesDecoder {
                 }
             }
             Some("reasoning") => out.push(ModelEvent::Reasoning {
-                item: ResponseItem::Reasoning(ReasoningItem {
-                    id: ItemId::new(),
-                    provider: PROVIDER.to_string(),
-                    payload: item.clone(),
-                }),
+                item: reasoning_item(PROVIDER, item.clone()),
             }),
             Some("message") => {
                 // A proxy that sends only finished items still gets its text shown.
@@ -103,10 +98,7 @@ impl ResponsesDecoder {
                 });
             }
         }
-        if let Some(usage) = response.get("usage").and_then(parse_usage) {
-            out.push(ModelEvent::Usage { usage });
-        }
-        out.push(ModelEvent::Finished { stop_reason: stop });
+        push_finish(out, response.get("usage").and_then(parse_usage), stop);
     }
 
     fn any_call_done(&self) -> bool {
@@ -172,26 +164,11 @@ impl StreamDecoder for ResponsesDecoder {
                 return Ok(Flow::Done);
             }
             "response.incomplete" => {
-                let reason = response
-                    .get("incomplete_details")
-                    .and_then(|d| str_field(d, "reason"))
-                    .unwrap_or("unknown");
-                self.finish(response, incomplete_reason(reason), out);
+                self.finish(response, incomplete_reason(response), out);
                 return Ok(Flow::Done);
             }
-            "response.failed" => {
-                let details = response
-                    .get("error")
-                    .map(ErrorDetails::from_value)
-                    .unwrap_or_default();
-                return Err(classify_stream_error(&details, None));
-            }
-            "error" => {
-                return Err(classify_stream_error(
-                    &ErrorDetails::from_value(&data),
-                    None,
-                ));
-            }
+            "response.failed" => return Err(failure(response)),
+            "error" => return Err(classify_error_value(&data)),
             "response.created"
             | "response.in_progress"
             | "response.queued"
@@ -217,7 +194,19 @@ impl StreamDecoder for ResponsesDecoder {
     }
 }
 
-pub(crate) fn incomplete_reason(reason: &str) -> StopReason {
+/// The error of a failed response (`response.failed`, or a whole body with
+/// status `failed`).
+pub(crate) fn failure(response: &Value) -> ModelError {
+    classify_error_value(response.get("error").unwrap_or(&Value::Null))
+}
+
+/// Why an incomplete response (`response.incomplete`, or a whole body with
+/// status `incomplete`) stopped.
+pub(crate) fn incomplete_reason(response: &Value) -> StopReason {
+    let reason = response
+        .get("incomplete_details")
+        .and_then(|d| str_field(d, "reason"))
+        .unwrap_or("unknown");
     match reason {
         "max_output_tokens" => StopReason::MaxTokens,
         "content_filter" => StopReason::ContentFilter,

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
-use strata_protocol::{ItemId, ModelError, ModelEvent, ResponseItem, StopReason, TokenUsage};
+use strata_protocol::{
+    ItemId, ModelError, ModelEvent, ModelRequest, ResponseItem, StopReason, TokenUsage,
+};
 use strata_providers::{
     ApiKey, Endpoint, HttpClient, HttpOptions, RetryPolicy, WireFormat, replay,
 };
@@ -41,6 +43,18 @@ pub fn all_sse_fixtures() -> Vec<String> {
     }
     found.sort();
     found
+}
+
+/// A request for `test-model` holding a system and a user message, no
+/// tools and no output limit.
+pub fn simple_request(system: &str, user: &str) -> ModelRequest {
+    ModelRequest {
+        model: "test-model".into(),
+        input: vec![ResponseItem::system(system), ResponseItem::user(user)],
+        tools: vec![],
+        tool_choice: None,
+        max_output_tokens: None,
+    }
 }
 
 /// What one replay produced: the events and the error that ended it, if any.
