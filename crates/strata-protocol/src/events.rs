@@ -5,6 +5,7 @@
 //! lost or reordered.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
@@ -16,7 +17,7 @@ use crate::usage::TokenUsage;
 pub const EVENT_FORMAT_VERSION: u32 = 1;
 
 /// One event of a session's stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct EventEnvelope {
     pub v: u32,
     /// Strictly increasing per session stream, from 0.
@@ -25,14 +26,14 @@ pub struct EventEnvelope {
     pub event: AgentEvent,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "family", content = "event", rename_all = "snake_case")]
 pub enum AgentEvent {
     Mainline(MainlineEvent),
     Debug(DebugEvent),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolCallStatus {
     Success,
@@ -43,7 +44,7 @@ pub enum ToolCallStatus {
 }
 
 /// What a person follows in the conversation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MainlineEvent {
     TurnStarted {
@@ -102,7 +103,7 @@ pub enum MainlineEvent {
 }
 
 /// What the debug console shows.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DebugEvent {
     /// A round began; `request` is exactly what was sent.

@@ -5,12 +5,13 @@
 //! field when it renders a request.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::ids::ItemId;
 use crate::usage::TokenUsage;
 
 /// One item of the history the model sees.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResponseItem {
     Message(Message),
@@ -21,7 +22,7 @@ pub enum ResponseItem {
     Reasoning(ReasoningItem),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     System,
@@ -41,14 +42,14 @@ impl Role {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Message {
     pub id: ItemId,
     pub role: Role,
     pub content: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FunctionCall {
     pub id: ItemId,
     /// The provider's id pairing this call with its output.
@@ -58,7 +59,7 @@ pub struct FunctionCall {
     pub arguments: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FunctionCallOutput {
     pub id: ItemId,
     pub call_id: String,
@@ -66,7 +67,7 @@ pub struct FunctionCallOutput {
 }
 
 /// The summary that replaces compacted history.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CompactionSummary {
     pub id: ItemId,
     pub summary: String,
@@ -85,7 +86,7 @@ impl CompactionSummary {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ReasoningItem {
     pub id: ItemId,
     /// Which provider kind produced it (`openai-responses`, `anthropic`, ...).
@@ -95,7 +96,7 @@ pub struct ReasoningItem {
 }
 
 /// What caused a compaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CompactionTrigger {
     /// Reported usage reached the threshold at a round boundary.
@@ -107,7 +108,7 @@ pub enum CompactionTrigger {
 }
 
 /// Everything the debug console shows about one compaction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CompactionMetadata {
     pub trigger: CompactionTrigger,
     pub reason: String,
@@ -230,6 +231,29 @@ mod tests {
         assert_eq!(value["call_id"], "call_1");
         let back: ResponseItem = serde_json::from_value(value).unwrap();
         assert_eq!(back, item);
+    }
+
+    #[test]
+    fn a_summary_is_shown_to_models_behind_the_shared_prefix() {
+        let summary = CompactionSummary {
+            id: ItemId::new(),
+            summary: "Parser done.".into(),
+            metadata: CompactionMetadata {
+                trigger: CompactionTrigger::Manual,
+                reason: "asked".into(),
+                context_tokens: None,
+                threshold: None,
+                removed: 3,
+                kept: 0,
+                summarizer_model: "m".into(),
+                summarizer_usage: None,
+                duration_ms: 1,
+            },
+        };
+        let text = summary.model_text();
+        assert!(text.starts_with(COMPACTION_SUMMARY_PREFIX));
+        assert!(text.ends_with("Parser done."));
+        assert!(COMPACTION_SUMMARY_PREFIX.contains("earlier work"));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! records of a session file, token usage, and the model gateway's request,
 //! event and error types. Everything here is plain data with serde; no I/O.
 
+mod bindings;
+mod desktop;
 mod events;
 mod ids;
 mod items;
@@ -10,6 +12,10 @@ mod records;
 mod tools;
 mod usage;
 
+pub use desktop::{
+    AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
+    ProviderKind, SessionListItem, SessionView, Settings, Theme, TurnReport,
+};
 pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };

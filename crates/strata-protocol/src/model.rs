@@ -2,12 +2,13 @@
 //! error type for every provider.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::items::ResponseItem;
 use crate::usage::TokenUsage;
 
 /// A tool the model may call, described by a JSON schema.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
@@ -15,7 +16,7 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolChoice {
     Auto,
@@ -26,7 +27,7 @@ pub enum ToolChoice {
 
 /// What is sent to a model. `input` is the whole model-visible history,
 /// starting with the leading system message when there is one.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct ModelRequest {
     pub model: String,
     pub input: Vec<ResponseItem>,
@@ -40,7 +41,7 @@ pub struct ModelRequest {
 }
 
 /// Why a response ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", content = "detail", rename_all = "snake_case")]
 pub enum StopReason {
     /// The model finished its answer.
@@ -56,7 +57,7 @@ pub enum StopReason {
 }
 
 /// One streamed event from a model, the same for every provider.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ModelEvent {
     TextDelta {
@@ -100,7 +101,7 @@ pub enum ModelEvent {
 }
 
 /// A whole (non-streamed) response, as used for compaction summaries.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct ModelResponse {
     pub model: String,
     /// Assistant messages, function calls and reasoning items, in order.
@@ -127,7 +128,7 @@ impl ModelResponse {
 }
 
 /// A classified model failure. Messages never contain API keys.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModelError {
     #[error("the conversation is too long for the model's context window: {message}")]

@@ -10,6 +10,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::ResponseItem;
@@ -39,8 +40,22 @@ impl Record {
     }
 }
 
+/// The TypeScript shape of a [`Record`] (named `SessionRecord` there, as
+/// `Record` is a TypeScript built-in): the envelope's `v` and `ts` beside the
+/// body's `type` and `payload`. It only exists to generate the bindings;
+/// [`Record`]'s own serde implementation is the wire format.
+#[derive(TS)]
+#[ts(rename = "SessionRecord")]
+#[allow(dead_code)]
+pub(crate) struct SessionRecordTs {
+    v: u32,
+    ts: DateTime<Utc>,
+    #[ts(flatten)]
+    body: RecordBody,
+}
+
 /// What a record says. The variant name, in snake_case, is the record's `type`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", content = "payload", rename_all = "snake_case")]
 pub enum RecordBody {
     /// The first record of every session.
@@ -101,7 +116,7 @@ impl RecordBody {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionMeta {
     pub session_id: SessionId,
     pub created_at: DateTime<Utc>,
@@ -112,7 +127,7 @@ pub struct SessionMeta {
     pub strata_version: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct RoundRecord {
     pub turn_id: TurnId,
     pub round_id: RoundId,
@@ -128,19 +143,19 @@ pub struct RoundRecord {
     pub input_items: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TokenUsageRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_id: Option<RoundId>,
     pub usage: TokenUsage,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TurnStarted {
     pub turn_id: TurnId,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnOutcome {
     Completed,
@@ -150,14 +165,14 @@ pub enum TurnOutcome {
     RoundLimit,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TurnFinished {
     pub turn_id: TurnId,
     pub outcome: TurnOutcome,
     pub rounds: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RetryRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_id: Option<RoundId>,
@@ -167,7 +182,7 @@ pub struct RetryRecord {
     pub cause: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ErrorRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<TurnId>,
@@ -177,7 +192,7 @@ pub struct ErrorRecord {
     pub model_error: Option<ModelError>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     AllowOnce,
@@ -185,19 +200,19 @@ pub enum ApprovalDecision {
     Deny,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ApprovalDecisionRecord {
     pub call_id: String,
     pub tool: String,
     pub decision: ApprovalDecision,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TitleSet {
     pub title: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FullToolOutput {
     pub call_id: String,
     /// The capped history item this is the full text of.

@@ -3,6 +3,7 @@
 //! request. How a call ended is [`crate::ToolCallStatus`].
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// The names of the built-in tools, as the model calls them.
 pub mod tool_names {
@@ -31,7 +32,7 @@ pub mod tool_names {
 }
 
 /// Which tool calls a session runs without asking.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum ApprovalPolicy {
     /// Reads run; writes and shell commands wait for the person.
@@ -72,7 +73,7 @@ impl std::fmt::Display for ApprovalPolicy {
 }
 
 /// A tool call waiting for the person: what will happen if they allow it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ApprovalRequest {
     /// The call this request is about.
     pub call_id: String,
@@ -101,7 +102,7 @@ impl ApprovalRequest {
 }
 
 /// What an approval request shows.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ApprovalKind {
     /// A file change: the path relative to the workspace and a unified diff.

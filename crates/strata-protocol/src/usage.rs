@@ -2,10 +2,11 @@
 //! every decision uses.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// Token usage of one model round as the provider reported it. Every field is
 /// optional because providers omit different ones.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TokenUsage {
     /// Input tokens, cached ones included. For Anthropic this is
     /// `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`.

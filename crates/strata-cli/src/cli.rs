@@ -1,0 +1,234 @@
+//! The command line's grammar (clap). Parsing only; each command group has
+//! its own module.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Strata: an LLM agent that works in a folder, keeps every session on disk,
+/// and compacts what the model sees when a conversation grows too long.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, propagate_version = true)]
+#[command(
+    after_help = "SESSION is a session id or a unique prefix of one. STRATA_HOME moves every file \
+                  Strata writes (sessions, config, logs). NO_COLOR turns colour off.\n\
+                  Exit codes: 0 success, 2 usage error, 1 anything else (with a one-line reason \
+                  on standard error)."
+)]
+pub struct Cli {
+    /// When to colour the output (`auto` colours a terminal unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Starts a session and runs one turn of PROMPT. The session id goes to
+    /// standard error first; the assistant's text streams to standard
+    /// output, tool calls and notices to standard error.
+    Run(RunArgs),
+
+    /// Continues a session with one turn of PROMPT (by default with the
+    /// session's own provider, model and workspace).
+    Resume(ResumeArgs),
+
+    /// Compacts a session's history now (trigger `manual`).
+    Compact(CompactArgs),
+
+    /// An interactive session in the terminal: type a prompt, the turn runs,
+    /// repeat. `/compact [focus]` compacts, `/quit` leaves.
+    Chat(ChatArgs),
+
+    /// Browse, export and delete sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+
+    /// The history the model sees now: the session's records replayed, with
+    /// compactions applied.
+    Context(SessionJsonArgs),
+
+    /// Every compaction of a session: when, why, how much it removed and kept.
+    Compactions(SessionJsonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What to ask.
+    #[arg(short = 'p', long = "prompt", value_name = "PROMPT", value_parser = non_blank)]
+    pub prompt: String,
+
+    #[command(flatten)]
+    pub agent: AgentFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// What to ask.
+    #[arg(short = 'p', long = "prompt", value_name = "PROMPT", value_parser = non_blank)]
+    pub prompt: String,
+
+    #[command(flatten)]
+    pub agent: AgentFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// What the summary should stress.
+    #[arg(long, value_name = "TEXT")]
+    pub focus: Option<String>,
+
+    #[command(flatten)]
+    pub agent: AgentFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// Continue this session (id or unique prefix) instead of starting one.
+    #[arg(long, value_name = "SESSION")]
+    pub session: Option<String>,
+
+    #[command(flatten)]
+    pub agent: AgentFlags,
+}
+
+/// How a session talks to its model, where it works and when it compacts.
+#[derive(Clone, Debug, Default, Args)]
+pub struct AgentFlags {
+    /// The provider kind (default: the config file's profile, else the
+    /// environment's keys, else the offline demo model).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub provider: Option<ProviderArg>,
+
+    /// The provider's base URL, version segment included
+    /// (e.g. http://localhost:11434/v1).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// The model id sent to the provider.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The folder the agent works in (default: the current folder; for a
+    /// resumed session, its own).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+
+    /// Which tool calls run without asking: `ask` (writes and shell commands
+    /// wait for you; refused when there is no terminal to ask on), `auto`
+    /// (everything runs), `read-only` (writes and shell refused).
+    #[arg(long, value_enum, default_value_t = ApprovalArg::Ask, value_name = "POLICY")]
+    pub approval: ApprovalArg,
+
+    /// Compact once a round reports this many context tokens (default: the
+    /// model's profile).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub compact_threshold: Option<u64>,
+
+    /// One JSON object per line: a session line, then every event.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    OpenaiResponses,
+    OpenaiChat,
+    Anthropic,
+    Demo,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ApprovalArg {
+    #[default]
+    Ask,
+    Auto,
+    ReadOnly,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Every session, most recently updated first.
+    List(JsonArgs),
+
+    /// The transcript as the person saw it: every item in write order,
+    /// including items later compacted away, with compactions and errors.
+    Show(SessionArg),
+
+    /// Writes the transcript as Markdown, or the session's records as JSON lines.
+    Export(ExportArgs),
+
+    /// Deletes a session's file (refused while the session is open elsewhere).
+    Delete(SessionJsonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct JsonArgs {
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionArg {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionJsonArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// `md`: a readable Markdown transcript; `json`: the session's records,
+    /// one per line.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Md)]
+    pub format: ExportFormat,
+
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Md,
+    Json,
+}
+
+/// A prompt must say something.
+fn non_blank(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("the prompt is empty".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
+}

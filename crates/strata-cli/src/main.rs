@@ -1,0 +1,78 @@
+//! `strata`: the headless command line over strata-core and
+//! strata-providers. The binary only parses, wires and renders; every
+//! decision (the loop, compaction, tools, approvals, provider profiles)
+//! lives in those crates.
+//!
+//! - `run`, `resume`, `compact`, `chat`: an [`strata_core::agent::Agent`]
+//!   on a provider profile, its events rendered as they arrive (`run.rs`,
+//!   `repl.rs`, `render.rs`), approvals asked on a terminal (`approve.rs`),
+//!   Ctrl+C once to cancel and twice to exit (`terminal.rs`).
+//! - `sessions list/show/export/delete`, `context`, `compactions`: read-only
+//!   views of the session store (`sessions.rs`, `show.rs`, `export.rs`,
+//!   `context.rs`, over `transcript.rs`).
+//!
+//! Exit codes: 0 success, 2 usage errors, 1 anything else, always with a
+//! one-line reason on standard error.
+
+mod approve;
+mod cli;
+mod context;
+mod error;
+mod export;
+mod launch;
+mod render;
+mod repl;
+mod run;
+mod sessions;
+mod show;
+mod store;
+mod style;
+mod terminal;
+mod transcript;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command, SessionsCommand};
+use crate::store::Context;
+use crate::style::{ERROR, Output, paint};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version exit 0; usage errors exit 2, as clap decides.
+        Err(error) => error.exit(),
+    };
+    let out = Output::new(cli.color);
+    match run(cli, out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(error) => {
+            let reason = error.to_string().replace(['\n', '\r'], " ");
+            let _ = writeln!(out.stderr(), "{} {reason}", paint(ERROR, "strata: error:"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
+    let ctx = Context::from_env(out)?;
+    match cli.command {
+        Command::Run(args) => run::run(&ctx, args),
+        Command::Resume(args) => run::resume(&ctx, args),
+        Command::Compact(args) => run::compact(&ctx, args),
+        Command::Chat(args) => repl::chat(&ctx, args),
+        Command::Sessions(SessionsCommand::List(args)) => sessions::list(&ctx, args.json),
+        Command::Sessions(SessionsCommand::Show(args)) => show::show(&ctx, &args.session),
+        Command::Sessions(SessionsCommand::Export(args)) => {
+            export::export(&ctx, &args.session, args.format, args.output.as_deref())
+        }
+        Command::Sessions(SessionsCommand::Delete(args)) => {
+            sessions::delete(&ctx, &args.session, args.json)
+        }
+        Command::Context(args) => context::context(&ctx, &args.session, args.json),
+        Command::Compactions(args) => context::compactions(&ctx, &args.session, args.json),
+    }
+}

@@ -1,0 +1,317 @@
+//! Showing an agent's events as they arrive: the assistant's text streamed
+//! to standard output; tool calls, approvals, compactions and errors as
+//! compact lines on standard error; spinners only on a terminal. With
+//! `--json`, every event is one JSON line on standard output instead.
+
+use std::io::{self, IsTerminal, Write};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use strata_core::CancellationToken;
+use strata_core::agent::ApprovalBroker;
+use strata_protocol::{
+    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role, ToolCallStatus,
+    TurnOutcome,
+};
+
+use crate::approve;
+use crate::style::{COMPACTION, DIM, ERROR, Output, TOOL, WARN, one_line, paint};
+use crate::terminal::Lines;
+use crate::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
+
+/// Renders one agent's events.
+pub struct Ui {
+    out: Output,
+    json: bool,
+    broker: ApprovalBroker,
+    /// Where approval answers come from, when someone can answer.
+    lines: Option<Lines>,
+    spinners: bool,
+    spinner: Option<ProgressBar>,
+    /// Standard output holds text not yet ended by a newline.
+    text_open: bool,
+    /// This round streamed text deltas.
+    streamed: bool,
+}
+
+impl Ui {
+    pub fn new(out: Output, json: bool, broker: ApprovalBroker, lines: Option<Lines>) -> Self {
+        Self {
+            out,
+            json,
+            broker,
+            lines,
+            spinners: !json && io::stderr().is_terminal(),
+            spinner: None,
+            text_open: false,
+            streamed: false,
+        }
+    }
+
+    /// The lines typed on the terminal, for a REPL between turns.
+    pub fn lines(&mut self) -> Option<&mut Lines> {
+        self.lines.as_mut()
+    }
+
+    /// Writes one JSON line on standard output.
+    pub fn json_line(&mut self, value: &serde_json::Value) -> io::Result<()> {
+        let mut stdout = io::stdout().lock();
+        writeln!(stdout, "{value}")?;
+        stdout.flush()
+    }
+
+    /// A line on standard error (after ending any streamed text).
+    pub fn note(&mut self, text: impl std::fmt::Display) -> io::Result<()> {
+        self.settle()?;
+        writeln!(self.out.stderr(), "{text}")
+    }
+
+    /// Shows one event; asks the person when it is an approval request and
+    /// someone can answer.
+    pub async fn handle(
+        &mut self,
+        envelope: &EventEnvelope,
+        cancel: &CancellationToken,
+    ) -> io::Result<()> {
+        if self.json {
+            self.json_line(&serde_json::to_value(envelope).map_err(io::Error::other)?)?;
+            if let AgentEvent::Mainline(MainlineEvent::ApprovalRequested {
+                call_id,
+                summary,
+                detail,
+                ..
+            }) = &envelope.event
+            {
+                self.approve(call_id, summary, detail, cancel).await?;
+            }
+            return Ok(());
+        }
+        match &envelope.event {
+            AgentEvent::Mainline(event) => self.mainline(event, cancel).await,
+            AgentEvent::Debug(event) => self.debug(event),
+        }
+    }
+
+    async fn mainline(
+        &mut self,
+        event: &MainlineEvent,
+        cancel: &CancellationToken,
+    ) -> io::Result<()> {
+        match event {
+            MainlineEvent::TurnStarted { .. } => Ok(()),
+            MainlineEvent::TextDelta { delta, .. } => {
+                self.stop_spinner();
+                self.streamed = true;
+                self.text(delta)
+            }
+            MainlineEvent::MessageCommitted { item, .. } => match item {
+                // Text that arrived whole, without deltas, is shown now.
+                ResponseItem::Message(message)
+                    if message.role == Role::Assistant && !self.streamed =>
+                {
+                    self.stop_spinner();
+                    self.text(&message.content)
+                }
+                _ => Ok(()),
+            },
+            MainlineEvent::ToolCallStarted {
+                name, arguments, ..
+            } => {
+                self.note(format!(
+                    "{} {}",
+                    paint(TOOL, format!("→ {name}")),
+                    one_line(&compact_arguments(arguments), 120)
+                ))?;
+                self.start_spinner(format!("running {name}…"));
+                Ok(())
+            }
+            MainlineEvent::ToolCallFinished {
+                name,
+                status,
+                output,
+                duration_ms,
+                ..
+            } => {
+                let line = match status {
+                    ToolCallStatus::Success => paint(
+                        DIM,
+                        format!("  ✓ {name} · {duration_ms} ms · {}", one_line(output, 100)),
+                    ),
+                    failure => paint(
+                        ERROR,
+                        format!(
+                            "  ✗ {name} {}: {}",
+                            status_text(*failure),
+                            one_line(output, 160)
+                        ),
+                    ),
+                };
+                self.note(line)
+            }
+            MainlineEvent::ApprovalRequested {
+                call_id,
+                summary,
+                detail,
+                ..
+            } => {
+                if self.broker.is_interactive() && self.lines.is_some() {
+                    self.approve(call_id, summary, detail, cancel).await
+                } else {
+                    self.note(paint(
+                        WARN,
+                        format!(
+                            "approval needed: {summary} — refused, no terminal to ask on \
+                             (use --approval auto to allow, or run in a terminal)"
+                        ),
+                    ))
+                }
+            }
+            MainlineEvent::ApprovalResolved { decision, .. } => self.note(paint(
+                DIM,
+                format!("  approval: {}", decision_text(*decision)),
+            )),
+            MainlineEvent::TurnFinished {
+                outcome, rounds, ..
+            } => {
+                if *outcome == TurnOutcome::Completed {
+                    self.settle()
+                } else {
+                    self.note(paint(
+                        WARN,
+                        format!("turn {} after {rounds} round(s)", outcome_text(*outcome)),
+                    ))
+                }
+            }
+            MainlineEvent::Error { message, .. } => {
+                self.note(paint(ERROR, format!("error: {message}")))
+            }
+        }
+    }
+
+    fn debug(&mut self, event: &DebugEvent) -> io::Result<()> {
+        match event {
+            DebugEvent::RoundStarted { .. } => {
+                self.streamed = false;
+                self.start_spinner("thinking…".to_owned());
+                Ok(())
+            }
+            DebugEvent::UsageReported { .. } => Ok(()),
+            DebugEvent::Retrying {
+                attempt,
+                of,
+                delay_ms,
+                cause,
+                ..
+            } => self.note(paint(
+                DIM,
+                format!("retrying ({attempt}/{of}) in {delay_ms} ms: {cause}"),
+            )),
+            DebugEvent::HistoryCompacted {
+                summary,
+                history_items,
+                ..
+            } => self.note(format!(
+                "{}\n{}",
+                paint(
+                    COMPACTION,
+                    format!("══ {} → {history_items} items ══", compaction_line(summary))
+                ),
+                paint(DIM, format!("   {}", one_line(&summary.summary, 200)))
+            )),
+            DebugEvent::CompactionIneffective {
+                estimated_tokens,
+                threshold,
+                ..
+            } => self.note(paint(
+                WARN,
+                format!(
+                    "warning: the compacted history is still about {estimated_tokens} tokens, \
+                     above the threshold {threshold}"
+                ),
+            )),
+            DebugEvent::SummaryFailed {
+                attempts, message, ..
+            } => self.note(paint(
+                WARN,
+                format!(
+                    "warning: compaction failed after {attempts} attempt(s), the history was \
+                     left as it was: {message}"
+                ),
+            )),
+        }
+    }
+
+    async fn approve(
+        &mut self,
+        call_id: &str,
+        summary: &str,
+        detail: &str,
+        cancel: &CancellationToken,
+    ) -> io::Result<()> {
+        if !self.broker.is_interactive() {
+            return Ok(());
+        }
+        self.settle()?;
+        let Some(lines) = self.lines.as_mut() else {
+            return Ok(());
+        };
+        if let Some(decision) = approve::ask(self.out, lines, summary, detail, cancel).await? {
+            self.broker.answer(call_id, decision);
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, text: &str) -> io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let mut stdout = self.out.stdout();
+        write!(stdout, "{text}")?;
+        stdout.flush()?;
+        self.text_open = !text.ends_with('\n');
+        Ok(())
+    }
+
+    /// Ends streamed text with a newline and clears the spinner, so the
+    /// next line starts clean.
+    pub fn settle(&mut self) -> io::Result<()> {
+        self.stop_spinner();
+        if self.text_open {
+            let mut stdout = self.out.stdout();
+            writeln!(stdout)?;
+            stdout.flush()?;
+            self.text_open = false;
+        }
+        Ok(())
+    }
+
+    pub fn start_spinner(&mut self, message: String) {
+        if !self.spinners {
+            return;
+        }
+        self.stop_spinner();
+        let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+            spinner.set_style(style);
+        }
+        spinner.set_message(message);
+        spinner.enable_steady_tick(Duration::from_millis(100));
+        self.spinner = Some(spinner);
+    }
+
+    pub fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+}
+
+fn status_text(status: ToolCallStatus) -> &'static str {
+    match status {
+        ToolCallStatus::Success => "succeeded",
+        ToolCallStatus::Error => "failed",
+        ToolCallStatus::Denied => "refused",
+        ToolCallStatus::Cancelled => "cancelled",
+        ToolCallStatus::TimedOut => "timed out",
+    }
+}

@@ -1,0 +1,148 @@
+//! `strata chat`: an interactive session. Each line typed is a turn;
+//! `/compact [focus]` compacts, `/quit` (or the end of input) leaves.
+
+use std::io::{IsTerminal, Write};
+
+use strata_core::agent::CompactOutcome;
+
+use crate::cli::ChatArgs;
+use crate::launch::{self, Launched};
+use crate::render::Ui;
+use crate::run::{announce, asks_on_terminal, compact_result, drive, runtime, turn_result};
+use crate::store::Context;
+use crate::style::{BOLD, DIM, USER, WARN, paint};
+use crate::terminal::{Interrupts, Lines};
+
+const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /quit leaves · Ctrl+C cancels a turn, twice exits";
+
+/// What a typed line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Input<'a> {
+    Empty,
+    Prompt(&'a str),
+    Compact(Option<&'a str>),
+    Help,
+    Quit,
+    Unknown(&'a str),
+}
+
+fn parse(line: &str) -> Input<'_> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Input::Empty;
+    }
+    let Some(command) = line.strip_prefix('/') else {
+        return Input::Prompt(line);
+    };
+    let (name, rest) = command
+        .split_once(char::is_whitespace)
+        .map_or((command, ""), |(name, rest)| (name, rest.trim()));
+    match name {
+        "quit" | "exit" | "q" => Input::Quit,
+        "help" | "?" => Input::Help,
+        "compact" => Input::Compact(Some(rest).filter(|rest| !rest.is_empty())),
+        _ => Input::Unknown(name),
+    }
+}
+
+pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
+    let interactive = asks_on_terminal(&args.agent);
+    let launched = match &args.session {
+        Some(query) => launch::resume(ctx, query, &args.agent, interactive)?,
+        None => launch::start(ctx, &args.agent, interactive)?,
+    };
+    let json = args.agent.json;
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let interrupts = Interrupts::install(ctx.out);
+        let mut ui = Ui::new(
+            ctx.out,
+            json,
+            launched.agent.broker().clone(),
+            Some(Lines::spawn()),
+        );
+        announce(&mut ui, &launched, json, true)?;
+        let Launched {
+            mut agent,
+            mut events,
+            ..
+        } = launched;
+        let prompt_shown = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        if prompt_shown {
+            ui.note(paint(DIM, HELP))?;
+        }
+        loop {
+            if prompt_shown {
+                let mut err = ctx.out.stderr();
+                write!(err, "{} ", paint(USER, "you›"))?;
+                err.flush()?;
+            }
+            let Some(lines) = ui.lines() else { break };
+            let Some(line) = lines.next().await else {
+                break;
+            };
+            match parse(&line) {
+                Input::Empty => {}
+                Input::Quit => break,
+                Input::Help => ui.note(paint(DIM, HELP))?,
+                Input::Unknown(name) => ui.note(paint(
+                    WARN,
+                    format!("unknown command /{name}; /help lists them"),
+                ))?,
+                Input::Prompt(prompt) => {
+                    let cancel = interrupts.begin();
+                    let report = drive(
+                        agent.run_turn(prompt, cancel.clone()),
+                        &mut events,
+                        &mut ui,
+                        &cancel,
+                    )
+                    .await?;
+                    interrupts.end();
+                    // A failed or cancelled turn was shown; the session goes on.
+                    if let Err(error) = turn_result(&report?) {
+                        ui.note(paint(DIM, format!("({error})")))?;
+                    }
+                }
+                Input::Compact(focus) => {
+                    let cancel = interrupts.begin();
+                    let outcome = drive(
+                        agent.compact_now(focus.map(str::to_owned), cancel.clone()),
+                        &mut events,
+                        &mut ui,
+                        &cancel,
+                    )
+                    .await??;
+                    interrupts.end();
+                    if let Err(error) = compact_result(&mut ui, &outcome, json) {
+                        ui.note(paint(DIM, format!("({error})")))?;
+                    } else if matches!(outcome, CompactOutcome::Compacted(_)) && !json {
+                        ui.note(paint(
+                            BOLD,
+                            format!("history now {} items", agent.history().len()),
+                        ))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse_into_prompts_and_commands() {
+        assert_eq!(parse("  "), Input::Empty);
+        assert_eq!(parse(" list the files "), Input::Prompt("list the files"));
+        assert_eq!(parse("/quit"), Input::Quit);
+        assert_eq!(parse("/compact"), Input::Compact(None));
+        assert_eq!(
+            parse("/compact  the parser work "),
+            Input::Compact(Some("the parser work"))
+        );
+        assert_eq!(parse("/frob x"), Input::Unknown("frob"));
+    }
+}

@@ -1,0 +1,231 @@
+//! `strata run`, `strata resume` and `strata compact`: one turn (or one
+//! compaction) of an agent, its events shown as they arrive, Ctrl+C once to
+//! cancel and twice to exit.
+
+use std::future::Future;
+
+use serde_json::json;
+use strata_core::CancellationToken;
+use strata_core::agent::{CompactOutcome, EventReceiver, TurnReport};
+use strata_protocol::{ApprovalPolicy, TurnOutcome};
+
+use crate::cli::{AgentFlags, ApprovalArg, CompactArgs, ResumeArgs, RunArgs};
+use crate::error::CliError;
+use crate::launch::{self, Launched};
+use crate::render::Ui;
+use crate::store::Context;
+use crate::style::{BOLD, DIM, paint};
+use crate::terminal::{self, Interrupts, Lines};
+
+/// `strata run -p PROMPT [flags]`.
+pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
+    let interactive = asks_on_terminal(&args.agent);
+    let launched = launch::start(ctx, &args.agent, interactive)?;
+    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+}
+
+/// `strata resume SESSION -p PROMPT [flags]`.
+pub fn resume(ctx: &Context, args: ResumeArgs) -> crate::error::Result<()> {
+    let interactive = asks_on_terminal(&args.agent);
+    let launched = launch::resume(ctx, &args.session, &args.agent, interactive)?;
+    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+}
+
+/// Whether approvals are asked on the terminal: `ask` with a person there.
+pub fn asks_on_terminal(flags: &AgentFlags) -> bool {
+    flags.approval == ApprovalArg::Ask && terminal::is_interactive()
+}
+
+fn one_turn(
+    ctx: &Context,
+    launched: Launched,
+    flags: &AgentFlags,
+    prompt: String,
+    interactive: bool,
+) -> crate::error::Result<()> {
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let interrupts = Interrupts::install(ctx.out);
+        let lines = interactive.then(Lines::spawn);
+        let mut ui = Ui::new(ctx.out, flags.json, launched.agent.broker().clone(), lines);
+        announce(&mut ui, &launched, flags.json, true)?;
+        let Launched {
+            mut agent,
+            mut events,
+            ..
+        } = launched;
+        let cancel = interrupts.begin();
+        let report = drive(
+            agent.run_turn(prompt, cancel.clone()),
+            &mut events,
+            &mut ui,
+            &cancel,
+        )
+        .await?;
+        interrupts.end();
+        turn_result(&report?)
+    })
+}
+
+/// `strata compact SESSION [--focus TEXT] [flags]`.
+pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
+    let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
+    let json = args.agent.json;
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let interrupts = Interrupts::install(ctx.out);
+        let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), None);
+        announce(&mut ui, &launched, json, false)?;
+        let Launched {
+            mut agent,
+            mut events,
+            ..
+        } = launched;
+        let cancel = interrupts.begin();
+        let outcome = drive(
+            agent.compact_now(args.focus, cancel.clone()),
+            &mut events,
+            &mut ui,
+            &cancel,
+        )
+        .await??;
+        interrupts.end();
+        compact_result(&mut ui, &outcome, json)
+    })
+}
+
+/// The session line: on standard error first, and as the first `--json`
+/// line; `turns` adds what happens to approvals without a terminal.
+pub fn announce(
+    ui: &mut Ui,
+    launched: &Launched,
+    json: bool,
+    turns: bool,
+) -> crate::error::Result<()> {
+    let verb = if launched.resumed {
+        "resumed session"
+    } else {
+        "session"
+    };
+    ui.note(format!(
+        "{} {}{}",
+        paint(BOLD, verb),
+        paint(BOLD, launched.agent.id()),
+        paint(DIM, format!(" · {}", launched.details()))
+    ))?;
+    if turns
+        && launched.policy == ApprovalPolicy::Ask
+        && !launched.agent.broker().is_interactive()
+        && !json
+    {
+        ui.note(paint(
+            DIM,
+            "no terminal to ask on: writes and shell commands will be refused (--approval auto runs them)",
+        ))?;
+    }
+    if json {
+        ui.json_line(&launched.session_line())?;
+    }
+    Ok(())
+}
+
+/// Runs `work` while showing the agent's events; the events still queued
+/// when it finishes are shown too. If the output fails (a closed pipe),
+/// the work is cancelled and still driven to its end, so the session is
+/// left as a cancellation leaves it, and the output error is returned.
+pub async fn drive<T>(
+    work: impl Future<Output = T>,
+    events: &mut EventReceiver,
+    ui: &mut Ui,
+    cancel: &CancellationToken,
+) -> crate::error::Result<T> {
+    tokio::pin!(work);
+    let mut failed: Option<std::io::Error> = None;
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(envelope) = events.recv() => {
+                if failed.is_none()
+                    && let Err(error) = ui.handle(&envelope, cancel).await
+                {
+                    cancel.cancel();
+                    failed = Some(error);
+                }
+            }
+            result = &mut work => break result,
+        }
+    };
+    if let Some(error) = failed {
+        return Err(error.into());
+    }
+    while let Ok(envelope) = events.try_recv() {
+        ui.handle(&envelope, cancel).await?;
+    }
+    ui.settle()?;
+    Ok(result)
+}
+
+/// Exit status of a finished turn: only a completed one succeeds.
+pub fn turn_result(report: &TurnReport) -> crate::error::Result<()> {
+    match report.outcome {
+        TurnOutcome::Completed => Ok(()),
+        TurnOutcome::Cancelled => Err(CliError::TurnCancelled),
+        TurnOutcome::Failed => Err(CliError::TurnFailed(report.error.clone())),
+        TurnOutcome::RoundLimit => Err(CliError::RoundLimit {
+            rounds: report.rounds,
+        }),
+    }
+}
+
+/// Exit status of a compaction, with its one JSON line.
+pub fn compact_result(
+    ui: &mut Ui,
+    outcome: &CompactOutcome,
+    json: bool,
+) -> crate::error::Result<()> {
+    let (name, line) = match outcome {
+        CompactOutcome::Compacted(summary) => (
+            "compacted",
+            json!({"summary_item_id": summary.id, "removed": summary.metadata.removed, "kept": summary.metadata.kept}),
+        ),
+        CompactOutcome::NothingToCompact { items } => {
+            ("nothing_to_compact", json!({"items": items}))
+        }
+        CompactOutcome::SummaryFailed { attempts, message } => (
+            "summary_failed",
+            json!({"attempts": attempts, "message": message}),
+        ),
+        CompactOutcome::Cancelled => ("cancelled", json!({})),
+    };
+    if json {
+        let mut value = json!({"v": 1, "kind": "compact_finished", "outcome": name});
+        if let (Some(target), Some(extra)) = (value.as_object_mut(), line.as_object()) {
+            target.extend(extra.clone());
+        }
+        ui.json_line(&value)?;
+    }
+    match outcome {
+        CompactOutcome::Compacted(_) => Ok(()),
+        CompactOutcome::NothingToCompact { items } => {
+            if !json {
+                ui.note(format!(
+                    "nothing to compact: all {items} items of the history would be kept"
+                ))?;
+            }
+            Ok(())
+        }
+        CompactOutcome::SummaryFailed { attempts, message } => Err(CliError::SummaryFailed {
+            attempts: *attempts,
+            message: message.clone(),
+        }),
+        CompactOutcome::Cancelled => Err(CliError::CompactionCancelled),
+    }
+}
+
+pub fn runtime() -> crate::error::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)
+}

@@ -1,0 +1,138 @@
+//! The terminal side of a running agent: Ctrl+C (once cancels the turn,
+//! twice exits), lines typed on standard input (prompts and approval
+//! answers), and whether anyone is there to ask.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use strata_core::CancellationToken;
+use tokio::sync::mpsc;
+
+use crate::style::{Output, WARN, paint};
+
+/// Whether a person can answer prompts: standard input and standard error
+/// are both terminals.
+pub fn is_interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Ctrl+C handling shared by the turn runner and the signal task.
+#[derive(Clone, Debug)]
+pub struct Interrupts {
+    inner: Arc<InterruptState>,
+}
+
+#[derive(Debug)]
+struct InterruptState {
+    /// Presses since the current turn (or prompt) began.
+    presses: AtomicU32,
+    /// The running turn's token, if a turn runs.
+    current: Mutex<Option<CancellationToken>>,
+}
+
+impl Interrupts {
+    /// Installs the Ctrl+C handler on the current runtime (call it inside one).
+    pub fn install(out: Output) -> Self {
+        let interrupts = Self {
+            inner: Arc::new(InterruptState {
+                presses: AtomicU32::new(0),
+                current: Mutex::new(None),
+            }),
+        };
+        let handler = interrupts.clone();
+        // Registered before this returns, so a Ctrl+C right after is seen.
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            match signal(SignalKind::interrupt()) {
+                Ok(mut presses) => {
+                    tokio::spawn(async move {
+                        while presses.recv().await.is_some() {
+                            handler.pressed(out);
+                        }
+                    });
+                }
+                Err(error) => out.warn(format!("Ctrl+C cannot cancel turns: {error}")),
+            }
+        }
+        #[cfg(not(unix))]
+        tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                handler.pressed(out);
+            }
+        });
+        interrupts
+    }
+
+    fn pressed(&self, out: Output) {
+        let presses = self.inner.presses.fetch_add(1, Ordering::SeqCst) + 1;
+        if presses >= 2 {
+            let _ = writeln!(out.stderr(), "\nstrata: error: interrupted");
+            std::process::exit(1);
+        }
+        let current = self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let message = match current {
+            Some(token) => {
+                token.cancel();
+                "cancelling the turn… (Ctrl+C again to exit)"
+            }
+            None => "press Ctrl+C again to exit",
+        };
+        let _ = writeln!(out.stderr(), "\n{}", paint(WARN, message));
+    }
+
+    /// A fresh token for a turn about to run; Ctrl+C cancels it.
+    pub fn begin(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        self.inner.presses.store(0, Ordering::SeqCst);
+        *self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
+        token
+    }
+
+    /// The turn ended; Ctrl+C no longer has a turn to cancel.
+    pub fn end(&self) {
+        *self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
+/// Lines typed on standard input, read on their own thread so waiting for
+/// one never blocks the runtime.
+#[derive(Debug)]
+pub struct Lines {
+    rx: mpsc::UnboundedReceiver<String>,
+}
+
+impl Lines {
+    pub fn spawn() -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { rx }
+    }
+
+    /// The next line; `None` at end of input.
+    pub async fn next(&mut self) -> Option<String> {
+        self.rx.recv().await
+    }
+}

@@ -1,0 +1,228 @@
+//! The terminal paths, through the built binary: Ctrl+C once cancels a turn
+//! and twice exits, and approvals are asked on a (pseudo-)terminal.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+use strata_protocol::TurnOutcome;
+use support::server::{Reply, ResponsesServer, message_text, sse_call, sse_text};
+use support::{Home, announced_id, last_user, outcomes};
+
+fn interrupt(pid: u32) {
+    // The shell's builtin `kill`, which every Debian has.
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -INT {pid}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn ctrl_c_cancels_a_streaming_turn_cleanly_and_the_session_resumes() {
+    let home = Home::new();
+    let server = ResponsesServer::start(|_, body| {
+        if last_user(body) == "hang" {
+            Reply::Stall
+        } else {
+            Reply::Sse(sse_text("Back again.", 200, 3))
+        }
+    });
+    let child = home
+        .command()
+        .args([
+            "run",
+            "-p",
+            "hang",
+            "--provider",
+            "openai-responses",
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "gpt-test",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The request is in flight and the stream stalls: cancel now.
+    server.wait_for_requests(1);
+    interrupt(child.id());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        "strata: error: the turn was cancelled"
+    );
+    let id = announced_id(&stderr);
+    assert_eq!(outcomes(&home, id), [TurnOutcome::Cancelled]);
+
+    let resumed = home.run(&[
+        "resume",
+        &id.to_string(),
+        "-p",
+        "hello again",
+        "--base-url",
+        &server.base_url,
+    ]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    let sent = server.round_requests().last().unwrap().clone();
+    let texts: Vec<String> = sent["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(message_text)
+        .collect();
+    assert_eq!(texts, ["hang", "hello again"], "{sent:#}");
+}
+
+#[test]
+fn ctrl_c_twice_exits_the_chat() {
+    let home = Home::new();
+    let mut child = home
+        .command()
+        .args(["chat", "--provider", "demo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut wait_for = |needle: &str| {
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stderr.read_line(&mut line).unwrap() > 0,
+                "stderr ended before {needle:?}: {seen}"
+            );
+            seen.push_str(&line);
+            if line.contains(needle) {
+                return seen;
+            }
+        }
+    };
+    wait_for("session ");
+    interrupt(child.id());
+    wait_for("press Ctrl+C again to exit");
+    interrupt(child.id());
+    let rest = wait_for("interrupted");
+    assert!(rest.contains("strata: error: interrupted"), "{rest}");
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+/// A server whose model writes `one.txt`, then `two.txt`, then answers.
+fn two_writes_server() -> ResponsesServer {
+    ResponsesServer::start(|_, body| {
+        let outputs = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["type"] == "function_call_output")
+            .count();
+        match outputs {
+            0 => Reply::Sse(sse_call(
+                "call_1",
+                "write_file",
+                &json!({"path": "one.txt", "content": "1\n"}),
+                380,
+                12,
+            )),
+            1 => Reply::Sse(sse_call(
+                "call_2",
+                "write_file",
+                &json!({"path": "two.txt", "content": "2\n"}),
+                420,
+                12,
+            )),
+            _ => Reply::Sse(sse_text("Both handled.", 460, 3)),
+        }
+    })
+}
+
+/// Runs `strata run` on a pseudo-terminal (util-linux `script`), typing
+/// `answers`; returns the exit code and everything the terminal showed.
+fn run_on_terminal(home: &Home, server: &ResponsesServer, answers: &str) -> (i32, String) {
+    use std::io::Write;
+
+    let command = format!(
+        "{} run -p 'write both' --provider openai-responses --base-url {} --model gpt-test",
+        env!("CARGO_BIN_EXE_strata"),
+        server.base_url
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("STRATA_HOME", home.path())
+        .env("NO_COLOR", "1")
+        .current_dir(home.workspace.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs commands on a pseudo-terminal");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&output.stdout).replace('\r', "");
+    (output.status.code().unwrap(), shown)
+}
+
+#[test]
+fn on_a_terminal_approvals_are_asked_allow_once_then_deny() {
+    let home = Home::new();
+    let server = two_writes_server();
+    let (code, shown) = run_on_terminal(&home, &server, "y\nn\n");
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(
+        shown.matches("approval needed: write_file").count(),
+        2,
+        "{shown}"
+    );
+    assert!(shown.contains("+1"), "the diff is shown: {shown}");
+    assert!(shown.contains("approval: allowed once"), "{shown}");
+    assert!(shown.contains("approval: denied"), "{shown}");
+    let workspace = home.workspace.path();
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("one.txt")).unwrap(),
+        "1\n"
+    );
+    assert!(!workspace.join("two.txt").exists());
+    let denial = server.round_requests()[2]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|item| item["type"] == "function_call_output")
+        .unwrap()["output"]
+        .to_string();
+    assert!(denial.contains("denied"), "{denial}");
+}
+
+#[test]
+fn on_a_terminal_allow_for_session_asks_once() {
+    let home = Home::new();
+    let server = two_writes_server();
+    let (code, shown) = run_on_terminal(&home, &server, "a\n");
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(
+        shown.matches("approval needed: write_file").count(),
+        1,
+        "{shown}"
+    );
+    assert!(
+        shown.contains("approval: allowed for this session"),
+        "{shown}"
+    );
+    assert!(shown.contains("Both handled."), "{shown}");
+    let workspace = home.workspace.path();
+    assert!(workspace.join("one.txt").exists() && workspace.join("two.txt").exists());
+}

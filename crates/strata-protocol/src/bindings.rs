@@ -1,0 +1,130 @@
+//! TypeScript bindings for the desktop UI, generated with ts-rs into
+//! `ui/src/bindings/` and checked in. The test below regenerates them into a
+//! temporary folder and fails when the checked-in files differ; it only
+//! writes to `ui/src/bindings/` when asked to:
+//!
+//! ```text
+//! make bindings   # STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings
+//! ```
+//!
+//! Token counts are `u64` in Rust and `number` in TypeScript (never `bigint`):
+//! the export configuration maps every large integer to `number`.
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use ts_rs::{Config, ExportError, TS};
+
+    use crate::{
+        AgentEvent, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy, ApprovalRequest,
+        CommandError, CompactOutcome, EventEnvelope, ExportFormat, ModelEvent, ProfileView,
+        RecordBody, SessionListItem, SessionView, Settings, TurnReport,
+    };
+
+    const REFRESH: &str =
+        "make bindings (STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings)";
+    const UPDATE_ENV: &str = "STRATA_UPDATE_BINDINGS";
+
+    fn checked_in_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings")
+    }
+
+    /// Every type the UI uses, with everything it depends on.
+    fn export_into(dir: &Path) -> Result<(), ExportError> {
+        let cfg = Config::new().with_large_int("number").with_out_dir(dir);
+        AppInfo::export_all(&cfg)?;
+        Settings::export_all(&cfg)?;
+        ProfileView::export_all(&cfg)?;
+        SessionListItem::export_all(&cfg)?;
+        SessionView::export_all(&cfg)?;
+        TurnReport::export_all(&cfg)?;
+        CompactOutcome::export_all(&cfg)?;
+        CommandError::export_all(&cfg)?;
+        ExportFormat::export_all(&cfg)?;
+        EventEnvelope::export_all(&cfg)?;
+        AgentEvent::export_all(&cfg)?;
+        RecordBody::export_all(&cfg)?;
+        ApprovalDecision::export_all(&cfg)?;
+        ApprovalPolicy::export_all(&cfg)?;
+        ApprovalRequest::export_all(&cfg)?;
+        ApprovalKind::export_all(&cfg)?;
+        ModelEvent::export_all(&cfg)?;
+        Ok(())
+    }
+
+    /// Every file under `dir`, by path relative to it.
+    fn files(dir: &Path) -> BTreeMap<PathBuf, String> {
+        fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
+            let Ok(entries) = fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(root, &path, out);
+                } else {
+                    let text = fs::read_to_string(&path).unwrap();
+                    out.insert(path.strip_prefix(root).unwrap().to_path_buf(), text);
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(dir, dir, &mut out);
+        out
+    }
+
+    #[test]
+    fn checked_in_bindings_match_the_rust_types() {
+        let fresh = tempfile::tempdir().unwrap();
+        export_into(fresh.path()).unwrap();
+        let generated = files(fresh.path());
+        assert!(
+            generated.len() > 20,
+            "only {} bindings generated",
+            generated.len()
+        );
+        for (path, text) in &generated {
+            assert!(
+                !text.contains("bigint"),
+                "{} uses bigint; token counts must be numbers",
+                path.display()
+            );
+        }
+
+        let dir = checked_in_dir();
+        if std::env::var_os(UPDATE_ENV).is_some_and(|v| v == "1") {
+            if dir.exists() {
+                fs::remove_dir_all(&dir).unwrap();
+            }
+            for (path, text) in &generated {
+                let target = dir.join(path);
+                fs::create_dir_all(target.parent().unwrap()).unwrap();
+                fs::write(target, text).unwrap();
+            }
+            return;
+        }
+
+        let checked_in = files(&dir);
+        let mut problems = Vec::new();
+        for (path, text) in &generated {
+            match checked_in.get(path) {
+                None => problems.push(format!("missing: {}", path.display())),
+                Some(old) if old != text => problems.push(format!("stale: {}", path.display())),
+                Some(_) => {}
+            }
+        }
+        for path in checked_in.keys() {
+            if !generated.contains_key(path) {
+                problems.push(format!("not generated any more: {}", path.display()));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "ui/src/bindings drifted from the Rust types in strata-protocol:\n  {}\nRefresh them with: {REFRESH}",
+            problems.join("\n  ")
+        );
+    }
+}

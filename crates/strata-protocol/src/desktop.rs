@@ -1,0 +1,246 @@
+//! What the desktop shell's commands take and return (docs/desktop-commands.md).
+//!
+//! These are the only types with camelCase fields: they cross Tauri's IPC,
+//! whose argument keys are camelCase on the JavaScript side. Everything they
+//! embed from the rest of this crate keeps its own (snake_case) wire format.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::ids::{SessionId, TurnId};
+use crate::items::{CompactionSummary, ResponseItem};
+use crate::records::{Record, SessionRecordTs, TurnOutcome};
+use crate::tools::ApprovalPolicy;
+use crate::usage::TokenUsage;
+
+/// Which family of failure a command met; the UI picks its wording and
+/// recovery (retry, reopen, fix the form) from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandErrorKind {
+    NotFound,
+    /// Another process holds the session's lock.
+    Locked,
+    InvalidInput,
+    Provider,
+    Io,
+    /// A turn is running in that session.
+    Busy,
+    Internal,
+}
+
+/// Every command's error: a kind and a message a person can read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CommandError {
+    pub kind: CommandErrorKind,
+    pub message: String,
+}
+
+impl CommandError {
+    pub fn new(kind: CommandErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// The wire protocol a profile speaks (the same names as the providers'
+/// configuration uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    OpenaiResponses,
+    OpenaiChat,
+    Anthropic,
+    /// The offline demo model: no network, no key.
+    Demo,
+}
+
+/// A provider profile as the UI sees it. The API key never leaves the
+/// keychain: `hasKey` only says whether one is stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    pub id: String,
+    pub kind: ProviderKind,
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    pub model: String,
+    /// Ignored when saving settings; keys go through `set_api_key`.
+    #[serde(default)]
+    pub has_key: bool,
+    /// The model's context window in tokens, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Reported context tokens at which the history is compacted.
+    pub compact_threshold: u64,
+}
+
+/// The UI's colour scheme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    Light,
+    Dark,
+    #[default]
+    System,
+}
+
+/// What `get_settings` returns and `save_settings` takes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub profiles: Vec<ProfileView>,
+    /// The `id` of the profile new turns use.
+    pub active_profile: String,
+    pub approval_policy: ApprovalPolicy,
+    pub theme: Theme,
+}
+
+/// What the header, the footer and the first-run banner show.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    pub version: String,
+    pub strata_home: String,
+    pub active_profile: ProfileView,
+    /// Whether the active profile is the offline demo model.
+    pub is_demo: bool,
+}
+
+/// One row of the session sidebar.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionListItem {
+    pub id: SessionId,
+    /// The last title set, else the start of the first user message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub workspace: String,
+    pub provider_kind: String,
+    pub model: String,
+    pub created_at: DateTime<Utc>,
+    /// The timestamp of the session's last record.
+    pub updated_at: DateTime<Utc>,
+    /// `response_item` records in the file (not the compacted history's length).
+    pub item_count: u32,
+    pub compaction_count: u32,
+}
+
+/// A read-only snapshot of one session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    pub summary: SessionListItem,
+    /// Every record of the file, in order.
+    #[ts(as = "Vec<SessionRecordTs>")]
+    pub records: Vec<Record>,
+    /// The model-visible history, from the core's replay.
+    pub context: Vec<ResponseItem>,
+    /// The usage the last round reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_usage: Option<TokenUsage>,
+    /// `lastUsage`'s context tokens (input + output), the figure the
+    /// compaction threshold is compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    pub threshold: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Whether the session is open for turns in this app.
+    pub live: bool,
+}
+
+/// How a turn started by `send_message` ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnReport {
+    pub turn_id: TurnId,
+    pub outcome: TurnOutcome,
+    pub rounds: u32,
+}
+
+/// What `compact_now` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactOutcome {
+    /// The summary committed, when the history was compacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<CompactionSummary>,
+    /// Why nothing was compacted, for a person (e.g. the history is too short).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Items in the history afterwards.
+    pub history_items: u32,
+}
+
+/// The formats `export_session` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Md,
+    Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn desktop_types_use_camel_case_fields() {
+        let profile = ProfileView {
+            id: "demo".into(),
+            kind: ProviderKind::Demo,
+            label: "Offline demo".into(),
+            base_url: None,
+            model: "strata-demo".into(),
+            has_key: false,
+            context_window: Some(32_000),
+            compact_threshold: 8_000,
+        };
+        let value = serde_json::to_value(&profile).unwrap();
+        assert_eq!(value["kind"], "demo");
+        assert_eq!(value["hasKey"], false);
+        assert_eq!(value["contextWindow"], 32_000);
+        assert_eq!(value["compactThreshold"], 8_000);
+        assert!(value.get("baseUrl").is_none());
+        let settings = Settings {
+            profiles: vec![profile],
+            active_profile: "demo".into(),
+            approval_policy: ApprovalPolicy::ReadOnly,
+            theme: Theme::System,
+        };
+        let value = serde_json::to_value(&settings).unwrap();
+        assert_eq!(value["activeProfile"], "demo");
+        assert_eq!(value["approvalPolicy"], "read-only");
+        assert_eq!(value["theme"], "system");
+        assert_eq!(serde_json::from_value::<Settings>(value).unwrap(), settings);
+    }
+
+    #[test]
+    fn command_errors_carry_a_snake_case_kind_and_a_message() {
+        let error = CommandError::new(CommandErrorKind::InvalidInput, "The model is empty.");
+        let value = serde_json::to_value(&error).unwrap();
+        assert_eq!(value["kind"], "invalid_input");
+        assert_eq!(value["message"], "The model is empty.");
+        assert_eq!(error.to_string(), "The model is empty.");
+        assert_eq!(
+            serde_json::to_value(ProviderKind::OpenaiResponses).unwrap(),
+            "openai-responses"
+        );
+        assert_eq!(serde_json::to_value(ExportFormat::Md).unwrap(), "md");
+    }
+}

@@ -1,0 +1,145 @@
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { App } from "./App";
+import type { EventEnvelope, SessionView, Settings } from "./api/types";
+import type { MainlineEvent } from "./bindings/MainlineEvent";
+import { sampleSessions } from "./mock/fixtures";
+
+const settings: Settings = {
+  profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", hasKey: false, contextWindow: 32000, compactThreshold: 8000 }],
+  activeProfile: "demo",
+  approvalPolicy: "ask",
+  theme: "system",
+};
+
+/** A scripted shell: records every call; `send_message` waits for an approval. */
+function fakeShell() {
+  const sessions = sampleSessions(new Date("2026-11-29T12:00:00Z"));
+  const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  let approve: ((decision: string) => void) | null = null;
+  let finishTurn: (() => void) | null = null;
+  mockIPC(async (cmd, rawArgs) => {
+    const args = (rawArgs ?? {}) as Record<string, unknown>;
+    calls.push({ cmd, args });
+    switch (cmd) {
+      case "app_info":
+        return { version: "0.1.0", strataHome: "/h", activeProfile: settings.profiles[0], isDemo: true };
+      case "get_settings":
+        return settings;
+      case "list_sessions":
+        return sessions.map((s) => s.summary).filter((s) => !args.query || s.title?.toLowerCase().includes(String(args.query)));
+      case "open_session": {
+        const s = sessions.find((x) => x.summary.id === args.sessionId)!;
+        const view: SessionView = { summary: s.summary, records: s.records, context: [], threshold: 8000, contextWindow: 32000, contextTokens: s.contextTokens, live: false };
+        return view;
+      }
+      case "answer_approval":
+        approve?.(String(args.decision));
+        return true;
+      case "stop_turn":
+        finishTurn?.();
+        return true;
+      case "send_message": {
+        const channel = args.onEvent as { onmessage: (e: EventEnvelope) => void };
+        let seq = 0;
+        const emit = (event: MainlineEvent) =>
+          channel.onmessage({ v: 1, seq: seq++, session_id: String(args.sessionId), event: { family: "mainline", event } });
+        emit({ kind: "turn_started", turn_id: "t9", user_message: { type: "message", id: "u9", role: "user", content: String(args.text) } });
+        emit({ kind: "text_delta", turn_id: "t9", round_id: "r9", delta: "Checking the tests" });
+        emit({ kind: "tool_call_started", turn_id: "t9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}' });
+        emit({ kind: "approval_requested", turn_id: "t9", call_id: "c9", tool: "run_shell", summary: "run `cargo test` in /w", detail: "cargo test" });
+        const decision = await new Promise<string>((resolve) => (approve = resolve));
+        emit({ kind: "approval_resolved", turn_id: "t9", call_id: "c9", decision: decision as "allow_once" });
+        emit({ kind: "tool_call_finished", turn_id: "t9", call_id: "c9", name: "run_shell", status: "success", output: "ok", duration_ms: 900 });
+        await new Promise<void>((resolve) => (finishTurn = resolve));
+        emit({ kind: "turn_finished", turn_id: "t9", outcome: "cancelled", rounds: 1 });
+        return { turnId: "t9", outcome: "cancelled", rounds: 1 };
+      }
+      case "compact_now":
+        return { skipped: "Nothing to compact yet: the history is too short.", historyItems: 3 };
+      default:
+        throw { kind: "internal", message: `unexpected ${cmd}` };
+    }
+  });
+  return { calls, sessions };
+}
+
+describe("App", () => {
+  it("opens a session read-only, resumes it, streams a turn, answers an approval by keyboard and stops", async () => {
+    const { calls, sessions } = fakeShell();
+    const user = userEvent.setup();
+    render(<App />);
+    expect(await screen.findByText("Demo")).toBeInTheDocument();
+    await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
+    expect(await screen.findByText("Read-only: browsing the session file.")).toBeInTheDocument();
+    expect(screen.getByRole("textbox", { name: "Message" })).toBeDisabled();
+    expect(screen.getByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
+
+    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    const composer = screen.getByRole("textbox", { name: "Message" });
+    await user.type(composer, "Run the tests{Enter}");
+    expect(await screen.findByText("Checking the tests")).toBeInTheDocument();
+    expect(composer).toHaveValue("");
+    const prompt = await screen.findByRole("group", { name: "Approval needed for run_shell" });
+    // The person is typing, so the prompt does not steal focus; the keyboard reaches it
+    // through the composer's "Review" button.
+    expect(composer).toHaveFocus();
+    expect(screen.getByText(/Waiting for your approval: run `cargo test` in \/w/)).toBeInTheDocument();
+    await user.tab();
+    expect(screen.getByRole("button", { name: "Review" })).toHaveFocus();
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(within(prompt).getByRole("button", { name: /Allow once/ })).toHaveFocus());
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(calls.some((c) => c.cmd === "answer_approval")).toBe(true));
+    expect(calls.find((c) => c.cmd === "answer_approval")?.args).toEqual({
+      sessionId: sessions[0]!.summary.id,
+      callId: "c9",
+      decision: "allow_once",
+    });
+    await waitFor(() => expect(screen.queryByRole("group", { name: /Approval needed/ })).toBeNull());
+
+    await user.click(screen.getByRole("button", { name: /Stop/ }));
+    expect(await screen.findByText("Stopped. The turn was cancelled.")).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "stop_turn")).toHaveLength(1);
+  });
+
+  it("runs /compact through compact_now with its focus", async () => {
+    const { calls } = fakeShell();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByRole("button", { name: /^Flaky orders_e2e/ }));
+    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact keep the failing test{Enter}");
+    expect(await screen.findByText("Nothing to compact yet: the history is too short.")).toBeInTheDocument();
+    const compact = calls.find((c) => c.cmd === "compact_now");
+    expect(compact?.args.focus).toBe("keep the failing test");
+  });
+
+  it("toggles the debug console with Ctrl+Shift+D and shows its empty state", async () => {
+    fakeShell();
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByText("Demo");
+    expect(screen.queryByRole("complementary", { name: "Debug console" })).toBeNull();
+    await act(async () => {
+      await user.keyboard("{Control>}{Shift>}D{/Shift}{/Control}");
+    });
+    const panel = screen.getByRole("complementary", { name: "Debug console" });
+    expect(panel).toHaveTextContent("No session open");
+    await user.keyboard("{Control>}{Shift>}D{/Shift}{/Control}");
+    expect(screen.queryByRole("complementary", { name: "Debug console" })).toBeNull();
+  });
+
+  it("searches sessions through list_sessions", async () => {
+    const { calls } = fakeShell();
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByRole("button", { name: /^Streaming JSON parser/ });
+    await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "flaky");
+    await waitFor(() => expect(calls.some((c) => c.cmd === "list_sessions" && c.args.query === "flaky")).toBe(true));
+    await waitFor(() => expect(screen.queryByRole("button", { name: /^Streaming JSON parser/ })).toBeNull());
+    expect(screen.getByRole("button", { name: /^Flaky orders_e2e/ })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,67 @@
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { describe, expect, it } from "vitest";
+import * as api from "./commands";
+import { CommandFailure, toCommandFailure } from "./ipc";
+
+describe("command wrappers", () => {
+  it("invoke snake_case commands with camelCase argument keys", async () => {
+    const calls: [string, Record<string, unknown>][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, { ...(args as Record<string, unknown>) }]);
+      return cmd === "list_sessions" ? [] : null;
+    });
+    await api.listSessions("parser");
+    await api.listSessions();
+    await api.openSession("s1");
+    await api.createSession("/w");
+    await api.stopTurn("s1");
+    await api.answerApproval("s1", "call_1", "allow_for_session");
+    await api.renameSession("s1", "New title");
+    await api.deleteSession("s1");
+    await api.exportSession("s1", "md", "/tmp/a.md");
+    await api.getSettings();
+    await api.setApiKey("openai", "sk-1");
+    expect(calls).toEqual([
+      ["list_sessions", { query: "parser" }],
+      ["list_sessions", {}],
+      ["open_session", { sessionId: "s1" }],
+      ["create_session", { workspace: "/w" }],
+      ["stop_turn", { sessionId: "s1" }],
+      ["answer_approval", { sessionId: "s1", callId: "call_1", decision: "allow_for_session" }],
+      ["rename_session", { sessionId: "s1", title: "New title" }],
+      ["delete_session", { sessionId: "s1" }],
+      ["export_session", { sessionId: "s1", format: "md", path: "/tmp/a.md" }],
+      ["get_settings", {}],
+      ["set_api_key", { profileId: "openai", key: "sk-1" }],
+    ]);
+  });
+
+  it("passes a channel for the turn's events", async () => {
+    const received: number[] = [];
+    mockIPC((cmd, args) => {
+      const { onEvent, sessionId, text } = args as { onEvent: { onmessage: (m: unknown) => void }; sessionId: string; text: string };
+      expect(cmd).toBe("send_message");
+      expect([sessionId, text]).toEqual(["s1", "hello"]);
+      onEvent.onmessage({ v: 1, seq: 0 });
+      onEvent.onmessage({ v: 1, seq: 1 });
+      return { turnId: "t", outcome: "completed", rounds: 1 };
+    });
+    const report = await api.sendMessage("s1", "hello", (event) => received.push(event.seq));
+    expect(report.outcome).toBe("completed");
+    expect(received).toEqual([0, 1]);
+  });
+
+  it("turns the shell's structured errors into CommandFailure", async () => {
+    mockIPC(() => {
+      throw { kind: "locked", message: "Another Strata window has this session open." };
+    });
+    const error = await api.openSession("s1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommandFailure);
+    expect(error).toMatchObject({ kind: "locked", message: "Another Strata window has this session open." });
+  });
+
+  it("keeps a readable message for unstructured errors", () => {
+    expect(toCommandFailure("boom")).toMatchObject({ kind: "internal", message: "boom" });
+    expect(toCommandFailure({ kind: "weird", message: "x" })).toMatchObject({ kind: "internal" });
+  });
+});

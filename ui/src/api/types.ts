@@ -1,0 +1,22 @@
+// The generated protocol types the UI uses most, in one place.
+export type { AppInfo } from "../bindings/AppInfo";
+export type { ApprovalDecision } from "../bindings/ApprovalDecision";
+export type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
+export type { CompactionMetadata } from "../bindings/CompactionMetadata";
+export type { CompactionSummary } from "../bindings/CompactionSummary";
+export type { DebugEvent } from "../bindings/DebugEvent";
+export type { EventEnvelope } from "../bindings/EventEnvelope";
+export type { ExportFormat } from "../bindings/ExportFormat";
+export type { MainlineEvent } from "../bindings/MainlineEvent";
+export type { ModelError } from "../bindings/ModelError";
+export type { ProfileView } from "../bindings/ProfileView";
+export type { ProviderKind } from "../bindings/ProviderKind";
+export type { ResponseItem } from "../bindings/ResponseItem";
+export type { SessionListItem } from "../bindings/SessionListItem";
+export type { SessionRecord } from "../bindings/SessionRecord";
+export type { SessionView } from "../bindings/SessionView";
+export type { Settings } from "../bindings/Settings";
+export type { Theme } from "../bindings/Theme";
+export type { TokenUsage } from "../bindings/TokenUsage";
+export type { ToolCallStatus } from "../bindings/ToolCallStatus";
+export type { TurnOutcome } from "../bindings/TurnOutcome";

@@ -1,0 +1,64 @@
+import type { AppInfo } from "../api/types";
+
+interface AppHeaderProps {
+  info: AppInfo | null;
+  consoleOpen: boolean;
+  onToggleConsole: () => void;
+  onOpenSettings: () => void;
+}
+
+/** Brand, the active model (with a demo badge on the offline model), settings and the console toggle. */
+export function AppHeader({ info, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
+  const profile = info?.activeProfile;
+  return (
+    <header className="app-header">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true">
+          <span />
+          <span />
+          <span />
+        </span>
+        <span className="brand-name">Strata</span>
+      </div>
+      <div className="header-center">
+        {profile && (
+          <button type="button" className="model-chip" onClick={onOpenSettings} title="Change the model in Settings">
+            <span className="model-dot" aria-hidden="true" />
+            <span className="model-label">{profile.label}</span>
+            <span className="model-name">{profile.model}</span>
+            {info.isDemo && <span className="badge badge-demo">Demo</span>}
+          </button>
+        )}
+      </div>
+      <div className="header-actions">
+        <button
+          type="button"
+          className={`button ghost${consoleOpen ? " pressed" : ""}`}
+          aria-pressed={consoleOpen}
+          onClick={onToggleConsole}
+          title="Toggle debug console (Ctrl+Shift+D)"
+        >
+          Debug console
+        </button>
+        <button type="button" className="button ghost" onClick={onOpenSettings} title="Settings (Ctrl+,)">
+          Settings
+        </button>
+      </div>
+    </header>
+  );
+}
+
+/** Shown while the offline demo model is active: what it is and how to connect a real one. */
+export function DemoBanner({ onOpenSettings }: { onOpenSettings: () => void }) {
+  return (
+    <div className="demo-banner" role="note">
+      <span>
+        <strong>You are on the offline demo model.</strong> It runs without a network or key and answers with canned
+        work, so you can try Strata safely.
+      </span>
+      <button type="button" className="button small" onClick={onOpenSettings}>
+        Connect a provider
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { useEffect, useRef, type Ref } from "react";
+
+interface ComposerProps {
+  value: string;
+  onChange: (value: string) => void;
+  onSend: (text: string) => void;
+  onStop: () => void;
+  running: boolean;
+  disabled?: boolean;
+  disabledReason?: string;
+  textareaRef?: Ref<HTMLTextAreaElement>;
+  /** A tool call waiting for the person, offered as a way to reach its prompt. */
+  waitingApproval?: { summary: string; onReview: () => void };
+}
+
+/** Multi-line input: Enter sends, Shift+Enter adds a line, `/compact [focus]` compacts. */
+export function Composer({
+  value,
+  onChange,
+  onSend,
+  onStop,
+  running,
+  disabled,
+  disabledReason,
+  textareaRef,
+  waitingApproval,
+}: ComposerProps) {
+  const local = useRef<HTMLTextAreaElement | null>(null);
+  useEffect(() => {
+    const el = local.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
+  }, [value]);
+  const canSend = !disabled && !running && value.trim().length > 0;
+  const send = () => {
+    if (canSend) onSend(value.trim());
+  };
+  const isCommand = value.trimStart().startsWith("/compact");
+  return (
+    <form
+      className="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      <label htmlFor="composer-input" className="visually-hidden">
+        Message
+      </label>
+      <textarea
+        id="composer-input"
+        ref={(el) => {
+          local.current = el;
+          if (typeof textareaRef === "function") textareaRef(el);
+          else if (textareaRef) textareaRef.current = el;
+        }}
+        rows={1}
+        value={value}
+        disabled={disabled}
+        placeholder={disabled ? disabledReason : "Ask Strata to work in this folder…  (/compact [focus] compacts now)"}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+            event.preventDefault();
+            send();
+          }
+        }}
+        aria-describedby="composer-hint"
+      />
+      <div className="composer-bar">
+        {waitingApproval ? (
+          <span className="approval-waiting" role="status">
+            Waiting for your approval: {waitingApproval.summary}
+            <button type="button" className="button small" onClick={waitingApproval.onReview}>
+              Review
+            </button>
+          </span>
+        ) : (
+          <span id="composer-hint" className="composer-hint">
+            {isCommand
+              ? "Compacts the history now; text after /compact guides the summary."
+              : "Enter to send · Shift+Enter for a new line"}
+          </span>
+        )}
+        {running ? (
+          <button type="button" className="button danger" onClick={onStop} title="Stop (Esc)">
+            <span className="stop-square" aria-hidden="true" /> Stop
+          </button>
+        ) : (
+          <button type="submit" className="button primary" disabled={!canSend}>
+            {isCommand ? "Compact" : "Send"}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,28 @@
+import { useEffect, useState } from "react";
+
+interface CopyButtonProps {
+  text: string;
+  label?: string;
+}
+
+/** Copies `text` to the clipboard and says so for a moment. */
+export function CopyButton({ text, label = "Copy" }: CopyButtonProps) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = window.setTimeout(() => setCopied(false), 1500);
+    return () => window.clearTimeout(timer);
+  }, [copied]);
+  return (
+    <button
+      type="button"
+      className="copy-button"
+      aria-label={copied ? "Copied" : label}
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => setCopied(true));
+      }}
+    >
+      {copied ? "Copied" : label}
+    </button>
+  );
+}

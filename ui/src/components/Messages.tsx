@@ -1,0 +1,56 @@
+import type { Entry } from "../state/transcript";
+import { CopyButton } from "./CopyButton";
+import { Markdown } from "./Markdown";
+
+type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
+
+interface UserMessageProps {
+  entry: Of<"user">;
+  /** Offered on the last user message of a live session. */
+  onEdit?: (text: string) => void;
+  onRetry?: (text: string) => void;
+}
+
+export function UserMessage({ entry, onEdit, onRetry }: UserMessageProps) {
+  return (
+    <article className="message message-user" aria-label="You">
+      <div className="bubble">
+        <p className="user-text">{entry.text}</p>
+      </div>
+      {(onEdit || onRetry) && (
+        <div className="message-actions">
+          {onEdit && (
+            <button type="button" className="link-button" onClick={() => onEdit(entry.text)}>
+              Edit
+            </button>
+          )}
+          {onRetry && (
+            <button type="button" className="link-button" onClick={() => onRetry(entry.text)}>
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+    </article>
+  );
+}
+
+export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
+  return (
+    <article className="message message-assistant" aria-label="Strata" aria-busy={entry.streaming}>
+      <div className="avatar" aria-hidden="true">
+        S
+      </div>
+      <div className="assistant-body">
+        <Markdown text={entry.text} />
+        {entry.streaming ? (
+          <span className="caret" aria-hidden="true" />
+        ) : (
+          <div className="message-actions">
+            <CopyButton text={entry.text} label="Copy" />
+          </div>
+        )}
+      </div>
+    </article>
+  );
+}

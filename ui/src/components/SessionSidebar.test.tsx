@@ -1,0 +1,114 @@
+import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { useState } from "react";
+import { describe, expect, it, vi } from "vitest";
+import type { SessionListItem } from "../api/types";
+import { SessionSidebar } from "./SessionSidebar";
+
+const sessions: SessionListItem[] = [
+  { id: "s1", title: "Streaming JSON parser", workspace: "/home/ana/tidewater", providerKind: "openai-responses", model: "gpt-5.4", createdAt: "2026-11-29T10:00:00Z", updatedAt: "2026-11-29T11:00:00Z", itemCount: 46, compactionCount: 2 },
+  { id: "s2", workspace: "/home/ana/harbor", providerKind: "openai-responses", model: "gpt-5.4", createdAt: "2026-11-28T10:00:00Z", updatedAt: "2026-11-28T11:00:00Z", itemCount: 3, compactionCount: 0 },
+];
+
+function setup(overrides: Partial<Parameters<typeof SessionSidebar>[0]> = {}) {
+  const handlers = {
+    onNew: vi.fn(),
+    onOpen: vi.fn(),
+    onResume: vi.fn(),
+    onRename: vi.fn(),
+    onDelete: vi.fn(),
+    onExport: vi.fn(),
+    onQueryChange: vi.fn(),
+  };
+  function Harness() {
+    const [query, setQuery] = useState("");
+    return (
+      <SessionSidebar
+        sessions={sessions}
+        activeId="s1"
+        query={query}
+        {...handlers}
+        onQueryChange={(q) => {
+          setQuery(q);
+          handlers.onQueryChange(q);
+        }}
+        {...overrides}
+      />
+    );
+  }
+  render(<Harness />);
+  return { handlers, user: userEvent.setup() };
+}
+
+describe("SessionSidebar", () => {
+  it("lists title, workspace, item and compaction counts", () => {
+    setup();
+    const first = screen.getByRole("button", { name: /^Streaming JSON parser/ });
+    expect(first).toHaveTextContent("tidewater");
+    expect(first).toHaveTextContent("46 items");
+    expect(first).toHaveTextContent("2 compactions");
+    expect(first).toHaveAttribute("aria-current", "page");
+    expect(screen.getByRole("button", { name: /^Untitled session/ })).toHaveTextContent("3 items");
+  });
+
+  it("searches as the person types", async () => {
+    const { handlers, user } = setup();
+    await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "parser");
+    expect(handlers.onQueryChange).toHaveBeenLastCalledWith("parser");
+  });
+
+  it("says when nothing matches", () => {
+    render(
+      <SessionSidebar sessions={[]} activeId={null} query="zebra" onQueryChange={() => {}} onNew={() => {}} onOpen={() => {}} onResume={() => {}} onRename={() => {}} onDelete={() => {}} onExport={() => {}} />,
+    );
+    expect(screen.getByText("No session matches “zebra”.")).toBeInTheDocument();
+  });
+
+  it("opens read-only on click and resumes from the menu", async () => {
+    const { handlers, user } = setup();
+    await user.click(screen.getByRole("button", { name: /^Streaming JSON parser/ }));
+    expect(handlers.onOpen).toHaveBeenCalledWith("s1");
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Resume" }));
+    expect(handlers.onResume).toHaveBeenCalledWith("s1");
+  });
+
+  it("renames in place with Enter, and Escape cancels", async () => {
+    const { handlers, user } = setup();
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Rename" }));
+    const input = screen.getByRole("textbox", { name: "Session title" });
+    await user.clear(input);
+    await user.type(input, "JSON streaming{Enter}");
+    expect(handlers.onRename).toHaveBeenCalledWith("s1", "JSON streaming");
+
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Rename" }));
+    await user.type(screen.getByRole("textbox", { name: "Session title" }), "x{Escape}");
+    expect(handlers.onRename).toHaveBeenCalledTimes(1);
+  });
+
+  it("deletes only after confirmation", async () => {
+    const { handlers, user } = setup();
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Delete…" }));
+    const dialog = screen.getByRole("dialog", { name: "Delete session?" });
+    expect(dialog).toHaveTextContent("Streaming JSON parser");
+    expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(handlers.onDelete).not.toHaveBeenCalled();
+    expect(screen.queryByRole("dialog")).toBeNull();
+
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Delete…" }));
+    await user.click(screen.getByRole("button", { name: "Delete session" }));
+    expect(handlers.onDelete).toHaveBeenCalledWith("s1");
+  });
+
+  it("exports as Markdown or JSON", async () => {
+    const { handlers, user } = setup();
+    await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
+    await user.click(screen.getByRole("menuitem", { name: "Export as JSON" }));
+    expect(handlers.onExport).toHaveBeenCalledWith("s1", "json");
+  });
+});

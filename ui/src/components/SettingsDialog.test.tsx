@@ -1,0 +1,85 @@
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { Settings } from "../api/types";
+import { SettingsDialog } from "./SettingsDialog";
+
+const settings: Settings = {
+  profiles: [
+    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", hasKey: false, contextWindow: 400000, compactThreshold: 8000 },
+  ],
+  activeProfile: "openai",
+  approvalPolicy: "ask",
+  theme: "system",
+};
+
+describe("SettingsDialog", () => {
+  it("shows a clear message for invalid input and saves nothing", async () => {
+    const onSave = vi.fn(async () => {});
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={() => {}} />);
+    const threshold = screen.getByLabelText("Compaction threshold (tokens)");
+    await user.clear(threshold);
+    await user.type(threshold, "8k");
+    await user.clear(screen.getByLabelText("Base URL"));
+    await user.type(screen.getByLabelText("Base URL"), "not a url");
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).not.toHaveBeenCalled();
+    expect(screen.getByRole("alert")).toHaveTextContent("nothing was saved");
+    expect(threshold).toHaveAttribute("aria-invalid", "true");
+    expect(threshold).toHaveAccessibleDescription("Enter a whole number of tokens (at least 1).");
+    expect(screen.getByLabelText("Base URL")).toHaveAccessibleDescription(/http:\/\/ or https:\/\//);
+  });
+
+  it("saves numbers, the policy and the theme when everything is valid", async () => {
+    const onSave = vi.fn(async () => {});
+    const onClose = vi.fn();
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={onClose} />);
+    const threshold = screen.getByLabelText("Compaction threshold (tokens)");
+    await user.clear(threshold);
+    await user.type(threshold, "120000");
+    await user.click(screen.getByRole("radio", { name: /Read-only/ }));
+    await user.click(screen.getByRole("radio", { name: "Dark" }));
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).toHaveBeenCalledWith({
+      ...settings,
+      approvalPolicy: "read-only",
+      theme: "dark",
+      profiles: [{ ...settings.profiles[0], compactThreshold: 120000 }],
+    });
+    expect(onClose).toHaveBeenCalled();
+  });
+
+  it("shows the shell's invalid_input message and stays open", async () => {
+    const onSave = vi.fn(async () => {
+      throw { kind: "invalid_input", message: "The base URL is unreachable." };
+    });
+    const onClose = vi.fn();
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={onClose} />);
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("The base URL is unreachable.");
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it("stores an API key through set_api_key and never shows it again", async () => {
+    const calls: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      return null;
+    });
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={async () => {}} onClose={() => {}} />);
+    const key = screen.getByLabelText(/API key/);
+    expect(key).toHaveAttribute("type", "password");
+    await user.type(key, "sk-secret-123");
+    await user.click(screen.getByRole("button", { name: "Store key" }));
+    expect(await screen.findByText("Key stored in the system keychain.")).toBeInTheDocument();
+    expect(calls).toEqual([["set_api_key", { profileId: "openai", key: "sk-secret-123" }]]);
+    expect(key).toHaveValue("");
+    expect(document.body.textContent).not.toContain("sk-secret-123");
+    expect(screen.getByText("Stored")).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,343 @@
+import { useState, type ReactNode } from "react";
+import { setApiKey } from "../api/commands";
+import { toCommandFailure } from "../api/ipc";
+import type { ApprovalPolicy, Settings, Theme } from "../api/types";
+import {
+  PROVIDER_KINDS,
+  fromDraft,
+  hasErrors,
+  newProfile,
+  toDraft,
+  validateSettings,
+  type ProfileDraft,
+  type ProfileErrors,
+  type SettingsErrors,
+} from "../state/settingsForm";
+import { Modal } from "./Modal";
+
+interface SettingsDialogProps {
+  settings: Settings;
+  onSave: (settings: Settings) => Promise<void>;
+  onClose: () => void;
+}
+
+const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
+  { value: "ask", label: "Ask", hint: "Reads run; writes and shell commands wait for you." },
+  { value: "auto", label: "Auto", hint: "Every tool call runs without asking." },
+  { value: "read-only", label: "Read-only", hint: "Reads run; writes and shell commands are refused." },
+];
+
+const THEMES: { value: Theme; label: string }[] = [
+  { value: "system", label: "System" },
+  { value: "light", label: "Light" },
+  { value: "dark", label: "Dark" },
+];
+
+/** Provider profiles, approval policy and theme. Nothing is saved while any field is invalid. */
+export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProps) {
+  const [draft, setDraft] = useState(() => toDraft(settings));
+  const [selected, setSelected] = useState(settings.activeProfile);
+  const [errors, setErrors] = useState<SettingsErrors>({ profiles: {} });
+  const [saving, setSaving] = useState(false);
+  const profile = draft.profiles.find((p) => p.id === selected) ?? draft.profiles[0];
+
+  const updateProfile = (id: string, patch: Partial<ProfileDraft>) =>
+    setDraft((d) => ({ ...d, profiles: d.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
+
+  const save = async () => {
+    const found = validateSettings(draft);
+    setErrors(found);
+    if (hasErrors(found)) {
+      const firstBad = Object.keys(found.profiles)[0];
+      if (firstBad) setSelected(firstBad);
+      return;
+    }
+    setSaving(true);
+    try {
+      await onSave(fromDraft(draft));
+      onClose();
+    } catch (error) {
+      setErrors({ form: toCommandFailure(error).message, profiles: {} });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Modal
+      title="Settings"
+      wide
+      onClose={onClose}
+      footer={
+        <>
+          {hasErrors(errors) && (
+            <p className="form-error" role="alert">
+              {errors.form ?? "Fix the highlighted fields; nothing was saved."}
+            </p>
+          )}
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button primary" onClick={() => void save()} disabled={saving}>
+            {saving ? "Saving…" : "Save settings"}
+          </button>
+        </>
+      }
+    >
+      <div className="settings">
+        <section className="settings-section" aria-labelledby="profiles-heading">
+          <h3 id="profiles-heading">Provider profiles</h3>
+          <div className="profiles">
+            <ul className="profile-tabs" role="list">
+              {draft.profiles.map((p) => (
+                <li key={p.id}>
+                  <button
+                    type="button"
+                    className={`profile-tab${p.id === profile?.id ? " selected" : ""}${errors.profiles[p.id] ? " invalid" : ""}`}
+                    aria-pressed={p.id === profile?.id}
+                    onClick={() => setSelected(p.id)}
+                  >
+                    <span>{p.label || "Unnamed profile"}</span>
+                    {p.id === draft.activeProfile && <span className="badge">Active</span>}
+                  </button>
+                </li>
+              ))}
+              <li>
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => {
+                    const created = newProfile(draft.profiles);
+                    setDraft((d) => ({ ...d, profiles: [...d.profiles, created] }));
+                    setSelected(created.id);
+                  }}
+                >
+                  + Add profile
+                </button>
+              </li>
+            </ul>
+            {profile && (
+              <ProfileEditor
+                key={profile.id}
+                profile={profile}
+                errors={errors.profiles[profile.id] ?? {}}
+                active={profile.id === draft.activeProfile}
+                canRemove={draft.profiles.length > 1}
+                onChange={(patch) => updateProfile(profile.id, patch)}
+                onMakeActive={() => setDraft((d) => ({ ...d, activeProfile: profile.id }))}
+                onRemove={() => {
+                  const rest = draft.profiles.filter((p) => p.id !== profile.id);
+                  setDraft((d) => ({
+                    ...d,
+                    profiles: rest,
+                    activeProfile: d.activeProfile === profile.id ? (rest[0]?.id ?? "") : d.activeProfile,
+                  }));
+                  setSelected(rest[0]?.id ?? "");
+                }}
+                onKeyStored={() => updateProfile(profile.id, { hasKey: true })}
+              />
+            )}
+          </div>
+        </section>
+
+        <fieldset className="settings-section">
+          <legend>Approval policy</legend>
+          {POLICIES.map((policy) => (
+            <label key={policy.value} className="radio-row">
+              <input
+                type="radio"
+                name="approval-policy"
+                value={policy.value}
+                checked={draft.approvalPolicy === policy.value}
+                onChange={() => setDraft((d) => ({ ...d, approvalPolicy: policy.value }))}
+              />
+              <span>
+                <strong>{policy.label}</strong> <span className="muted">{policy.hint}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+
+        <fieldset className="settings-section">
+          <legend>Theme</legend>
+          <div className="segmented">
+            {THEMES.map((theme) => (
+              <label key={theme.value} className={draft.theme === theme.value ? "selected" : undefined}>
+                <input
+                  type="radio"
+                  name="theme"
+                  value={theme.value}
+                  checked={draft.theme === theme.value}
+                  onChange={() => setDraft((d) => ({ ...d, theme: theme.value }))}
+                />
+                {theme.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      </div>
+    </Modal>
+  );
+}
+
+interface ProfileEditorProps {
+  profile: ProfileDraft;
+  errors: ProfileErrors;
+  active: boolean;
+  canRemove: boolean;
+  onChange: (patch: Partial<ProfileDraft>) => void;
+  onMakeActive: () => void;
+  onRemove: () => void;
+  onKeyStored: () => void;
+}
+
+function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string;
+  hint?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`field${error ? " has-error" : ""}`}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : hint ? (
+        <p className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function describedBy(id: string, error?: string, hint?: string) {
+  return error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+}
+
+function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeActive, onRemove, onKeyStored }: ProfileEditorProps) {
+  const isDemo = profile.kind === "demo";
+  const text = (field: "label" | "model" | "baseUrl" | "contextWindow" | "compactThreshold", label: string, hint?: string, extra?: { inputMode?: "numeric"; placeholder?: string }) => {
+    const id = `profile-${field}`;
+    return (
+      <Field id={id} label={label} error={errors[field]} hint={hint}>
+        <input
+          id={id}
+          value={profile[field]}
+          aria-invalid={Boolean(errors[field])}
+          aria-describedby={describedBy(id, errors[field], hint)}
+          onChange={(event) => onChange({ [field]: event.target.value })}
+          {...extra}
+        />
+      </Field>
+    );
+  };
+  return (
+    <div className="profile-editor">
+      <div className="profile-grid">
+        {text("label", "Name")}
+        <Field id="profile-kind" label="Provider">
+          <select
+            id="profile-kind"
+            value={profile.kind}
+            onChange={(event) => {
+              const kind = PROVIDER_KINDS.find((k) => k.kind === event.target.value);
+              if (kind) onChange({ kind: kind.kind, model: kind.defaultModel });
+            }}
+          >
+            {PROVIDER_KINDS.map((kind) => (
+              <option key={kind.kind} value={kind.kind}>
+                {kind.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {text("model", "Model")}
+        {!isDemo && text("baseUrl", "Base URL", "Leave empty for the provider's default endpoint.", { placeholder: "https://api.openai.com/v1" })}
+        {text("contextWindow", "Context window (tokens)", "Leave empty to use the model catalog.", { inputMode: "numeric", placeholder: "e.g. 400000" })}
+        {text("compactThreshold", "Compaction threshold (tokens)", "History is compacted when a round reports this many context tokens.", { inputMode: "numeric" })}
+      </div>
+      {!isDemo && <ApiKeyField profileId={profile.id} hasKey={profile.hasKey} unsaved={profile.isNew} onStored={onKeyStored} />}
+      <div className="profile-actions">
+        {active ? (
+          <span className="muted">New turns use this profile.</span>
+        ) : (
+          <button type="button" className="button" onClick={onMakeActive}>
+            Use this profile
+          </button>
+        )}
+        {canRemove && (
+          <button type="button" className="button danger" onClick={onRemove}>
+            Remove profile
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: string; hasKey: boolean; unsaved: boolean; onStored: () => void }) {
+  const [key, setKey] = useState("");
+  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const store = async () => {
+    if (!key.trim()) {
+      setStatus({ tone: "error", text: "Paste a key first." });
+      return;
+    }
+    setBusy(true);
+    try {
+      await setApiKey(profileId, key.trim());
+      setKey("");
+      setStatus({ tone: "ok", text: "Key stored in the system keychain." });
+      onStored();
+    } catch (error) {
+      setStatus({ tone: "error", text: toCommandFailure(error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const hint = unsaved
+    ? "Save settings first; then store this profile's key."
+    : hasKey
+      ? "A key is stored in the system keychain. Paste a new one to replace it."
+      : "Stored in the system keychain, never shown again.";
+  return (
+    <div className={`field api-key${status?.tone === "error" ? " has-error" : ""}`}>
+      <label htmlFor="profile-api-key">
+        API key {hasKey && <span className="badge badge-ok">Stored</span>}
+      </label>
+      <div className="inline-input">
+        <input
+          id="profile-api-key"
+          type="password"
+          autoComplete="off"
+          value={key}
+          disabled={unsaved}
+          placeholder={hasKey ? "••••••••  (stored)" : "sk-…"}
+          aria-describedby="profile-api-key-status"
+          onChange={(event) => {
+            setKey(event.target.value);
+            setStatus(null);
+          }}
+        />
+        <button type="button" className="button" disabled={unsaved || busy} onClick={() => void store()}>
+          {hasKey ? "Replace key" : "Store key"}
+        </button>
+      </div>
+      <p id="profile-api-key-status" className={status ? (status.tone === "ok" ? "field-ok" : "field-error") : "field-hint"} role={status ? "status" : undefined}>
+        {status?.text ?? hint}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,22 @@
+import { useEffect } from "react";
+
+export interface ToastMessage {
+  tone: "ok" | "error";
+  text: string;
+}
+
+/** A short-lived note at the bottom of the window. */
+export function Toast({ message, onDismiss }: { message: ToastMessage; onDismiss: () => void }) {
+  useEffect(() => {
+    const timer = window.setTimeout(onDismiss, message.tone === "error" ? 8000 : 3500);
+    return () => window.clearTimeout(timer);
+  }, [message, onDismiss]);
+  return (
+    <div className={`toast toast-${message.tone}`} role={message.tone === "error" ? "alert" : "status"}>
+      <span>{message.text}</span>
+      <button type="button" className="icon-button" aria-label="Dismiss" onClick={onDismiss}>
+        ✕
+      </button>
+    </div>
+  );
+}

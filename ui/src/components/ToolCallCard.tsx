@@ -1,0 +1,123 @@
+import { useId, useState } from "react";
+import type { ApprovalDecision } from "../api/types";
+import { formatDuration, prettyJson } from "../lib/format";
+import type { Entry, ToolState } from "../state/transcript";
+import { ApprovalPrompt } from "./ApprovalPrompt";
+import { CopyButton } from "./CopyButton";
+
+type ToolEntry = Extract<Entry, { kind: "tool" }>;
+
+const STATUS_LABEL: Record<ToolState, string> = {
+  running: "Running",
+  awaiting_approval: "Needs approval",
+  success: "Done",
+  finished: "Done",
+  error: "Failed",
+  denied: "Denied",
+  cancelled: "Cancelled",
+  timed_out: "Timed out",
+  interrupted: "Interrupted",
+};
+
+const STATUS_TONE: Record<ToolState, "busy" | "ok" | "warn" | "bad" | "muted"> = {
+  running: "busy",
+  awaiting_approval: "warn",
+  success: "ok",
+  finished: "ok",
+  error: "bad",
+  denied: "bad",
+  cancelled: "muted",
+  timed_out: "bad",
+  interrupted: "muted",
+};
+
+/** A one-line hint of what the call does, from its arguments. */
+function argumentHint(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (parsed && typeof parsed === "object") {
+      const values = parsed as Record<string, unknown>;
+      const first = values.command ?? values.path ?? values.pattern ?? Object.values(values)[0];
+      return typeof first === "string" ? first : "";
+    }
+  } catch {
+    return "";
+  }
+  return "";
+}
+
+interface ToolCallCardProps {
+  tool: ToolEntry;
+  /** Answers this call's approval; absent when the session is read-only. */
+  onDecide?: (callId: string, decision: ApprovalDecision) => void;
+}
+
+/** A tool call: name, arguments, output, duration and status, collapsible. */
+export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
+  const waiting = tool.status === "awaiting_approval";
+  const [open, setOpen] = useState(false);
+  const bodyId = useId();
+  const expanded = open || waiting;
+  const hint = argumentHint(tool.arguments);
+  return (
+    <section className={`tool-card tone-${STATUS_TONE[tool.status]}`} aria-label={`Tool call ${tool.name}`}>
+      <button
+        type="button"
+        className="tool-card-header"
+        aria-expanded={expanded}
+        aria-controls={bodyId}
+        onClick={() => setOpen((value) => !value)}
+      >
+        <span className="chevron" aria-hidden="true">
+          {expanded ? "▾" : "▸"}
+        </span>
+        <span className="tool-name">{tool.name}</span>
+        {hint && <span className="tool-hint">{hint}</span>}
+        <span className="tool-meta">
+          {tool.durationMs !== undefined && <span className="tool-duration">{formatDuration(tool.durationMs)}</span>}
+          <span className={`status-pill tone-${STATUS_TONE[tool.status]}`}>
+            {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
+            {STATUS_LABEL[tool.status]}
+          </span>
+        </span>
+      </button>
+      {expanded && (
+        <div className="tool-card-body" id={bodyId}>
+          {tool.arguments && (
+            <div className="tool-section">
+              <div className="tool-section-title">
+                Arguments <CopyButton text={tool.arguments} label="Copy arguments" />
+              </div>
+              <pre className="tool-pre">{prettyJson(tool.arguments)}</pre>
+            </div>
+          )}
+          {tool.output !== undefined && (
+            <div className="tool-section">
+              <div className="tool-section-title">
+                Output <CopyButton text={tool.output} label="Copy output" />
+              </div>
+              <pre className="tool-pre">{tool.output || "(no output)"}</pre>
+            </div>
+          )}
+          {tool.approval?.decision && (
+            <p className="tool-decision">
+              {tool.approval.decision === "deny"
+                ? "You denied this call."
+                : tool.approval.decision === "allow_for_session"
+                  ? "Allowed for this session."
+                  : "Allowed once."}
+            </p>
+          )}
+        </div>
+      )}
+      {waiting && tool.approval && (
+        <ApprovalPrompt
+          tool={tool.name}
+          summary={tool.approval.summary}
+          detail={tool.approval.detail}
+          onDecide={onDecide ? (decision) => onDecide(tool.callId, decision) : undefined}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,108 @@
+import type { Entry } from "../state/transcript";
+import { compactionAnchor } from "../state/transcript";
+import { formatDuration, formatTokens } from "../lib/format";
+import type { TurnOutcome } from "../api/types";
+
+type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
+
+interface CompactionDividerProps {
+  entry: Of<"compaction">;
+  onInspect?: (summaryId: string) => void;
+}
+
+/** Where the history was compacted; the debug console links here and back. */
+export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) {
+  const { metadata } = entry;
+  const trigger =
+    metadata.trigger === "manual" ? "Compacted on request" : metadata.trigger === "context_overflow" ? "Compacted after a context overflow" : "Context compacted";
+  const tokens =
+    metadata.context_tokens != null && metadata.threshold != null
+      ? ` at ${formatTokens(metadata.context_tokens)} tokens (threshold ${formatTokens(metadata.threshold)})`
+      : "";
+  return (
+    <div className="compaction-divider" id={compactionAnchor(entry.summaryId)} role="separator" aria-label={trigger}>
+      <span className="divider-line" aria-hidden="true" />
+      <span className="divider-label">
+        <span className="divider-title">
+          {trigger}
+          {tokens}
+        </span>
+        <span className="divider-detail">
+          {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
+        </span>
+        {onInspect && (
+          <button type="button" className="link-button" onClick={() => onInspect(entry.summaryId)}>
+            Inspect in console
+          </button>
+        )}
+      </span>
+      <span className="divider-line" aria-hidden="true" />
+    </div>
+  );
+}
+
+export function ErrorNotice({ entry }: { entry: Of<"error"> }) {
+  return (
+    <div className="notice notice-error" role="alert">
+      <span className="notice-icon" aria-hidden="true">
+        !
+      </span>
+      <div>
+        <strong>{entry.modelError ? modelErrorTitle(entry.modelError.kind) : "Something went wrong"}</strong>
+        <p>{entry.message}</p>
+      </div>
+    </div>
+  );
+}
+
+function modelErrorTitle(kind: string): string {
+  switch (kind) {
+    case "auth":
+      return "The provider rejected the API key";
+    case "rate_limited":
+      return "Rate limited by the provider";
+    case "quota_exhausted":
+      return "The provider account has no quota left";
+    case "context_overflow":
+      return "The conversation is too long for the model";
+    default:
+      return "The model request failed";
+  }
+}
+
+export function RetryNotice({ entry }: { entry: Of<"retry"> }) {
+  const delay = formatDuration(entry.delayMs);
+  return (
+    <div className={`notice notice-retry${entry.settled ? " settled" : ""}`} role="status">
+      {!entry.settled && <span className="spinner" aria-hidden="true" />}
+      <span>
+        {entry.settled ? `Retried after ${delay}` : `Retrying in ${delay}`} (attempt {entry.attempt} of {entry.of}):{" "}
+        {entry.cause}
+      </span>
+    </div>
+  );
+}
+
+const OUTCOME_TEXT: Record<TurnOutcome, string> = {
+  completed: "Turn completed",
+  cancelled: "Stopped. The turn was cancelled.",
+  failed: "The turn failed.",
+  round_limit: "Stopped at the round limit with tool calls still coming. Send a message to continue.",
+};
+
+export function TurnEndNotice({ entry }: { entry: Of<"turn_end"> }) {
+  return (
+    <div className={`notice notice-turn outcome-${entry.outcome}`} role="status">
+      {OUTCOME_TEXT[entry.outcome]}
+    </div>
+  );
+}
+
+/** Something the app tells the person in place, e.g. why `/compact` did nothing. */
+export function InfoNotice({ entry }: { entry: Of<"notice"> }) {
+  return (
+    <div className="notice notice-turn" role="status">
+      {entry.text}
+    </div>
+  );
+}

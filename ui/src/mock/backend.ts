@@ -1,0 +1,222 @@
+// An in-memory Strata backend for the browser preview (`npm run build:mock`,
+// `npm run dev` with `?mock`). Never part of the production bundle.
+import type { Channel } from "@tauri-apps/api/core";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import type {
+  AppInfo,
+  ApprovalDecision,
+  EventEnvelope,
+  ProfileView,
+  SessionView,
+  Settings,
+} from "../api/types";
+import type { DebugEvent } from "../bindings/DebugEvent";
+import type { MainlineEvent } from "../bindings/MainlineEvent";
+import { fakeId, sampleSessions, type MockSession } from "./fixtures";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const demoProfile: ProfileView = {
+  id: "demo",
+  kind: "demo",
+  label: "Offline demo",
+  model: "strata-demo",
+  hasKey: false,
+  contextWindow: 32_000,
+  compactThreshold: 8_000,
+};
+const openaiProfile: ProfileView = {
+  id: "openai",
+  kind: "openai-responses",
+  label: "OpenAI",
+  model: "gpt-5.4",
+  hasKey: true,
+  contextWindow: 400_000,
+  compactThreshold: 8_000,
+};
+
+class MockBackend {
+  sessions: MockSession[] = sampleSessions();
+  settings: Settings;
+  running = new Map<string, { cancelled: boolean; approvals: Map<string, (d: ApprovalDecision) => void> }>();
+
+  constructor(params: URLSearchParams) {
+    const demo = params.get("profile") === "demo";
+    this.settings = {
+      profiles: [openaiProfile, demoProfile],
+      activeProfile: demo ? "demo" : "openai",
+      approvalPolicy: "ask",
+      theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
+    };
+  }
+
+  active(): ProfileView {
+    return this.settings.profiles.find((p) => p.id === this.settings.activeProfile) ?? demoProfile;
+  }
+
+  find(id: unknown): MockSession {
+    const session = this.sessions.find((s) => s.summary.id === id);
+    if (!session) throw { kind: "not_found", message: "That session no longer exists." };
+    return session;
+  }
+
+  view(session: MockSession): SessionView {
+    const profile = this.active();
+    return {
+      summary: session.summary,
+      records: session.records,
+      context: [],
+      contextTokens: session.contextTokens,
+      threshold: profile.compactThreshold,
+      contextWindow: profile.contextWindow,
+      live: this.running.has(session.summary.id),
+    };
+  }
+
+  async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
+    switch (cmd) {
+      case "app_info": {
+        const info: AppInfo = { version: "0.1.0", strataHome: "/home/ana/.strata", activeProfile: this.active(), isDemo: this.active().kind === "demo" };
+        return info;
+      }
+      case "list_sessions": {
+        const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
+        return this.sessions
+          .map((s) => s.summary)
+          .filter((s) => !query || `${s.title ?? ""} ${s.workspace}`.toLowerCase().includes(query));
+      }
+      case "open_session":
+        return this.view(this.find(args.sessionId));
+      case "create_session": {
+        const id = fakeId();
+        const now = new Date().toISOString();
+        const session: MockSession = {
+          summary: { id, workspace: String(args.workspace), providerKind: this.active().kind, model: this.active().model, createdAt: now, updatedAt: now, itemCount: 1, compactionCount: 0 },
+          records: [],
+        };
+        this.sessions.unshift(session);
+        return session.summary;
+      }
+      case "rename_session": {
+        const session = this.find(args.sessionId);
+        session.summary = { ...session.summary, title: String(args.title) };
+        return session.summary;
+      }
+      case "delete_session":
+        this.sessions = this.sessions.filter((s) => s.summary.id !== args.sessionId);
+        return null;
+      case "export_session":
+        return null;
+      case "get_settings":
+        return this.settings;
+      case "save_settings":
+        this.settings = args.settings as Settings;
+        return this.settings;
+      case "set_api_key":
+        this.settings = {
+          ...this.settings,
+          profiles: this.settings.profiles.map((p) => (p.id === args.profileId ? { ...p, hasKey: true } : p)),
+        };
+        return null;
+      case "stop_turn": {
+        const run = this.running.get(String(args.sessionId));
+        if (!run) return false;
+        run.cancelled = true;
+        run.approvals.forEach((resolve) => resolve("deny"));
+        return true;
+      }
+      case "answer_approval": {
+        const run = this.running.get(String(args.sessionId));
+        const resolve = run?.approvals.get(String(args.callId));
+        if (!resolve) return false;
+        resolve(args.decision as ApprovalDecision);
+        return true;
+      }
+      case "send_message":
+        return this.turn(this.find(args.sessionId), String(args.text), args.onEvent as Channel<EventEnvelope>);
+      case "compact_now":
+        return { skipped: "Nothing to compact yet: the preview backend does not summarise.", historyItems: 4 };
+      case "plugin:dialog|open":
+        return "/home/ana/projects/lighthouse";
+      case "plugin:dialog|save": {
+        const options = args.options as { defaultPath?: string } | undefined;
+        return `/home/ana/Documents/${options?.defaultPath ?? "session.md"}`;
+      }
+      default:
+        throw { kind: "internal", message: `The preview backend does not know ${cmd}.` };
+    }
+  }
+
+  async turn(session: MockSession, text: string, channel: Channel<EventEnvelope>) {
+    const sessionId = session.summary.id;
+    const turnId = fakeId();
+    const roundId = fakeId();
+    const run = { cancelled: false, approvals: new Map<string, (d: ApprovalDecision) => void>() };
+    this.running.set(sessionId, run);
+    let seq = 0;
+    const send = (family: "mainline" | "debug", event: MainlineEvent | DebugEvent) =>
+      channel.onmessage({ v: 1, seq: seq++, session_id: sessionId, event: { family, event } as EventEnvelope["event"] });
+    const finish = (outcome: "completed" | "cancelled", rounds: number) => {
+      send("mainline", { kind: "turn_finished", turn_id: turnId, outcome, rounds });
+      this.running.delete(sessionId);
+      session.summary = { ...session.summary, updatedAt: new Date().toISOString() };
+      return { turnId, outcome, rounds };
+    };
+    send("mainline", { kind: "turn_started", turn_id: turnId, user_message: { type: "message", id: fakeId(), role: "user", content: text } });
+    const reply = "Let me look at the workspace first, then I'll propose a change.";
+    for (const word of reply.split(/(?<= )/)) {
+      if (run.cancelled) return finish("cancelled", 1);
+      await sleep(40);
+      send("mainline", { kind: "text_delta", turn_id: turnId, round_id: roundId, delta: word });
+    }
+    send("mainline", { kind: "message_committed", turn_id: turnId, item: { type: "message", id: fakeId(), role: "assistant", content: reply } });
+    const listCall = `call_${fakeId().slice(-6)}`;
+    send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: listCall, name: "list_directory", arguments: '{"path":"."}' });
+    await sleep(300);
+    send("mainline", { kind: "tool_call_finished", turn_id: turnId, call_id: listCall, name: "list_directory", status: "success", output: "Cargo.toml\nREADME.md\nsrc/\ntests/", duration_ms: 12 });
+    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: roundId, usage: { input_tokens: 5120, output_tokens: 240 }, context_tokens: 5360, threshold: this.active().compactThreshold });
+    const writeCall = `call_${fakeId().slice(-6)}`;
+    const args = JSON.stringify({ path: "NOTES.md", content: "# Notes\n\n- Plan the change\n" });
+    send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: writeCall, name: "write_file", arguments: args });
+    send("mainline", {
+      kind: "approval_requested",
+      turn_id: turnId,
+      call_id: writeCall,
+      tool: "write_file",
+      summary: "write_file NOTES.md",
+      detail: "--- a/NOTES.md\n+++ b/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+- Plan the change\n",
+    });
+    const decision = await new Promise<ApprovalDecision>((resolve) => run.approvals.set(writeCall, resolve));
+    run.approvals.delete(writeCall);
+    send("mainline", { kind: "approval_resolved", turn_id: turnId, call_id: writeCall, decision });
+    if (run.cancelled) return finish("cancelled", 2);
+    const denied = decision === "deny";
+    send("mainline", {
+      kind: "tool_call_finished",
+      turn_id: turnId,
+      call_id: writeCall,
+      name: "write_file",
+      status: denied ? "denied" : "success",
+      output: denied ? "The person denied this call." : "Wrote NOTES.md (3 lines)",
+      duration_ms: denied ? 0 : 8,
+    });
+    send("debug", { kind: "retrying", turn_id: turnId, round_id: fakeId(), attempt: 1, of: 4, delay_ms: 2000, cause: "429 Too Many Requests: rate limited by the provider" });
+    await sleep(2000);
+    const closing = denied ? "Understood, I left `NOTES.md` alone." : "I wrote the plan to `NOTES.md`.";
+    const round2 = fakeId();
+    for (const word of closing.split(/(?<= )/)) {
+      if (run.cancelled) return finish("cancelled", 2);
+      await sleep(40);
+      send("mainline", { kind: "text_delta", turn_id: turnId, round_id: round2, delta: word });
+    }
+    send("mainline", { kind: "message_committed", turn_id: turnId, item: { type: "message", id: fakeId(), role: "assistant", content: closing } });
+    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: round2, usage: { input_tokens: 5600, output_tokens: 120 }, context_tokens: 5720, threshold: this.active().compactThreshold });
+    return finish("completed", 2);
+  }
+}
+
+/** Routes every `invoke` to the in-memory backend. */
+export function installMockBackend() {
+  const backend = new MockBackend(new URLSearchParams(window.location.search));
+  mockIPC((cmd, args) => backend.handle(cmd, (args ?? {}) as Record<string, unknown>));
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { Settings } from "../api/types";
+import { fromDraft, hasErrors, newProfile, toDraft, validateSettings } from "./settingsForm";
+
+const settings: Settings = {
+  profiles: [
+    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", hasKey: true, contextWindow: 400000, compactThreshold: 8000 },
+    { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", hasKey: false, compactThreshold: 8000 },
+  ],
+  activeProfile: "openai",
+  approvalPolicy: "ask",
+  theme: "system",
+};
+
+describe("settings validation", () => {
+  it("accepts valid settings and round-trips them with numbers", () => {
+    const draft = toDraft(settings);
+    expect(hasErrors(validateSettings(draft))).toBe(false);
+    expect(fromDraft(draft)).toEqual(settings);
+  });
+
+  it("reads numbers written with separators", () => {
+    const draft = toDraft(settings);
+    draft.profiles[0]!.contextWindow = "200_000";
+    draft.profiles[0]!.compactThreshold = "150,000";
+    const saved = fromDraft(draft);
+    expect(saved.profiles[0]).toMatchObject({ contextWindow: 200000, compactThreshold: 150000 });
+  });
+
+  it("names every invalid field", () => {
+    const draft = toDraft(settings);
+    const p = draft.profiles[0]!;
+    p.label = " ";
+    p.model = "";
+    p.baseUrl = "api.openai.com";
+    p.contextWindow = "-5";
+    p.compactThreshold = "lots";
+    const errors = validateSettings(draft);
+    expect(Object.keys(errors.profiles.openai ?? {}).sort()).toEqual(["baseUrl", "compactThreshold", "contextWindow", "label", "model"]);
+    expect(errors.profiles.demo).toBeUndefined();
+  });
+
+  it("requires the threshold to be below the window", () => {
+    const draft = toDraft(settings);
+    draft.profiles[0]!.compactThreshold = "400000";
+    expect(validateSettings(draft).profiles.openai?.compactThreshold).toMatch(/below the context window/);
+  });
+
+  it("rejects duplicate names and a missing active profile", () => {
+    const draft = toDraft(settings);
+    draft.profiles.push({ ...newProfile(draft.profiles), label: "OpenAI" });
+    draft.activeProfile = "gone";
+    const errors = validateSettings(draft);
+    expect(errors.form).toMatch(/active/);
+    expect(Object.values(errors.profiles).some((e) => e.label === "Another profile has this name.")).toBe(true);
+  });
+});
