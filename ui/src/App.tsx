@@ -25,7 +25,7 @@ export function App() {
   const [loadingSessions, setLoadingSessions] = useState(true);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [consoleOpen, setConsoleOpen] = useState(false);
-  const [consoleWidth, setConsoleWidth] = useState(380);
+  const [consoleWidth, setConsoleWidth] = useState(460);
   const [focusedCompaction, setFocusedCompaction] = useState<string | null>(null);
   const [toast, setToast] = useState<ToastMessage | null>(null);
   const listRef = useRef<MessageListHandle>(null);

@@ -5,9 +5,11 @@
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
 
-use strata_core::store::{ReadMode, SessionStore, replay};
+use strata_core::store::{
+    ReadMode, SessionStore, compaction_views, replay, round_count, round_requests,
+};
 use strata_core::{Applied, Replay};
-use strata_protocol::{Record, RecordBody, ResponseItem, SessionId, TokenUsage};
+use strata_protocol::{Record, RecordBody, ResponseItem, Role, SessionId, TokenUsage};
 
 const FORMAT_DOC: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -150,4 +152,97 @@ fn opening_the_sample_for_writing_changes_nothing() {
     drop(session);
     let bytes = std::fs::read_to_string(store.session_path(id)).unwrap();
     assert_eq!(bytes, sample);
+}
+
+#[test]
+fn sample_compaction_view_shows_the_history_before_and_after() {
+    let (_dir, store, id, _sample) = store_with_sample();
+    let read = store.open_reader(id, ReadMode::Strict).unwrap();
+    let views = compaction_views(&read.meta, &read.records);
+    assert_eq!(views.len(), 1);
+    let view = &views[0];
+    let metadata = &view.summary.metadata;
+    assert_eq!(
+        (metadata.context_tokens, metadata.threshold),
+        (Some(8412), Some(8000))
+    );
+    assert!(matches!(
+        &read.records[view.record_index as usize].body,
+        RecordBody::ResponseItem(ResponseItem::CompactionSummary(s)) if s.id == view.summary.id
+    ));
+    assert!(view.summary_model_text.ends_with(&view.summary.summary));
+    assert!(
+        view.summary_model_text
+            .starts_with(strata_protocol::COMPACTION_SUMMARY_PREFIX)
+    );
+    assert_eq!(view.before.len(), 11);
+    assert_eq!(view.after.len(), 4);
+    assert_eq!(view.removed_indices.len(), metadata.removed as usize);
+    assert_eq!(
+        view.before.len() - view.removed_indices.len(),
+        metadata.kept as usize
+    );
+    // Everything removed is the model's and the tools' work; the system
+    // prompt and both user messages survive, with the summary after the
+    // system prompt.
+    for &index in &view.removed_indices {
+        let item = &view.before[index as usize];
+        assert!(!item.is_message_with_role(Role::System) && !item.is_message_with_role(Role::User));
+    }
+    assert!(view.after[0].is_message_with_role(Role::System));
+    assert_eq!(view.after[1].id(), view.summary.id);
+    assert!(
+        view.after[2..]
+            .iter()
+            .all(|item| item.is_message_with_role(Role::User))
+    );
+    assert!(view.estimated_tokens_after < view.estimated_tokens_before);
+    // Round 5 failed without usage; round 6 reported 1930 + 402.
+    assert_eq!(view.next_context_tokens, Some(2332));
+}
+
+#[test]
+fn sample_round_requests_are_the_replayed_history_at_each_round() {
+    let (_dir, store, id, _sample) = store_with_sample();
+    let read = store.open_reader(id, ReadMode::Strict).unwrap();
+    assert_eq!(round_count(&read.records), 7);
+    let page = round_requests(&read.meta, &read.records, 0, 100);
+    assert_eq!((page.total, page.offset, page.rounds.len()), (7, 0, 7));
+    let inputs: Vec<usize> = page.rounds.iter().map(|r| r.request.input.len()).collect();
+    assert_eq!(inputs, vec![2, 5, 7, 9, 4, 5, 7]);
+    for (index, round) in page.rounds.iter().enumerate() {
+        assert_eq!(round.number as usize, index + 1);
+        assert!(round.input_consistent, "round {}", round.number);
+        assert_eq!(round.request.input.len(), round.round.input_items as usize);
+        assert_eq!(round.request.model, "gpt-5.4");
+        assert_eq!(round.request.tools.len(), 2);
+        assert_eq!(round.request.max_output_tokens, Some(8192));
+        assert!(round.request.input[0].is_message_with_role(Role::System));
+        assert!(matches!(&read.records[round.record_index as usize].body,
+            RecordBody::Round(r) if r.round_id == round.round.round_id));
+    }
+    let contexts: Vec<Option<u64>> = page.rounds.iter().map(|r| r.context_tokens).collect();
+    assert_eq!(contexts[3], Some(8412));
+    assert_eq!(contexts[4], None, "round 5 failed before reporting usage");
+    assert_eq!(contexts[6], Some(2752));
+    // Round 5, the first after the compaction, sent the compacted history.
+    let compacted = &replay(
+        &read.meta,
+        &read.records[..=page.rounds[4].record_index as usize],
+    );
+    assert_eq!(page.rounds[4].request.input, compacted.history().items());
+    assert!(matches!(
+        page.rounds[4].request.input[1],
+        ResponseItem::CompactionSummary(_)
+    ));
+
+    // Pages are windows of the same list.
+    let window = round_requests(&read.meta, &read.records, 3, 2);
+    assert_eq!((window.total, window.offset), (7, 3));
+    assert_eq!(window.rounds, page.rounds[3..5].to_vec());
+    let past_end = round_requests(&read.meta, &read.records, 50, 10);
+    assert_eq!(
+        (past_end.total, past_end.offset, past_end.rounds.len()),
+        (7, 7, 0)
+    );
 }

@@ -20,8 +20,8 @@ mod tests {
 
     use crate::{
         AgentEvent, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy, ApprovalRequest,
-        CommandError, CompactOutcome, EventEnvelope, ExportFormat, ModelEvent, ProfileView,
-        RecordBody, SessionListItem, SessionView, Settings, TurnReport,
+        CommandError, CompactOutcome, CompactionView, EventEnvelope, ExportFormat, ModelEvent,
+        ProfileView, RecordBody, RoundPage, SessionListItem, SessionView, Settings, TurnReport,
     };
 
     const REFRESH: &str =
@@ -52,6 +52,8 @@ mod tests {
         ApprovalRequest::export_all(&cfg)?;
         ApprovalKind::export_all(&cfg)?;
         ModelEvent::export_all(&cfg)?;
+        CompactionView::export_all(&cfg)?;
+        RoundPage::export_all(&cfg)?;
         Ok(())
     }
 

@@ -6,6 +6,7 @@ mod bindings;
 mod desktop;
 mod events;
 mod ids;
+mod inspect;
 mod items;
 mod model;
 mod records;
@@ -20,6 +21,7 @@ pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
+pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
     FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,

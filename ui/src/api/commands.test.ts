@@ -21,6 +21,9 @@ describe("command wrappers", () => {
     await api.exportSession("s1", "md", "/tmp/a.md");
     await api.getSettings();
     await api.setApiKey("openai", "sk-1");
+    await api.compactionViews("s1");
+    await api.roundRequests("s1");
+    await api.roundRequests("s1", 100, 50);
     expect(calls).toEqual([
       ["list_sessions", { query: "parser" }],
       ["list_sessions", {}],
@@ -33,6 +36,9 @@ describe("command wrappers", () => {
       ["export_session", { sessionId: "s1", format: "md", path: "/tmp/a.md" }],
       ["get_settings", {}],
       ["set_api_key", { profileId: "openai", key: "sk-1" }],
+      ["compaction_views", { sessionId: "s1" }],
+      ["round_requests", { sessionId: "s1" }],
+      ["round_requests", { sessionId: "s1", offset: 100, limit: 50 }],
     ]);
   });
 

@@ -4,8 +4,10 @@ import { Channel } from "@tauri-apps/api/core";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
+import type { CompactionView } from "../bindings/CompactionView";
 import type { EventEnvelope } from "../bindings/EventEnvelope";
 import type { ExportFormat } from "../bindings/ExportFormat";
+import type { RoundPage } from "../bindings/RoundPage";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
 import type { SessionView } from "../bindings/SessionView";
@@ -59,3 +61,15 @@ export const saveSettings = (settings: Settings) => call<Settings>("save_setting
 
 export const setApiKey = (profileId: string, key: string) =>
   call<void>("set_api_key", { profileId, key });
+
+/** Every compaction with the history just before and after it (the core's replay). */
+export const compactionViews = (sessionId: SessionId) =>
+  call<CompactionView[]>("compaction_views", { sessionId });
+
+/** A page of rounds, each with the exact request it sent. */
+export const roundRequests = (sessionId: SessionId, offset?: number, limit?: number) =>
+  call<RoundPage>("round_requests", {
+    sessionId,
+    ...(offset !== undefined ? { offset } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+  });

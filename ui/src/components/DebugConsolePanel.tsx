@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, type ReactNode } from "react";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
 import type { Transcript } from "../state/transcript";
 
@@ -20,6 +20,8 @@ export interface ConsoleSection {
   id: string;
   title: string;
   render: (context: ConsoleContext) => ReactNode;
+  /** Shown when the transcript asks to inspect a compaction. */
+  showsCompactions?: boolean;
 }
 
 interface DebugConsolePanelProps {
@@ -60,6 +62,16 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
     };
   }, [onMove]);
 
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const active = sections.find((section) => section.id === activeId) ?? sections[0];
+  // The transcript's "Inspect in console" opens the section that shows compactions.
+  const { focusedCompaction } = context;
+  useEffect(() => {
+    if (!focusedCompaction) return;
+    const target = sections.find((section) => section.showsCompactions);
+    if (target) setActiveId(target.id);
+  }, [focusedCompaction, sections]);
+
   return (
     <aside className="console" style={{ width }} aria-label="Debug console">
       <div
@@ -86,14 +98,48 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
           ✕
         </button>
       </header>
+      {sections.length > 1 && context.session && (
+        <div className="console-tabs" role="tablist" aria-label="Debug console sections">
+          {sections.map((section, index) => (
+            <button
+              key={section.id}
+              type="button"
+              role="tab"
+              id={`console-tab-${section.id}`}
+              aria-controls={`console-panel-${section.id}`}
+              aria-selected={section.id === active?.id}
+              tabIndex={section.id === active?.id ? 0 : -1}
+              className={`console-tab${section.id === active?.id ? " active" : ""}`}
+              onClick={() => setActiveId(section.id)}
+              onKeyDown={(event) => {
+                const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+                if (!step) return;
+                event.preventDefault();
+                const next = sections[(index + step + sections.length) % sections.length];
+                if (!next) return;
+                setActiveId(next.id);
+                document.getElementById(`console-tab-${next.id}`)?.focus();
+              }}
+            >
+              {section.title}
+            </button>
+          ))}
+        </div>
+      )}
       <div className="console-body">
-        {sections.length > 0 && context.session ? (
-          sections.map((section) => (
-            <section key={section.id} className="console-section" aria-label={section.title}>
-              <h3>{section.title}</h3>
-              {section.render(context)}
+        {active && context.session ? (
+          <div
+            key={active.id}
+            role={sections.length > 1 ? "tabpanel" : undefined}
+            id={`console-panel-${active.id}`}
+            aria-labelledby={sections.length > 1 ? `console-tab-${active.id}` : undefined}
+            className="console-panel"
+          >
+            <section className="console-section" aria-label={active.title}>
+              {sections.length === 1 && <h3>{active.title}</h3>}
+              {active.render(context)}
             </section>
-          ))
+          </div>
         ) : (
           <ConsoleEmptyState hasSession={Boolean(context.session)} />
         )}

@@ -6,12 +6,14 @@ interface ModalProps {
   children: ReactNode;
   footer?: ReactNode;
   wide?: boolean;
+  /** Extra class names for the dialog box (e.g. a wider layout). */
+  className?: string;
 }
 
 const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /** A modal dialog: traps Tab, closes on Escape, gives focus back on close. */
-export function Modal({ title, onClose, children, footer, wide }: ModalProps) {
+export function Modal({ title, onClose, children, footer, wide, className }: ModalProps) {
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -24,7 +26,7 @@ export function Modal({ title, onClose, children, footer, wide }: ModalProps) {
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
       <div
         ref={box}
-        className={`modal${wide ? " modal-wide" : ""}`}
+        className={`modal${wide ? " modal-wide" : ""}${className ? ` ${className}` : ""}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}

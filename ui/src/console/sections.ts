@@ -1,9 +1,21 @@
+import { createElement } from "react";
 import type { ConsoleSection } from "../components/DebugConsolePanel";
+import { CompactionsSection, LogSection, ModelSection } from "./ConsoleSections";
+import "./console.css";
 
 /**
- * The debug console's sections, in display order. The console (issue 6) adds
- * its compactions tile, compaction cards, before/after view, model view,
- * context chart and rounds log here; each renders from the read-only
- * `ConsoleContext`. With no section the panel explains what will appear.
+ * The debug console's sections, in display order (the panel shows them as
+ * tabs). Each renders from the read-only `ConsoleContext` and fetches the
+ * session file's views through read-only commands; nothing here can change
+ * the session.
  */
-export const consoleSections: ConsoleSection[] = [];
+export const consoleSections: ConsoleSection[] = [
+  {
+    id: "compactions",
+    title: "Compactions",
+    showsCompactions: true,
+    render: (context) => createElement(CompactionsSection, { context }),
+  },
+  { id: "model", title: "Model view", render: (context) => createElement(ModelSection, { context }) },
+  { id: "log", title: "Rounds and events", render: (context) => createElement(LogSection, { context }) },
+];

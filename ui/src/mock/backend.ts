@@ -12,7 +12,8 @@ import type {
 } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
 import type { MainlineEvent } from "../bindings/MainlineEvent";
-import { fakeId, sampleSessions, type MockSession } from "./fixtures";
+import { fakeId, sampleSessions, stressSession, type MockSession } from "./fixtures";
+import { compactionViews, replayHistory, roundRequests } from "./replay";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,6 +43,7 @@ class MockBackend {
 
   constructor(params: URLSearchParams) {
     const demo = params.get("profile") === "demo";
+    if (params.has("stress")) this.sessions.push(stressSession());
     this.settings = {
       profiles: [openaiProfile, demoProfile],
       activeProfile: demo ? "demo" : "openai",
@@ -65,7 +67,7 @@ class MockBackend {
     return {
       summary: session.summary,
       records: session.records,
-      context: [],
+      context: replayHistory(session.records),
       contextTokens: session.contextTokens,
       threshold: profile.compactThreshold,
       contextWindow: profile.contextWindow,
@@ -134,6 +136,13 @@ class MockBackend {
       }
       case "send_message":
         return this.turn(this.find(args.sessionId), String(args.text), args.onEvent as Channel<EventEnvelope>);
+      case "compaction_views":
+        return compactionViews(this.find(args.sessionId).records);
+      case "round_requests": {
+        const offset = typeof args.offset === "number" ? args.offset : 0;
+        const limit = Math.min(200, typeof args.limit === "number" ? args.limit : 50);
+        return roundRequests(this.find(args.sessionId).records, offset, limit);
+      }
       case "compact_now":
         return { skipped: "Nothing to compact yet: the preview backend does not summarise.", historyItems: 4 };
       case "plugin:dialog|open":

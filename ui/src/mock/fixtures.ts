@@ -6,6 +6,7 @@ import type {
   SessionRecord,
   TokenUsage,
 } from "../api/types";
+import { compactingSession } from "./compacting";
 
 let counter = 0;
 /** A UUID-shaped id; deterministic so screenshots and tests are stable. */
@@ -121,6 +122,19 @@ const PARSER_CODE = `pub fn parse_value(&mut self) -> Result<Value, ParseError> 
     }
 }`;
 
+/** A session with 5,000 rounds and about 100 compactions, for checking the console stays usable. */
+export function stressSession(now = new Date()): MockSession {
+  return compactingSession({
+    sessionId: fakeId(),
+    start: new Date(now.getTime() - 30 * 86_400_000).toISOString(),
+    rounds: 5000,
+    growth: 120,
+    threshold: 8000,
+    title: "Soak test: 5,000 rounds",
+    workspace: "/home/ana/projects/ledger",
+  });
+}
+
 /** The sample sessions, newest first. */
 export function sampleSessions(now = new Date()): MockSession[] {
   counter = 0;
@@ -181,8 +195,19 @@ export function sampleSessions(now = new Date()): MockSession[] {
   );
   parser.usage({ input_tokens: 2410, output_tokens: 520 });
   parser.finish(turn, 4);
+  const billingId = fakeId();
+  const billing = compactingSession({
+    sessionId: billingId,
+    start: base(1.2),
+    rounds: 110,
+    growth: 1100,
+    threshold: 8000,
+    title: "Speed up the nightly invoice run",
+    workspace: "/home/ana/projects/ledger",
+  });
   const sessions: MockSession[] = [
     { summary: summarize(parserId, parser, workspace, "gpt-5.4", "Streaming JSON parser for ingest"), records: parser.records, contextTokens: 2930 },
+    billing,
   ];
 
   // 2. A shorter, older session.

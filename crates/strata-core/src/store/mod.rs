@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod inspect;
 mod reader;
 mod replay;
 mod writer;
@@ -50,6 +51,7 @@ use crate::error::{CoreError, Result};
 use crate::paths::StrataPaths;
 use crate::session::LiveSession;
 
+pub use inspect::{compaction_views, round_count, round_requests};
 pub use reader::{ReadMode, ReadReport, SessionRead, SkippedLine, TornTail, read_session_file};
 pub use replay::{DERIVED_TITLE_CHARS, Replay, derived_title, replay};
 pub use writer::TornTailRepair;

@@ -1,0 +1,222 @@
+import { useEffect, useRef, useState } from "react";
+import type { CompactionView } from "../bindings/CompactionView";
+import { formatDuration, formatRelativeTime, formatTokens } from "../lib/format";
+import { BeforeAfterDialog } from "./BeforeAfterDialog";
+import { compactionStats, reclaimedBy, TRIGGER_LABEL } from "./model";
+
+/** Exact counts on the cards, where 8,015 and 8,000 must not both read "8k". */
+export function exactTokens(count: number): string {
+  return count.toLocaleString("en-US");
+}
+
+function clockTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+}
+
+/** How many compactions, what they reclaimed, and the last one's time and reason. */
+export function CompactionsTile({ views, onShowLast }: { views: CompactionView[]; onShowLast: (summaryId: string) => void }) {
+  const stats = compactionStats(views);
+  const measured = stats.count - stats.unmeasured;
+  return (
+    <div className="stat-tile" data-testid="compactions-tile" role="group" aria-label="Compactions summary">
+      <div className="stat">
+        <span className="stat-value" data-testid="compactions-count">
+          {stats.count}
+        </span>
+        <span className="stat-label">{stats.count === 1 ? "compaction" : "compactions"}</span>
+      </div>
+      <div className="stat">
+        <span className="stat-value" data-testid="compactions-reclaimed">
+          {measured > 0 ? formatTokens(stats.reclaimed) : "–"}
+        </span>
+        <span className="stat-label" title="For each compaction: the reported context tokens that triggered it minus the context tokens the next round reported.">
+          tokens reclaimed
+        </span>
+        <span className="stat-note">
+          {stats.unmeasured > 0 ? `${stats.unmeasured} awaiting the next round` : "trigger − next round"}
+        </span>
+      </div>
+      <div className="stat stat-last" data-testid="compactions-last">
+        {stats.last ? (
+          <>
+            <span className="stat-label">Last · {TRIGGER_LABEL[stats.last.trigger]}</span>
+            <button type="button" className="stat-last-time link-button" onClick={() => onShowLast(stats.last?.summaryId ?? "")}>
+              {formatRelativeTime(stats.last.ts)} · {clockTime(stats.last.ts)}
+            </button>
+            <span className="stat-note" title={stats.last.reason}>
+              {stats.last.reason}
+            </span>
+          </>
+        ) : (
+          <>
+            <span className="stat-label">Last</span>
+            <span className="stat-note">None yet</span>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+interface CardProps {
+  view: CompactionView;
+  number: number;
+  of: number;
+  focused: boolean;
+  onReveal: (summaryId: string) => void;
+}
+
+/** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
+export function CompactionCard({ view, number, of, focused, onReveal }: CardProps) {
+  const [expanded, setExpanded] = useState(false);
+  const [comparing, setComparing] = useState(false);
+  const card = useRef<HTMLElement>(null);
+  const { metadata } = view.summary;
+  const reclaimed = reclaimedBy(view);
+  const usage = metadata.summarizer_usage;
+  const headingId = `compaction-card-${view.summary.id}`;
+
+  useEffect(() => {
+    if (!focused || !card.current) return;
+    // Scroll only the console (scrollIntoView would also move the app's own boxes).
+    const el = card.current;
+    const scroller = el.closest<HTMLElement>(".console-body");
+    if (scroller) {
+      const box = el.getBoundingClientRect();
+      const view = scroller.getBoundingClientRect();
+      scroller.scrollTo({ top: scroller.scrollTop + box.top - view.top - Math.max(16, (view.height - box.height) / 2), behavior: "smooth" });
+    }
+    el.focus({ preventScroll: true });
+  }, [focused]);
+
+  return (
+    <article
+      ref={card}
+      className={`compaction-card${focused ? " focused" : ""}`}
+      data-testid="compaction-card"
+      data-summary-id={view.summary.id}
+      aria-labelledby={headingId}
+      tabIndex={-1}
+      onClick={(event) => {
+        // The card as a whole links to its divider; its own buttons do their own thing.
+        if ((event.target as HTMLElement).closest("button, a, summary, [data-no-reveal]")) return;
+        onReveal(view.summary.id);
+      }}
+    >
+      <header className="compaction-card-head">
+        <h4 id={headingId}>
+          <span className="card-number">#{number}</span>
+          <span className={`trigger-badge trigger-${metadata.trigger}`}>{TRIGGER_LABEL[metadata.trigger]}</span>
+          <span className="visually-hidden">
+            Compaction {number} of {of}
+          </span>
+        </h4>
+        <span className="compaction-card-when">
+          <time dateTime={view.ts} className="muted" title={new Date(view.ts).toLocaleString()}>
+            {clockTime(view.ts)} · {formatRelativeTime(view.ts)}
+          </time>
+          <button
+            type="button"
+            className="link-button"
+            aria-label={`Show compaction ${number} in the transcript`}
+            title="Scroll the transcript to this compaction"
+            onClick={() => onReveal(view.summary.id)}
+          >
+            <span aria-hidden="true">↗</span> Transcript
+          </button>
+        </span>
+      </header>
+      <dl className="card-stats">
+        <div>
+          <dt>Triggered at</dt>
+          <dd data-testid="compaction-context-tokens">
+            {metadata.context_tokens != null ? exactTokens(metadata.context_tokens) : "–"}
+          </dd>
+        </div>
+        <div>
+          <dt>Threshold</dt>
+          <dd data-testid="compaction-threshold">{metadata.threshold != null ? exactTokens(metadata.threshold) : "–"}</dd>
+        </div>
+        <div>
+          <dt>Removed</dt>
+          <dd data-testid="compaction-removed">{metadata.removed}</dd>
+        </div>
+        <div>
+          <dt>Kept</dt>
+          <dd data-testid="compaction-kept">{metadata.kept}</dd>
+        </div>
+      </dl>
+      <p className="card-reason">{metadata.reason}</p>
+      <p className="card-meta">
+        <span title="The model that wrote the summary">{metadata.summarizer_model}</span>
+        {usage && (
+          <span data-testid="compaction-summarizer-usage">
+            {usage.input_tokens != null ? `${formatTokens(usage.input_tokens)} in` : ""}
+            {usage.input_tokens != null && usage.output_tokens != null ? " · " : ""}
+            {usage.output_tokens != null ? `${formatTokens(usage.output_tokens)} out` : ""}
+          </span>
+        )}
+        <span data-testid="compaction-duration">{formatDuration(metadata.duration_ms)}</span>
+        {reclaimed !== null && <span className="reclaimed">−{formatTokens(reclaimed)} tokens</span>}
+      </p>
+      <div className="card-actions">
+        <button
+          type="button"
+          className="button small ghost"
+          aria-expanded={expanded}
+          aria-controls={`${headingId}-summary`}
+          onClick={() => setExpanded(!expanded)}
+        >
+          <span aria-hidden="true" className={`chevron${expanded ? " open" : ""}`}>
+            ▸
+          </span>
+          Summary sent to the model
+        </button>
+        <button type="button" className="button small ghost" onClick={() => setComparing(true)}>
+          Before / after
+        </button>
+      </div>
+      {expanded && (
+        <div id={`${headingId}-summary`} className="card-summary" data-testid="compaction-summary" data-no-reveal>
+          {view.summaryModelText}
+        </div>
+      )}
+      {comparing && <BeforeAfterDialog view={view} number={number} onClose={() => setComparing(false)} />}
+    </article>
+  );
+}
+
+interface ListProps {
+  views: CompactionView[];
+  focused: string | null;
+  onReveal: (summaryId: string) => void;
+}
+
+/** Every compaction, newest first. */
+export function CompactionList({ views, focused, onReveal }: ListProps) {
+  if (views.length === 0) {
+    return (
+      <div className="console-hint" data-testid="compactions-empty">
+        <strong>No compactions yet.</strong> When the reported context reaches the threshold (or you type{" "}
+        <code>/compact</code>), Strata summarises the older part of the history; each compaction appears here with what it
+        removed, kept and cost.
+      </div>
+    );
+  }
+  const ordered = views.map((view, index) => ({ view, number: index + 1 })).reverse();
+  return (
+    <div className="compaction-list" data-testid="compaction-list">
+      {ordered.map(({ view, number }) => (
+        <CompactionCard
+          key={view.summary.id}
+          view={view}
+          number={number}
+          of={views.length}
+          focused={focused === view.summary.id}
+          onReveal={onReveal}
+        />
+      ))}
+    </div>
+  );
+}

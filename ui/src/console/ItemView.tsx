@@ -1,0 +1,47 @@
+import { useState } from "react";
+import type { ResponseItem } from "../api/types";
+import { prettyJson } from "../lib/format";
+import { describeItem } from "./model";
+
+/** Characters shown before "Show all". */
+export const ITEM_PREVIEW_CHARS = 360;
+
+interface ItemViewProps {
+  item: ResponseItem;
+  /** A status beside the label: "removed", "kept", "added". */
+  status?: "removed" | "kept" | "added";
+  /** Text to show instead of the item's own (e.g. the summary as the model receives it). */
+  text?: string;
+}
+
+/** One history item, as plain text (never HTML), long ones folded. */
+export function ItemView({ item, status, text }: ItemViewProps) {
+  const described = describeItem(item);
+  const raw = text ?? described.text;
+  const body = item.type === "function_call" ? prettyJson(raw) : raw;
+  const [open, setOpen] = useState(false);
+  const long = body.length > ITEM_PREVIEW_CHARS;
+  const shown = long && !open ? `${body.slice(0, ITEM_PREVIEW_CHARS).trimEnd()}…` : body;
+  return (
+    <div
+      className={`history-item tone-${described.tone}${status ? ` status-${status}` : ""}`}
+      data-testid="history-item"
+      data-kind={described.tone}
+      data-status={status}
+    >
+      <div className="history-item-head">
+        <span className={`item-badge tone-${described.tone}`}>{described.label}</span>
+        {status && <span className={`item-status status-${status}`}>{status}</span>}
+        <span className="history-item-size muted">{body.length.toLocaleString()} chars</span>
+      </div>
+      <div className={`history-item-text${item.type === "function_call" || item.type === "function_call_output" ? " mono" : ""}`}>
+        {shown}
+      </div>
+      {long && (
+        <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "Show less" : `Show all ${body.length.toLocaleString()} characters`}
+        </button>
+      )}
+    </div>
+  );
+}
