@@ -6,14 +6,24 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests run run-cli fmt
+.PHONY: all setup build test fmt-check clippy rust-tests run run-cli fmt ui-build icons package
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
-build: setup
+# The desktop app (src-tauri) embeds ui/dist at compile time, so every cargo
+# step that compiles the workspace needs the UI built first.
+UI_DEPS := ui/node_modules/.package-lock.json
+
+$(UI_DEPS): ui/package.json ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund
+
+ui-build: setup $(UI_DEPS)
+	cd ui && npm run build
+
+build: setup ui-build
 	cargo build --workspace --locked
 
 fmt:
@@ -22,10 +32,38 @@ fmt:
 fmt-check: setup
 	cargo fmt --all -- --check
 
-clippy: setup
+clippy: setup ui-build
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
-rust-tests: setup
+rust-tests: setup ui-build
 	scripts/cargo-tests.sh
 
 test: fmt-check clippy rust-tests
+
+# An interactive `strata chat` session on the offline demo model, working in
+# this folder (STRATA_HOME moves where the session is kept).
+run-cli: setup
+	cargo run -p strata-cli --bin strata --locked -- chat --provider demo
+
+# The desktop app on the configured profile (the offline demo model when
+# nothing is configured); STRATA_HOME moves everything it writes.
+run: setup ui-build
+	cargo run -p strata-desktop --locked
+
+# The Tauri CLI (for icons and the .deb) comes from npm, pinned in
+# src-tauri/package.json.
+TAURI_CLI := src-tauri/node_modules/.package-lock.json
+
+$(TAURI_CLI): src-tauri/package.json src-tauri/package-lock.json
+	cd src-tauri && npm ci --no-audit --no-fund
+
+# Regenerates the icon set from its one source image.
+icons: $(TAURI_CLI)
+	cd src-tauri && npx tauri icon ../icons/source.svg -o ../icons
+	rm -rf icons/android icons/ios icons/Square*Logo.png icons/StoreLogo.png icons/64x64.png
+
+# An installable .deb (release build). Only the deb target: the others
+# download tools, which fails offline.
+package: setup ui-build $(TAURI_CLI)
+	cd src-tauri && npx tauri build --bundles deb --ci
+	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb

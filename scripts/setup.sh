@@ -10,7 +10,25 @@ packages=(
   # The keychain test runs a real Secret Service (gnome-keyring on a private D-Bus).
   dbus
   gnome-keyring
+  # The Tauri desktop app: WebKitGTK and friends to build it, Xvfb and
+  # ImageMagick to run it headless and take screenshots, WebKitWebDriver for
+  # its end-to-end tests, and what its .deb bundler calls.
+  libwebkit2gtk-4.1-dev
+  libxdo-dev
+  libssl-dev
+  libayatana-appindicator3-dev
+  librsvg2-dev
+  xvfb
+  xauth
+  imagemagick
+  webkit2gtk-driver
+  curl
+  wget
+  file
 )
+
+# The UI's build tools; Debian's Node.js only when no node is installed.
+command -v node >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,31 @@
+//! Declares the app's commands so each gets an `allow-<command>` permission:
+//! with an app manifest, a command the capability does not list is refused.
+
+/// Every command of docs/desktop-commands.md.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_sessions",
+    "open_session",
+    "create_session",
+    "send_message",
+    "stop_turn",
+    "answer_approval",
+    "compact_now",
+    "rename_session",
+    "delete_session",
+    "export_session",
+    "get_settings",
+    "save_settings",
+    "set_api_key",
+    "compaction_views",
+    "round_requests",
+];
+
+fn main() {
+    let attributes = tauri_build::Attributes::new()
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    if let Err(error) = tauri_build::try_build(attributes) {
+        // A build script reports failure by panicking; the message is the error.
+        panic!("tauri-build failed: {error:#}");
+    }
+}

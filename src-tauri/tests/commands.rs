@@ -1,0 +1,391 @@
+//! The commands through Tauri's IPC on the mock runtime (no display): the
+//! argument names and the return shapes the UI relies on, the structured
+//! errors, and a whole turn on the offline demo model.
+
+// Helpers outside #[test] functions panic on purpose: a broken fixture is a
+// failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use strata_core::StrataPaths;
+use strata_desktop::commands::Shared;
+use strata_desktop::commands::turns::{run_compaction, run_turn};
+use strata_protocol::{
+    AgentEvent, AppInfo, CommandError, CommandErrorKind, EventEnvelope, MainlineEvent,
+    SessionListItem, SessionView, Settings, TurnOutcome,
+};
+use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Manager, WebviewWindow, WebviewWindowBuilder};
+
+struct Harness {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+    app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn harness() -> Harness {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
+    let app = strata_desktop::configure(mock_builder(), StrataPaths::under(home.path()), no_env)
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    Harness {
+        home,
+        workspace,
+        app,
+        window,
+    }
+}
+
+impl Harness {
+    fn invoke_raw(&self, cmd: &str, args: Value) -> Result<InvokeResponseBody, Value> {
+        tauri::test::get_ipc_response(
+            &self.window,
+            InvokeRequest {
+                cmd: cmd.into(),
+                callback: CallbackFn(0),
+                error: CallbackFn(1),
+                url: "tauri://localhost".parse().unwrap(),
+                body: InvokeBody::Json(args),
+                headers: Default::default(),
+                invoke_key: INVOKE_KEY.to_string(),
+            },
+        )
+    }
+
+    fn invoke<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
+        match self.invoke_raw(cmd, args) {
+            Ok(body) => body.deserialize().unwrap(),
+            Err(error) => panic!("{cmd} failed: {error}"),
+        }
+    }
+
+    fn fail(&self, cmd: &str, args: Value) -> CommandError {
+        match self.invoke_raw(cmd, args) {
+            Ok(_) => panic!("{cmd} should have failed"),
+            Err(error) => serde_json::from_value(error).unwrap(),
+        }
+    }
+
+    fn create(&self) -> SessionListItem {
+        self.invoke(
+            "create_session",
+            json!({ "workspace": self.workspace.path().to_str().unwrap() }),
+        )
+    }
+
+    fn state(&self) -> Shared {
+        Shared::clone(&self.app.state::<Shared>())
+    }
+}
+
+/// A channel that keeps every event it is sent.
+fn collecting_channel() -> (Channel<EventEnvelope>, Arc<Mutex<Vec<EventEnvelope>>>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&events);
+    let channel = Channel::new(move |body: InvokeResponseBody| {
+        let InvokeResponseBody::Json(text) = body else {
+            panic!("events are JSON");
+        };
+        sink.lock()
+            .unwrap()
+            .push(serde_json::from_str(&text).unwrap());
+        Ok(())
+    });
+    (channel, events)
+}
+
+#[test]
+fn with_no_configuration_the_app_runs_on_the_offline_demo_model() {
+    let h = harness();
+    let info: AppInfo = h.invoke("app_info", json!({}));
+    assert!(info.is_demo);
+    assert_eq!(
+        info.active_profile.kind,
+        strata_protocol::ProviderKind::Demo
+    );
+    assert_eq!(info.active_profile.label, "Offline demo");
+    assert_eq!(info.strata_home, h.home.path().display().to_string());
+    let settings: Settings = h.invoke("get_settings", json!({}));
+    assert_eq!(settings.active_profile, "demo");
+}
+
+#[test]
+fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
+    let h = harness();
+    let created = h.create();
+    assert_eq!(created.item_count, 1, "the system prompt is committed");
+    let id = created.id.to_string();
+
+    let all: Vec<SessionListItem> = h.invoke("list_sessions", json!({}));
+    assert_eq!(all.len(), 1);
+    let folder = h.workspace.path().file_name().unwrap().to_str().unwrap();
+    let by_workspace: Vec<SessionListItem> =
+        h.invoke("list_sessions", json!({ "query": folder.to_uppercase() }));
+    assert_eq!(by_workspace.len(), 1);
+    let none: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "zebra" }));
+    assert!(none.is_empty());
+
+    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    assert!(view.live);
+    assert_eq!(view.records.len(), 2, "session_meta and the system prompt");
+    assert_eq!(view.context.len(), 1);
+    assert!(view.threshold > 0);
+    assert!(view.context_window.is_some_and(|w| w > view.threshold));
+
+    let renamed: SessionListItem = h.invoke(
+        "rename_session",
+        json!({ "sessionId": id, "title": "  Tally   the notes " }),
+    );
+    assert_eq!(renamed.title.as_deref(), Some("Tally the notes"));
+    let found: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "TALLY" }));
+    assert_eq!(found.len(), 1);
+    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    assert!(view.live, "renaming keeps the session live");
+    assert_eq!(view.summary.title.as_deref(), Some("Tally the notes"));
+
+    h.invoke::<()>("delete_session", json!({ "sessionId": id }));
+    let all: Vec<SessionListItem> = h.invoke("list_sessions", json!({}));
+    assert!(all.is_empty());
+    let error = h.fail("open_session", json!({ "sessionId": id }));
+    assert_eq!(error.kind, CommandErrorKind::NotFound);
+}
+
+#[test]
+fn bad_input_gets_structured_errors() {
+    let h = harness();
+    let error = h.fail("open_session", json!({ "sessionId": "not-an-id" }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let error = h.fail("create_session", json!({ "workspace": "relative/folder" }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let missing = h.home.path().join("missing");
+    let error = h.fail(
+        "create_session",
+        json!({ "workspace": missing.to_str().unwrap() }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let id = h.create().id.to_string();
+    let error = h.fail("rename_session", json!({ "sessionId": id, "title": "   " }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let stopped: bool = h.invoke("stop_turn", json!({ "sessionId": id }));
+    assert!(!stopped, "nothing runs");
+    let answered: bool = h.invoke(
+        "answer_approval",
+        json!({ "sessionId": id, "callId": "call_1", "decision": "allow_once" }),
+    );
+    assert!(!answered, "nothing waits");
+}
+
+#[test]
+fn invalid_settings_save_nothing() {
+    let h = harness();
+    let mut settings: Settings = h.invoke("get_settings", json!({}));
+    settings.profiles[0].compact_threshold = 0;
+    let error = h.fail("save_settings", json!({ "settings": settings }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    assert!(error.message.starts_with("Nothing was saved."), "{error:?}");
+    assert!(!h.home.path().join("config").exists());
+
+    let error = h.fail("set_api_key", json!({ "profileId": "demo", "key": "sk-1" }));
+    assert_eq!(error.kind, CommandErrorKind::NotFound);
+    let error = h.fail("set_api_key", json!({ "profileId": "demo", "key": " " }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+}
+
+#[test]
+fn valid_settings_are_saved_and_keys_never_come_back() {
+    let h = harness();
+    let mut settings: Settings = h.invoke("get_settings", json!({}));
+    let mut local = settings.profiles[0].clone();
+    local.id = "local".into();
+    local.kind = strata_protocol::ProviderKind::OpenaiChat;
+    local.model = "qwen3-coder".into();
+    local.base_url = Some("http://127.0.0.1:9/v1".into());
+    local.context_window = Some(32_000);
+    local.compact_threshold = 20_000;
+    settings.profiles.push(local);
+    settings.active_profile = "local".into();
+    settings.theme = strata_protocol::Theme::Dark;
+    let saved: Settings = h.invoke("save_settings", json!({ "settings": settings }));
+    assert_eq!(saved.active_profile, "local");
+    assert_eq!(saved.theme, strata_protocol::Theme::Dark);
+
+    h.invoke::<()>(
+        "set_api_key",
+        json!({ "profileId": "local", "key": "sk-secret-123" }),
+    );
+    let reread: Settings = h.invoke("get_settings", json!({}));
+    let local = reread.profiles.iter().find(|p| p.id == "local").unwrap();
+    assert!(local.has_key);
+    let text = serde_json::to_string(&reread).unwrap();
+    assert!(!text.contains("sk-secret-123"));
+    let config = std::fs::read_to_string(h.home.path().join("config/config.toml")).unwrap();
+    assert!(!config.contains("sk-secret-123"), "{config}");
+    let info: AppInfo = h.invoke("app_info", json!({}));
+    assert!(!info.is_demo);
+    assert_eq!(info.active_profile.id, "local");
+}
+
+#[test]
+fn a_turn_on_the_demo_model_streams_every_event_in_order() {
+    let h = harness();
+    let id = h.create().id;
+    let (channel, events) = collecting_channel();
+    let report = tauri::async_runtime::block_on(run_turn(
+        &h.state(),
+        id,
+        "What is in this folder?".into(),
+        channel,
+    ))
+    .unwrap();
+    assert_eq!(report.outcome, TurnOutcome::Completed);
+    assert!(report.rounds >= 2, "the demo model calls tools first");
+
+    let events = events.lock().unwrap();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    let mainline: Vec<&MainlineEvent> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            AgentEvent::Mainline(event) => Some(event),
+            AgentEvent::Debug(_) => None,
+        })
+        .collect();
+    assert!(matches!(
+        mainline.first(),
+        Some(MainlineEvent::TurnStarted { .. })
+    ));
+    assert!(matches!(
+        mainline.last(),
+        Some(MainlineEvent::TurnFinished { .. })
+    ));
+    assert!(
+        mainline
+            .iter()
+            .any(|e| matches!(e, MainlineEvent::TextDelta { .. }))
+    );
+    assert!(
+        mainline
+            .iter()
+            .any(|e| matches!(e, MainlineEvent::ToolCallFinished { .. }))
+    );
+    assert!(
+        events.iter().any(|e| !e.event.is_mainline()),
+        "debug events too"
+    );
+
+    // The file holds the turn; browsing it shows the answer.
+    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id.to_string() }));
+    assert!(view.live);
+    assert!(view.context_tokens.is_some());
+
+    // Manual compaction on the live session.
+    let (channel, _events) = collecting_channel();
+    let outcome =
+        tauri::async_runtime::block_on(run_compaction(&h.state(), id, None, channel)).unwrap();
+    assert!(outcome.summary.is_some(), "{outcome:?}");
+
+    // The debug console's views of the same file.
+    let compactions: Vec<Value> =
+        h.invoke("compaction_views", json!({ "sessionId": id.to_string() }));
+    assert_eq!(compactions.len(), 1);
+    assert!(
+        compactions[0]["before"].as_array().unwrap().len()
+            > compactions[0]["after"].as_array().unwrap().len()
+    );
+    let page: Value = h.invoke(
+        "round_requests",
+        json!({ "sessionId": id.to_string(), "offset": 1, "limit": 1 }),
+    );
+    assert_eq!(page["total"], report.rounds);
+    assert_eq!(page["offset"], 1);
+    assert_eq!(page["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(page["rounds"][0]["number"], 2);
+
+    // Exports of the finished session.
+    let md = h.home.path().join("session");
+    h.invoke::<()>(
+        "export_session",
+        json!({ "sessionId": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
+    );
+    let text = std::fs::read_to_string(h.home.path().join("session.md")).unwrap();
+    assert!(text.contains("## You\n\nWhat is in this folder?"), "{text}");
+    let json_path = h.home.path().join("session.json");
+    h.invoke::<()>(
+        "export_session",
+        json!({ "sessionId": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
+    );
+    let records: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(records[0]["type"], "session_meta");
+}
+
+#[test]
+fn send_message_over_ipc_resumes_a_closed_session_and_refuses_an_empty_one() {
+    let h = harness();
+    let id = h.create().id.to_string();
+    // Saving settings closes live sessions; the turn must reopen it from
+    // its file.
+    let settings: Settings = h.invoke("get_settings", json!({}));
+    h.invoke::<Settings>("save_settings", json!({ "settings": settings }));
+    h.invoke::<SessionListItem>("rename_session", json!({ "sessionId": id, "title": "x" }));
+    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    assert!(!view.live);
+    let report: Value = h.invoke(
+        "send_message",
+        json!({ "sessionId": id, "text": "hello", "onEvent": "__CHANNEL__:4242" }),
+    );
+    assert_eq!(report["outcome"], "completed");
+    assert!(report["turnId"].is_string());
+    // The title no longer shows the first message; search still finds it.
+    let found: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "HELLO" }));
+    assert_eq!(found.len(), 1);
+    let error = h.fail(
+        "send_message",
+        json!({ "sessionId": id, "text": "  ", "onEvent": "__CHANNEL__:4243" }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+}
+
+#[test]
+fn a_running_session_refuses_a_second_turn_a_rename_and_a_delete_until_it_ends() {
+    let h = harness();
+    let id = h.create().id;
+    let args = json!({ "sessionId": id.to_string() });
+    let running = tauri::async_runtime::block_on(h.state().start_running(id)).unwrap();
+    let error = h.fail(
+        "send_message",
+        json!({ "sessionId": id.to_string(), "text": "hi", "onEvent": "__CHANNEL__:7" }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::Busy);
+    let error = h.fail("delete_session", args.clone());
+    assert_eq!(error.kind, CommandErrorKind::Busy);
+    let error = h.fail(
+        "rename_session",
+        json!({ "sessionId": id.to_string(), "title": "t" }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::Busy);
+    assert!(h.invoke::<bool>("stop_turn", args.clone()));
+    assert!(running.cancel.is_cancelled());
+    drop(running);
+    assert!(!h.invoke::<bool>("stop_turn", args.clone()));
+    h.invoke::<()>("delete_session", args);
+    assert!(
+        h.invoke::<Vec<SessionListItem>>("list_sessions", json!({}))
+            .is_empty()
+    );
+}

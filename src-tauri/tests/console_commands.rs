@@ -1,0 +1,158 @@
+//! The debug console's commands through Tauri's IPC on the mock runtime:
+//! argument names, paging, the camelCase shapes the UI reads, and that the
+//! session file is left exactly as it was.
+
+// Helpers outside #[test] functions panic on purpose: a broken fixture is a
+// failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use strata_core::StrataPaths;
+use strata_protocol::{CommandError, CommandErrorKind, CompactionView, RoundPage};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
+use tauri::webview::InvokeRequest;
+use tauri::{WebviewWindow, WebviewWindowBuilder};
+
+const FORMAT_DOC: &str = include_str!("../../docs/session-format.md");
+
+/// The annotated sample session of docs/session-format.md (its `jsonl` blocks).
+fn sample_session() -> (String, String) {
+    let mut text = String::new();
+    let mut inside = false;
+    for line in FORMAT_DOC.lines() {
+        match (inside, line) {
+            (false, "```jsonl") => inside = true,
+            (true, "```") => inside = false,
+            (true, line) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let id = first["payload"]["session_id"].as_str().unwrap().to_owned();
+    (id, text)
+}
+
+struct Harness {
+    _home: tempfile::TempDir,
+    paths: StrataPaths,
+    _app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+fn harness() -> Harness {
+    let home = tempfile::tempdir().unwrap();
+    let paths = StrataPaths::under(home.path());
+    let app = strata_desktop::configure(mock_builder(), paths.clone(), |_| None)
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    Harness {
+        _home: home,
+        paths,
+        _app: app,
+        window,
+    }
+}
+
+impl Harness {
+    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        tauri::test::get_ipc_response(
+            &self.window,
+            InvokeRequest {
+                cmd: cmd.into(),
+                callback: CallbackFn(0),
+                error: CallbackFn(1),
+                url: "tauri://localhost".parse().unwrap(),
+                body: InvokeBody::Json(args),
+                headers: Default::default(),
+                invoke_key: INVOKE_KEY.to_string(),
+            },
+        )
+        .map(|body| body.deserialize::<Value>().unwrap())
+    }
+
+    fn invoke<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
+        match self.call(cmd, args) {
+            Ok(value) => serde_json::from_value(value).unwrap(),
+            Err(error) => panic!("{cmd} failed: {error}"),
+        }
+    }
+
+    fn with_sample(&self) -> (String, std::path::PathBuf, String) {
+        let (id, text) = sample_session();
+        std::fs::create_dir_all(&self.paths.sessions).unwrap();
+        let path = self.paths.sessions.join(format!("{id}.jsonl"));
+        std::fs::write(&path, &text).unwrap();
+        (id, path, text)
+    }
+}
+
+#[test]
+fn compaction_views_returns_each_compaction_with_its_before_and_after() {
+    let h = harness();
+    let (id, path, text) = h.with_sample();
+    let raw = h
+        .call("compaction_views", json!({ "sessionId": id }))
+        .unwrap();
+    assert!(raw[0]["summaryModelText"].is_string(), "camelCase fields");
+    assert!(raw[0]["removedIndices"].is_array());
+    let views: Vec<CompactionView> = serde_json::from_value(raw).unwrap();
+    assert_eq!(views.len(), 1);
+    let view = &views[0];
+    assert_eq!(view.summary.metadata.context_tokens, Some(8412));
+    assert_eq!((view.before.len(), view.after.len()), (11, 4));
+    assert_eq!(view.removed_indices.len(), 8);
+    assert_eq!(view.next_context_tokens, Some(2332));
+    // Reading is all it does.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn round_requests_pages_through_the_rounds() {
+    let h = harness();
+    let (id, path, text) = h.with_sample();
+    let all: RoundPage = h.invoke("round_requests", json!({ "sessionId": id }));
+    assert_eq!((all.total, all.offset, all.rounds.len()), (7, 0, 7));
+    let page: RoundPage = h.invoke(
+        "round_requests",
+        json!({ "sessionId": id, "offset": 4, "limit": 2 }),
+    );
+    assert_eq!((page.total, page.offset), (7, 4));
+    assert_eq!(
+        page.rounds.iter().map(|r| r.number).collect::<Vec<_>>(),
+        vec![5, 6]
+    );
+    assert_eq!(page.rounds, all.rounds[4..6].to_vec());
+    // Round 5 was sent with the compacted history: system, summary, two users.
+    assert_eq!(page.rounds[0].request.input.len(), 4);
+    let raw = h
+        .call(
+            "round_requests",
+            json!({ "sessionId": id, "offset": 0, "limit": 1 }),
+        )
+        .unwrap();
+    assert!(raw["rounds"][0]["inputConsistent"].as_bool().unwrap());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn console_commands_report_bad_and_missing_sessions() {
+    let h = harness();
+    for cmd in ["compaction_views", "round_requests"] {
+        let error: CommandError =
+            serde_json::from_value(h.call(cmd, json!({ "sessionId": "nope" })).unwrap_err())
+                .unwrap();
+        assert_eq!(error.kind, CommandErrorKind::InvalidInput, "{cmd}");
+        let missing = json!({ "sessionId": "01a22695-3406-726b-b2a7-4de452e6b438" });
+        let error: CommandError =
+            serde_json::from_value(h.call(cmd, missing).unwrap_err()).unwrap();
+        assert_eq!(error.kind, CommandErrorKind::NotFound, "{cmd}");
+    }
+}
