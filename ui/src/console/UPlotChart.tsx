@@ -1,9 +1,10 @@
 // A thin React wrapper over uPlot (canvas, ~50 kB): it owns the chart's
 // lifetime, keeps it as wide as its box and recreates it when the theme or
 // the options change. Kept apart so tests without a canvas can stub it.
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { loadUPlot } from "./loadUPlot";
 
 interface UPlotChartProps {
   /** Builds the options for a width; called again when the theme changes. */
@@ -19,6 +20,8 @@ export function UPlotChart({ options, data, optionsKey, onCreate }: UPlotChartPr
   const chart = useRef<uPlot | null>(null);
   const latest = useRef({ options, data, onCreate });
   latest.current = { options, data, onCreate };
+  /** Why the chart could not be drawn (the library failed to load or to build it). */
+  const [failure, setFailure] = useState<string | null>(null);
 
   useEffect(() => {
     const el = box.current;
@@ -27,8 +30,9 @@ export function UPlotChart({ options, data, optionsKey, onCreate }: UPlotChartPr
     let resize: ResizeObserver | null = null;
     let cancelled = false;
     // Loaded on first use: the library only ships with the console's chart.
-    void import("uplot").then(({ default: UPlot }) => {
+    const draw = (UPlot: typeof uPlot) => {
       if (cancelled) return;
+      setFailure(null);
       const chartNow = new UPlot(latest.current.options(Math.max(240, el.clientWidth)), latest.current.data, el);
       created = chartNow;
       chart.current = chartNow;
@@ -40,7 +44,12 @@ export function UPlotChart({ options, data, optionsKey, onCreate }: UPlotChartPr
         });
         resize.observe(el);
       }
-    });
+    };
+    loadUPlot()
+      .then(draw)
+      .catch((error: unknown) => {
+        if (!cancelled) setFailure(error instanceof Error ? error.message : String(error));
+      });
     return () => {
       cancelled = true;
       resize?.disconnect();
@@ -54,5 +63,15 @@ export function UPlotChart({ options, data, optionsKey, onCreate }: UPlotChartPr
     chart.current?.setData(data);
   }, [data]);
 
-  return <div ref={box} className="uplot-box" />;
+  return (
+    <>
+      {failure !== null && (
+        <div className="console-hint" role="alert" data-testid="chart-failure">
+          <strong>The chart could not be drawn.</strong>
+          {failure}
+        </div>
+      )}
+      <div ref={box} className="uplot-box" hidden={failure !== null} />
+    </>
+  );
 }
