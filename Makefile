@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests run run-cli fmt ui-build icons package
+.PHONY: all setup build test fmt-check clippy rust-tests run run-cli fmt ui-build icons package bindings
 
 all: build
 
@@ -67,3 +67,7 @@ icons: $(TAURI_CLI)
 package: setup ui-build $(TAURI_CLI)
 	cd src-tauri && npx tauri build --bundles deb --ci
 	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb
+
+# Regenerates ui/src/bindings from the Rust types (a test fails when they drift).
+bindings:
+	STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings

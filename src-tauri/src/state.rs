@@ -2,23 +2,23 @@
 //! for turns, each with its agent, approval broker and the cancellation
 //! token of whatever runs in it now.
 //!
-//! A live session keeps its writer lock until it is closed (deleted,
-//! renamed, or its settings changed), so another process cannot write it
-//! meanwhile.
+//! A live session keeps its writer lock until it is closed (deleted, or its
+//! settings changed), so another process cannot write it meanwhile.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use strata_core::agent::{AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel};
+use strata_core::agent::{AgentParts, ApprovalBroker, EventReceiver};
+use strata_core::store::{ReadMode, SessionRead};
 use strata_core::{
-    Agent, CancellationToken, LiveSession, SessionApprovals, SessionStore, StrataPaths, ToolConfig,
+    Agent, CancellationToken, LiveSession, SessionApprovals, SessionStore, StrataPaths,
     ToolRegistry,
 };
 use strata_protocol::{SessionId, SessionListItem};
 use strata_providers::config::{EnvLookup, load_and_resolve, resolve_profile};
-use strata_providers::{ProfileFlags, ResolvedProfile, StrataConfig, gateway_for};
+use strata_providers::{ProfileFlags, StrataConfig, agent_config, agent_parts, tool_config};
 
 use crate::errors::{CommandResult, ToCommandError, busy, task_failed};
 use crate::settings::DesktopPrefs;
@@ -149,20 +149,31 @@ impl AppState {
         DesktopPrefs::load(&self.paths.config)
     }
 
+    /// Reads the session for viewing: corrupt lines are skipped and a torn
+    /// tail ignored; nothing is written.
+    pub fn browse(&self, id: SessionId) -> CommandResult<SessionRead> {
+        self.store
+            .open_reader(id, ReadMode::Browsing)
+            .map_err(ToCommandError::to_command_error)
+    }
+
     /// The live session, if this app holds it open.
     pub fn live(&self, id: SessionId) -> Option<Arc<LiveSlot>> {
         lock(&self.live).get(&id).cloned()
     }
 
     /// The compaction threshold and context window a session is shown with:
-    /// its agent's when it is live, else the active profile's.
+    /// its agent's when it is live, else those an agent on the active
+    /// profile would use.
     pub fn limits_for(&self, id: SessionId) -> CommandResult<(u64, Option<u64>)> {
         if let Some(slot) = self.live(id) {
             return Ok((slot.threshold, slot.context_window));
         }
         let profile = resolve_profile(&self.config()?, &ProfileFlags::default(), self.env())
             .map_err(ToCommandError::to_command_error)?;
-        Ok((profile.compaction_threshold, Some(profile.context_window)))
+        // What an agent on it would use once the session goes live.
+        let config = agent_config(&profile);
+        Ok((config.effective_threshold(), config.context_window))
     }
 
     /// Creates a session in `workspace` on the active profile, committing its
@@ -265,77 +276,46 @@ impl AppState {
         Ok(())
     }
 
-    /// Names the session (a `title_set` record). A live idle session stays
-    /// live: its agent is rebuilt around the renamed session with the same
-    /// approvals and broker, since only its writer may append.
+    /// Names the session (a `title_set` record). A live session is renamed
+    /// through its agent, which stays live as it was (its approvals, broker
+    /// and event numbering); refused while something runs in it.
     pub async fn rename(
         self: &Arc<Self>,
         id: SessionId,
         title: String,
     ) -> CommandResult<SessionListItem> {
         let _opening = self.opening.lock().await;
-        let taken = self.take_idle(id)?;
+        let live = match self.live(id) {
+            Some(slot) => Some(Arc::clone(&slot.agent).try_lock_owned().map_err(|_| {
+                busy("A turn is running in this session; stop it or wait for it to finish first.")
+            })?),
+            None => None,
+        };
         let state = Arc::clone(self);
-        let (item, slot) = tauri::async_runtime::spawn_blocking(move || {
-            let Some(live) = taken else {
-                let mut session = state
-                    .store
-                    .open_writer(id)
-                    .map_err(ToCommandError::to_command_error)?;
-                set_title(&mut session, title)?;
-                return Ok((list_item_of_replay(session.state()), None));
-            };
-            let approvals = live.agent.approvals().clone();
-            let broker = live.agent.broker().clone();
-            let mut session = live.agent.into_session();
-            set_title(&mut session, title)?;
-            let item = list_item_of_replay(session.state());
-            let workspace = std::path::PathBuf::from(&session.meta().workspace);
-            // Should the agent not come back (say the config broke), the
-            // session just closes; the next turn reports why.
-            let slot = match state.agent_parts(&workspace) {
-                Ok((parts, events)) => {
-                    let parts = AgentParts {
-                        approvals,
-                        broker,
-                        ..parts
-                    };
-                    Agent::resume(session, parts)
-                        .ok()
-                        .map(|agent| LiveSlot::new(agent, events))
+        tauri::async_runtime::spawn_blocking(move || {
+            let item = match live {
+                Some(mut live) => {
+                    live.agent
+                        .set_title(title)
+                        .map_err(ToCommandError::to_command_error)?;
+                    list_item_of_replay(live.agent.session().state())
                 }
-                Err(_) => None,
+                None => {
+                    let mut session = state
+                        .store
+                        .open_writer(id)
+                        .map_err(ToCommandError::to_command_error)?;
+                    session
+                        .set_title(title)
+                        .and_then(|()| session.sync())
+                        .map_err(ToCommandError::to_command_error)?;
+                    list_item_of_replay(session.state())
+                }
             };
-            Ok::<_, strata_protocol::CommandError>((item, slot))
+            Ok(item)
         })
         .await
-        .map_err(task_failed)??;
-        if let Some(slot) = slot {
-            lock(&self.live).insert(id, Arc::new(slot));
-        }
-        Ok(item)
-    }
-
-    /// Removes the live session from the map and hands back its agent, if
-    /// it is idle; `busy` if something runs in it.
-    fn take_idle(&self, id: SessionId) -> CommandResult<Option<LiveAgent>> {
-        let mut live = lock(&self.live);
-        let Some(slot) = live.get(&id) else {
-            return Ok(None);
-        };
-        if slot.is_busy() {
-            return Err(busy(
-                "A turn is running in this session; stop it or wait for it to finish first.",
-            ));
-        }
-        let slot = live.remove(&id);
-        drop(live);
-        // A command holding the slot this instant keeps it; it is dropped
-        // (and its lock released) when that command lets go.
-        Ok(slot
-            .and_then(|slot| Arc::try_unwrap(slot).ok())
-            .and_then(|slot| Arc::try_unwrap(slot.agent).ok())
-            .map(tokio::sync::Mutex::into_inner))
+        .map_err(task_failed)?
     }
 
     fn close_if_idle(&self, id: SessionId) {
@@ -361,40 +341,11 @@ impl AppState {
     fn agent_parts(&self, workspace: &Path) -> CommandResult<(AgentParts, EventReceiver)> {
         let (_, resolved) = load_and_resolve(&self.paths, &ProfileFlags::default(), self.env())
             .map_err(ToCommandError::to_command_error)?;
-        let prefs = self.prefs();
-        let gateway = gateway_for(&resolved).map_err(ToCommandError::to_command_error)?;
-        let tools = ToolRegistry::new(workspace, tool_config(&resolved))
+        let tools = ToolRegistry::new(workspace, tool_config(&resolved, self.env()))
             .map_err(ToCommandError::to_command_error)?;
-        let profile = &resolved.profile;
-        let config = AgentConfig {
-            compact_threshold: profile.compaction_threshold,
-            context_window: Some(profile.context_window),
-            ..AgentConfig::new(profile.kind.as_str(), profile.model.clone())
-        };
-        let (events_tx, events_rx) = event_channel();
-        let parts = AgentParts {
-            gateway,
-            tools,
-            approvals: SessionApprovals::new(prefs.approval_policy),
-            config,
-            events: events_tx,
-            broker: ApprovalBroker::interactive(),
-        };
-        Ok((parts, events_rx))
-    }
-}
-
-/// Tool settings, with the profile's key among the values tool output is
-/// scrubbed of.
-fn tool_config(resolved: &ResolvedProfile) -> ToolConfig {
-    ToolConfig {
-        secrets: resolved
-            .api_key
-            .iter()
-            .filter(|key| !key.is_empty())
-            .map(|key| key.expose().to_owned())
-            .collect(),
-        ..ToolConfig::default()
+        let approvals = SessionApprovals::new(self.prefs().approval_policy);
+        agent_parts(&resolved, tools, approvals, ApprovalBroker::interactive())
+            .map_err(ToCommandError::to_command_error)
     }
 }
 
@@ -408,11 +359,4 @@ fn log_recovery(session: &LiveSession) {
             "the session needed repairs when it was reopened"
         );
     }
-}
-
-fn set_title(session: &mut LiveSession, title: String) -> CommandResult<()> {
-    session
-        .set_title(title)
-        .and_then(|()| session.sync())
-        .map_err(ToCommandError::to_command_error)
 }

@@ -166,6 +166,31 @@ fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
 }
 
 #[test]
+fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
+    let h = harness();
+    let id = h.create().id;
+    let turn = |text: &str| {
+        let (channel, events) = collecting_channel();
+        let report =
+            tauri::async_runtime::block_on(run_turn(&h.state(), id, text.into(), channel)).unwrap();
+        assert_eq!(report.outcome, TurnOutcome::Completed);
+        let seqs: Vec<u64> = events.lock().unwrap().iter().map(|e| e.seq).collect();
+        seqs
+    };
+    let first = turn("What is in this folder?");
+    h.invoke::<SessionListItem>(
+        "rename_session",
+        json!({ "sessionId": id.to_string(), "title": "Notes" }),
+    );
+    let second = turn("Read notes.txt");
+    // A rebuilt agent would number its events from 0 again.
+    assert_eq!(second.first().copied(), first.last().map(|seq| seq + 1));
+    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id.to_string() }));
+    assert!(view.live);
+    assert_eq!(view.summary.title.as_deref(), Some("Notes"));
+}
+
+#[test]
 fn bad_input_gets_structured_errors() {
     let h = harness();
     let error = h.fail("open_session", json!({ "sessionId": "not-an-id" }));
@@ -323,15 +348,23 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
         json!({ "sessionId": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
     );
     let text = std::fs::read_to_string(h.home.path().join("session.md")).unwrap();
-    assert!(text.contains("## You\n\nWhat is in this folder?"), "{text}");
+    assert!(
+        text.contains("**You:**\n\nWhat is in this folder?"),
+        "{text}"
+    );
     let json_path = h.home.path().join("session.json");
     h.invoke::<()>(
         "export_session",
         json!({ "sessionId": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
     );
-    let records: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    // JSON lines: one record a line, as the command line exports them.
+    let records: Vec<Value> = std::fs::read_to_string(&json_path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
     assert_eq!(records[0]["type"], "session_meta");
+    assert!(records.len() > 3, "{records:?}");
 }
 
 #[test]

@@ -4,11 +4,11 @@
 use std::io::Write;
 
 use serde_json::json;
-use strata_protocol::{CompactionTrigger, RecordBody, ResponseItem, Role};
+use strata_core::transcript::{compact_arguments, trigger_name};
+use strata_protocol::{RecordBody, ResponseItem, Role};
 
 use crate::store::Context;
 use crate::style::{ASSISTANT, BOLD, COMPACTION, DIM, TOOL, USER, indented, one_line, paint};
-use crate::transcript::compact_arguments;
 
 /// How many characters of a summary `strata compactions` shows.
 const EXCERPT_CHARS: usize = 160;
@@ -94,14 +94,6 @@ fn render_item(number: usize, item: &ResponseItem) -> String {
                 )
             )
         ),
-    }
-}
-
-pub fn trigger_name(trigger: CompactionTrigger) -> &'static str {
-    match trigger {
-        CompactionTrigger::Auto => "auto",
-        CompactionTrigger::Manual => "manual",
-        CompactionTrigger::ContextOverflow => "context_overflow",
     }
 }
 

@@ -6,15 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use strata_core::agent::{
-    Agent, AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel,
-};
-use strata_core::{SessionApprovals, ToolConfig, ToolRegistry};
+use strata_core::agent::{Agent, AgentParts, ApprovalBroker, EventReceiver};
+use strata_core::{SessionApprovals, ToolRegistry};
 use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::{
-    ANTHROPIC_API_KEY_ENV, OPENAI_API_KEY_ENV, ProfileFlags, ProviderKind, ProviderProfile,
-    load_and_resolve, process_env,
+    ProfileFlags, ProviderKind, ProviderProfile, load_and_resolve, process_env,
 };
+use strata_providers::{agent_parts, tool_config};
 
 use crate::cli::{AgentFlags, ApprovalArg, ProviderArg};
 use crate::error::CliError;
@@ -135,35 +133,13 @@ fn parts(
 ) -> crate::error::Result<Parts> {
     let profile_flags = profile_flags(flags, resumed);
     let (_config, resolved) = load_and_resolve(&ctx.paths, &profile_flags, &process_env)?;
-    let gateway = strata_providers::gateway_for(&resolved)?;
-    let profile = resolved.profile.clone();
-
-    let mut secrets: Vec<String> = [OPENAI_API_KEY_ENV, ANTHROPIC_API_KEY_ENV]
-        .into_iter()
-        .filter_map(process_env)
-        .collect();
-    if let Some(key) = &resolved.api_key {
-        secrets.push(key.expose().to_owned());
-    }
-    let tools = ToolRegistry::new(
-        workspace,
-        ToolConfig {
-            secrets,
-            ..ToolConfig::default()
-        },
-    )
-    .map_err(|source| CliError::Workspace {
-        path: workspace.to_owned(),
-        source,
-    })?;
-
-    let mut config = AgentConfig::new(profile.kind.as_str(), profile.model.clone());
-    config.compact_threshold = flags
-        .compact_threshold
-        .unwrap_or(profile.compaction_threshold);
-    config.context_window = Some(profile.context_window);
-    config.max_output_tokens = u32::try_from(profile.max_output_tokens).ok();
-
+    let tools =
+        ToolRegistry::new(workspace, tool_config(&resolved, &process_env)).map_err(|source| {
+            CliError::Workspace {
+                path: workspace.to_owned(),
+                source,
+            }
+        })?;
     let policy = match flags.approval {
         ApprovalArg::Ask => ApprovalPolicy::Ask,
         ApprovalArg::Auto => ApprovalPolicy::Auto,
@@ -174,16 +150,11 @@ fn parts(
     } else {
         ApprovalBroker::non_interactive()
     };
-    let (events_tx, events) = event_channel();
-    let parts = AgentParts {
-        gateway,
-        tools,
-        approvals: SessionApprovals::new(policy),
-        config,
-        events: events_tx,
-        broker,
-    };
-    Ok((parts, events, profile, policy))
+    let (mut parts, events) = agent_parts(&resolved, tools, SessionApprovals::new(policy), broker)?;
+    if let Some(threshold) = flags.compact_threshold {
+        parts.config.compact_threshold = threshold;
+    }
+    Ok((parts, events, resolved.profile, policy))
 }
 
 /// The flags the resolver sees. A resumed session keeps its own provider

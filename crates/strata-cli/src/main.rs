@@ -9,7 +9,7 @@
 //!   Ctrl+C once to cancel and twice to exit (`terminal.rs`).
 //! - `sessions list/show/export/delete`, `context`, `compactions`: read-only
 //!   views of the session store (`sessions.rs`, `show.rs`, `export.rs`,
-//!   `context.rs`, over `transcript.rs`).
+//!   `context.rs`, over strata-core's transcript and export).
 //!
 //! Exit codes: 0 success, 2 usage errors, 1 anything else, always with a
 //! one-line reason on standard error.
@@ -28,7 +28,6 @@ mod show;
 mod store;
 mod style;
 mod terminal;
-mod transcript;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use strata_core::CancellationToken;
 use strata_core::agent::ApprovalBroker;
+use strata_core::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
 use strata_protocol::{
     AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role, ToolCallStatus,
     TurnOutcome,
@@ -17,7 +18,6 @@ use strata_protocol::{
 use crate::approve;
 use crate::style::{COMPACTION, DIM, ERROR, Output, TOOL, WARN, one_line, paint};
 use crate::terminal::Lines;
-use crate::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
 
 /// Renders one agent's events.
 pub struct Ui {

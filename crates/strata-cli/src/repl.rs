@@ -6,12 +6,10 @@ use std::io::{IsTerminal, Write};
 use strata_core::agent::CompactOutcome;
 
 use crate::cli::ChatArgs;
-use crate::launch::{self, Launched};
-use crate::render::Ui;
-use crate::run::{announce, asks_on_terminal, compact_result, drive, runtime, turn_result};
+use crate::launch;
+use crate::run::{Driver, asks_on_terminal, compact_result, runtime, turn_result};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
-use crate::terminal::{Interrupts, Lines};
 
 const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /quit leaves · Ctrl+C cancels a turn, twice exits";
 
@@ -52,24 +50,11 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
         None => launch::start(ctx, &args.agent, interactive)?,
     };
     let json = args.agent.json;
-    let runtime = runtime()?;
-    runtime.block_on(async move {
-        let interrupts = Interrupts::install(ctx.out);
-        let mut ui = Ui::new(
-            ctx.out,
-            json,
-            launched.agent.broker().clone(),
-            Some(Lines::spawn()),
-        );
-        announce(&mut ui, &launched, json, true)?;
-        let Launched {
-            mut agent,
-            mut events,
-            ..
-        } = launched;
+    runtime()?.block_on(async move {
+        let mut driver = Driver::new(ctx, launched, json, true, true)?;
         let prompt_shown = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         if prompt_shown {
-            ui.note(paint(DIM, HELP))?;
+            driver.ui.note(paint(DIM, HELP))?;
         }
         loop {
             if prompt_shown {
@@ -77,50 +62,41 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                 write!(err, "{} ", paint(USER, "you›"))?;
                 err.flush()?;
             }
-            let Some(lines) = ui.lines() else { break };
+            let Some(lines) = driver.ui.lines() else {
+                break;
+            };
             let Some(line) = lines.next().await else {
                 break;
             };
             match parse(&line) {
                 Input::Empty => {}
                 Input::Quit => break,
-                Input::Help => ui.note(paint(DIM, HELP))?,
-                Input::Unknown(name) => ui.note(paint(
+                Input::Help => driver.ui.note(paint(DIM, HELP))?,
+                Input::Unknown(name) => driver.ui.note(paint(
                     WARN,
                     format!("unknown command /{name}; /help lists them"),
                 ))?,
                 Input::Prompt(prompt) => {
-                    let cancel = interrupts.begin();
-                    let report = drive(
-                        agent.run_turn(prompt, cancel.clone()),
-                        &mut events,
-                        &mut ui,
-                        &cancel,
-                    )
-                    .await?;
-                    interrupts.end();
+                    let report = driver
+                        .interruptible(|agent, cancel| agent.run_turn(prompt, cancel))
+                        .await?;
                     // A failed or cancelled turn was shown; the session goes on.
                     if let Err(error) = turn_result(&report?) {
-                        ui.note(paint(DIM, format!("({error})")))?;
+                        driver.ui.note(paint(DIM, format!("({error})")))?;
                     }
                 }
                 Input::Compact(focus) => {
-                    let cancel = interrupts.begin();
-                    let outcome = drive(
-                        agent.compact_now(focus.map(str::to_owned), cancel.clone()),
-                        &mut events,
-                        &mut ui,
-                        &cancel,
-                    )
-                    .await??;
-                    interrupts.end();
-                    if let Err(error) = compact_result(&mut ui, &outcome, json) {
-                        ui.note(paint(DIM, format!("({error})")))?;
+                    let focus = focus.map(str::to_owned);
+                    let outcome = driver
+                        .interruptible(|agent, cancel| agent.compact_now(focus, cancel))
+                        .await??;
+                    if let Err(error) = compact_result(&mut driver.ui, &outcome, json) {
+                        driver.ui.note(paint(DIM, format!("({error})")))?;
                     } else if matches!(outcome, CompactOutcome::Compacted(_)) && !json {
-                        ui.note(paint(
-                            BOLD,
-                            format!("history now {} items", agent.history().len()),
-                        ))?;
+                        let items = driver.agent.history().len();
+                        driver
+                            .ui
+                            .note(paint(BOLD, format!("history now {items} items")))?;
                     }
                 }
             }

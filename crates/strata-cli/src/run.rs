@@ -6,8 +6,10 @@ use std::future::Future;
 
 use serde_json::json;
 use strata_core::CancellationToken;
-use strata_core::agent::{CompactOutcome, EventReceiver, TurnReport};
-use strata_protocol::{ApprovalPolicy, TurnOutcome};
+use strata_core::agent::{
+    Agent, CompactOutcome, EventHandler, EventReceiver, TurnReport, forward_events,
+};
+use strata_protocol::{ApprovalPolicy, EventEnvelope, TurnOutcome};
 
 use crate::cli::{AgentFlags, ApprovalArg, CompactArgs, ResumeArgs, RunArgs};
 use crate::error::CliError;
@@ -43,26 +45,11 @@ fn one_turn(
     prompt: String,
     interactive: bool,
 ) -> crate::error::Result<()> {
-    let runtime = runtime()?;
-    runtime.block_on(async move {
-        let interrupts = Interrupts::install(ctx.out);
-        let lines = interactive.then(Lines::spawn);
-        let mut ui = Ui::new(ctx.out, flags.json, launched.agent.broker().clone(), lines);
-        announce(&mut ui, &launched, flags.json, true)?;
-        let Launched {
-            mut agent,
-            mut events,
-            ..
-        } = launched;
-        let cancel = interrupts.begin();
-        let report = drive(
-            agent.run_turn(prompt, cancel.clone()),
-            &mut events,
-            &mut ui,
-            &cancel,
-        )
-        .await?;
-        interrupts.end();
+    runtime()?.block_on(async move {
+        let mut driver = Driver::new(ctx, launched, flags.json, interactive, true)?;
+        let report = driver
+            .interruptible(|agent, cancel| agent.run_turn(prompt, cancel))
+            .await?;
         turn_result(&report?)
     })
 }
@@ -71,37 +58,74 @@ fn one_turn(
 pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
     let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
     let json = args.agent.json;
-    let runtime = runtime()?;
-    runtime.block_on(async move {
-        let interrupts = Interrupts::install(ctx.out);
-        let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), None);
-        announce(&mut ui, &launched, json, false)?;
-        let Launched {
-            mut agent,
-            mut events,
-            ..
-        } = launched;
-        let cancel = interrupts.begin();
-        let outcome = drive(
-            agent.compact_now(args.focus, cancel.clone()),
-            &mut events,
-            &mut ui,
-            &cancel,
-        )
-        .await??;
-        interrupts.end();
-        compact_result(&mut ui, &outcome, json)
+    runtime()?.block_on(async move {
+        let mut driver = Driver::new(ctx, launched, json, false, false)?;
+        let outcome = driver
+            .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
+            .await??;
+        compact_result(&mut driver.ui, &outcome, json)
     })
+}
+
+/// A launched agent at work on a terminal: its events shown by `ui`, and
+/// Ctrl+C cancelling what [`Self::interruptible`] runs. Made inside the
+/// runtime.
+pub struct Driver {
+    pub agent: Agent,
+    events: EventReceiver,
+    pub ui: Ui,
+    interrupts: Interrupts,
+}
+
+impl Driver {
+    /// Installs the Ctrl+C handler, reads typed lines when `lines` (for
+    /// approvals and the REPL), and announces the session (see
+    /// [`announce`]).
+    pub fn new(
+        ctx: &Context,
+        launched: Launched,
+        json: bool,
+        lines: bool,
+        turns: bool,
+    ) -> crate::error::Result<Self> {
+        let interrupts = Interrupts::install(ctx.out);
+        let lines = lines.then(Lines::spawn);
+        let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), lines);
+        announce(&mut ui, &launched, json, turns)?;
+        let Launched { agent, events, .. } = launched;
+        Ok(Self {
+            agent,
+            events,
+            ui,
+            interrupts,
+        })
+    }
+
+    /// Runs the work `start` begins on the agent with a fresh cancellation
+    /// token (Ctrl+C cancels it), showing the agent's events meanwhile.
+    pub async fn interruptible<'a, T, F>(
+        &'a mut self,
+        start: impl FnOnce(&'a mut Agent, CancellationToken) -> F,
+    ) -> crate::error::Result<T>
+    where
+        F: Future<Output = T>,
+    {
+        let Self {
+            agent,
+            events,
+            ui,
+            interrupts,
+        } = self;
+        let cancel = interrupts.begin();
+        let result = drive(start(agent, cancel.clone()), events, ui, &cancel).await?;
+        interrupts.end();
+        Ok(result)
+    }
 }
 
 /// The session line: on standard error first, and as the first `--json`
 /// line; `turns` adds what happens to approvals without a terminal.
-pub fn announce(
-    ui: &mut Ui,
-    launched: &Launched,
-    json: bool,
-    turns: bool,
-) -> crate::error::Result<()> {
+fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate::error::Result<()> {
     let verb = if launched.resumed {
         "resumed session"
     } else {
@@ -133,36 +157,41 @@ pub fn announce(
 /// when it finishes are shown too. If the output fails (a closed pipe),
 /// the work is cancelled and still driven to its end, so the session is
 /// left as a cancellation leaves it, and the output error is returned.
-pub async fn drive<T>(
+async fn drive<T>(
     work: impl Future<Output = T>,
     events: &mut EventReceiver,
     ui: &mut Ui,
     cancel: &CancellationToken,
 ) -> crate::error::Result<T> {
-    tokio::pin!(work);
-    let mut failed: Option<std::io::Error> = None;
-    let result = loop {
-        tokio::select! {
-            biased;
-            Some(envelope) = events.recv() => {
-                if failed.is_none()
-                    && let Err(error) = ui.handle(&envelope, cancel).await
-                {
-                    cancel.cancel();
-                    failed = Some(error);
-                }
-            }
-            result = &mut work => break result,
-        }
+    let mut shown = Shown {
+        ui,
+        cancel,
+        failed: None,
     };
-    if let Some(error) = failed {
+    let result = forward_events(work, events, &mut shown).await;
+    if let Some(error) = shown.failed {
         return Err(error.into());
-    }
-    while let Ok(envelope) = events.try_recv() {
-        ui.handle(&envelope, cancel).await?;
     }
     ui.settle()?;
     Ok(result)
+}
+
+/// Shows events until the output fails, then cancels the work.
+struct Shown<'a> {
+    ui: &'a mut Ui,
+    cancel: &'a CancellationToken,
+    failed: Option<std::io::Error>,
+}
+
+impl EventHandler for Shown<'_> {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        if self.failed.is_none()
+            && let Err(error) = self.ui.handle(&envelope, self.cancel).await
+        {
+            self.cancel.cancel();
+            self.failed = Some(error);
+        }
+    }
 }
 
 /// Exit status of a finished turn: only a completed one succeeds.

@@ -4,14 +4,15 @@
 use std::io::Write;
 
 use strata_core::store::SessionRead;
+use strata_core::transcript::{
+    Entry, compact_arguments, compaction_line, decision_text, entries, error_text, outcome_text,
+};
 use strata_protocol::Role;
+use strata_providers::config::model_label;
 
 use crate::store::Context;
 use crate::style::{
     ASSISTANT, BOLD, COMPACTION, DIM, ERROR, TOOL, USER, WARN, indented, one_line, paint,
-};
-use crate::transcript::{
-    Entry, compact_arguments, compaction_line, decision_text, entries, outcome_text,
 };
 
 /// Tool output lines shown before the rest is folded away (the export keeps all).
@@ -72,7 +73,9 @@ fn render(entry: &Entry<'_>) -> String {
                 (Role::System, _) => paint(DIM, "system"),
                 (Role::Developer, _) => paint(DIM, "developer"),
                 (Role::User, _) => paint(USER, "you"),
-                (Role::Assistant, Some(model)) => paint(ASSISTANT, format!("assistant ({model})")),
+                (Role::Assistant, Some(model)) => {
+                    paint(ASSISTANT, format!("assistant ({})", model_label(model)))
+                }
                 (Role::Assistant, None) => paint(ASSISTANT, "assistant"),
             };
             let body = if matches!(role, Role::System | Role::Developer) {
@@ -127,17 +130,10 @@ fn render(entry: &Entry<'_>) -> String {
                 )
             )
         ),
-        Entry::Error(error) => {
-            let detail = error
-                .model_error
-                .as_ref()
-                .map(|model_error| format!(" ({model_error})"))
-                .unwrap_or_default();
-            format!(
-                "{}\n",
-                paint(ERROR, format!("error: {}{detail}", error.message))
-            )
-        }
+        Entry::Error(error) => format!(
+            "{}\n",
+            paint(ERROR, format!("error: {}", error_text(error)))
+        ),
         Entry::TurnFinished { outcome, rounds } => {
             let rounds = match rounds {
                 1 => "1 round".to_owned(),

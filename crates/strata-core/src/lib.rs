@@ -4,12 +4,14 @@
 pub mod agent;
 pub mod compaction;
 pub mod error;
+pub mod export;
 pub mod gateway;
 pub mod history;
 pub mod paths;
 pub mod session;
 pub mod store;
 pub mod tools;
+pub mod transcript;
 
 pub use agent::{
     Agent, AgentConfig, AgentParts, ApprovalBroker, CompactOutcome, EventReceiver, EventSender,

@@ -183,6 +183,40 @@ async fn allow_for_session_lets_later_writes_run_without_asking() {
 }
 
 #[tokio::test]
+async fn renaming_between_turns_keeps_the_approvals_and_the_event_numbering() {
+    let harness = Harness::new();
+    harness.gateway.push_round(write_call("c1", "a.txt"));
+    harness.gateway.push_round(text_round("Written.", None));
+    harness.gateway.push_round(write_call("c2", "b.txt"));
+    harness
+        .gateway
+        .push_round(text_round("Written again.", None));
+    let (mut agent, mut events) = harness.start(ask(), ApprovalBroker::interactive());
+    let answers = HashMap::from([("c1", ApprovalDecision::AllowForSession)]);
+    turn_answering(&mut agent, &mut events, answers).await;
+    let before = events.drain().len();
+
+    agent.set_title("Widgets").unwrap();
+
+    assert_eq!(agent.session().title().as_deref(), Some("Widgets"));
+    assert!(agent.approvals().is_allowed_for_session(ToolKind::Write));
+    // The next turn asks nothing, and its events carry on the numbering
+    // (`Events` checks every seq follows the one before).
+    let report = turn_answering(&mut agent, &mut events, HashMap::new()).await;
+    assert_eq!(report.outcome, TurnOutcome::Completed);
+    assert!(events.all.len() > before);
+    assert!(harness.workspace.path().join("b.txt").exists());
+    let records = harness.records(agent.id());
+    assert_eq!(
+        of_type(&records, "title_set"),
+        [&RecordBody::TitleSet(strata_protocol::TitleSet {
+            title: "Widgets".into()
+        })]
+    );
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
 async fn a_non_interactive_broker_refuses_at_once_saying_no_one_could_answer() {
     let harness = Harness::new();
     harness.gateway.push_round(calls_round(

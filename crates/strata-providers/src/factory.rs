@@ -1,14 +1,18 @@
-//! The one place a resolved profile becomes a model gateway, so every front
-//! end (the desktop shell, the command line) talks to the same provider for
-//! the same profile.
+//! The one place a resolved profile becomes a model gateway and an agent's
+//! parts, so every front end (the desktop shell, the command line) talks to
+//! the same provider with the same limits for the same profile.
 
 use std::sync::Arc;
 
-use strata_core::ModelGateway;
+use strata_core::agent::{AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel};
+use strata_core::{ModelGateway, SessionApprovals, ToolConfig, ToolRegistry};
 
 use crate::anthropic::AnthropicGateway;
 use crate::chat::ChatCompletionsGateway;
-use crate::config::{ProviderKind, ResolvedProfile};
+use crate::config::{
+    ANTHROPIC_API_KEY_ENV, EnvLookup, OPENAI_API_KEY_ENV, ProviderKind, ProviderProfile,
+    ResolvedProfile,
+};
 use crate::demo::DemoModel;
 use crate::error::ProviderError;
 use crate::http::{HttpClient, HttpOptions};
@@ -50,6 +54,52 @@ pub fn gateway_with(
     })
 }
 
+/// The agent settings a profile implies: its provider kind and model, its
+/// compaction threshold, context window and output limit.
+pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
+    AgentConfig {
+        compact_threshold: profile.compaction_threshold,
+        context_window: Some(profile.context_window),
+        max_output_tokens: u32::try_from(profile.max_output_tokens).ok(),
+        ..AgentConfig::new(profile.kind.as_str(), profile.model.clone())
+    }
+}
+
+/// Tool settings for a session on `resolved`: tool output is scrubbed of
+/// the profile's key and of the provider keys set in `env`.
+pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig {
+    let mut secrets: Vec<String> = [OPENAI_API_KEY_ENV, ANTHROPIC_API_KEY_ENV]
+        .into_iter()
+        .filter_map(env)
+        .collect();
+    secrets.extend(resolved.api_key.iter().map(|key| key.expose().to_owned()));
+    secrets.retain(|secret| !secret.is_empty());
+    ToolConfig {
+        secrets,
+        ..ToolConfig::default()
+    }
+}
+
+/// An agent's parts on `resolved` (its gateway and [`agent_config`]) with
+/// `tools` (built over [`tool_config`]), and where its events arrive.
+pub fn agent_parts(
+    resolved: &ResolvedProfile,
+    tools: ToolRegistry,
+    approvals: SessionApprovals,
+    broker: ApprovalBroker,
+) -> Result<(AgentParts, EventReceiver), ProviderError> {
+    let (events, received) = event_channel();
+    let parts = AgentParts {
+        gateway: gateway_for(resolved)?,
+        tools,
+        approvals,
+        config: agent_config(&resolved.profile),
+        events,
+        broker,
+    };
+    Ok((parts, received))
+}
+
 #[cfg(test)]
 mod tests {
     use futures::StreamExt;
@@ -83,6 +133,26 @@ mod tests {
                 .any(|event| matches!(event, Ok(ModelEvent::Finished { .. }))),
             "{events:?}"
         );
+    }
+
+    #[test]
+    fn agents_get_the_profiles_limits_and_scrub_its_key_and_the_environments() {
+        let mut profile = resolved(ProfileFlags::default());
+        profile.api_key = Some(crate::ApiKey::new("sk-profile"));
+        let env = |name: &str| (name == OPENAI_API_KEY_ENV).then(|| "sk-env".to_owned());
+        assert_eq!(
+            tool_config(&profile, &env).secrets,
+            ["sk-env", "sk-profile"]
+        );
+        let config = agent_config(&profile.profile);
+        assert_eq!(config.model, profile.profile.model);
+        assert_eq!(config.provider_kind, profile.profile.kind.as_str());
+        assert_eq!(
+            config.compact_threshold,
+            profile.profile.compaction_threshold
+        );
+        assert_eq!(config.context_window, Some(profile.profile.context_window));
+        assert!(config.max_output_tokens.is_some());
     }
 
     #[test]

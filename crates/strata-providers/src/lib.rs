@@ -28,7 +28,7 @@ pub use config::{
 };
 pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, READ_FILE_TOOL};
 pub use error::ProviderError;
-pub use factory::{gateway_for, gateway_with};
+pub use factory::{agent_config, agent_parts, gateway_for, gateway_with, tool_config};
 pub use gateway::HttpGateway;
 pub use http::{HttpClient, HttpOptions};
 pub use keys::{KeyStore, KeyStoreChoice, KeyStoreKind};

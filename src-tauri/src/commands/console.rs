@@ -4,13 +4,12 @@
 //! (`strata_core::store::{compaction_views, round_requests}`); nothing here
 //! writes.
 
-use strata_core::ReadMode;
 use strata_core::store::{compaction_views as views_of, round_requests as rounds_of};
 use strata_protocol::{CompactionView, RoundPage};
 use tauri::State;
 
 use super::{Shared, blocking, parse_id};
-use crate::errors::{CommandResult, ToCommandError};
+use crate::errors::CommandResult;
 
 /// Rounds per page when the UI does not say.
 pub const DEFAULT_ROUND_PAGE: u32 = 50;
@@ -26,10 +25,7 @@ pub async fn compaction_views(
 ) -> CommandResult<Vec<CompactionView>> {
     let id = parse_id(&session_id)?;
     blocking(&state, move |state| {
-        let read = state
-            .store()
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)?;
+        let read = state.browse(id)?;
         Ok(views_of(&read.meta, &read.records))
     })
     .await
@@ -47,10 +43,7 @@ pub async fn round_requests(
     let id = parse_id(&session_id)?;
     let (offset, limit) = page_bounds(offset, limit);
     blocking(&state, move |state| {
-        let read = state
-            .store()
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)?;
+        let read = state.browse(id)?;
         Ok(rounds_of(&read.meta, &read.records, offset, limit))
     })
     .await

@@ -60,10 +60,7 @@ pub async fn open_session(
     let id = parse_id(&session_id)?;
     let live = state.live(id).is_some();
     blocking(&state, move |state| {
-        let read = state
-            .store()
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)?;
+        let read = state.browse(id)?;
         let replay = read.replay();
         let history = replay.history();
         let last_usage = history.last_usage().cloned();
@@ -143,10 +140,7 @@ pub async fn export_session(
     let id = parse_id(&session_id)?;
     let target = export::target_path(&path, format)?;
     blocking(&state, move |state| {
-        let read = state
-            .store()
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)?;
+        let read = state.browse(id)?;
         let text = export::render(&read, format)?;
         export::write(&target, &text)?;
         tracing::info!(session = %id, ?format, "session exported");

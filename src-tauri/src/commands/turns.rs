@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use strata_core::EventReceiver;
-use strata_core::agent::CompactOutcome as CoreCompactOutcome;
+use strata_core::agent::{CompactOutcome as CoreCompactOutcome, EventHandler, forward_events};
 use strata_protocol::{
     ApprovalDecision, CommandErrorKind, CompactOutcome, EventEnvelope, TurnReport,
 };
@@ -154,26 +154,18 @@ async fn forward<F: Future>(
     events: &mut EventReceiver,
     channel: &Channel<EventEnvelope>,
 ) -> F::Output {
-    let mut work = std::pin::pin!(work);
-    loop {
-        tokio::select! {
-            biased;
-            Some(event) = events.recv() => send(channel, event),
-            output = &mut work => {
-                while let Ok(event) = events.try_recv() {
-                    send(channel, event);
-                }
-                return output;
-            }
-        }
-    }
+    forward_events(work, events, &mut ToChannel(channel)).await
 }
 
-fn send(channel: &Channel<EventEnvelope>, event: EventEnvelope) {
-    // A window that went away must not stop the turn: the session file
-    // still records everything.
-    if let Err(error) = channel.send(event) {
-        tracing::debug!(%error, "the UI stopped listening to a turn's events");
+struct ToChannel<'a>(&'a Channel<EventEnvelope>);
+
+impl EventHandler for ToChannel<'_> {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        // A window that went away must not stop the turn: the session file
+        // still records everything.
+        if let Err(error) = self.0.send(envelope) {
+            tracing::debug!(%error, "the UI stopped listening to a turn's events");
+        }
     }
 }
 

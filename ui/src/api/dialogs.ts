@@ -9,7 +9,7 @@ export async function pickWorkspace(): Promise<string | null> {
 
 /** Asks where to save an export; `null` when cancelled. */
 export async function pickExportPath(title: string, format: ExportFormat): Promise<string | null> {
-  const extension = format === "md" ? "md" : "json";
+  const extension = format === "md" ? "md" : "jsonl";
   const safe = title.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "session";
   return save({
     title: "Export session",
@@ -17,7 +17,7 @@ export async function pickExportPath(title: string, format: ExportFormat): Promi
     filters: [
       format === "md"
         ? { name: "Markdown", extensions: ["md"] }
-        : { name: "JSON", extensions: ["json"] },
+        : { name: "JSON Lines", extensions: ["jsonl"] },
     ],
   });
 }

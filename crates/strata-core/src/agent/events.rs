@@ -19,6 +19,35 @@ pub fn event_channel() -> (EventSender, EventReceiver) {
     mpsc::unbounded_channel()
 }
 
+/// What a front end does with each event of a turn or a compaction (see
+/// [`forward_events`]).
+pub trait EventHandler {
+    /// Shows or sends one event; the agent waits meanwhile.
+    fn handle(&mut self, envelope: EventEnvelope) -> impl Future<Output = ()> + Send;
+}
+
+/// Drives `work` (a turn or a compaction) while handing each event it emits
+/// to `handler`, then the events still queued when it finished: every event
+/// is handled, in order, before this returns.
+pub async fn forward_events<F: Future>(
+    work: F,
+    events: &mut EventReceiver,
+    handler: &mut impl EventHandler,
+) -> F::Output {
+    let mut work = std::pin::pin!(work);
+    let output = loop {
+        tokio::select! {
+            biased;
+            Some(envelope) = events.recv() => handler.handle(envelope).await,
+            output = &mut work => break output,
+        }
+    };
+    while let Ok(envelope) = events.try_recv() {
+        handler.handle(envelope).await;
+    }
+    output
+}
+
 /// Stamps each event with the session id and the next sequence number.
 #[derive(Debug)]
 pub(crate) struct EventEmitter {
@@ -88,6 +117,32 @@ mod tests {
             .map(|envelope| envelope.seq)
             .collect();
         assert_eq!(seqs, vec![0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn forwarding_hands_over_every_event_in_order_before_returning() {
+        let (tx, mut rx) = event_channel();
+        let mut emitter = EventEmitter::new(tx, SessionId::new());
+        let work = async move {
+            for _ in 0..3 {
+                emitter.debug(ineffective());
+                tokio::task::yield_now().await;
+            }
+            // Still queued when the work ends.
+            emitter.debug(ineffective());
+            emitter.debug(ineffective());
+            "done"
+        };
+        struct Seen(Vec<u64>);
+        impl EventHandler for Seen {
+            async fn handle(&mut self, envelope: EventEnvelope) {
+                self.0.push(envelope.seq);
+            }
+        }
+        let mut seen = Seen(Vec::new());
+        let output = forward_events(work, &mut rx, &mut seen).await;
+        assert_eq!(output, "done");
+        assert_eq!(seen.0, [0, 1, 2, 3, 4]);
     }
 
     #[test]

@@ -105,7 +105,7 @@ use strata_protocol::{
 
 pub use approvals::ApprovalBroker;
 pub use compact::{MAX_SUMMARY_ATTEMPTS, estimate_tokens};
-pub use events::{EventReceiver, EventSender, event_channel};
+pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
 pub use prompt::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, agents_instructions, default_system_prompt};
 
 use crate::compaction::DEFAULT_COMPACTION_THRESHOLD;
@@ -300,6 +300,14 @@ impl Agent {
 
     pub fn approvals(&self) -> &SessionApprovals {
         &self.approvals
+    }
+
+    /// Renames the session between turns (a `title_set` record, made
+    /// durable at once). The agent goes on as it was: the tools allowed for
+    /// the session, its broker and its event numbering are kept.
+    pub fn set_title(&mut self, title: impl Into<String>) -> Result<()> {
+        self.session.set_title(title)?;
+        self.session.sync()
     }
 
     /// Changes the approval policy between turns; tools allowed for the

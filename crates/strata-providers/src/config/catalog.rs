@@ -130,6 +130,12 @@ pub fn lookup_model(model: &str) -> Option<&'static ModelInfo> {
         .max_by_key(|info| info.id.len())
 }
 
+/// What a person sees for a model id: its catalog label (`demo` for the
+/// demo model), else the id itself.
+pub fn model_label(model: &str) -> &str {
+    lookup_model(model).map_or(model, |info| info.label)
+}
+
 fn is_snapshot_suffix(rest: &str) -> bool {
     rest == "latest"
         || (!rest.is_empty()

@@ -20,7 +20,7 @@ use crate::error::{ProviderError, Result};
 
 pub use catalog::{
     DEFAULT_COMPACTION_PERCENT, FALLBACK_CONTEXT_WINDOW, FALLBACK_MAX_OUTPUT_TOKENS, MODEL_CATALOG,
-    ModelInfo, default_compaction_threshold, lookup_model,
+    ModelInfo, default_compaction_threshold, lookup_model, model_label,
 };
 pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig};
 pub use resolve::{

@@ -209,7 +209,7 @@ pub fn resolve_profile(
         name,
         origin,
         kind,
-        model_label: info.map_or_else(|| model.clone(), |i| i.label.to_string()),
+        model_label: catalog::model_label(&model).to_owned(),
         model,
         base_url,
         api_key_source,

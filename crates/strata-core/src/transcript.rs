@@ -1,17 +1,18 @@
 //! A session's transcript as the person saw it: every record in write order
 //! turned into what a reader follows (messages, tool calls and outputs,
 //! approvals, retries, errors, compaction dividers), including the items a
-//! compaction later removed from the model's view. Rendered as terminal text
-//! by `strata sessions show` and as Markdown by `strata sessions export`.
+//! compaction later removed from the model's view. Front ends render it:
+//! the command line as terminal text, [`crate::export`] as Markdown.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use strata_core::store::SessionRead;
 use strata_protocol::{
-    ApprovalDecision, CompactionSummary, ErrorRecord, RecordBody, ResponseItem, RetryRecord, Role,
-    TurnOutcome,
+    ApprovalDecision, CompactionSummary, CompactionTrigger, ErrorRecord, RecordBody, ResponseItem,
+    RetryRecord, Role, TurnOutcome,
 };
+
+use crate::store::SessionRead;
 
 /// One thing the transcript shows, in write order.
 #[derive(Debug)]
@@ -24,7 +25,8 @@ pub enum Entry<'a> {
     Message {
         role: Role,
         content: &'a str,
-        /// The label of the model whose round produced an assistant message.
+        /// The id of the model whose round produced an assistant message
+        /// (before any round, the one the session started with).
         model: Option<&'a str>,
     },
     ToolCall {
@@ -58,14 +60,13 @@ pub enum Entry<'a> {
 pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     let mut entries = Vec::new();
     let mut tool_names: HashMap<&str, &str> = HashMap::new();
-    // The model of the latest round; before any, the one the session started with.
-    let mut model: Option<&str> = Some(model_label(&read.meta.model));
+    let mut model: &str = &read.meta.model;
     let mut turns = 0;
     for record in &read.records {
         let entry = match &record.body {
             RecordBody::SessionMeta(_) | RecordBody::TokenUsage(_) => continue,
             RecordBody::Round(round) => {
-                model = Some(model_label(&round.model));
+                model = &round.model;
                 continue;
             }
             RecordBody::TitleSet(title) => Entry::Title(title.title.as_str()),
@@ -80,7 +81,7 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
                 ResponseItem::Message(message) => Entry::Message {
                     role: message.role,
                     content: &message.content,
-                    model: (message.role == Role::Assistant).then_some(model).flatten(),
+                    model: (message.role == Role::Assistant).then_some(model),
                 },
                 ResponseItem::FunctionCall(call) => {
                     tool_names.insert(&call.call_id, &call.name);
@@ -116,12 +117,6 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     entries
 }
 
-/// What a person sees for a model id: its catalog label (`demo` for the
-/// demo model), else the id itself.
-pub fn model_label(model: &str) -> &str {
-    strata_providers::config::lookup_model(model).map_or(model, |info| info.label)
-}
-
 /// How a person reads an approval answer.
 pub fn decision_text(decision: ApprovalDecision) -> &'static str {
     match decision {
@@ -141,11 +136,26 @@ pub fn outcome_text(outcome: TurnOutcome) -> &'static str {
     }
 }
 
+/// A compaction trigger as the file names it.
+pub fn trigger_name(trigger: CompactionTrigger) -> &'static str {
+    match trigger {
+        CompactionTrigger::Auto => "auto",
+        CompactionTrigger::Manual => "manual",
+        CompactionTrigger::ContextOverflow => "context_overflow",
+    }
+}
+
 /// One line about a compaction: trigger, removed/kept and the tokens that
-/// triggered it.
+/// triggered it, as in "history compacted (auto): 3 items removed, 2 kept,
+/// 9120 tokens (threshold 8000)".
 pub fn compaction_line(summary: &CompactionSummary) -> String {
+    format!("history compacted {}", compaction_details(summary))
+}
+
+/// [`compaction_line`] after "history compacted".
+pub fn compaction_details(summary: &CompactionSummary) -> String {
     let meta = &summary.metadata;
-    let trigger = crate::context::trigger_name(meta.trigger);
+    let trigger = trigger_name(meta.trigger);
     let tokens = match (meta.context_tokens, meta.threshold) {
         (Some(tokens), Some(threshold)) => format!(", {tokens} tokens (threshold {threshold})"),
         (Some(tokens), None) => format!(", {tokens} tokens"),
@@ -153,9 +163,17 @@ pub fn compaction_line(summary: &CompactionSummary) -> String {
         (None, None) => String::new(),
     };
     format!(
-        "history compacted ({trigger}): {} items removed, {} kept{tokens}",
+        "({trigger}): {} items removed, {} kept{tokens}",
         meta.removed, meta.kept
     )
+}
+
+/// An error record's message, with the model error after it when there is one.
+pub fn error_text(error: &ErrorRecord) -> String {
+    match &error.model_error {
+        Some(model_error) => format!("{} ({model_error})", error.message),
+        None => error.message.clone(),
+    }
 }
 
 /// A function call's arguments on one line: the JSON as written, compacted
@@ -164,4 +182,12 @@ pub fn compact_arguments(arguments: &str) -> String {
     serde_json::from_str::<serde_json::Value>(arguments)
         .map(|value| value.to_string())
         .unwrap_or_else(|_| arguments.to_owned())
+}
+
+/// A function call's arguments pretty-printed when they parse as JSON.
+pub fn pretty_arguments(arguments: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| arguments.to_owned())
 }
