@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests run run-cli fmt ui-build icons package bindings
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings
 
 all: build
 
@@ -38,7 +38,23 @@ clippy: setup ui-build
 rust-tests: setup ui-build
 	scripts/cargo-tests.sh
 
-test: fmt-check clippy rust-tests
+# The UI's type check, lint and component tests (Vitest, IPC mocked).
+ui-tests: setup $(UI_DEPS)
+	cd ui && npm run lint && npm test
+
+# End-to-end tests of the real app (tests/e2e): the debug build driven by
+# tauri-driver + WebKitWebDriver under Xvfb (started when there is no
+# DISPLAY), talking to a local mock provider, on a throwaway STRATA_HOME.
+# Writes screenshots under target/screenshots/; fails if zero tests ran.
+e2e: setup ui-build
+	cargo build -p strata-desktop -p strata-cli --locked
+	scripts/e2e.sh
+
+# Runs the end-to-end tests and refreshes docs/screenshots/ from their PNGs.
+screenshots: e2e
+	scripts/screenshots.sh
+
+test: fmt-check clippy rust-tests ui-tests e2e
 
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).

@@ -46,3 +46,11 @@ fi
 
 command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust with rustup" >&2; exit 1; }
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+
+# tauri-driver, the WebDriver bridge the end-to-end tests (tests/e2e) drive the
+# app through; pinned, built into the usual ~/.cargo/bin once.
+TAURI_DRIVER_VERSION=2.1.0
+if ! cargo install --list 2>/dev/null | grep -qx "tauri-driver v${TAURI_DRIVER_VERSION}:"; then
+  echo "setup: installing tauri-driver ${TAURI_DRIVER_VERSION}"
+  cargo install tauri-driver --version "${TAURI_DRIVER_VERSION}" --locked --quiet
+fi

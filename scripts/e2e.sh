@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the end-to-end tests of the real desktop app (tests/e2e): under the
+# current DISPLAY, or under an Xvfb this script starts (and stops) when there
+# is none. Expects the debug app and CLI built (`make e2e` builds them) and
+# tauri-driver installed (scripts/setup.sh). Extra arguments go to
+# `node --test` (e.g. a test file). Fails when zero tests ran.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+xvfb_pid=""
+node_pid=""
+log=""
+cleanup() {
+  if [ -n "$node_pid" ] && kill -0 "$node_pid" 2>/dev/null; then
+    # The test runner and its per-file processes share one process group;
+    # the harness stops its tauri-driver and app on SIGTERM.
+    kill -TERM -- "-$node_pid" 2>/dev/null || true
+    wait "$node_pid" 2>/dev/null || true
+  fi
+  node_pid=""
+  [ -z "$log" ] || rm -f "$log"
+  if [ -n "$xvfb_pid" ]; then
+    kill "$xvfb_pid" 2>/dev/null || true
+    wait "$xvfb_pid" 2>/dev/null || true
+    xvfb_pid=""
+  fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+if [ -z "${DISPLAY:-}" ]; then
+  display_file=$(mktemp)
+  # -displayfd: Xvfb picks a free display number and writes it to fd 3.
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
+  xvfb_pid=$!
+  for _ in $(seq 100); do
+    [ -s "$display_file" ] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb failed to start" >&2; exit 1; }
+    sleep 0.05
+  done
+  [ -s "$display_file" ] || { echo "e2e: Xvfb did not report a display" >&2; exit 1; }
+  export DISPLAY=":$(tr -d '[:space:]' <"$display_file")"
+  rm -f "$display_file"
+  echo "e2e: started Xvfb on $DISPLAY"
+fi
+
+export PATH="$HOME/.cargo/bin:$PATH"
+# A full run rewrites every screenshot; drop those of screens that no longer exist.
+(($#)) || rm -rf target/screenshots
+log=$(mktemp)
+status=0
+(cd tests/e2e && exec setsid node --test --test-concurrency=1 --test-reporter=spec "$@") > >(tee "$log") 2>&1 &
+node_pid=$!
+wait "$node_pid" || status=$?
+node_pid=""
+
+# The spec reporter's closing lines: "ℹ tests N", "ℹ pass N", "ℹ fail N"
+# (a name filter that matches nothing still counts its tests, as skipped).
+passed=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$log" | tail -1)
+if [ "${passed:-0}" -eq 0 ]; then
+  echo "e2e: zero tests ran and passed; failing the stage" >&2
+  exit 1
+fi
+exit "$status"
