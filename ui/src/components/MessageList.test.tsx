@@ -40,6 +40,24 @@ describe("MessageList", () => {
     expect(screen.getByRole("article", { name: "Strata" })).toHaveAttribute("aria-busy", "false");
   });
 
+  it("marks a stopped partial answer as not saved, next to the cancelled notice", () => {
+    const s = eventStream();
+    let state = foldEvent(emptyTranscript, s.mainline({ kind: "turn_started", turn_id: TURN, user_message: userItem("Write an essay") }));
+    state = foldEvent(state, s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Once upon a time, " }));
+    const { rerender } = render(<MessageList entries={state.entries} />);
+    expect(screen.queryByTestId("unsaved-note")).toBeNull();
+
+    state = foldEvent(state, s.mainline({ kind: "turn_finished", turn_id: TURN, outcome: "cancelled", rounds: 1 }));
+    rerender(<MessageList entries={state.entries} />);
+    const message = screen.getByRole("article", { name: "Strata" });
+    expect(message).toHaveClass("message-unsaved");
+    expect(message).toHaveTextContent("Once upon a time,");
+    expect(message).toHaveAccessibleDescription(
+      "Stopped — this partial answer was not saved and the model will not see it.",
+    );
+    expect(screen.getByRole("status")).toHaveTextContent("Stopped. The turn was cancelled.");
+  });
+
   it("never runs model output as HTML", () => {
     const hostile = [
       "Here you go <script>window.__pwned = true</script>",

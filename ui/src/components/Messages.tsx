@@ -35,14 +35,30 @@ export function UserMessage({ entry, onEdit, onRetry }: UserMessageProps) {
   );
 }
 
+const UNSAVED_TEXT: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = {
+  stopped: "Stopped — this partial answer was not saved and the model will not see it.",
+  interrupted: "Interrupted — this partial answer was not saved and the model will not see it.",
+};
+
 export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
+  const noteId = `${entry.key}-unsaved`;
   return (
-    <article className="message message-assistant" aria-label="Strata" aria-busy={entry.streaming}>
+    <article
+      className={`message message-assistant${entry.unsaved ? " message-unsaved" : ""}`}
+      aria-label="Strata"
+      aria-busy={entry.streaming}
+      aria-describedby={entry.unsaved ? noteId : undefined}
+    >
       <div className="avatar" aria-hidden="true">
         S
       </div>
       <div className="assistant-body">
         <Markdown text={entry.text} />
+        {entry.unsaved && (
+          <p id={noteId} className="unsaved-note" data-testid="unsaved-note">
+            {UNSAVED_TEXT[entry.unsaved]}
+          </p>
+        )}
         {entry.streaming ? (
           <span className="caret" aria-hidden="true" />
         ) : (

@@ -80,6 +80,18 @@ describe("SettingsDialog", () => {
     expect(calls).toEqual([["set_api_key", { profileId: "openai", key: "sk-secret-123" }]]);
     expect(key).toHaveValue("");
     expect(document.body.textContent).not.toContain("sk-secret-123");
-    expect(screen.getByText("Stored")).toBeInTheDocument();
+    expect(screen.getByText("Configured")).toBeInTheDocument();
+  });
+
+  it("says a key is configured without claiming where it comes from", () => {
+    // `hasKey` is true for a key in the keychain, a key file or an environment variable alike.
+    const withKey: Settings = { ...settings, profiles: [{ ...settings.profiles[0]!, hasKey: true }] };
+    render(<SettingsDialog settings={withKey} onSave={async () => {}} onClose={() => {}} />);
+    const hint = document.getElementById("profile-api-key-status");
+    expect(hint).toHaveTextContent("A key is configured for this profile.");
+    expect(hint?.textContent).not.toMatch(/keychain/i);
+    expect(screen.getByLabelText(/API key/)).toHaveAttribute("placeholder", expect.not.stringMatching(/stored/i));
+    expect(screen.queryByText("Stored")).toBeNull();
+    expect(screen.getByText("Configured")).toBeInTheDocument();
   });
 });

@@ -310,12 +310,13 @@ function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: stri
   const hint = unsaved
     ? "Save settings first; then store this profile's key."
     : hasKey
-      ? "A key is stored in the system keychain. Paste a new one to replace it."
+      ? // `hasKey` does not say where the key comes from (keychain, key file or environment variable).
+        "A key is configured for this profile. Paste a new one to replace it."
       : "Stored in the system keychain, never shown again.";
   return (
     <div className={`field api-key${status?.tone === "error" ? " has-error" : ""}`}>
       <label htmlFor="profile-api-key">
-        API key {hasKey && <span className="badge badge-ok">Stored</span>}
+        API key {hasKey && <span className="badge badge-ok">Configured</span>}
       </label>
       <div className="inline-input">
         <input
@@ -324,7 +325,7 @@ function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: stri
           autoComplete="off"
           value={key}
           disabled={unsaved}
-          placeholder={hasKey ? "••••••••  (stored)" : "sk-…"}
+          placeholder={hasKey ? "••••••••  (configured)" : "sk-…"}
           aria-describedby="profile-api-key-status"
           onChange={(event) => {
             setKey(event.target.value);

@@ -5,7 +5,7 @@ export interface ToastMessage {
   text: string;
 }
 
-/** A short-lived note at the bottom of the window. */
+/** A short-lived note at the top of the window, under the header (clear of the composer). */
 export function Toast({ message, onDismiss }: { message: ToastMessage; onDismiss: () => void }) {
   useEffect(() => {
     const timer = window.setTimeout(onDismiss, message.tone === "error" ? 8000 : 3500);

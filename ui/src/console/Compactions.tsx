@@ -59,6 +59,22 @@ export function CompactionsTile({ views, onShowLast }: { views: CompactionView[]
   );
 }
 
+/** What the next round's report shows this compaction reclaimed; a growth or a tie reclaimed nothing. */
+function ReclaimedNote({ reclaimed }: { reclaimed: number }) {
+  if (reclaimed <= 0) {
+    return (
+      <span className="not-reclaimed" data-testid="compaction-reclaimed" title="The next round reported at least as many context tokens as triggered this compaction.">
+        no tokens reclaimed
+      </span>
+    );
+  }
+  return (
+    <span className="reclaimed" data-testid="compaction-reclaimed">
+      −{formatTokens(reclaimed)} tokens
+    </span>
+  );
+}
+
 interface CardProps {
   view: CompactionView;
   number: number;
@@ -158,7 +174,7 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
           </span>
         )}
         <span data-testid="compaction-duration">{formatDuration(metadata.duration_ms)}</span>
-        {reclaimed !== null && <span className="reclaimed">−{formatTokens(reclaimed)} tokens</span>}
+        {reclaimed !== null && <ReclaimedNote reclaimed={reclaimed} />}
       </p>
       <div className="card-actions">
         <button

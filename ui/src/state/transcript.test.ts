@@ -121,6 +121,36 @@ describe("foldEvent", () => {
     expect(state.entries[2]).toMatchObject({ kind: "turn_end", outcome: "cancelled" });
   });
 
+  it("marks a partial answer cut off by a stop as not saved, and a committed one as saved", () => {
+    const s = eventStream();
+    const stopped = fold([
+      s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Once upon a time, " }),
+      s.mainline({ kind: "turn_finished", turn_id: TURN, outcome: "cancelled", rounds: 1 }),
+    ]);
+    expect(stopped.entries[0]).toMatchObject({ kind: "assistant", streaming: false, unsaved: "stopped" });
+    expect(stopped.entries[1]).toMatchObject({ kind: "turn_end", outcome: "cancelled" });
+
+    const failed = fold([
+      s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Half" }),
+      s.mainline({ kind: "turn_finished", turn_id: TURN, outcome: "failed", rounds: 1 }),
+    ]);
+    expect(failed.entries[0]).toMatchObject({ kind: "assistant", unsaved: "interrupted" });
+
+    const local = transcriptReducer(fold([s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Half" })]), {
+      type: "error",
+      message: "Session is locked",
+    });
+    expect(local.entries[0]).toMatchObject({ kind: "assistant", streaming: false, unsaved: "interrupted" });
+
+    const completed = fold([
+      s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Done" }),
+      s.mainline({ kind: "message_committed", turn_id: TURN, item: { type: "message", id: "a1", role: "assistant", content: "Done." } }),
+      s.mainline({ kind: "turn_finished", turn_id: TURN, outcome: "cancelled", rounds: 1 }),
+    ]);
+    expect(completed.entries[0]).toMatchObject({ kind: "assistant", key: "a1", streaming: false });
+    expect(completed.entries[0]).not.toHaveProperty("unsaved");
+  });
+
   it("reports errors in place", () => {
     const s = eventStream();
     const state = fold([

@@ -25,7 +25,19 @@ export interface Approval {
 
 export type Entry =
   | { kind: "user"; key: string; text: string; turnId?: string }
-  | { kind: "assistant"; key: string; text: string; streaming: boolean; turnId?: string }
+  | {
+      kind: "assistant";
+      key: string;
+      text: string;
+      streaming: boolean;
+      turnId?: string;
+      /**
+       * Set on a partial answer whose turn ended before the model finished it.
+       * Such a round commits nothing: the text is not in the session file and
+       * the model will not see it.
+       */
+      unsaved?: "stopped" | "interrupted";
+    }
   | {
       kind: "tool";
       key: string;
@@ -267,7 +279,11 @@ function resolveApproval(entries: Entry[], callId: string, decision: ApprovalDec
 function finishTurn(entries: Entry[], outcome: TurnOutcome, rounds: number, key: string): Entry[] {
   // Whatever was still streaming or running stops with the turn.
   let next = settleRetries(entries).map((e): Entry => {
-    if (e.kind === "assistant" && e.streaming) return { ...e, streaming: false };
+    if (e.kind === "assistant" && e.streaming) {
+      return outcome === "completed"
+        ? { ...e, streaming: false }
+        : { ...e, streaming: false, unsaved: outcome === "cancelled" ? "stopped" : "interrupted" };
+    }
     if (e.kind === "tool" && (e.status === "running" || e.status === "awaiting_approval")) {
       return { ...e, status: outcome === "cancelled" ? "cancelled" : "interrupted" };
     }
@@ -441,7 +457,9 @@ export function addLocalError(state: Transcript, message: string): Transcript {
     ...state,
     runningTurn: null,
     entries: [
-      ...state.entries.map((e): Entry => (e.kind === "assistant" && e.streaming ? { ...e, streaming: false } : e)),
+      ...state.entries.map((e): Entry =>
+        e.kind === "assistant" && e.streaming ? { ...e, streaming: false, unsaved: "interrupted" } : e,
+      ),
       { kind: "error", key: `local-error:${state.entries.length}:${message.length}`, message },
     ],
   };
