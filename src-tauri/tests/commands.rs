@@ -8,79 +8,44 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use strata_core::StrataPaths;
 use strata_desktop::commands::Shared;
 use strata_desktop::commands::turns::{run_compaction, run_turn};
 use strata_protocol::{
-    AgentEvent, AppInfo, CommandError, CommandErrorKind, EventEnvelope, MainlineEvent,
-    SessionListItem, SessionView, Settings, TurnOutcome,
+    AgentEvent, AppInfo, CommandErrorKind, EventEnvelope, MainlineEvent, SessionListItem,
+    SessionView, Settings, TurnOutcome,
 };
-use tauri::ipc::{CallbackFn, Channel, InvokeBody, InvokeResponseBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
-use tauri::webview::InvokeRequest;
-use tauri::{App, Manager, WebviewWindow, WebviewWindowBuilder};
+use tauri::Manager;
+use tauri::ipc::{Channel, InvokeResponseBody};
 
+mod support;
+
+use support::MockApp;
+
+/// The app, and a workspace holding `notes.txt`.
 struct Harness {
-    home: tempfile::TempDir,
+    mock: MockApp,
     workspace: tempfile::TempDir,
-    app: App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
 }
 
-fn no_env(_: &str) -> Option<String> {
-    None
+impl std::ops::Deref for Harness {
+    type Target = MockApp;
+
+    fn deref(&self) -> &MockApp {
+        &self.mock
+    }
 }
 
 fn harness() -> Harness {
-    let home = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
-    let app = strata_desktop::configure(mock_builder(), StrataPaths::under(home.path()), no_env)
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
     Harness {
-        home,
+        mock: MockApp::new(),
         workspace,
-        app,
-        window,
     }
 }
 
 impl Harness {
-    fn invoke_raw(&self, cmd: &str, args: Value) -> Result<InvokeResponseBody, Value> {
-        tauri::test::get_ipc_response(
-            &self.window,
-            InvokeRequest {
-                cmd: cmd.into(),
-                callback: CallbackFn(0),
-                error: CallbackFn(1),
-                url: "tauri://localhost".parse().unwrap(),
-                body: InvokeBody::Json(args),
-                headers: Default::default(),
-                invoke_key: INVOKE_KEY.to_string(),
-            },
-        )
-    }
-
-    fn invoke<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
-        match self.invoke_raw(cmd, args) {
-            Ok(body) => body.deserialize().unwrap(),
-            Err(error) => panic!("{cmd} failed: {error}"),
-        }
-    }
-
-    fn fail(&self, cmd: &str, args: Value) -> CommandError {
-        match self.invoke_raw(cmd, args) {
-            Ok(_) => panic!("{cmd} should have failed"),
-            Err(error) => serde_json::from_value(error).unwrap(),
-        }
-    }
-
     fn create(&self) -> SessionListItem {
         self.invoke(
             "create_session",

@@ -6,14 +6,12 @@
 // failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use strata_core::StrataPaths;
 use strata_protocol::{CommandError, CommandErrorKind, CompactionView, RoundPage};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
-use tauri::webview::InvokeRequest;
-use tauri::{WebviewWindow, WebviewWindowBuilder};
+
+mod support;
+
+use support::MockApp;
 
 const FORMAT_DOC: &str = include_str!("../../docs/session-format.md");
 
@@ -37,54 +35,7 @@ fn sample_session() -> (String, String) {
     (id, text)
 }
 
-struct Harness {
-    _home: tempfile::TempDir,
-    paths: StrataPaths,
-    _app: tauri::App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
-}
-
-fn harness() -> Harness {
-    let home = tempfile::tempdir().unwrap();
-    let paths = StrataPaths::under(home.path());
-    let app = strata_desktop::configure(mock_builder(), paths.clone(), |_| None)
-        .build(mock_context(noop_assets()))
-        .unwrap();
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
-    Harness {
-        _home: home,
-        paths,
-        _app: app,
-        window,
-    }
-}
-
-impl Harness {
-    fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        tauri::test::get_ipc_response(
-            &self.window,
-            InvokeRequest {
-                cmd: cmd.into(),
-                callback: CallbackFn(0),
-                error: CallbackFn(1),
-                url: "tauri://localhost".parse().unwrap(),
-                body: InvokeBody::Json(args),
-                headers: Default::default(),
-                invoke_key: INVOKE_KEY.to_string(),
-            },
-        )
-        .map(|body| body.deserialize::<Value>().unwrap())
-    }
-
-    fn invoke<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
-        match self.call(cmd, args) {
-            Ok(value) => serde_json::from_value(value).unwrap(),
-            Err(error) => panic!("{cmd} failed: {error}"),
-        }
-    }
-
+impl MockApp {
     fn with_sample(&self) -> (String, std::path::PathBuf, String) {
         let (id, text) = sample_session();
         std::fs::create_dir_all(&self.paths.sessions).unwrap();
@@ -96,7 +47,7 @@ impl Harness {
 
 #[test]
 fn compaction_views_returns_each_compaction_with_its_before_and_after() {
-    let h = harness();
+    let h = MockApp::new();
     let (id, path, text) = h.with_sample();
     let raw = h
         .call("compaction_views", json!({ "sessionId": id }))
@@ -116,7 +67,7 @@ fn compaction_views_returns_each_compaction_with_its_before_and_after() {
 
 #[test]
 fn round_requests_pages_through_the_rounds() {
-    let h = harness();
+    let h = MockApp::new();
     let (id, path, text) = h.with_sample();
     let all: RoundPage = h.invoke("round_requests", json!({ "sessionId": id }));
     assert_eq!((all.total, all.offset, all.rounds.len()), (7, 0, 7));
@@ -144,7 +95,7 @@ fn round_requests_pages_through_the_rounds() {
 
 #[test]
 fn console_commands_report_bad_and_missing_sessions() {
-    let h = harness();
+    let h = MockApp::new();
     for cmd in ["compaction_views", "round_requests"] {
         let error: CommandError =
             serde_json::from_value(h.call(cmd, json!({ "sessionId": "nope" })).unwrap_err())

@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe } from "node:test";
 import { FAKE_API_KEY, Harness, THRESHOLD, eventually } from "./lib/harness.js";
+import { sharedAppSteps } from "./lib/steps.js";
 import { Keys } from "./lib/webdriver.js";
 import { usage } from "./lib/mock-provider.js";
 
@@ -15,7 +16,6 @@ const OTHER_PROMPT = "Explain the build setup";
 
 describe("chat (issue 5)", { timeout: 240_000 }, () => {
   let h;
-  let failed = false;
 
   before(async () => {
     h = await Harness.start("chat");
@@ -29,24 +29,7 @@ describe("chat (issue 5)", { timeout: 240_000 }, () => {
     await h.launchApp();
   });
 
-  after(async () => {
-    if (h) {
-      assert.deepEqual(h.mock.unanswered().map((r) => r.number), [], "no model request left unanswered");
-      await h.stop({ failed });
-    }
-  });
-
-  const step = (name, fn) =>
-    test(name, { timeout: 60_000 }, async (t) => {
-      // The steps share one app and session: after a failure the rest would only echo it.
-      if (failed) return t.skip("an earlier step failed");
-      try {
-        await fn();
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    });
+  const step = sharedAppSteps(() => h);
 
   step("lists the sessions and resumes one from the sidebar", async () => {
     const titles = await h.waitFor("both sessions in the sidebar", () => {

@@ -3,8 +3,9 @@
 // what the mock reported and returned, live and again after a restart.
 
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { before, describe } from "node:test";
 import { Harness, THRESHOLD } from "./lib/harness.js";
+import { sharedAppSteps } from "./lib/steps.js";
 import { Keys } from "./lib/webdriver.js";
 import { usage } from "./lib/mock-provider.js";
 
@@ -46,7 +47,6 @@ const exact = (n) => n.toLocaleString("en-US");
 describe("debug console (issue 6)", { timeout: 240_000 }, () => {
   let h;
   let sessionId;
-  let failed = false;
   let liveCards;
   let liveChart;
 
@@ -56,24 +56,7 @@ describe("debug console (issue 6)", { timeout: 240_000 }, () => {
     await h.launchApp();
   });
 
-  after(async () => {
-    if (h) {
-      assert.deepEqual(h.mock.unanswered().map((r) => r.number), [], "no model request left unanswered");
-      await h.stop({ failed });
-    }
-  });
-
-  const step = (name, fn) =>
-    test(name, { timeout: 60_000 }, async (t) => {
-      // The steps share one app and session: after a failure the rest would only echo it.
-      if (failed) return t.skip("an earlier step failed");
-      try {
-        await fn();
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    });
+  const step = sharedAppSteps(() => h);
 
   /** Every card's numbers, in display order (newest first). */
   const cards = () =>

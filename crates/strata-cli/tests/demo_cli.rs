@@ -6,7 +6,6 @@
 mod support;
 
 use std::io::Write;
-use std::process::Stdio;
 
 use serde_json::Value;
 use strata_core::store::ReadMode;
@@ -168,14 +167,7 @@ fn compacting_a_history_of_only_leading_and_user_messages_does_nothing() {
 fn chat_reads_prompts_and_commands_from_standard_input() {
     let home = Home::new();
     std::fs::write(home.workspace.path().join("c.txt"), "c\n").unwrap();
-    let mut child = home
-        .command()
-        .args(["chat", "--provider", "demo"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = home.spawn_piped(&["chat", "--provider", "demo"]);
     child
         .stdin
         .take()

@@ -11,8 +11,10 @@ use std::process::Stdio;
 
 use serde_json::json;
 use strata_protocol::{COMPACTION_SUMMARY_PREFIX, TurnOutcome};
-use support::server::{Reply, ResponsesServer, json_text, message_text, sse_call, sse_text};
-use support::{Home, announced_id, has_output, last_user, outcomes};
+use support::server::{
+    Reply, ResponsesServer, input_texts, json_text, message_text, sse_call, sse_text,
+};
+use support::{Home, announced_id, has_output, last_user, outcomes, responses_run};
 
 const SUMMARY: &str =
     "SUMMARY: the user asked what ledger-7f3.txt holds; it lists apples and pears.";
@@ -44,19 +46,11 @@ fn resume_after_a_compaction_sends_the_compacted_history_not_the_transcript() {
         }
     });
     let base_url = server.base_url.clone();
-    let run = home.run(&[
-        "run",
-        "-p",
+    let run = home.run(&responses_run(
         "What is in the ledger?",
-        "--provider",
-        "openai-responses",
-        "--base-url",
         &base_url,
-        "--model",
-        "gpt-test",
-        "--compact-threshold",
-        "1000",
-    ]);
+        &["--compact-threshold", "1000"],
+    ));
     assert_eq!(run.code, 0, "{run:#?}");
     let id = announced_id(&run.stderr);
     assert_eq!(run.stdout, "The ledger lists apples and pears.\n");
@@ -75,14 +69,7 @@ fn resume_after_a_compaction_sends_the_compacted_history_not_the_transcript() {
     assert!(requests[2].get("tools").is_none());
 
     // The resume keeps the session's provider and model; only the URL is given.
-    let resumed = home.run(&[
-        "resume",
-        &id.to_string()[..20],
-        "-p",
-        "Second question",
-        "--base-url",
-        &base_url,
-    ]);
+    let resumed = home.resume(&id.to_string()[..20], "Second question", &base_url);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
     assert_eq!(resumed.stdout, "Noted, thanks.\n");
     assert!(resumed.stderr.starts_with(&format!("resumed session {id}")));
@@ -176,17 +163,7 @@ fn without_a_terminal_ask_refuses_writes_and_auto_runs_them() {
     let target = home.workspace.path().join("out-9.txt");
 
     let server = writing_server();
-    let run = home.run(&[
-        "run",
-        "-p",
-        "write it",
-        "--provider",
-        "openai-responses",
-        "--base-url",
-        &server.base_url,
-        "--model",
-        "gpt-test",
-    ]);
+    let run = home.run(&responses_run("write it", &server.base_url, &[]));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(!target.exists(), "a write ran without approval");
     assert!(
@@ -213,19 +190,11 @@ fn without_a_terminal_ask_refuses_writes_and_auto_runs_them() {
     assert!(refusal.contains("needs the user's approval"), "{refusal}");
 
     let server = writing_server();
-    let read_only = home.run(&[
-        "run",
-        "-p",
+    let read_only = home.run(&responses_run(
         "write it",
-        "--provider",
-        "openai-responses",
-        "--base-url",
         &server.base_url,
-        "--model",
-        "gpt-test",
-        "--approval",
-        "read-only",
-    ]);
+        &["--approval", "read-only"],
+    ));
     assert_eq!(read_only.code, 0, "{read_only:#?}");
     assert!(!target.exists());
     assert!(
@@ -235,19 +204,11 @@ fn without_a_terminal_ask_refuses_writes_and_auto_runs_them() {
     );
 
     let server = writing_server();
-    let auto = home.run(&[
-        "run",
-        "-p",
+    let auto = home.run(&responses_run(
         "write it",
-        "--provider",
-        "openai-responses",
-        "--base-url",
         &server.base_url,
-        "--model",
-        "gpt-test",
-        "--approval",
-        "auto",
-    ]);
+        &["--approval", "auto"],
+    ));
     assert_eq!(auto.code, 0, "{auto:#?}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello\n");
     assert!(auto.stderr.contains("✓ write_file"), "{}", auto.stderr);
@@ -262,17 +223,7 @@ fn a_provider_failure_fails_the_turn_with_exit_1_and_is_recorded() {
             json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}),
         )
     });
-    let run = home.run(&[
-        "run",
-        "-p",
-        "hello",
-        "--provider",
-        "openai-responses",
-        "--base-url",
-        &server.base_url,
-        "--model",
-        "gpt-test",
-    ]);
+    let run = home.run(&responses_run("hello", &server.base_url, &[]));
     assert_eq!(run.code, 1, "{run:#?}");
     let last = run.stderr.lines().last().unwrap();
     assert!(
@@ -300,17 +251,7 @@ fn a_closed_output_cancels_the_turn_cleanly_and_exits_quietly() {
     drop(reader);
     let output = home
         .command()
-        .args([
-            "run",
-            "-p",
-            "talk",
-            "--provider",
-            "openai-responses",
-            "--base-url",
-            &server.base_url,
-            "--model",
-            "gpt-test",
-        ])
+        .args(responses_run("talk", &server.base_url, &[]))
         .stdout(writer)
         .stderr(Stdio::piped())
         .output()
@@ -322,21 +263,8 @@ fn a_closed_output_cancels_the_turn_cleanly_and_exits_quietly() {
     // The stalled stream was cancelled, not left hanging, and nothing of it
     // entered the history; the session resumes.
     assert_eq!(outcomes(&home, id), [TurnOutcome::Cancelled]);
-    let resumed = home.run(&[
-        "resume",
-        &id.to_string(),
-        "-p",
-        "again",
-        "--base-url",
-        &server.base_url,
-    ]);
+    let resumed = home.resume(&id.to_string(), "again", &server.base_url);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
-    let sent = server.round_requests().last().unwrap().clone();
-    let texts: Vec<String> = sent["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(message_text)
-        .collect();
-    assert_eq!(texts, ["talk", "again"], "{sent:#}");
+    let sent = server.last_round();
+    assert_eq!(input_texts(&sent), ["talk", "again"], "{sent:#}");
 }

@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 use strata_protocol::TurnOutcome;
-use support::server::{Reply, ResponsesServer, message_text, sse_call, sse_text};
-use support::{Home, announced_id, last_user, outcomes};
+use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
+use support::{Home, announced_id, last_user, outcomes, responses_run};
 
 fn interrupt(pid: u32) {
     // The shell's builtin `kill`, which every Debian has.
@@ -35,17 +35,7 @@ fn ctrl_c_cancels_a_streaming_turn_cleanly_and_the_session_resumes() {
     });
     let child = home
         .command()
-        .args([
-            "run",
-            "-p",
-            "hang",
-            "--provider",
-            "openai-responses",
-            "--base-url",
-            &server.base_url,
-            "--model",
-            "gpt-test",
-        ])
+        .args(responses_run("hang", &server.base_url, &[]))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -63,36 +53,16 @@ fn ctrl_c_cancels_a_streaming_turn_cleanly_and_the_session_resumes() {
     let id = announced_id(&stderr);
     assert_eq!(outcomes(&home, id), [TurnOutcome::Cancelled]);
 
-    let resumed = home.run(&[
-        "resume",
-        &id.to_string(),
-        "-p",
-        "hello again",
-        "--base-url",
-        &server.base_url,
-    ]);
+    let resumed = home.resume(&id.to_string(), "hello again", &server.base_url);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
-    let sent = server.round_requests().last().unwrap().clone();
-    let texts: Vec<String> = sent["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(message_text)
-        .collect();
-    assert_eq!(texts, ["hang", "hello again"], "{sent:#}");
+    let sent = server.last_round();
+    assert_eq!(input_texts(&sent), ["hang", "hello again"], "{sent:#}");
 }
 
 #[test]
 fn ctrl_c_twice_exits_the_chat() {
     let home = Home::new();
-    let mut child = home
-        .command()
-        .args(["chat", "--provider", "demo"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = home.spawn_piped(&["chat", "--provider", "demo"]);
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut wait_for = |needle: &str| {
         let mut seen = String::new();

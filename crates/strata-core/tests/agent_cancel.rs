@@ -75,10 +75,7 @@ async fn cancelling_mid_stream_commits_nothing_of_the_round() {
     harness
         .gateway
         .push_round(vec![delta("Hel"), delta("lo"), Step::Hang]);
-    let (mut agent, mut events) = harness.start(
-        SessionApprovals::new(ApprovalPolicy::Auto),
-        ApprovalBroker::non_interactive(),
-    );
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
     let report = turn_cancelled_at(&mut agent, &mut events, |event| {
         matches!(event, MainlineEvent::TextDelta { .. })
@@ -109,10 +106,7 @@ async fn cancelling_mid_tool_gives_it_and_the_remaining_calls_cancelled_outputs(
         ],
         None,
     ));
-    let (mut agent, mut events) = harness.start(
-        SessionApprovals::new(ApprovalPolicy::Auto),
-        ApprovalBroker::non_interactive(),
-    );
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
     let started = std::time::Instant::now();
     let report = turn_cancelled_at(
@@ -193,10 +187,7 @@ async fn cancelling_an_approval_wait_cancels_the_calls_without_a_decision() {
 #[tokio::test]
 async fn a_turn_cancelled_before_it_starts_sends_nothing() {
     let harness = Harness::new();
-    let (mut agent, mut events) = harness.start(
-        SessionApprovals::new(ApprovalPolicy::Auto),
-        ApprovalBroker::non_interactive(),
-    );
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
     let cancel = CancellationToken::new();
     cancel.cancel();
     let report = agent.run_turn("never mind", cancel).await.unwrap();
@@ -213,10 +204,7 @@ async fn a_cancelled_turn_leaves_a_session_the_next_turn_continues() {
     harness
         .gateway
         .push_round(vec![delta("partial"), Step::Hang]);
-    let (mut agent, mut events) = harness.start(
-        SessionApprovals::new(ApprovalPolicy::Auto),
-        ApprovalBroker::non_interactive(),
-    );
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
     turn_cancelled_at(&mut agent, &mut events, |event| {
         matches!(event, MainlineEvent::TextDelta { .. })
     })
@@ -224,12 +212,9 @@ async fn a_cancelled_turn_leaves_a_session_the_next_turn_continues() {
     harness
         .gateway
         .push_round(text_round("Fresh answer.", None));
-    let report = agent
-        .run_turn("again", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "again").await;
     assert_eq!(report.outcome, TurnOutcome::Completed);
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     assert_eq!(labels(&last.input), ["system", "user", "user"]);
     harness.assert_reopens_to(agent);
 }

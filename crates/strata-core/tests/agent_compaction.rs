@@ -8,16 +8,11 @@ mod support;
 use serde_json::json;
 use strata_core::ApprovalBroker;
 use strata_core::agent::{CompactOutcome, MAX_SUMMARY_ATTEMPTS};
-use strata_core::tools::{CancellationToken, SessionApprovals};
+use strata_core::tools::CancellationToken;
 use strata_protocol::{
-    ApprovalPolicy, CompactionTrigger, DebugEvent, ModelError, RecordBody, ResponseItem,
-    TurnOutcome,
+    CompactionTrigger, DebugEvent, ModelError, RecordBody, ResponseItem, TurnOutcome,
 };
 use support::*;
-
-fn auto() -> SessionApprovals {
-    SessionApprovals::new(ApprovalPolicy::Auto)
-}
 
 fn harness_with_threshold(threshold: u64) -> Harness {
     let mut harness = Harness::new();
@@ -52,10 +47,7 @@ async fn compacts_history_once_reported_usage_crosses_the_threshold_and_the_next
         .push_round(text_round("Nothing here.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("What is here?", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "What is here?").await;
 
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert_eq!(report.compactions, 1);
@@ -122,10 +114,7 @@ async fn the_check_runs_after_the_last_round_so_the_next_turn_starts_compacted()
     harness.gateway.push_round(text_round("Still empty.", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let first = agent
-        .run_turn("What is here?", CancellationToken::new())
-        .await
-        .unwrap();
+    let first = run_turn(&mut agent, "What is here?").await;
     assert_eq!(
         (first.outcome, first.compactions),
         (TurnOutcome::Completed, 1)
@@ -148,11 +137,8 @@ async fn the_check_runs_after_the_last_round_so_the_next_turn_starts_compacted()
         .unwrap();
     assert_eq!(types[summary_at + 1..], ["turn_finished"]);
 
-    agent
-        .run_turn("And now?", CancellationToken::new())
-        .await
-        .unwrap();
-    let last = harness.gateway.requests().pop().unwrap();
+    run_turn(&mut agent, "And now?").await;
+    let last = harness.gateway.last_request();
     assert_eq!(labels(&last.input), ["system", "summary", "user", "user"]);
     harness.assert_reopens_to(agent);
 }
@@ -166,10 +152,7 @@ async fn resuming_after_a_compaction_sends_the_compacted_history() {
     harness.gateway.push_summary(summary_response("Listed it."));
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("List it.", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "List it.").await;
     let held = agent.history().clone();
     let id = agent.id();
     drop(agent);
@@ -181,11 +164,8 @@ async fn resuming_after_a_compaction_sends_the_compacted_history() {
         ["system", "summary", "user", "assistant"]
     );
     harness.gateway.push_round(text_round("Hello again.", None));
-    resumed
-        .run_turn("Again?", CancellationToken::new())
-        .await
-        .unwrap();
-    let last = harness.gateway.requests().pop().unwrap();
+    run_turn(&mut resumed, "Again?").await;
+    let last = harness.gateway.last_request();
     assert_eq!(&last.input[..4], held.items());
     assert_eq!(labels(&last.input[4..]), ["user"]);
     // A resumed agent numbers its own events from 0.
@@ -206,10 +186,7 @@ async fn an_overflowing_round_compacts_the_history_and_is_sent_again() {
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("List it.", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "List it.").await;
 
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert_eq!((report.rounds, report.compactions), (3, 1));
@@ -248,10 +225,7 @@ async fn a_second_overflow_of_the_same_round_fails_the_turn() {
         .push_round(vec![Step::Fail(overflow("still too long"))]);
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("List it.", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "List it.").await;
 
     assert_eq!(report.outcome, TurnOutcome::Failed);
     assert_eq!(report.error, Some(overflow("still too long")));
@@ -277,10 +251,7 @@ async fn an_overflow_with_nothing_to_compact_fails_at_once() {
         .gateway
         .push_round(vec![Step::Fail(overflow("huge message"))]);
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    let report = agent
-        .run_turn("x".repeat(10_000), CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "x".repeat(10_000)).await;
     assert_eq!(report.outcome, TurnOutcome::Failed);
     assert_eq!(report.error, Some(overflow("huge message")));
     assert!(harness.gateway.summary_requests().is_empty());
@@ -307,10 +278,7 @@ async fn a_failing_summary_folds_the_oldest_items_out_then_gives_up_persisting_n
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("Look around.", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "Look around.").await;
 
     assert_eq!(
         (report.outcome, report.compactions),
@@ -357,7 +325,7 @@ async fn a_failing_summary_folds_the_oldest_items_out_then_gives_up_persisting_n
         RecordBody::ResponseItem(ResponseItem::CompactionSummary(_))
     )));
     // The next round went on with the whole history.
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     assert_eq!(last.input.len(), 8);
     harness.assert_reopens_to(agent);
 }
@@ -379,10 +347,7 @@ async fn a_summary_that_fits_after_folding_compacts_and_says_what_was_left_out()
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    agent
-        .run_turn("Look.", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "Look.").await;
 
     let compactions = compacted(&mut events);
     let [DebugEvent::HistoryCompacted { summary, .. }] = &compactions[..] else {
@@ -410,10 +375,7 @@ async fn a_summary_refused_for_credentials_is_not_retried() {
     }));
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("Look.", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "Look.").await;
     assert_eq!(harness.gateway.summary_requests().len(), 1);
     assert!(
         events
@@ -441,10 +403,7 @@ async fn compact_now_compacts_on_request_with_a_focus_and_says_when_there_is_not
     harness
         .gateway
         .push_round(text_round("Empty.", Some(usage(400, 7))));
-    agent
-        .run_turn("Look.", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "Look.").await;
     harness
         .gateway
         .push_summary(summary_response("The parser work so far."));
@@ -486,10 +445,7 @@ async fn a_compaction_that_leaves_the_history_over_the_threshold_warns() {
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    agent
-        .run_turn("y".repeat(2_000), CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "y".repeat(2_000)).await;
 
     let estimated = strata_core::agent::estimate_tokens(&harness.gateway.requests()[1].input);
     assert!(estimated >= 500);

@@ -6,17 +6,13 @@
 mod support;
 
 use serde_json::json;
-use strata_core::tools::{CancellationToken, SessionApprovals};
+use strata_core::tools::CancellationToken;
 use strata_core::{AgentConfig, ApprovalBroker};
 use strata_protocol::{
-    ApprovalPolicy, DebugEvent, MainlineEvent, ModelError, ModelEvent, RecordBody, ResponseItem,
-    Role, StopReason, ToolCallStatus, ToolChoice, TurnFinished, TurnOutcome,
+    DebugEvent, MainlineEvent, ModelError, ModelEvent, RecordBody, ResponseItem, Role, StopReason,
+    ToolCallStatus, ToolChoice, TurnFinished, TurnOutcome,
 };
 use support::*;
-
-fn auto() -> SessionApprovals {
-    SessionApprovals::new(ApprovalPolicy::Auto)
-}
 
 /// The kind of each mainline event, e.g. `["turn_started", "text_delta"]`.
 fn kinds(events: &[MainlineEvent]) -> Vec<String> {
@@ -69,10 +65,7 @@ async fn a_turn_runs_the_tools_commits_each_round_and_reopens_to_the_same_histor
         .push_round(text_round("notes.txt has two lines.", Some(usage(400, 10))));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("How long is notes.txt?", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "How long is notes.txt?").await;
 
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert_eq!(
@@ -172,10 +165,7 @@ async fn reasoning_is_committed_before_the_answer_it_led_to() {
         finished(StopReason::EndTurn),
     ]);
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("hello", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "hello").await;
     let items = agent.history().items();
     assert_eq!(labels(items), ["system", "user", "reasoning", "assistant"]);
     assert_eq!(items[2], reasoning);
@@ -191,10 +181,7 @@ async fn a_5000_delta_stream_loses_and_reorders_nothing() {
     harness.gateway.push_round(steps);
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    agent
-        .run_turn("count", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "count").await;
 
     let received: Vec<String> = events
         .mainline()
@@ -229,10 +216,7 @@ async fn a_turn_that_keeps_calling_tools_stops_at_the_round_limit() {
     }
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("explore", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "explore").await;
 
     assert_eq!(report.outcome, TurnOutcome::RoundLimit);
     assert_eq!(report.rounds, 2);
@@ -277,10 +261,7 @@ async fn a_provider_failure_mid_turn_records_the_error_and_leaves_the_history_cl
     harness.gateway.push_round(text_round("Back.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("look", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "look").await;
 
     assert_eq!(report.outcome, TurnOutcome::Failed);
     assert_eq!(report.error, Some(failure.clone()));
@@ -309,12 +290,9 @@ async fn a_provider_failure_mid_turn_records_the_error_and_leaves_the_history_cl
     ));
 
     // The next turn goes on from the clean history.
-    let report = agent
-        .run_turn("again", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "again").await;
     assert_eq!(report.outcome, TurnOutcome::Completed);
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     assert_eq!(
         labels(&last.input),
         ["system", "user", "call", "output", "user"]
@@ -327,10 +305,7 @@ async fn a_stream_that_ends_without_finishing_fails_the_turn_without_committing(
     let harness = Harness::new();
     harness.gateway.push_round(vec![delta("cut")]);
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    let report = agent
-        .run_turn("hi", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "hi").await;
     assert_eq!(report.outcome, TurnOutcome::Failed);
     assert!(matches!(
         report.error,
@@ -355,10 +330,7 @@ async fn a_retried_round_records_the_retry_and_commits_only_the_final_attempt() 
         finished(StopReason::EndTurn),
     ]);
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("hi", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "hi").await;
 
     let ResponseItem::Message(answer) = agent.history().items().last().unwrap() else {
         panic!("no answer")
@@ -390,10 +362,7 @@ async fn an_incomplete_tool_call_is_reported_and_never_run_or_committed() {
     ]);
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    let report = agent
-        .run_turn("write", CancellationToken::new())
-        .await
-        .unwrap();
+    let report = run_turn(&mut agent, "write").await;
 
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert_eq!(
@@ -415,10 +384,7 @@ async fn max_output_tokens_and_the_model_are_sent_and_recorded_in_each_round() {
     harness.config.max_output_tokens = Some(512);
     harness.gateway.push_round(text_round("ok", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("hi", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "hi").await;
     assert_eq!(harness.gateway.requests()[0].max_output_tokens, Some(512));
     let records = harness.records(agent.id());
     assert!(matches!(

@@ -21,10 +21,6 @@ fn ask() -> SessionApprovals {
     SessionApprovals::new(ApprovalPolicy::Ask)
 }
 
-fn auto() -> SessionApprovals {
-    SessionApprovals::new(ApprovalPolicy::Auto)
-}
-
 fn write_call(call_id: &str, path: &str) -> Vec<Step> {
     calls_round(
         vec![call(
@@ -109,7 +105,7 @@ async fn allow_once_runs_the_write_and_the_next_write_asks_again_and_a_denial_re
         "new\n"
     );
     assert!(!workspace.join("b.txt").exists());
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     assert_eq!(
         output_of(&last.input, "c2"),
         "The user denied this write to b.txt. Do not retry it; ask the user how to proceed."
@@ -257,12 +253,9 @@ async fn read_only_refuses_writes_with_an_output_the_model_reads() {
         SessionApprovals::new(ApprovalPolicy::ReadOnly),
         ApprovalBroker::interactive(),
     );
-    agent
-        .run_turn("write", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "write").await;
     assert!(!harness.workspace.path().join("a.txt").exists());
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     assert!(output_of(&last.input, "c1").contains("read-only"));
     assert_eq!(finished_status(&mut events, "c1"), ToolCallStatus::Denied);
     assert!(decisions(&harness, &agent).is_empty());
@@ -283,12 +276,9 @@ async fn a_workspace_escape_refused_by_the_tool_reaches_the_model_as_output() {
     harness.gateway.push_round(text_round("Refused.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    agent
-        .run_turn("read it", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "read it").await;
 
-    let last = harness.gateway.requests().pop().unwrap();
+    let last = harness.gateway.last_request();
     for call_id in ["c1", "c2"] {
         let output = output_of(&last.input, call_id);
         assert!(output.starts_with("path escapes the workspace"), "{output}");
@@ -312,10 +302,7 @@ async fn an_output_over_the_cap_is_cut_with_a_marker_and_kept_whole_in_its_own_r
     harness.gateway.push_round(text_round("Long.", None));
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
-    agent
-        .run_turn("count", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "count").await;
 
     let item_id = agent
         .history()
@@ -360,10 +347,7 @@ async fn tools_run_in_the_order_the_model_called_them() {
     ]);
     harness.gateway.push_round(text_round("ok", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
-    agent
-        .run_turn("go", CancellationToken::new())
-        .await
-        .unwrap();
+    run_turn(&mut agent, "go").await;
     assert_eq!(output_of(agent.history().items(), "c2"), "1");
     assert_eq!(
         labels(agent.history().items()),

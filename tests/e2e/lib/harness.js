@@ -122,6 +122,15 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   });
 }
 
+/** Sends `sig` to `pid` (a negative one: its process group), if it is still there. */
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
 export class Harness {
   static async start(name, options = {}) {
     const h = new Harness(name, options);
@@ -393,25 +402,17 @@ export class Harness {
     return file;
   }
 
+  /** SIGKILL this home's app processes. */
+  killApps() {
+    if (!this.home) return;
+    for (const pid of processesOf(APP, this.home)) signal(pid, "SIGKILL");
+  }
+
   /** Synchronous last resort: SIGKILL tauri-driver's group and this home's app processes. */
   killNow() {
     live.delete(this);
-    if (this.driverProcess && this.driverProcess.exitCode === null) {
-      try {
-        process.kill(-this.driverProcess.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    if (this.home) {
-      for (const pid of processesOf(APP, this.home)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
+    if (this.driverProcess && this.driverProcess.exitCode === null) signal(-this.driverProcess.pid, "SIGKILL");
+    this.killApps();
     if (this.root && !process.env.STRATA_E2E_KEEP) fs.rmSync(this.root, { recursive: true, force: true });
   }
 
@@ -426,29 +427,11 @@ export class Harness {
       // the app may be gone already
     }
     if (this.driverProcess && this.driverProcess.exitCode === null) {
-      try {
-        process.kill(-this.driverProcess.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
+      signal(-this.driverProcess.pid, "SIGTERM");
       await Promise.race([this.driverExited, new Promise((r) => setTimeout(r, 3000))]);
-      if (this.driverProcess.exitCode === null) {
-        try {
-          process.kill(-this.driverProcess.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
+      if (this.driverProcess.exitCode === null) signal(-this.driverProcess.pid, "SIGKILL");
     }
-    if (this.home) {
-      for (const pid of processesOf(APP, this.home)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
+    this.killApps();
     if (this.driverLog !== undefined) fs.closeSync(this.driverLog);
     if (this.mock) await this.mock.stop();
     if (this.root && !failed && !process.env.STRATA_E2E_KEEP) {

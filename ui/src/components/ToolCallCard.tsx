@@ -75,7 +75,7 @@ export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
         {hint && <span className="tool-hint">{hint}</span>}
         <span className="tool-meta">
           {tool.durationMs !== undefined && <span className="tool-duration">{formatDuration(tool.durationMs)}</span>}
-          <span className={`status-pill tone-${STATUS_TONE[tool.status]}`}>
+          <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
             {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
             {STATUS_LABEL[tool.status]}
           </span>

@@ -123,7 +123,7 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
       <header className="compaction-card-head">
         <h4 id={headingId}>
           <span className="card-number">#{number}</span>
-          <span className={`trigger-badge trigger-${metadata.trigger}`}>{TRIGGER_LABEL[metadata.trigger]}</span>
+          <span className={`pill trigger-badge trigger-${metadata.trigger}`}>{TRIGGER_LABEL[metadata.trigger]}</span>
           <span className="visually-hidden">
             Compaction {number} of {of}
           </span>

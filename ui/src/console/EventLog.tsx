@@ -66,7 +66,7 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
         </div>
         <input
           type="search"
-          className="log-search"
+          className="text-input log-search"
           placeholder="Search the log"
           aria-label="Search the log"
           value={filter.query}

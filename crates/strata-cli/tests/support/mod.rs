@@ -6,7 +6,7 @@
 pub mod server;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 use strata_core::SessionStore;
@@ -118,6 +118,23 @@ impl Home {
             command.env(key, value);
         }
         Run::from(command.output().unwrap())
+    }
+
+    /// The binary with this home, all three standard streams piped, started
+    /// on `args`.
+    pub fn spawn_piped(&self, args: &[&str]) -> Child {
+        self.command()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// `strata resume SESSION -p PROMPT` against the server at `base_url`.
+    pub fn resume(&self, session: &str, prompt: &str, base_url: &str) -> Run {
+        self.run(&["resume", session, "-p", prompt, "--base-url", base_url])
     }
 
     /// A session with two turns, a compaction between them, an approval,
@@ -247,6 +264,24 @@ impl Home {
     pub fn session_file(&self, id: SessionId) -> PathBuf {
         self.store().session_path(id)
     }
+}
+
+/// The arguments of `strata run -p PROMPT` against the Responses server at
+/// `base_url` with the test model, followed by `extra`.
+pub fn responses_run<'a>(prompt: &'a str, base_url: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "-p",
+        prompt,
+        "--provider",
+        "openai-responses",
+        "--base-url",
+        base_url,
+        "--model",
+        "gpt-test",
+    ];
+    args.extend_from_slice(extra);
+    args
 }
 
 /// Two ids' longest common prefix.

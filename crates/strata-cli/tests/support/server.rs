@@ -78,6 +78,13 @@ impl ResponsesServer {
             .filter(|body| body["stream"] == true)
             .collect()
     }
+
+    /// The last streamed (round) request.
+    pub fn last_round(&self) -> Value {
+        self.round_requests()
+            .pop()
+            .expect("no round request arrived")
+    }
 }
 
 fn serve(mut socket: TcpStream, state: &(Mutex<Vec<Value>>, Condvar), script: &Script) {
@@ -268,4 +275,14 @@ pub fn message_text(item: &Value) -> String {
                 .collect::<String>()
         })
         .unwrap_or_default()
+}
+
+/// The texts of a Responses request's input items, in order.
+pub fn input_texts(request: &Value) -> Vec<String> {
+    request["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(message_text)
+        .collect()
 }

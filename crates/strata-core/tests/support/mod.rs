@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use strata_core::agent::{
-    Agent, AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel,
+    Agent, AgentConfig, AgentParts, ApprovalBroker, EventReceiver, TurnReport, event_channel,
 };
 use strata_core::store::{ReadMode, SessionStore};
-use strata_core::tools::{SessionApprovals, ToolConfig, ToolRegistry};
+use strata_core::tools::{CancellationToken, SessionApprovals, ToolConfig, ToolRegistry};
 use strata_core::{History, LiveSession, ModelGateway};
 use strata_protocol::{
     AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ModelError, ModelEvent, ModelRequest,
@@ -54,6 +54,11 @@ impl ScriptedGateway {
     /// Every streamed request, in order.
     pub fn requests(&self) -> Vec<ModelRequest> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// The last streamed request.
+    pub fn last_request(&self) -> ModelRequest {
+        self.requests().pop().expect("no streamed request")
     }
 
     pub fn summary_requests(&self) -> Vec<ModelRequest> {
@@ -177,6 +182,19 @@ pub fn overflow(message: &str) -> ModelError {
 }
 
 /// A real session store and workspace in temp folders, and a scripted model.
+/// Approvals that run every tool without asking.
+pub fn auto() -> SessionApprovals {
+    SessionApprovals::new(strata_protocol::ApprovalPolicy::Auto)
+}
+
+/// Runs one turn that nothing cancels; it must not fail to run.
+pub async fn run_turn(agent: &mut Agent, user_text: impl Into<String>) -> TurnReport {
+    agent
+        .run_turn(user_text, CancellationToken::new())
+        .await
+        .unwrap()
+}
+
 pub struct Harness {
     pub home: tempfile::TempDir,
     pub workspace: tempfile::TempDir,
