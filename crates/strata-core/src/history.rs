@@ -94,24 +94,27 @@ impl History {
         }
     }
 
-    /// Function calls that have no output yet, in history order.
+    /// Function calls that have no output yet, in history order. An output
+    /// answers the oldest unanswered call with its `call_id`: providers and
+    /// the demo model may reuse an id in a later round.
     pub fn pending_call_ids(&self) -> Vec<String> {
-        let answered: std::collections::HashSet<&str> = self
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                ResponseItem::FunctionCallOutput(output) => Some(output.call_id.as_str()),
-                _ => None,
-            })
-            .collect();
-        self.items
-            .iter()
-            .filter_map(|item| match item {
-                ResponseItem::FunctionCall(call) if !answered.contains(call.call_id.as_str()) => {
-                    Some(call.call_id.clone())
+        let mut unanswered: Vec<(usize, &str)> = Vec::new();
+        for (index, item) in self.items.iter().enumerate() {
+            match item {
+                ResponseItem::FunctionCall(call) => unanswered.push((index, &call.call_id)),
+                ResponseItem::FunctionCallOutput(output) => {
+                    if let Some(at) = unanswered.iter().position(|(_, id)| *id == output.call_id) {
+                        unanswered.remove(at);
+                    }
                 }
-                _ => None,
-            })
+                ResponseItem::Message(_)
+                | ResponseItem::CompactionSummary(_)
+                | ResponseItem::Reasoning(_) => {}
+            }
+        }
+        unanswered
+            .into_iter()
+            .map(|(_, id)| id.to_owned())
             .collect()
     }
 }
@@ -196,5 +199,15 @@ mod tests {
             ResponseItem::function_call_output("a", "ok"),
         ]);
         assert_eq!(history.pending_call_ids(), vec!["b".to_string()]);
+    }
+
+    #[test]
+    fn a_reused_call_id_is_pending_until_its_own_output_arrives() {
+        let history = History::from_items(vec![
+            ResponseItem::function_call("call_0", "read_file", "{}"),
+            ResponseItem::function_call_output("call_0", "first"),
+            ResponseItem::function_call("call_0", "run_shell", "{}"),
+        ]);
+        assert_eq!(history.pending_call_ids(), vec!["call_0".to_string()]);
     }
 }

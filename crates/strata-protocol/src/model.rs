@@ -89,6 +89,8 @@ pub enum ModelEvent {
     Usage {
         usage: TokenUsage,
     },
+    /// A failed attempt will be retried after `delay_ms`; `attempt` is the
+    /// attempt about to be made (the first retry is attempt 2 of `of`).
     Retrying {
         attempt: u32,
         of: u32,

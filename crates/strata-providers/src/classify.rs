@@ -147,7 +147,8 @@ pub fn classify_http(
 ) -> ModelError {
     let details = ErrorDetails::from_body(body);
     let summary = details.message.clone().unwrap_or_else(|| body.to_string());
-    let message = redact(&shorten(&format!("HTTP {status}: {summary}")), key);
+    // Redact before shortening: a cut through a key would hide it from the scrub.
+    let message = shorten(&redact(&format!("HTTP {status}: {summary}"), key));
     if status != 429 && status != 401 && status != 403 && details.is_context_overflow(body) {
         return ModelError::ContextOverflow { message };
     }
@@ -183,7 +184,7 @@ pub(crate) fn classify_error_value(value: &Value) -> ModelError {
 pub fn classify_stream_error(details: &ErrorDetails, key: Option<&ApiKey>) -> ModelError {
     let text = details.message.clone().unwrap_or_default();
     let label = details.label().unwrap_or("error").to_string();
-    let message = redact(&shorten(&format!("{label}: {text}")), key);
+    let message = shorten(&redact(&format!("{label}: {text}"), key));
     if details.is_context_overflow("") {
         return ModelError::ContextOverflow { message };
     }
@@ -248,6 +249,16 @@ mod tests {
 
     fn http(status: u16, body: &str) -> ModelError {
         classify_http(status, &HeaderMap::new(), body, None)
+    }
+
+    #[test]
+    fn a_key_echoed_past_the_message_limit_is_redacted_not_cut_in_half() {
+        let key = ApiKey::new("gsk_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+        let padding = "x".repeat(MAX_MESSAGE_CHARS - 60);
+        let body = format!("{padding} Incorrect API key provided: {}", key.expose());
+        let error = classify_http(401, &HeaderMap::new(), &body, Some(&key));
+        let message = error.to_string();
+        assert!(!message.contains("gsk_ABCDEF"), "{message}");
     }
 
     #[test]

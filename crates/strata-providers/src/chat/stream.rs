@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
+use strata_protocol::{ItemId, ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
 use crate::classify::classify_error_value;
@@ -113,7 +113,9 @@ impl ChatDecoder {
             let call_id = call
                 .call_id
                 .clone()
-                .unwrap_or_else(|| format!("call_{index}"));
+                // Ids pair calls with outputs across the whole session file,
+                // so a made-up one must not repeat in a later round.
+                .unwrap_or_else(|| format!("call_{index}_{}", ItemId::new().as_uuid().simple()));
             let name = call.name.clone().unwrap_or_default();
             if !call.started {
                 out.push(ModelEvent::ToolCallStarted {

@@ -106,19 +106,30 @@ fn limit_text(text: String, limit: Option<u32>) -> (String, bool) {
 }
 
 fn call_ids(request: &ModelRequest, count: usize) -> Vec<String> {
-    // After the highest id in the history, so ids stay unique even when
-    // compaction removed earlier calls.
+    // Ids must stay unique across the whole session file, but compaction
+    // removes earlier calls from the request: after a compaction, number
+    // within a prefix taken from the latest summary's (random) id bits.
+    let prefix = match request.input.iter().rev().find_map(|item| match item {
+        ResponseItem::CompactionSummary(summary) => Some(summary.id),
+        _ => None,
+    }) {
+        Some(id) => {
+            let hex = id.as_uuid().simple().to_string();
+            format!("demo_call_{}_", &hex[hex.len() - 8..])
+        }
+        None => "demo_call_".to_string(),
+    };
     let earlier = request
         .input
         .iter()
         .filter_map(|item| match item {
-            ResponseItem::FunctionCall(c) => c.call_id.strip_prefix("demo_call_")?.parse().ok(),
+            ResponseItem::FunctionCall(c) => c.call_id.strip_prefix(prefix.as_str())?.parse().ok(),
             _ => None,
         })
         .max()
         .unwrap_or(0usize);
     (1..=count)
-        .map(|i| format!("demo_call_{}", earlier + i))
+        .map(|i| format!("{prefix}{}", earlier + i))
         .collect()
 }
 
@@ -302,5 +313,45 @@ mod tests {
             max_output_tokens: None,
         };
         assert_eq!(call_ids(&request, 2), ["demo_call_5", "demo_call_6"]);
+    }
+
+    #[test]
+    fn call_ids_after_a_compaction_do_not_repeat_earlier_ones() {
+        let summary = strata_protocol::CompactionSummary {
+            id: strata_protocol::ItemId::new(),
+            summary: "earlier work".into(),
+            metadata: strata_protocol::CompactionMetadata {
+                trigger: strata_protocol::CompactionTrigger::Auto,
+                reason: "test".into(),
+                context_tokens: None,
+                threshold: None,
+                removed: 0,
+                kept: 0,
+                summarizer_model: DEMO_MODEL.into(),
+                summarizer_usage: None,
+                duration_ms: 0,
+            },
+        };
+        let mut request = ModelRequest {
+            model: DEMO_MODEL.into(),
+            input: vec![
+                ResponseItem::CompactionSummary(summary),
+                ResponseItem::user("again"),
+            ],
+            tools: vec![],
+            tool_choice: None,
+            max_output_tokens: None,
+        };
+        let first = call_ids(&request, 1);
+        assert_ne!(first[0], "demo_call_1");
+        assert!(first[0].starts_with("demo_call_") && first[0].ends_with("_1"));
+        request.input.push(ResponseItem::function_call(
+            first[0].clone(),
+            "read_file",
+            "{}",
+        ));
+        let next = call_ids(&request, 1);
+        let stem = first[0].trim_end_matches('1');
+        assert_eq!(next[0], format!("{stem}2"));
     }
 }
