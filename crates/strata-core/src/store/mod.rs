@@ -4,7 +4,8 @@
 //! - A record is one line, written in one write and flushed; existing bytes
 //!   are never rewritten. A torn trailing line is moved to a sidecar
 //!   (`<id>.jsonl.torn-<unix millis>`) when the session is next opened for
-//!   writing.
+//!   writing, and only once the rest of the file was read and accepted: a
+//!   file that is refused is not changed.
 //! - One writer per session, by an exclusive advisory lock on the file held
 //!   for the writer's lifetime; readers take no lock.
 //! - The model-visible history is rebuilt by [`replay`], which folds records
@@ -139,14 +140,17 @@ impl SessionStore {
         Ok(LiveSession::started(writer, meta, &record))
     }
 
-    /// Opens the session for writing: locks it, moves a torn tail aside,
-    /// replays it strictly, and appends an aborted output for every function
-    /// call left without one.
+    /// Opens the session for writing: locks it, reads it strictly (ignoring
+    /// a torn tail) and checks it is this session, and only then moves a
+    /// torn tail aside; then appends an aborted output for every function
+    /// call left without one. A file that is refused is left as it was.
     pub fn open_writer(&self, id: SessionId) -> Result<LiveSession> {
         let path = self.session_path(id);
-        let (writer, torn_tail) = SessionWriter::open(&path, id)?;
-        let read = parse_session(&path, &writer.read_all()?, ReadMode::Strict)?;
+        let writer = SessionWriter::open(&path, id)?;
+        let bytes = writer.read_all()?;
+        let read = parse_session(&path, &bytes, ReadMode::Strict)?;
         check_session_id(&read, id)?;
+        let torn_tail = writer.repair_torn_tail(&bytes)?;
         LiveSession::resumed(writer, &read, torn_tail)
     }
 

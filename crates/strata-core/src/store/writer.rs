@@ -1,6 +1,6 @@
 //! The one writer of a session file: holds an exclusive advisory lock for its
 //! lifetime, appends whole lines, and repairs a torn tail before its first
-//! append.
+//! append (once the caller has validated the file's contents).
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -53,26 +53,22 @@ impl SessionWriter {
         })
     }
 
-    /// Opens an existing session file, locks it, then moves a torn tail (if
-    /// any) aside into a sidecar and truncates the file to its last newline.
-    pub(crate) fn open(
-        path: &Path,
-        session_id: SessionId,
-    ) -> Result<(Self, Option<TornTailRepair>)> {
+    /// Opens an existing session file and locks it. Changes nothing: the
+    /// caller reads and validates the file, then calls
+    /// [`Self::repair_torn_tail`].
+    pub(crate) fn open(path: &Path, session_id: SessionId) -> Result<Self> {
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .open(path)
             .map_err(|source| not_found_or_io(source, "open session", path, session_id))?;
         lock(&file, session_id, path)?;
-        let writer = Self {
+        Ok(Self {
             file,
             path: path.to_owned(),
             session_id,
             failed: false,
-        };
-        let repair = writer.repair_torn_tail()?;
-        Ok((writer, repair))
+        })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -121,9 +117,12 @@ impl SessionWriter {
             .map_err(CoreError::io("sync session", &self.path))
     }
 
-    fn repair_torn_tail(&self) -> Result<Option<TornTailRepair>> {
-        let bytes = self.read_all()?;
-        let complete = complete_len(&bytes);
+    /// Moves a torn tail (if any) aside into a sidecar and truncates the file
+    /// to its last newline. `bytes` is the whole file as read under this
+    /// writer's lock (so nothing has changed it since), and already
+    /// validated: a file that is refused must not be changed.
+    pub(crate) fn repair_torn_tail(&self, bytes: &[u8]) -> Result<Option<TornTailRepair>> {
+        let complete = complete_len(bytes);
         if complete == bytes.len() {
             return Ok(None);
         }

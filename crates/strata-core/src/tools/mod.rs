@@ -65,7 +65,8 @@ pub struct ToolConfig {
     pub shell_default_timeout: Duration,
     /// The longest `timeout_ms` the model may ask for; longer is clamped.
     pub shell_max_timeout: Duration,
-    /// Shell output beyond this is counted but not kept, even in full.
+    /// Shell output kept, even in full: beyond this, the first and the last
+    /// half are kept and the middle is counted but not kept.
     pub shell_capture_bytes: usize,
     /// `search_text` stops after this many matches.
     pub search_max_matches: usize,
@@ -364,7 +365,8 @@ impl ToolRegistry {
                 }
             }
             Action::Shell { plan, cwd, .. } => {
-                match shell::run(plan, cwd, self.config.shell_capture_bytes, cancel).await {
+                let limit = self.config.shell_capture_bytes;
+                match shell::run(plan, cwd, limit, &self.redactor, cancel).await {
                     Ok(run) => return self.finish(run.text, run.status, run.exit_code, started),
                     Err(error) => Err(error),
                 }
@@ -388,6 +390,7 @@ impl ToolRegistry {
         exit_code: Option<i32>,
         started: Instant,
     ) -> ToolOutcome {
+        // Redacted before the cap cuts it, so no cut can split a secret.
         let (output, full_output) = self.config.output_cap.apply(self.redactor.redact(&text));
         ToolOutcome {
             output,

@@ -1,5 +1,9 @@
 //! What leaves the tool layer: secrets redacted first (so a cut can never
 //! leave half a key visible), then capped to head and tail with a marker.
+//!
+//! The one cut made before redaction is the shell's capture limit (output is
+//! cut as it streams in); [`Redactor::join_cut`] joins its two ends so that
+//! no part of a secret the cut split stays visible.
 
 /// Replaces configured secret values with `[redacted]`.
 #[derive(Clone, Debug, Default)]
@@ -12,6 +16,12 @@ pub(crate) struct Redactor {
 const MIN_SECRET_LEN: usize = 6;
 
 pub(crate) const REDACTED: &str = "[redacted]";
+
+/// A cut that splits a secret leaves a fragment of it on each side; one this
+/// long or longer is redacted. Shorter ones are left: three characters tell
+/// nothing (`sk-` starts most keys), and matching them would redact ordinary
+/// text at every cut.
+const MIN_FRAGMENT_LEN: usize = 4;
 
 impl Redactor {
     pub fn new(secrets: impl IntoIterator<Item = String>) -> Self {
@@ -35,6 +45,57 @@ impl Redactor {
         }
         text
     }
+
+    /// `head`, a line saying `marker`, then `tail`: the two ends kept of a
+    /// text whose middle was cut, each redacted. A secret the cut split is
+    /// not whole on either side, so also redacted are an end of `head` that
+    /// is the start of a secret and a start of `tail` that is the end of one
+    /// (at least [`MIN_FRAGMENT_LEN`] long).
+    pub fn join_cut(&self, head: &str, marker: &str, tail: &str) -> String {
+        let mut head = self.redact(head);
+        let longest_start = self
+            .secrets
+            .iter()
+            .filter_map(|secret| {
+                longest_fragment(secret, |k| {
+                    secret.get(..k).is_some_and(|start| head.ends_with(start))
+                })
+            })
+            .max();
+        if let Some(len) = longest_start {
+            head.truncate(head.len() - len);
+            head.push_str(REDACTED);
+        }
+        let mut tail = self.redact(tail);
+        let longest_end = self
+            .secrets
+            .iter()
+            .filter_map(|secret| {
+                longest_fragment(secret, |k| {
+                    secret
+                        .get(secret.len() - k..)
+                        .is_some_and(|end| tail.starts_with(end))
+                })
+            })
+            .max();
+        if let Some(len) = longest_end {
+            tail.replace_range(..len, REDACTED);
+        }
+        let mut joined = head;
+        if !joined.is_empty() && !joined.ends_with('\n') {
+            joined.push('\n');
+        }
+        joined.push_str(marker);
+        joined.push('\n');
+        joined.push_str(&tail);
+        joined
+    }
+}
+
+/// The longest length in bytes, at least [`MIN_FRAGMENT_LEN`] and shorter
+/// than `secret`, for which `matches` (a fragment of that length is found).
+fn longest_fragment(secret: &str, matches: impl Fn(usize) -> bool) -> Option<usize> {
+    (MIN_FRAGMENT_LEN..secret.len()).rev().find(|&k| matches(k))
 }
 
 /// How much tool output may enter the history.
@@ -214,6 +275,31 @@ mod tests {
             redactor.redact("k=sk-test-123456 again sk-test-123456 abc"),
             "k=[redacted] again [redacted] abc"
         );
+    }
+
+    #[test]
+    fn a_cut_through_a_secret_redacts_its_fragment_on_each_side() {
+        let redactor = Redactor::new(["sk-live-0123456789".to_owned(), "pässwört-42".to_owned()]);
+        let join = |head: &str, tail: &str| redactor.join_cut(head, "[cut]", tail);
+        assert_eq!(
+            join("key=sk-li", "6789 ok"),
+            "key=[redacted]\n[cut]\n[redacted] ok"
+        );
+        // Whole secrets on either side, then a fragment.
+        assert_eq!(
+            join("sk-live-0123456789 sk-live-01", "pässwört-42\n"),
+            "[redacted] [redacted]\n[cut]\n[redacted]\n"
+        );
+        // Non-ASCII secrets are matched on char boundaries.
+        assert_eq!(
+            join("pw=päss", "rt-42."),
+            "pw=[redacted]\n[cut]\n[redacted]."
+        );
+        // Three characters or fewer are left: too short to tell anything.
+        assert_eq!(join("x sk-", "789\n"), "x sk-\n[cut]\n789\n");
+        // Text that merely resembles a secret's middle is left alone.
+        assert_eq!(join("live-012", "sk-live"), "live-012\n[cut]\nsk-live");
+        assert_eq!(join("", ""), "[cut]\n");
     }
 
     proptest! {
