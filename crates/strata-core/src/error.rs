@@ -30,8 +30,9 @@ pub enum CoreError {
     },
     #[error("{path}: not a session file: {message}")]
     NotASession { path: PathBuf, message: String },
-    /// A write failed part-way, so the file may end in a torn line; further
-    /// appends would bury it mid-file, so the writer refuses them.
+    /// A write failed part-way (the file may end in a torn line) or an fsync
+    /// failed (written pages may be lost); further appends could bury damage
+    /// mid-file, so the writer refuses them until the session is reopened.
     #[error(
         "an earlier write to session {session_id} failed ({path}); reopen the session to repair it"
     )]

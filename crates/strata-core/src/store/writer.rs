@@ -5,6 +5,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::Utc;
 use strata_protocol::{Record, SessionId};
@@ -28,8 +29,11 @@ pub(crate) struct SessionWriter {
     file: File,
     path: PathBuf,
     session_id: SessionId,
-    /// Set when a write failed part-way: the file may now end in a torn line.
-    failed: bool,
+    /// Set when a write failed part-way (the file may now end in a torn
+    /// line) or an fsync failed (the kernel may have dropped written pages):
+    /// either way later appends could not be trusted. Atomic because `sync`
+    /// takes `&self`.
+    failed: AtomicBool,
 }
 
 impl SessionWriter {
@@ -49,7 +53,7 @@ impl SessionWriter {
             file,
             path: path.to_owned(),
             session_id,
-            failed: false,
+            failed: AtomicBool::new(false),
         })
     }
 
@@ -67,7 +71,7 @@ impl SessionWriter {
             file,
             path: path.to_owned(),
             session_id,
-            failed: false,
+            failed: AtomicBool::new(false),
         })
     }
 
@@ -88,7 +92,7 @@ impl SessionWriter {
     /// Writes the record as one line with a single write on the append-mode
     /// file, so a crash leaves at worst one torn trailing line.
     pub(crate) fn append(&mut self, record: &Record) -> Result<()> {
-        if self.failed {
+        if self.failed.load(Ordering::Relaxed) {
             return Err(CoreError::SessionWriteFailed {
                 session_id: self.session_id,
                 path: self.path.clone(),
@@ -100,7 +104,7 @@ impl SessionWriter {
         line.push(b'\n');
         let written = self.file.write_all(&line).and_then(|()| self.file.flush());
         if let Err(source) = written {
-            self.failed = true;
+            self.failed.store(true, Ordering::Relaxed);
             return Err(CoreError::Io {
                 action: "append to session",
                 path: self.path.clone(),
@@ -112,9 +116,14 @@ impl SessionWriter {
 
     /// Makes every appended record durable.
     pub(crate) fn sync(&self) -> Result<()> {
-        self.file
-            .sync_data()
-            .map_err(CoreError::io("sync session", &self.path))
+        self.file.sync_data().map_err(|source| {
+            self.failed.store(true, Ordering::Relaxed);
+            CoreError::Io {
+                action: "sync session",
+                path: self.path.clone(),
+                source,
+            }
+        })
     }
 
     /// Moves a torn tail (if any) aside into a sidecar and truncates the file

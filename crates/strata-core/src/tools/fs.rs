@@ -87,6 +87,12 @@ pub(crate) fn read_file(plan: &ReadPlan, limits: ReadLimits) -> ToolResult<Strin
             path: display.clone(),
         });
     }
+    // A FIFO or device reports length 0 and would block the read (or never
+    // end); only regular files are read.
+    if !meta.is_file() {
+        let error = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+        return Err(ToolError::io("could not read", display, &error));
+    }
     if meta.len() > READ_MAX_FILE_BYTES {
         return Err(ToolError::TooLarge {
             tool: "read_file",
@@ -178,6 +184,23 @@ mod tests {
         }
         let out = list_directory(&resolved(dir.path(), "")).unwrap();
         assert_eq!(out, ".env\n.hidden_dir/\na.txt\nb_dir/\nc.txt");
+    }
+
+    #[test]
+    fn reading_a_named_pipe_is_refused_instead_of_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("pipe"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let plan = ReadPlan {
+            path: resolved(dir.path(), "pipe"),
+            start_line: None,
+            end_line: None,
+        };
+        let error = read_file(&plan, WIDE).unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
     }
 
     #[test]
