@@ -5,34 +5,17 @@
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use strata_core::CoreError;
 use strata_core::store::SessionStore;
-use strata_protocol::{ResponseItem, SessionId};
+use strata_protocol::SessionId;
+
+mod store_support;
+use store_support::{append_raw, closed_session, insert_line, store};
 
 const TORN: &[u8] =
     br#"{"v":1,"ts":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type":"mess"#;
-
-fn store() -> (tempfile::TempDir, SessionStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::new(dir.path().join("sessions"));
-    (dir, store)
-}
-
-fn closed_session(store: &SessionStore) -> SessionId {
-    let mut session = store.create(Path::new("/work"), "demo", "demo").unwrap();
-    session.commit_item(ResponseItem::system("sys")).unwrap();
-    session.commit_item(ResponseItem::user("hello")).unwrap();
-    session.commit_item(ResponseItem::assistant("hi")).unwrap();
-    session.id()
-}
-
-fn append_raw(path: &Path, bytes: &[u8]) {
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    file.write_all(bytes).unwrap();
-}
 
 /// Every file in the store's folder other than session files.
 fn other_files(store: &SessionStore) -> Vec<PathBuf> {
@@ -86,10 +69,7 @@ fn a_corrupt_middle_line_with_a_torn_tail_is_refused_untouched() {
     let (_dir, store) = store();
     let id = closed_session(&store);
     let path = store.session_path(id);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.insert(2, "{not json");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    insert_line(&path, 3, "{not json");
     append_raw(&path, TORN);
 
     assert_refused_untouched(&store, id, |error| {

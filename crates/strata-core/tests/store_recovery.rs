@@ -5,42 +5,14 @@
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use strata_core::store::{ReadMode, SessionStore, TornTail};
 use strata_core::{ABORTED_TOOL_OUTPUT, CoreError, LiveSession};
 use strata_protocol::{RecordBody, ResponseItem, SessionId, UnknownRecord};
 
-fn store() -> (tempfile::TempDir, SessionStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::new(dir.path().join("sessions"));
-    (dir, store)
-}
-
-/// A closed session holding a system prompt, a user message and a reply.
-fn closed_session(store: &SessionStore) -> SessionId {
-    let mut session = store
-        .create(Path::new("/work"), "anthropic", "claude-sonnet-4-5")
-        .unwrap();
-    session.commit_item(ResponseItem::system("sys")).unwrap();
-    session.commit_item(ResponseItem::user("hello")).unwrap();
-    session.commit_item(ResponseItem::assistant("hi")).unwrap();
-    session.id()
-}
-
-fn append_raw(path: &Path, bytes: &[u8]) {
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    file.write_all(bytes).unwrap();
-}
-
-/// Puts `line` (plus its newline) before the 1-based line `number`.
-fn insert_line(path: &Path, number: usize, line: &str) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.insert(number - 1, line);
-    std::fs::write(path, lines.join("\n") + "\n").unwrap();
-}
+mod store_support;
+use store_support::{append_raw, closed_session, insert_line, store};
 
 fn sidecars(store: &SessionStore, id: SessionId) -> Vec<PathBuf> {
     let prefix = format!("{id}.jsonl.torn-");

@@ -1,0 +1,41 @@
+//! Shared by the store tests: a temp store, a small closed session, and ways
+//! to damage its file the way a crash or a bad edit would.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::Path;
+
+use strata_core::store::SessionStore;
+use strata_protocol::{ResponseItem, SessionId};
+
+pub fn store() -> (tempfile::TempDir, SessionStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path().join("sessions"));
+    (dir, store)
+}
+
+/// A closed session holding a system prompt, a user message and a reply.
+pub fn closed_session(store: &SessionStore) -> SessionId {
+    let mut session = store
+        .create(Path::new("/work"), "anthropic", "claude-sonnet-4-5")
+        .unwrap();
+    session.commit_item(ResponseItem::system("sys")).unwrap();
+    session.commit_item(ResponseItem::user("hello")).unwrap();
+    session.commit_item(ResponseItem::assistant("hi")).unwrap();
+    session.id()
+}
+
+/// Appends raw bytes, as a crash mid-write would leave them.
+pub fn append_raw(path: &Path, bytes: &[u8]) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(bytes).unwrap();
+}
+
+/// Puts `line` (plus its newline) before the 1-based line `number`.
+pub fn insert_line(path: &Path, number: usize, line: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(number - 1, line);
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
