@@ -1,4 +1,4 @@
-//! Every recorded stream in `shared/fixtures/wire`, replayed through the
+//! Every recorded stream in `tests/fixtures/wire`, replayed through the
 //! parsers: split at every byte, in 7-byte chunks and whole (all must agree),
 //! and once through a local HTTP server with chunked delivery. The expected
 //! events, tool calls and usage of each are written out here.

@@ -20,9 +20,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-/// The recorded wire fixtures, beside the repository (`shared/fixtures/wire`).
+/// The recorded wire fixtures, copied into the repository with their
+/// provenance files (`tests/fixtures/wire`).
 pub fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/wire")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/wire")
 }
 
 pub fn fixture(path: &str) -> Vec<u8> {
