@@ -61,13 +61,19 @@ impl DesktopPrefs {
 }
 
 /// Writes `bytes` to a sibling file, syncs it and renames it over `path`, so
-/// a crash leaves the old file or the new one.
+/// a crash leaves the old file or the new one. Owner-only, like all of
+/// Strata's config (`strata_core::private`).
 fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        strata_core::private::ensure_dir(dir)?;
     }
     let temp = temp_sibling(path);
-    let mut file = std::fs::File::create(&temp)?;
+    let mut file = strata_core::private::file_options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temp)?;
+    strata_core::private::tighten_file(&file)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&temp, path)

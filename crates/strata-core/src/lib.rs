@@ -8,6 +8,7 @@ pub mod export;
 pub mod gateway;
 pub mod history;
 pub mod paths;
+pub mod private;
 pub mod session;
 pub mod store;
 pub mod tools;

@@ -290,32 +290,12 @@ fn write_key_file(path: &Path, keys: &KeyFile) -> Result<()> {
         "# Strata API keys, used when no OS keychain is reachable.\n\
          # Keep this file readable by you alone (mode 0600).\n{body}"
     );
-    crate::config::write_atomically(path, text.as_bytes(), true)
+    crate::config::write_atomically(path, text.as_bytes())
 }
 
-/// A key file readable by others is tightened to 0600, with a warning.
-#[cfg(unix)]
+/// A key file readable by others is tightened to 0600.
 fn restrict_to_owner(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = fs::metadata(path)
-        .map_err(ProviderError::io("inspect", path))?
-        .permissions()
-        .mode();
-    if mode & 0o077 != 0 {
-        tracing::warn!(
-            path = %path.display(),
-            mode = format!("{:o}", mode & 0o777),
-            "the key file was readable by others; restricting it to its owner"
-        );
-        fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-            .map_err(ProviderError::io("restrict permissions of", path))?;
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn restrict_to_owner(_path: &Path) -> Result<()> {
-    Ok(())
+    strata_core::private::tighten(path).map_err(ProviderError::io("restrict permissions of", path))
 }
 
 pub(crate) fn line_of(text: &str, offset: Option<usize>) -> usize {

@@ -119,7 +119,7 @@ impl SessionStore {
         provider_kind: &str,
         model: &str,
     ) -> Result<LiveSession> {
-        std::fs::create_dir_all(&self.root)
+        crate::private::ensure_dir(&self.root)
             .map_err(CoreError::io("create sessions folder", &self.root))?;
         let session_id = SessionId::new();
         let meta = SessionMeta {
@@ -236,6 +236,13 @@ impl SessionStore {
     /// Ids of the `<uuid>.jsonl` files under the root (none if it does not
     /// exist yet).
     fn session_ids(&self) -> Result<Vec<SessionId>> {
+        // Every command finds its session here: files and folders an older
+        // Strata left readable by others are made owner-only first. A
+        // failure (a read-only disk, a file someone else owns) is logged
+        // and does not stop reading.
+        if let Err(error) = crate::private::tighten_tree(&self.root) {
+            tracing::warn!(root = %self.root.display(), %error, "cannot make the sessions folder owner-only");
+        }
         let suffix = format!(".{SESSION_FILE_EXTENSION}");
         let mut ids: Vec<SessionId> = read_dir_names(&self.root)?
             .iter()

@@ -39,7 +39,7 @@ pub(crate) struct SessionWriter {
 impl SessionWriter {
     /// Creates a new, empty session file and locks it.
     pub(crate) fn create(path: &Path, session_id: SessionId) -> Result<Self> {
-        let file = OpenOptions::new()
+        let file = crate::private::file_options()
             .read(true)
             .append(true)
             .create_new(true)
@@ -67,6 +67,7 @@ impl SessionWriter {
             .open(path)
             .map_err(|source| not_found_or_io(source, "open session", path, session_id))?;
         lock(&file, session_id, path)?;
+        crate::private::tighten_file(&file).map_err(CoreError::io("make owner-only", path))?;
         Ok(Self {
             file,
             path: path.to_owned(),
@@ -215,7 +216,7 @@ fn write_sidecar(session_path: &Path, bytes: &[u8]) -> Result<PathBuf> {
             n => format!("{stem}-{n}"),
         };
         let sidecar = dir.join(name);
-        match OpenOptions::new()
+        match crate::private::file_options()
             .write(true)
             .create_new(true)
             .open(&sidecar)

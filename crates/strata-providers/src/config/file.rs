@@ -167,6 +167,12 @@ impl StrataConfig {
     /// Reads and validates the file at `path`; a missing file is an empty
     /// config.
     pub fn load(path: &Path) -> Result<Self> {
+        // An older Strata wrote the config readable by others.
+        for owned in [Some(path), path.parent()].into_iter().flatten() {
+            if let Err(error) = strata_core::private::tighten(owned) {
+                tracing::warn!(path = %owned.display(), %error, "cannot make the config owner-only");
+            }
+        }
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(&text, path),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
@@ -194,7 +200,7 @@ impl StrataConfig {
     pub fn save(&self, path: &Path) -> Result<()> {
         self.validate(path)?;
         let text = self.to_toml()?;
-        write_atomically(path, text.as_bytes(), false)
+        write_atomically(path, text.as_bytes())
     }
 
     pub fn to_toml(&self) -> Result<String> {

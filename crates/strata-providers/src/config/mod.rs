@@ -118,21 +118,23 @@ impl FromStr for ProviderKind {
 
 /// Replaces `path` with `bytes` so readers see the old or the new file,
 /// never half of one: a temporary file in the same folder, synced, then
-/// renamed over it. `owner_only` creates the file (and a missing folder)
-/// readable by the user alone.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8], owner_only: bool) -> Result<()> {
+/// renamed over it. Strata's config and key files are readable by the user
+/// alone: the file is created 0600 and its folder 0700 (tightened when it
+/// exists).
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    create_dir(dir, owner_only)?;
+    strata_core::private::ensure_dir(dir).map_err(ProviderError::io("create the folder", dir))?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".strata-").suffix(".tmp");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = if owner_only { 0o600 } else { 0o644 };
-        builder.permissions(std::fs::Permissions::from_mode(mode));
+        builder.permissions(std::fs::Permissions::from_mode(
+            strata_core::private::FILE_MODE,
+        ));
     }
     let mut temp = builder
         .tempfile_in(dir)
@@ -147,19 +149,6 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8], owner_only: bool) -> R
     temp.persist(path)
         .map_err(|err| ProviderError::io("replace", path)(err.error))?;
     Ok(())
-}
-
-fn create_dir(dir: &Path, owner_only: bool) -> Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    if owner_only {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder
-        .create(dir)
-        .map_err(ProviderError::io("create the folder", dir))
 }
 
 #[cfg(test)]
@@ -189,13 +178,29 @@ mod tests {
     fn atomic_write_replaces_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nested/config.toml");
-        write_atomically(&path, b"first", false).unwrap();
-        write_atomically(&path, b"second", false).unwrap();
+        write_atomically(&path, b"first").unwrap();
+        write_atomically(&path, b"second").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
         let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn config_files_and_their_folder_are_owner_only_even_when_made_wider() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| strata_core::private::mode(path).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        let path = config.join("config.toml");
+        write_atomically(&path, b"first").unwrap();
+        assert_eq!((mode(&config), mode(&path)), (0o700, 0o600));
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomically(&path, b"second").unwrap();
+        assert_eq!((mode(&config), mode(&path)), (0o700, 0o600));
     }
 }
