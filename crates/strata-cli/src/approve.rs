@@ -9,6 +9,7 @@ use strata_protocol::ApprovalDecision;
 
 use crate::style::{BOLD, DIM, ERROR, Output, WARN, paint};
 use crate::terminal::Lines;
+use crate::visible::{visible, visible_inline};
 
 /// Shows the request and waits for an answer. `None` when the turn was
 /// cancelled first; the end of input counts as a denial.
@@ -19,15 +20,20 @@ pub async fn ask(
     detail: &str,
     cancel: &CancellationToken,
 ) -> std::io::Result<Option<ApprovalDecision>> {
+    // Keys pressed before the question is on screen (a `y` meant for
+    // something else) never answer it. Discarded before it is shown, so a
+    // key pressed once it is visible always counts.
+    let asked = lines.discard_typed_ahead();
     let mut err = out.stderr();
     writeln!(
         err,
         "{} {}",
         paint(WARN, "approval needed:"),
-        paint(BOLD, summary)
+        paint(BOLD, visible_inline(summary))
     )?;
     if detail != summary {
         for line in detail.lines() {
+            let line = &*visible(line);
             let styled = match line.chars().next() {
                 Some('+') if !line.starts_with("+++") => {
                     paint(anstyle::AnsiColor::Green.on_default(), line)
@@ -49,7 +55,7 @@ pub async fn ask(
         let line = tokio::select! {
             biased;
             () = cancel.cancelled() => return Ok(None),
-            line = lines.next() => line,
+            line = lines.next_typed_after(asked) => line,
         };
         let Some(line) = line else {
             writeln!(err, "{}", paint(DIM, "(end of input: denied)"))?;

@@ -9,6 +9,7 @@ use strata_protocol::{RecordBody, ResponseItem, Role};
 
 use crate::store::Context;
 use crate::style::{ASSISTANT, BOLD, COMPACTION, DIM, TOOL, USER, indented, one_line, paint};
+use crate::visible::{json_safe, visible_inline};
 
 /// How many characters of a summary `strata compactions` shows.
 const EXCERPT_CHARS: usize = 160;
@@ -21,7 +22,7 @@ pub fn context(ctx: &Context, query: &str, json: bool) -> crate::error::Result<(
     let mut out = ctx.out.stdout();
     if json {
         for item in history.items() {
-            writeln!(out, "{}", serde_json::to_string(item)?)?;
+            writeln!(out, "{}", json_safe(&serde_json::to_string(item)?))?;
         }
         return Ok(());
     }
@@ -64,13 +65,19 @@ fn render_item(number: usize, item: &ResponseItem) -> String {
         }
         ResponseItem::FunctionCall(call) => format!(
             "{number} {} {} {}\n",
-            paint(TOOL, format!("function_call {}", call.name)),
+            paint(
+                TOOL,
+                format!("function_call {}", visible_inline(&call.name))
+            ),
             one_line(&compact_arguments(&call.arguments), 160),
-            paint(DIM, format!("({})", call.call_id)),
+            paint(DIM, format!("({})", visible_inline(&call.call_id))),
         ),
         ResponseItem::FunctionCallOutput(output) => format!(
             "{number} {}\n{}",
-            paint(TOOL, format!("function_call_output ({})", output.call_id)),
+            paint(
+                TOOL,
+                format!("function_call_output ({})", visible_inline(&output.call_id))
+            ),
             indented(&output.output, "    ")
         ),
         ResponseItem::CompactionSummary(summary) => format!(
@@ -90,7 +97,7 @@ fn render_item(number: usize, item: &ResponseItem) -> String {
                 DIM,
                 format!(
                     "reasoning ({}, opaque, sent back as is)",
-                    reasoning.provider
+                    visible_inline(&reasoning.provider)
                 )
             )
         ),
@@ -126,7 +133,7 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
                 "summary_excerpt": excerpt,
                 "summary": summary.summary,
             });
-            writeln!(out, "{line}")?;
+            writeln!(out, "{}", json_safe(&line.to_string()))?;
             continue;
         }
         let tokens = meta
@@ -144,7 +151,7 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
             ),
             paint(BOLD, trigger_name(meta.trigger)),
         )?;
-        writeln!(out, "  reason:    {}", meta.reason)?;
+        writeln!(out, "  reason:    {}", visible_inline(&meta.reason))?;
         writeln!(out, "  tokens:    {tokens} (threshold {threshold})")?;
         writeln!(
             out,
@@ -154,7 +161,8 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
         writeln!(
             out,
             "  by:        {} in {} ms",
-            meta.summarizer_model, meta.duration_ms
+            visible_inline(&meta.summarizer_model),
+            meta.duration_ms
         )?;
         writeln!(out, "  summary:   {excerpt}")?;
     }

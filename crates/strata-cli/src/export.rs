@@ -10,6 +10,7 @@ use strata_providers::config::model_label;
 use crate::cli::ExportFormat;
 use crate::error::CliError;
 use crate::store::Context;
+use crate::visible::{json_safe, visible};
 
 pub fn export(
     ctx: &Context,
@@ -29,7 +30,16 @@ pub fn export(
             path: path.to_owned(),
             source,
         })?,
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        // On standard output (a terminal, or a pipe that may reach one) the
+        // Markdown's controls are spelled out and the JSON's C1 and
+        // invisible characters escaped; a file gets the text as written.
+        None => {
+            let shown = match format {
+                strata_protocol::ExportFormat::Md => visible(&text),
+                strata_protocol::ExportFormat::Json => json_safe(&text),
+            };
+            std::io::stdout().lock().write_all(shown.as_bytes())?;
+        }
     }
     Ok(())
 }

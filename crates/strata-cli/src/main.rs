@@ -28,6 +28,7 @@ mod show;
 mod store;
 mod style;
 mod terminal;
+mod visible;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -50,6 +51,7 @@ fn main() -> ExitCode {
         Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
         Err(error) => {
             let reason = error.to_string().replace(['\n', '\r'], " ");
+            let reason = visible::visible_inline(&reason);
             let _ = writeln!(out.stderr(), "{} {reason}", paint(ERROR, "strata: error:"));
             ExitCode::FAILURE
         }

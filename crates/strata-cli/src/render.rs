@@ -18,6 +18,7 @@ use strata_protocol::{
 use crate::approve;
 use crate::style::{COMPACTION, DIM, ERROR, Output, TOOL, WARN, one_line, paint};
 use crate::terminal::Lines;
+use crate::visible::{json_safe, visible, visible_inline};
 
 /// Renders one agent's events.
 pub struct Ui {
@@ -56,7 +57,7 @@ impl Ui {
     /// Writes one JSON line on standard output.
     pub fn json_line(&mut self, value: &serde_json::Value) -> io::Result<()> {
         let mut stdout = io::stdout().lock();
-        writeln!(stdout, "{value}")?;
+        writeln!(stdout, "{}", json_safe(&value.to_string()))?;
         stdout.flush()
     }
 
@@ -117,6 +118,7 @@ impl Ui {
             MainlineEvent::ToolCallStarted {
                 name, arguments, ..
             } => {
+                let name = visible_inline(name);
                 self.note(format!(
                     "{} {}",
                     paint(TOOL, format!("→ {name}")),
@@ -132,6 +134,7 @@ impl Ui {
                 duration_ms,
                 ..
             } => {
+                let name = visible_inline(name);
                 let line = match status {
                     ToolCallStatus::Success => paint(
                         DIM,
@@ -160,8 +163,9 @@ impl Ui {
                     self.note(paint(
                         WARN,
                         format!(
-                            "approval needed: {summary} — refused, no terminal to ask on \
-                             (use --approval auto to allow, or run in a terminal)"
+                            "approval needed: {} — refused, no terminal to ask on \
+                             (use --approval auto to allow, or run in a terminal)",
+                            visible_inline(summary)
                         ),
                     ))
                 }
@@ -183,7 +187,7 @@ impl Ui {
                 }
             }
             MainlineEvent::Error { message, .. } => {
-                self.note(paint(ERROR, format!("error: {message}")))
+                self.note(paint(ERROR, format!("error: {}", visible_inline(message))))
             }
         }
     }
@@ -204,7 +208,10 @@ impl Ui {
                 ..
             } => self.note(paint(
                 DIM,
-                format!("retrying ({attempt}/{of}) in {delay_ms} ms: {cause}"),
+                format!(
+                    "retrying ({attempt}/{of}) in {delay_ms} ms: {}",
+                    visible_inline(cause)
+                ),
             )),
             DebugEvent::HistoryCompacted {
                 summary,
@@ -235,7 +242,8 @@ impl Ui {
                 WARN,
                 format!(
                     "warning: compaction failed after {attempts} attempt(s), the history was \
-                     left as it was: {message}"
+                     left as it was: {}",
+                    visible_inline(message)
                 ),
             )),
         }
@@ -266,7 +274,7 @@ impl Ui {
             return Ok(());
         }
         let mut stdout = self.out.stdout();
-        write!(stdout, "{text}")?;
+        write!(stdout, "{}", visible(text))?;
         stdout.flush()?;
         self.text_open = !text.ends_with('\n');
         Ok(())

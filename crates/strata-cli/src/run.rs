@@ -18,6 +18,7 @@ use crate::render::Ui;
 use crate::store::Context;
 use crate::style::{BOLD, DIM, paint};
 use crate::terminal::{self, Interrupts, Lines};
+use crate::visible::visible_inline;
 
 /// `strata run -p PROMPT [flags]`.
 pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
@@ -135,7 +136,7 @@ fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate:
         "{} {}{}",
         paint(BOLD, verb),
         paint(BOLD, launched.agent.id()),
-        paint(DIM, format!(" · {}", launched.details()))
+        paint(DIM, format!(" · {}", visible_inline(&launched.details())))
     ))?;
     if turns
         && launched.policy == ApprovalPolicy::Ask

@@ -7,6 +7,7 @@ use strata_core::SessionSummary;
 
 use crate::store::Context;
 use crate::style::{BOLD, DIM, paint};
+use crate::visible::{json_safe, visible_inline};
 
 /// `strata sessions list [--json]`.
 pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
@@ -14,7 +15,7 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
     let mut out = ctx.out.stdout();
     if json {
         for session in &sessions {
-            writeln!(out, "{}", summary_json(session))?;
+            writeln!(out, "{}", json_safe(&summary_json(session).to_string()))?;
         }
         return Ok(());
     }
@@ -22,12 +23,12 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
         writeln!(
             ctx.out.stderr(),
             "no sessions in {}",
-            ctx.store.root().display()
+            visible_inline(&ctx.store.root().display().to_string())
         )?;
         return Ok(());
     }
     for session in &sessions {
-        let title = session.title.as_deref().unwrap_or("(untitled)");
+        let title = visible_inline(session.title.as_deref().unwrap_or("(untitled)"));
         let compactions = match session.compactions {
             0 => String::new(),
             1 => "  1 compaction".to_owned(),
@@ -38,11 +39,18 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
             "{}  {}  {}  {:>4} items{}",
             paint(BOLD, session.id),
             session.updated.format("%Y-%m-%d %H:%M"),
-            paint(DIM, format!("{}/{}", session.provider_kind, session.model)),
+            paint(
+                DIM,
+                visible_inline(&format!("{}/{}", session.provider_kind, session.model))
+            ),
             session.items,
             compactions,
         )?;
-        writeln!(out, "    {title}  {}", paint(DIM, &session.workspace))?;
+        writeln!(
+            out,
+            "    {title}  {}",
+            paint(DIM, visible_inline(&session.workspace))
+        )?;
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use crate::store::Context;
 use crate::style::{
     ASSISTANT, BOLD, COMPACTION, DIM, ERROR, TOOL, USER, WARN, indented, one_line, paint,
 };
+use crate::visible::visible_inline;
 
 /// Tool output lines shown before the rest is folded away (the export keeps all).
 const OUTPUT_LINES: usize = 12;
@@ -39,15 +40,15 @@ fn header(read: &SessionRead) -> String {
     format!(
         "{} {}\n{}\n\n",
         paint(BOLD, format!("session {}", meta.session_id)),
-        paint(BOLD, title),
+        paint(BOLD, visible_inline(&title)),
         paint(
             DIM,
             format!(
                 "created {} · {} · {}/{} · {} items · {compactions}",
                 meta.created_at.format("%Y-%m-%d %H:%M:%S UTC"),
-                meta.workspace,
-                meta.provider_kind,
-                meta.model,
+                visible_inline(&meta.workspace),
+                visible_inline(&meta.provider_kind),
+                visible_inline(&meta.model),
                 state.response_items(),
             )
         ),
@@ -56,7 +57,10 @@ fn header(read: &SessionRead) -> String {
 
 fn render(entry: &Entry<'_>) -> String {
     match entry {
-        Entry::Title(title) => format!("{}\n", paint(DIM, format!("renamed to {title:?}"))),
+        Entry::Title(title) => format!(
+            "{}\n",
+            paint(DIM, format!("renamed to \"{}\"", visible_inline(title)))
+        ),
         Entry::TurnStarted { number, at } => format!(
             "\n{}\n",
             paint(
@@ -74,7 +78,8 @@ fn render(entry: &Entry<'_>) -> String {
                 (Role::Developer, _) => paint(DIM, "developer"),
                 (Role::User, _) => paint(USER, "you"),
                 (Role::Assistant, Some(model)) => {
-                    paint(ASSISTANT, format!("assistant ({})", model_label(model)))
+                    let label = model_label(model);
+                    paint(ASSISTANT, format!("assistant ({})", visible_inline(label)))
                 }
                 (Role::Assistant, None) => paint(ASSISTANT, "assistant"),
             };
@@ -87,11 +92,12 @@ fn render(entry: &Entry<'_>) -> String {
         }
         Entry::ToolCall { name, arguments } => format!(
             "{} {}\n",
-            paint(TOOL, format!("→ {name}")),
+            paint(TOOL, format!("→ {}", visible_inline(name))),
             one_line(&compact_arguments(arguments), 160)
         ),
         Entry::ToolOutput { name, output } => {
-            let label = paint(TOOL, format!("← {}", name.unwrap_or("tool output")));
+            let name = visible_inline(name.unwrap_or("tool output"));
+            let label = paint(TOOL, format!("← {name}"));
             format!("{label}\n{}", folded(output))
         }
         Entry::FullToolOutput(full) => format!(
@@ -105,6 +111,7 @@ fn render(entry: &Entry<'_>) -> String {
             )
         ),
         Entry::Reasoning { provider } => {
+            let provider = visible_inline(provider);
             format!("{}\n", paint(DIM, format!("({provider} reasoning)")))
         }
         Entry::Compaction(summary) => format!(
@@ -117,7 +124,11 @@ fn render(entry: &Entry<'_>) -> String {
             "{}\n",
             paint(
                 WARN,
-                format!("approval: {tool} {}", decision_text(*decision))
+                format!(
+                    "approval: {} {}",
+                    visible_inline(tool),
+                    decision_text(*decision)
+                )
             )
         ),
         Entry::Retry(retry) => format!(
@@ -126,13 +137,19 @@ fn render(entry: &Entry<'_>) -> String {
                 DIM,
                 format!(
                     "retry {}/{} in {} ms: {}",
-                    retry.attempt, retry.of, retry.delay_ms, retry.cause
+                    retry.attempt,
+                    retry.of,
+                    retry.delay_ms,
+                    visible_inline(&retry.cause)
                 )
             )
         ),
         Entry::Error(error) => format!(
             "{}\n",
-            paint(ERROR, format!("error: {}", error_text(error)))
+            paint(
+                ERROR,
+                format!("error: {}", visible_inline(&error_text(error)))
+            )
         ),
         Entry::TurnFinished { outcome, rounds } => {
             let rounds = match rounds {
@@ -148,7 +165,10 @@ fn render(entry: &Entry<'_>) -> String {
             "{}\n",
             paint(
                 DIM,
-                format!("(a {record_type:?} record from a newer Strata, not shown)")
+                format!(
+                    "(a \"{}\" record from a newer Strata, not shown)",
+                    visible_inline(record_type)
+                )
             )
         ),
     }

@@ -7,6 +7,7 @@ use anstream::{AutoStream, ColorChoice};
 use anstyle::{AnsiColor, Style};
 
 use crate::cli::ColorWhen;
+use crate::visible::{visible, visible_inline};
 
 pub const DIM: Style = Style::new().dimmed();
 pub const BOLD: Style = Style::new().bold();
@@ -51,14 +52,21 @@ impl Output {
     /// A warning line on standard error; a failure to write it is ignored
     /// (there is nowhere left to report it).
     pub fn warn(&self, message: impl std::fmt::Display) {
-        let _ = writeln!(self.stderr(), "{} {message}", paint(WARN, "warning:"));
+        let message = message.to_string();
+        let _ = writeln!(
+            self.stderr(),
+            "{} {}",
+            paint(WARN, "warning:"),
+            visible_inline(&message)
+        );
     }
 }
 
-/// `text` on one line, whitespace runs collapsed, cut to `max` characters
-/// with an ellipsis.
+/// `text` on one line, whitespace runs collapsed, controls spelled out
+/// ([`visible_inline`]), cut to `max` characters with an ellipsis.
 pub fn one_line(text: &str, max: usize) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = visible_inline(&line).into_owned();
     if line.chars().count() <= max {
         return line;
     }
@@ -68,12 +76,13 @@ pub fn one_line(text: &str, max: usize) -> String {
     cut
 }
 
-/// Every line of `text` prefixed with `indent`.
+/// Every line of `text` prefixed with `indent`, controls spelled out
+/// ([`visible`]).
 pub fn indented(text: &str, indent: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         out.push_str(indent);
-        out.push_str(line);
+        out.push_str(&visible(line));
         out.push('\n');
     }
     if out.is_empty() {
@@ -91,6 +100,12 @@ mod tests {
     fn one_line_collapses_and_cuts() {
         assert_eq!(one_line("a\n  b\tc", 10), "a b c");
         assert_eq!(one_line("abcdefghijkl", 5), "abcd…");
+    }
+
+    #[test]
+    fn one_line_and_indented_spell_out_controls() {
+        assert_eq!(one_line("ls\x1b[2K\rrm -rf ~", 40), "ls\\x1b[2K rm -rf ~");
+        assert_eq!(indented("a\u{202e}b\rc", "  "), "  a<U+202E>b\\rc\n");
     }
 
     #[test]

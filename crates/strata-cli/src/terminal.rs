@@ -5,6 +5,9 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use nix::sys::termios::FlushArg;
 
 use strata_core::CancellationToken;
 use tokio::sync::mpsc;
@@ -110,10 +113,11 @@ impl Interrupts {
 }
 
 /// Lines typed on standard input, read on their own thread so waiting for
-/// one never blocks the runtime.
+/// one never blocks the runtime. Each line carries when it was read, so a
+/// question can ignore what was typed before it was asked.
 #[derive(Debug)]
 pub struct Lines {
-    rx: mpsc::UnboundedReceiver<String>,
+    rx: mpsc::UnboundedReceiver<(Instant, String)>,
 }
 
 impl Lines {
@@ -123,7 +127,7 @@ impl Lines {
             let stdin = std::io::stdin();
             for line in stdin.lock().lines() {
                 let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+                if tx.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
@@ -133,6 +137,29 @@ impl Lines {
 
     /// The next line; `None` at end of input.
     pub async fn next(&mut self) -> Option<String> {
-        self.rx.recv().await
+        self.rx.recv().await.map(|(_, line)| line)
+    }
+
+    /// Forgets everything typed so far, so only an answer typed after this
+    /// call (made just before the question is shown) counts: input still in the
+    /// terminal's buffer is discarded (`tcflush(TCIFLUSH)`), and lines
+    /// already read are skipped by [`Self::next_typed_after`].
+    pub fn discard_typed_ahead(&mut self) -> Instant {
+        if std::io::stdin().is_terminal() {
+            // Best effort: when it fails, lines read before `asked` are
+            // still skipped below.
+            let _ = nix::sys::termios::tcflush(std::io::stdin(), FlushArg::TCIFLUSH);
+        }
+        Instant::now()
+    }
+
+    /// The next line read after `asked`; `None` at end of input.
+    pub async fn next_typed_after(&mut self, asked: Instant) -> Option<String> {
+        loop {
+            let (read, line) = self.rx.recv().await?;
+            if read >= asked {
+                return Some(line);
+            }
+        }
     }
 }

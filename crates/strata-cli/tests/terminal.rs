@@ -1,5 +1,7 @@
 //! The terminal paths, through the built binary: Ctrl+C once cancels a turn
-//! and twice exits, and approvals are asked on a (pseudo-)terminal.
+//! and twice exits, and approvals are asked on a pseudo-terminal, showing
+//! the exact command escaped and taking only answers typed once the
+//! question is on screen.
 
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,7 +14,7 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 use strata_protocol::TurnOutcome;
 use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
-use support::{Home, announced_id, last_user, outcomes, responses_run};
+use support::{Home, announced_id, has_output, last_user, outcomes, output_count, responses_run};
 
 fn interrupt(pid: u32) {
     // The shell's builtin `kill`, which every Debian has.
@@ -89,69 +91,36 @@ fn ctrl_c_twice_exits_the_chat() {
 
 /// A server whose model writes `one.txt`, then `two.txt`, then answers.
 fn two_writes_server() -> ResponsesServer {
-    ResponsesServer::start(|_, body| {
-        let outputs = body["input"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|item| item["type"] == "function_call_output")
-            .count();
-        match outputs {
-            0 => Reply::Sse(sse_call(
-                "call_1",
-                "write_file",
-                &json!({"path": "one.txt", "content": "1\n"}),
-                380,
-                12,
-            )),
-            1 => Reply::Sse(sse_call(
-                "call_2",
-                "write_file",
-                &json!({"path": "two.txt", "content": "2\n"}),
-                420,
-                12,
-            )),
-            _ => Reply::Sse(sse_text("Both handled.", 460, 3)),
-        }
+    ResponsesServer::start(|_, body| match output_count(body) {
+        0 => Reply::Sse(sse_call(
+            "call_1",
+            "write_file",
+            &json!({"path": "one.txt", "content": "1\n"}),
+            380,
+            12,
+        )),
+        1 => Reply::Sse(sse_call(
+            "call_2",
+            "write_file",
+            &json!({"path": "two.txt", "content": "2\n"}),
+            420,
+            12,
+        )),
+        _ => Reply::Sse(sse_text("Both handled.", 460, 3)),
     })
-}
-
-/// Runs `strata run` on a pseudo-terminal (util-linux `script`), typing
-/// `answers`; returns the exit code and everything the terminal showed.
-fn run_on_terminal(home: &Home, server: &ResponsesServer, answers: &str) -> (i32, String) {
-    use std::io::Write;
-
-    let command = format!(
-        "{} run -p 'write both' --provider openai-responses --base-url {} --model gpt-test",
-        env!("CARGO_BIN_EXE_strata"),
-        server.base_url
-    );
-    let mut child = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("STRATA_HOME", home.path())
-        .env("NO_COLOR", "1")
-        .current_dir(home.workspace.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script` runs commands on a pseudo-terminal");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(answers.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let shown = String::from_utf8_lossy(&output.stdout).replace('\r', "");
-    (output.status.code().unwrap(), shown)
 }
 
 #[test]
 fn on_a_terminal_approvals_are_asked_allow_once_then_deny() {
     let home = Home::new();
     let server = two_writes_server();
-    let (code, shown) = run_on_terminal(&home, &server, "y\nn\n");
+    let (master, slave) = pty();
+    let mut terminal = OnTerminal::start(&home, &server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    terminal.type_keys("y\n");
+    terminal.wait_for_count(PROMPT, 2);
+    terminal.type_keys("n\n");
+    let (code, shown) = terminal.finish();
     assert_eq!(code, 0, "{shown}");
     assert_eq!(
         shown.matches("approval needed: write_file").count(),
@@ -181,7 +150,11 @@ fn on_a_terminal_approvals_are_asked_allow_once_then_deny() {
 fn on_a_terminal_allow_for_session_asks_once() {
     let home = Home::new();
     let server = two_writes_server();
-    let (code, shown) = run_on_terminal(&home, &server, "a\n");
+    let (master, slave) = pty();
+    let mut terminal = OnTerminal::start(&home, &server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    terminal.type_keys("a\n");
+    let (code, shown) = terminal.finish();
     assert_eq!(code, 0, "{shown}");
     assert_eq!(
         shown.matches("approval needed: write_file").count(),
@@ -195,4 +168,163 @@ fn on_a_terminal_allow_for_session_asks_once() {
     assert!(shown.contains("Both handled."), "{shown}");
     let workspace = home.workspace.path();
     assert!(workspace.join("one.txt").exists() && workspace.join("two.txt").exists());
+}
+
+/// The approval question.
+const PROMPT: &str = "allow? [y] once";
+
+/// `strata run` on a pseudo-terminal of its own (standard input, output and
+/// error all on it), against `server`, with `--approval ask`.
+struct OnTerminal {
+    master: std::fs::File,
+    child: std::process::Child,
+    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl OnTerminal {
+    fn start(
+        home: &Home,
+        server: &ResponsesServer,
+        master: std::fs::File,
+        slave: std::fs::File,
+    ) -> Self {
+        use std::io::Read;
+        let mut command = home.command();
+        command
+            .args(responses_run("clean up", &server.base_url, &[]))
+            .env("NO_COLOR", "1")
+            .stdin(slave.try_clone().unwrap())
+            .stdout(slave.try_clone().unwrap())
+            .stderr(slave);
+        let child = command.spawn().unwrap();
+        // Only the child holds the terminal's other end now, so reading
+        // ends when it exits.
+        drop(command);
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut output = master.try_clone().unwrap();
+        let sink = shown.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            // A pty master reports EIO once the last slave is closed.
+            while let Ok(n @ 1..) = output.read(&mut buf) {
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Self {
+            master,
+            child,
+            shown,
+            reader,
+        }
+    }
+
+    fn shown(&self) -> String {
+        String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned()
+    }
+
+    /// Waits (up to a minute) until the terminal showed `needle` `count`
+    /// times.
+    fn wait_for_count(&self, needle: &str, count: usize) {
+        let start = std::time::Instant::now();
+        while self.shown().matches(needle).count() < count {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "the terminal never showed {needle:?}: {}",
+                self.shown()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        use std::io::Write;
+        self.master.write_all(keys.as_bytes()).unwrap();
+    }
+
+    fn finish(mut self) -> (i32, String) {
+        let code = self.child.wait().unwrap().code().unwrap();
+        drop(self.master);
+        self.reader.join().unwrap();
+        let shown = String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned();
+        (code, shown)
+    }
+}
+
+fn pty() -> (std::fs::File, std::fs::File) {
+    let pty = nix::pty::openpty(None, None).unwrap();
+    (pty.master.into(), pty.slave.into())
+}
+
+/// A command that shows as `echo harmless` on a raw terminal: the erase-line
+/// and carriage return hide the real command before it.
+const HIDDEN: &str = "printf pwned > pwned.txt\x1b[2K\recho harmless";
+
+#[test]
+fn a_key_typed_before_the_approval_prompt_never_answers_it_and_the_command_is_shown_escaped() {
+    let home = Home::new();
+    let (master, slave) = pty();
+    let typist = std::sync::Mutex::new(master.try_clone().unwrap());
+    let server = ResponsesServer::start(move |_, body| {
+        if has_output(body) {
+            return Reply::Sse(sse_text("Left it alone.", 300, 4));
+        }
+        // "y" typed while the model is still answering, before any prompt.
+        std::io::Write::write_all(&mut *typist.lock().unwrap(), b"y\n").unwrap();
+        Reply::Sse(sse_call(
+            "call_1",
+            "run_shell",
+            &json!({"command": HIDDEN}),
+            200,
+            10,
+        ))
+    });
+    let mut terminal = OnTerminal::start(&home, &server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    // The typed-ahead "y" was discarded: the prompt still waits.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !terminal.shown().contains("approval: allowed"),
+        "{}",
+        terminal.shown()
+    );
+    terminal.type_keys("n\n");
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert!(shown.contains("approval: denied"), "{shown}");
+    assert!(!home.workspace.path().join("pwned.txt").exists());
+    // The exact command, its escape and carriage return spelled out, in the
+    // summary and on its own line.
+    let escaped = r"printf pwned > pwned.txt\x1b[2K\recho harmless";
+    assert!(
+        shown.contains(&format!("approval needed: run `{escaped}`")),
+        "{shown}"
+    );
+    assert!(shown.contains(&format!("  {escaped}")), "{shown}");
+    assert!(!shown.contains("pwned.txt\x1b"), "{shown:?}");
+}
+
+#[test]
+fn an_answer_typed_after_the_prompt_appeared_is_taken() {
+    let home = Home::new();
+    let (master, slave) = pty();
+    let server = ResponsesServer::start(move |_, body| {
+        if has_output(body) {
+            return Reply::Sse(sse_text("Wrote it.", 300, 4));
+        }
+        Reply::Sse(sse_call(
+            "call_1",
+            "write_file",
+            &json!({"path": "kept.txt", "content": "ok\n"}),
+            200,
+            10,
+        ))
+    });
+    let mut terminal = OnTerminal::start(&home, &server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    terminal.type_keys("y\n");
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert!(shown.contains("approval: allowed once"), "{shown}");
+    assert!(home.workspace.path().join("kept.txt").exists());
 }

@@ -305,6 +305,16 @@ pub fn last_user(body: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// How many function call outputs a Responses request carries.
+pub fn output_count(body: &Value) -> usize {
+    body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["type"] == "function_call_output")
+        .count()
+}
+
 pub fn has_output(body: &Value) -> bool {
     body["input"]
         .as_array()
