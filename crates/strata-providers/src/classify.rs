@@ -165,6 +165,9 @@ pub fn classify_http(
         // Anthropic's "request_too_large": the history, not the request, is
         // the problem, and compaction is the cure.
         413 => ModelError::ContextOverflow { message },
+        // A redirect left unfollowed (to another origin, see
+        // `same_origin_redirects`): a retry would meet it again.
+        300..=399 => ModelError::InvalidRequest { message },
         408 | 409 => ModelError::Transient { message },
         400..=499 if details.is_quota(body) => ModelError::QuotaExhausted { message },
         400..=499 => ModelError::InvalidRequest { message },

@@ -57,6 +57,7 @@ impl HttpClient {
         let client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|error| ProviderError::InvalidArgument {
                 what: "HTTP client settings",
@@ -68,6 +69,24 @@ impl HttpClient {
     pub fn options(&self) -> &HttpOptions {
         &self.options
     }
+}
+
+/// Follows a redirect only within the origin (scheme, host and port) of
+/// the request: reqwest drops `Authorization` on a cross-host redirect, but
+/// not a provider's own key header (`x-api-key`), nor on a move to plain
+/// http. A redirect elsewhere ends as the redirect response, an error.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if same && attempt.previous().len() < 10 {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// One POST, ready to be sent as many times as the retry policy allows.

@@ -22,6 +22,8 @@ pub enum Reply {
     Stall,
     /// Like [`Reply::Stall`], after streaming this text.
     StallAfterText(String),
+    /// A 307 redirect (the method and body are kept) to this URL.
+    Redirect(String),
 }
 
 /// Decides the reply to the `n`th request (0-based) from its JSON body.
@@ -30,6 +32,8 @@ pub type Script = dyn Fn(usize, &Value) -> Reply + Send + Sync;
 pub struct ResponsesServer {
     pub base_url: String,
     state: Arc<(Mutex<Vec<Value>>, Condvar)>,
+    /// The request line and headers of every request, in order.
+    heads: Arc<Mutex<Vec<String>>>,
 }
 
 impl ResponsesServer {
@@ -38,16 +42,27 @@ impl ResponsesServer {
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let state: Arc<(Mutex<Vec<Value>>, Condvar)> = Arc::default();
         let script: Arc<Script> = Arc::new(script);
-        let shared = state.clone();
+        let heads: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (shared, shared_heads) = (state.clone(), heads.clone());
         std::thread::spawn(move || {
             for socket in listener.incoming() {
                 let Ok(socket) = socket else { return };
                 let state = shared.clone();
+                let heads = shared_heads.clone();
                 let script = script.clone();
-                std::thread::spawn(move || serve(socket, &state, &*script));
+                std::thread::spawn(move || serve(socket, &state, &heads, &*script));
             }
         });
-        Self { base_url, state }
+        Self {
+            base_url,
+            state,
+            heads,
+        }
+    }
+
+    /// The request line and headers of every request received so far.
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
     }
 
     /// Every request body received so far, in order.
@@ -87,8 +102,13 @@ impl ResponsesServer {
     }
 }
 
-fn serve(mut socket: TcpStream, state: &(Mutex<Vec<Value>>, Condvar), script: &Script) {
-    let Some(body) = read_request(&mut socket) else {
+fn serve(
+    mut socket: TcpStream,
+    state: &(Mutex<Vec<Value>>, Condvar),
+    heads: &Mutex<Vec<String>>,
+    script: &Script,
+) {
+    let Some(body) = read_request(&mut socket, heads) else {
         return;
     };
     let index = {
@@ -107,6 +127,12 @@ fn serve(mut socket: TcpStream, state: &(Mutex<Vec<Value>>, Condvar), script: &S
         ),
         Reply::Stall => stall(&mut socket, ""),
         Reply::StallAfterText(text) => stall(&mut socket, &text),
+        Reply::Redirect(location) => {
+            let head = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            );
+            let _ = socket.write_all(head.as_bytes());
+        }
     }
 }
 
@@ -134,16 +160,19 @@ fn stall(socket: &mut TcpStream, text: &str) {
     while matches!(socket.read(&mut sink), Ok(n) if n > 0) {}
 }
 
-fn read_request(socket: &mut TcpStream) -> Option<Value> {
+fn read_request(socket: &mut TcpStream, heads: &Mutex<Vec<String>>) -> Option<Value> {
     let mut reader = BufReader::new(socket.try_clone().ok()?);
     let mut length = 0usize;
+    let mut head = String::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).ok()? == 0 {
             return None;
         }
+        head.push_str(&line);
         let line = line.trim_end();
         if line.is_empty() {
+            heads.lock().unwrap().push(head);
             break;
         }
         if let Some((name, value)) = line.split_once(':')
