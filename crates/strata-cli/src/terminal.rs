@@ -113,37 +113,62 @@ impl Interrupts {
 }
 
 /// Lines typed on standard input, read on their own thread so waiting for
-/// one never blocks the runtime. Each line carries when it was read, so a
-/// question can ignore what was typed before it was asked.
+/// one never blocks the runtime. A line is read only when one is asked
+/// for, so what is typed meanwhile stays in the terminal's buffer, where a
+/// question can discard it ([`Self::discard_typed_ahead`]); each line also
+/// carries when it was read, for a read begun before the question.
 #[derive(Debug)]
 pub struct Lines {
+    /// Asks the reading thread for one more line.
+    wanted: std::sync::mpsc::Sender<()>,
     rx: mpsc::UnboundedReceiver<(Instant, String)>,
+    /// A line was asked for and has not arrived (its wait was cancelled).
+    pending: bool,
 }
 
 impl Lines {
     pub fn spawn() -> Self {
+        let (wanted, asks) = std::sync::mpsc::channel::<()>();
         let (tx, rx) = mpsc::unbounded_channel();
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
-            for line in stdin.lock().lines() {
-                let Ok(line) = line else { break };
+            let mut lines = stdin.lock().lines();
+            while asks.recv().is_ok() {
+                // The end of input or a read error ends the lines.
+                let Some(Ok(line)) = lines.next() else { break };
                 if tx.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
         });
-        Self { rx }
+        Self {
+            wanted,
+            rx,
+            pending: false,
+        }
+    }
+
+    /// The next line and when it was read; `None` at end of input.
+    async fn receive(&mut self) -> Option<(Instant, String)> {
+        if !self.pending {
+            // A reader that ended closes `rx` too, which answers below.
+            let _ = self.wanted.send(());
+            self.pending = true;
+        }
+        let line = self.rx.recv().await;
+        self.pending = false;
+        line
     }
 
     /// The next line; `None` at end of input.
     pub async fn next(&mut self) -> Option<String> {
-        self.rx.recv().await.map(|(_, line)| line)
+        self.receive().await.map(|(_, line)| line)
     }
 
     /// Forgets everything typed so far, so only an answer typed after this
-    /// call (made just before the question is shown) counts: input still in the
-    /// terminal's buffer is discarded (`tcflush(TCIFLUSH)`), and lines
-    /// already read are skipped by [`Self::next_typed_after`].
+    /// call (made just before the question is shown) counts: input still in
+    /// the terminal's buffer is discarded (`tcflush(TCIFLUSH)`), and a line
+    /// read before now is skipped by [`Self::next_typed_after`].
     pub fn discard_typed_ahead(&mut self) -> Instant {
         if std::io::stdin().is_terminal() {
             // Best effort: when it fails, lines read before `asked` are
@@ -156,7 +181,7 @@ impl Lines {
     /// The next line read after `asked`; `None` at end of input.
     pub async fn next_typed_after(&mut self, asked: Instant) -> Option<String> {
         loop {
-            let (read, line) = self.rx.recv().await?;
+            let (read, line) = self.receive().await?;
             if read >= asked {
                 return Some(line);
             }
