@@ -10,6 +10,7 @@ use crate::launch;
 use crate::run::{Driver, asks_on_terminal, compact_result, runtime, turn_result};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
+use crate::visible::visible_inline;
 
 const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /quit leaves · Ctrl+C cancels a turn, twice exits";
 
@@ -82,7 +83,10 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                         .await?;
                     // A failed or cancelled turn was shown; the session goes on.
                     if let Err(error) = turn_result(&report?) {
-                        driver.ui.note(paint(DIM, format!("({error})")))?;
+                        driver.ui.note(paint(
+                            DIM,
+                            format!("({})", visible_inline(&error.to_string())),
+                        ))?;
                     }
                 }
                 Input::Compact(focus) => {
@@ -91,7 +95,10 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                         .interruptible(|agent, cancel| agent.compact_now(focus, cancel))
                         .await??;
                     if let Err(error) = compact_result(&mut driver.ui, &outcome, json) {
-                        driver.ui.note(paint(DIM, format!("({error})")))?;
+                        driver.ui.note(paint(
+                            DIM,
+                            format!("({})", visible_inline(&error.to_string())),
+                        ))?;
                     } else if matches!(outcome, CompactOutcome::Compacted(_)) && !json {
                         let items = driver.agent.history().len();
                         driver

@@ -264,3 +264,46 @@ fn json_events_of_a_hostile_stream_carry_no_raw_control() {
     assert_safe("strata run --json", &run);
     assert!(carries_hostile(&run), "{}", run.stdout);
 }
+
+#[test]
+fn a_chat_turn_failing_with_a_hostile_error_goes_on_with_it_spelled_out() {
+    use std::io::Write;
+
+    let home = Home::new();
+    let failing = ResponsesServer::start(|_, _| {
+        Reply::Json(
+            400,
+            json!({"error": {"message": format!("bad request {HOSTILE}"), "type": "invalid_request_error"}}),
+        )
+    });
+    let mut child = home.spawn_piped(&[
+        "chat",
+        "--provider",
+        "openai-responses",
+        "--base-url",
+        &failing.base_url,
+        "--model",
+        "gpt-test",
+        "--color",
+        "always",
+    ]);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"hello\n/quit\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let run = Run {
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    };
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert_safe("strata chat", &run);
+    assert!(
+        run.stderr.contains(r"bad request \x1b]52"),
+        "{}",
+        run.stderr
+    );
+}
