@@ -18,7 +18,7 @@ use strata_protocol::{
 use crate::approve;
 use crate::style::{COMPACTION, DIM, ERROR, Output, TOOL, WARN, one_line, paint};
 use crate::terminal::Lines;
-use crate::visible::{json_safe, visible, visible_inline};
+use crate::visible::{VisibleStream, json_safe, visible_inline};
 
 /// Renders one agent's events.
 pub struct Ui {
@@ -33,6 +33,8 @@ pub struct Ui {
     text_open: bool,
     /// This round streamed text deltas.
     streamed: bool,
+    /// The streamed text, made safe to print piece by piece.
+    stream: VisibleStream,
 }
 
 impl Ui {
@@ -46,6 +48,7 @@ impl Ui {
             spinner: None,
             text_open: false,
             streamed: false,
+            stream: VisibleStream::default(),
         }
     }
 
@@ -273,10 +276,13 @@ impl Ui {
         if text.is_empty() {
             return Ok(());
         }
+        let shown = self.stream.push(text);
         let mut stdout = self.out.stdout();
-        write!(stdout, "{}", visible(text))?;
+        write!(stdout, "{shown}")?;
         stdout.flush()?;
-        self.text_open = !text.ends_with('\n');
+        if !shown.is_empty() {
+            self.text_open = !shown.ends_with('\n');
+        }
         Ok(())
     }
 
@@ -284,9 +290,10 @@ impl Ui {
     /// next line starts clean.
     pub fn settle(&mut self) -> io::Result<()> {
         self.stop_spinner();
-        if self.text_open {
+        let held = self.stream.finish();
+        if self.text_open || !held.is_empty() {
             let mut stdout = self.out.stdout();
-            writeln!(stdout)?;
+            writeln!(stdout, "{held}")?;
             stdout.flush()?;
             self.text_open = false;
         }

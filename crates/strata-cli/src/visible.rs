@@ -27,6 +27,39 @@ pub fn visible_inline(text: &str) -> Cow<'_, str> {
     escape(text, Layout::Inline)
 }
 
+/// [`visible`] over text that arrives in pieces (streamed deltas): a
+/// carriage return ending one piece is held until the next shows whether
+/// it ends a line (`\r\n`, kept) or stands alone (spelled out).
+#[derive(Debug, Default)]
+pub struct VisibleStream {
+    held_cr: bool,
+}
+
+impl VisibleStream {
+    /// What to print of the next piece.
+    pub fn push(&mut self, piece: &str) -> String {
+        let mut text = String::with_capacity(piece.len() + 1);
+        if std::mem::take(&mut self.held_cr) {
+            text.push('\r');
+        }
+        text.push_str(piece);
+        if text.ends_with('\r') {
+            text.pop();
+            self.held_cr = true;
+        }
+        visible(&text).into_owned()
+    }
+
+    /// What is still held when the text ends.
+    pub fn finish(&mut self) -> &'static str {
+        if std::mem::take(&mut self.held_cr) {
+            "\\r"
+        } else {
+            ""
+        }
+    }
+}
+
 /// A JSON text with every C1 control and invisible character (which
 /// serde_json leaves raw; it escapes only C0 controls) written as a `\u`
 /// escape: the same JSON value, safe on a terminal. Outside strings JSON
@@ -182,6 +215,17 @@ mod tests {
     fn lines_keep_newlines_tabs_and_crlf_but_not_a_bare_cr() {
         assert_eq!(visible("a\tb\r\nc\rd\n"), "a\tb\r\nc\\rd\n");
         assert_eq!(visible("end\r"), "end\\r");
+    }
+
+    #[test]
+    fn a_stream_keeps_a_crlf_split_between_pieces_and_spells_a_lone_cr() {
+        let mut stream = VisibleStream::default();
+        assert_eq!(stream.push("one\r"), "one");
+        assert_eq!(stream.push("\ntwo\r"), "\r\ntwo");
+        assert_eq!(stream.push("three\x1b"), "\\rthree\\x1b");
+        assert_eq!(stream.push("end\r"), "end");
+        assert_eq!(stream.finish(), "\\r");
+        assert_eq!(stream.finish(), "");
     }
 
     #[test]
