@@ -44,6 +44,12 @@ pub enum CoreError {
     Encode(#[from] serde_json::Error),
     #[error("no data directory could be found; set STRATA_HOME")]
     NoDataDir,
+    #[error(
+        "the workspace {path} is {what}: the agent could read and change everything in it; choose a project folder, or confirm this one explicitly (--allow-broad-workspace)"
+    )]
+    BroadWorkspace { path: PathBuf, what: &'static str },
+    #[error("AGENTS.md was not used: {reason}")]
+    AgentsFileRefused { reason: String },
 }
 
 impl CoreError {
@@ -70,7 +76,9 @@ impl CoreError {
             | CoreError::NotASession { .. }
             | CoreError::SessionWriteFailed { .. }
             | CoreError::Encode(_)
-            | CoreError::NoDataDir => false,
+            | CoreError::NoDataDir
+            | CoreError::BroadWorkspace { .. }
+            | CoreError::AgentsFileRefused { .. } => false,
         }
     }
 }

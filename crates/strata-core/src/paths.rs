@@ -52,6 +52,30 @@ impl StrataPaths {
     }
 }
 
+/// Refuses a workspace that is the filesystem root or the person's home
+/// folder itself (an agent there reaches every project, key and config),
+/// unless `allow` says the person confirmed it. `home` is the home folder
+/// (`dirs::home_dir()` in the front ends).
+pub fn check_workspace_breadth(workspace: &Path, home: Option<&Path>, allow: bool) -> Result<()> {
+    if allow {
+        return Ok(());
+    }
+    let real = workspace
+        .canonicalize()
+        .map_err(CoreError::io("open the workspace", workspace))?;
+    let what = if real.parent().is_none() {
+        "the root of the filesystem"
+    } else if home
+        .and_then(|home| home.canonicalize().ok())
+        .is_some_and(|home| home == real)
+    {
+        "your home folder"
+    } else {
+        return Ok(());
+    };
+    Err(CoreError::BroadWorkspace { path: real, what })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +89,20 @@ mod tests {
             Path::new("/tmp/strata-home/config/config.toml")
         );
         assert_eq!(paths.logs, Path::new("/tmp/strata-home/logs"));
+    }
+
+    #[test]
+    fn the_root_and_the_home_folder_are_refused_as_workspaces_unless_confirmed() {
+        let home = tempfile::tempdir().unwrap();
+        let project = home.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        for broad in [Path::new("/"), home.path()] {
+            let error = check_workspace_breadth(broad, Some(home.path()), false).unwrap_err();
+            assert!(matches!(error, CoreError::BroadWorkspace { .. }), "{error}");
+            assert!(error.to_string().contains("--allow-broad-workspace"));
+            check_workspace_breadth(broad, Some(home.path()), true).unwrap();
+        }
+        check_workspace_breadth(&project, Some(home.path()), false).unwrap();
+        check_workspace_breadth(&project.join(".."), None, false).unwrap();
     }
 }

@@ -262,6 +262,45 @@ async fn read_only_refuses_writes_with_an_output_the_model_reads() {
 }
 
 #[tokio::test]
+async fn read_only_prepares_nothing_so_a_fifo_or_a_huge_target_is_never_opened() {
+    let harness = Harness::new();
+    let fifo = harness.workspace.path().join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = std::fs::File::create(harness.workspace.path().join("big.txt")).unwrap();
+    big.set_len(8 << 30).unwrap();
+    harness.gateway.push_round(calls_round(
+        vec![
+            call("c1", "write_file", json!({"path": "pipe", "content": "x"})),
+            call(
+                "c2",
+                "apply_edit",
+                json!({"path": "big.txt", "old_text": "a", "new_text": "b"}),
+            ),
+        ],
+        None,
+    ));
+    harness.gateway.push_round(text_round("Read-only.", None));
+    let (mut agent, _events) = harness.start(
+        SessionApprovals::new(ApprovalPolicy::ReadOnly),
+        ApprovalBroker::interactive(),
+    );
+    // Preparing either call would block on the FIFO or refuse the size:
+    // the outputs show the policy refused them first.
+    run_turn(&mut agent, "write").await;
+    let last = harness.gateway.last_request();
+    for id in ["c1", "c2"] {
+        let output = output_of(&last.input, id);
+        assert!(output.contains("read-only"), "{id}: {output}");
+    }
+}
+
+#[tokio::test]
 async fn a_workspace_escape_refused_by_the_tool_reaches_the_model_as_output() {
     let harness = Harness::new();
     std::fs::write(harness.home.path().join("secret.txt"), "top secret").unwrap();

@@ -64,6 +64,10 @@ impl Agent {
         call: &FunctionCall,
         cancel: &CancellationToken,
     ) -> Result<ToolOutcome> {
+        // Policy first: a refused call is never prepared (no open, no read).
+        if let Some(error) = self.approvals.refuse_unprepared(&call.name) {
+            return Ok(self.tools.error_outcome(&error));
+        }
         let prepared = match self.tools.prepare(&call.name, &call.arguments) {
             Ok(prepared) => prepared,
             Err(error) => return Ok(self.tools.error_outcome(&error)),

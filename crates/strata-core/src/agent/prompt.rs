@@ -7,6 +7,7 @@ use std::path::Path;
 use strata_protocol::ToolSpec;
 
 use crate::error::{CoreError, Result};
+use crate::tools::read_agents_head;
 
 /// The workspace file whose text joins a new session as a developer message.
 pub const AGENTS_FILE: &str = "AGENTS.md";
@@ -44,36 +45,36 @@ pub fn default_system_prompt(workspace: &Path, tools: &[ToolSpec]) -> String {
 }
 
 /// The developer message made of the workspace's `AGENTS.md`, if it has one.
-/// A file that exists but cannot be read is an error, so instructions the
-/// person wrote are never silently ignored.
+/// A file that exists but cannot be used is an error, so instructions the
+/// person wrote are never silently ignored. It is found by the tools'
+/// resolver and read like `read_file` reads: a link that leads outside the
+/// workspace or to a secret file, a FIFO, a socket or a device is refused
+/// before any read, and only the first [`AGENTS_FILE_MAX_BYTES`] are read.
 pub fn agents_instructions(workspace: &Path) -> Result<Option<String>> {
-    let path = workspace.join(AGENTS_FILE);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(CoreError::Io {
-                action: "read",
-                path,
-                source,
-            });
-        }
+    let refused = |reason: String| CoreError::AgentsFileRefused { reason };
+    let Some((head, size)) = read_agents_head(workspace, AGENTS_FILE_MAX_BYTES as u64)
+        .map_err(|error| refused(error.to_string()))?
+    else {
+        return Ok(None);
     };
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.trim();
-    if text.is_empty() {
+    let text = String::from_utf8_lossy(&head);
+    // Cut on a char boundary within the bytes read, not mid-character.
+    let cut = if size > head.len() as u64 {
+        floor_char_boundary(&text, AGENTS_FILE_MAX_BYTES.min(text.len()))
+    } else {
+        text.len()
+    };
+    let kept = text[..cut].trim();
+    if kept.is_empty() && size <= head.len() as u64 {
         return Ok(None);
     }
     let mut message = format!("Instructions from {AGENTS_FILE} in the workspace:\n\n");
-    if text.len() <= AGENTS_FILE_MAX_BYTES {
-        message.push_str(text);
-    } else {
-        let cut = floor_char_boundary(text, AGENTS_FILE_MAX_BYTES);
-        message.push_str(&text[..cut]);
+    message.push_str(kept);
+    let rest = size.saturating_sub(text[..cut].len() as u64);
+    if size > head.len() as u64 {
         let _ = write!(
             message,
-            "\n\n[{AGENTS_FILE} continues: {} more bytes not included]",
-            text.len() - cut
+            "\n\n[{AGENTS_FILE} continues: {rest} more bytes not included]"
         );
     }
     Ok(Some(message))
@@ -147,5 +148,63 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(AGENTS_FILE)).unwrap();
         assert!(agents_instructions(dir.path()).is_err());
+    }
+
+    fn refusal(dir: &Path) -> String {
+        match agents_instructions(dir) {
+            Err(CoreError::AgentsFileRefused { reason }) => reason,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_agents_md_linked_outside_or_to_a_secret_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("id_rsa"), dir.path().join(AGENTS_FILE))
+            .unwrap();
+        assert!(refusal(dir.path()).contains("escapes the workspace"));
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "TOKEN=1").unwrap();
+        std::os::unix::fs::symlink(".env", dir.path().join(AGENTS_FILE)).unwrap();
+        assert!(refusal(dir.path()).contains("secret file"));
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_named_agents_md_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(AGENTS_FILE))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(refusal(dir.path()).contains("not a regular file"));
+
+        // A character device (as root, the real /dev/zero's numbers).
+        let dir = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mknod")
+            .arg(dir.path().join(AGENTS_FILE))
+            .args(["c", "1", "5"])
+            .status()
+            .is_ok_and(|status| status.success());
+        if made {
+            assert!(refusal(dir.path()).contains("not a regular file"));
+        }
+    }
+
+    #[test]
+    fn a_huge_agents_md_is_read_only_up_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join(AGENTS_FILE)).unwrap();
+        // Sparse: 4 GiB of zero bytes that must never be read whole.
+        file.set_len(4 << 30).unwrap();
+        let text = agents_instructions(dir.path()).unwrap().unwrap();
+        assert!(text.len() < AGENTS_FILE_MAX_BYTES + 200);
+        assert!(text.ends_with(&format!(
+            "[{AGENTS_FILE} continues: {} more bytes not included]",
+            (4u64 << 30) - AGENTS_FILE_MAX_BYTES as u64
+        )));
     }
 }

@@ -54,6 +54,18 @@ impl SessionApprovals {
         self.allowed.contains(&kind)
     }
 
+    /// The refusal of a call to the tool `name` that the policy settles
+    /// before anything is prepared: under `read-only` a write or a command
+    /// is refused without its target being opened or read.
+    pub fn refuse_unprepared(&self, name: &str) -> Option<ToolError> {
+        match (self.policy, super::tool_kind(name)) {
+            (ApprovalPolicy::ReadOnly, Some((tool, ToolKind::Write | ToolKind::Shell))) => {
+                Some(ToolError::ReadOnly { tool })
+            }
+            _ => None,
+        }
+    }
+
     pub fn check(&self, call: &PreparedCall, call_id: &str) -> ApprovalCheck {
         if call.kind() == ToolKind::Read {
             return ApprovalCheck::Run;

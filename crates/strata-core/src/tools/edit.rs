@@ -1,45 +1,51 @@
 //! The write tools: `write_file` and `apply_edit`. Preparing one reads the
-//! current file and computes the diff an approval shows; executing it
-//! re-checks the file, since it may have changed while the person decided.
+//! current file (bounded, regular files only) and computes the diff an
+//! approval shows; executing it resolves the path again, checks that the file
+//! is still what was approved, and replaces it atomically (a temp file beside
+//! it, renamed over it, keeping its mode).
 
-use std::io;
+use std::os::fd::AsFd;
 
 use similar::TextDiff;
 
+use super::beneath::{self, ReadRefusal};
 use super::error::{ToolError, ToolResult};
-use super::workspace::Resolved;
+use super::workspace::{Resolved, Workspace, open_error, refusal_error};
+
+/// Files above this are not rewritten: the diff alone would flood an approval.
+const EDIT_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
 #[derive(Clone, Debug)]
 pub(crate) struct WritePlan {
+    /// The path as the model gave it, resolved again when the call runs.
+    pub raw: String,
     pub path: Resolved,
     pub content: String,
     pub diff: String,
-    pub creates: bool,
+    /// The file's bytes when prepared; `None` if it did not exist.
+    pub old: Option<Vec<u8>>,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct EditPlan {
+    pub raw: String,
     pub path: Resolved,
     pub old_text: String,
     pub new_text: String,
     pub diff: String,
+    pub old: Vec<u8>,
 }
 
-/// The file's current text; `None` if it does not exist.
-fn current(path: &Resolved) -> ToolResult<Option<String>> {
-    match std::fs::metadata(&path.abs) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(ToolError::IsADirectory {
-                path: path.display.clone(),
-            });
-        }
-        Ok(_) => {}
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(ToolError::io("could not read", &path.display, &error)),
+/// The file's current bytes; `None` if it does not exist.
+fn current(ws: &Workspace, path: &Resolved, tool: &'static str) -> ToolResult<Option<Vec<u8>>> {
+    if !path.exists {
+        return Ok(None);
     }
-    let bytes = std::fs::read(&path.abs)
-        .map_err(|error| ToolError::io("could not read", &path.display, &error))?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    match ws.read_bytes(path, EDIT_MAX_FILE_BYTES, tool) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(ToolError::NotFound { .. }) => Ok(None),
+        Err(error) => Err(error),
+    }
 }
 
 /// A unified diff, `--- a/path` / `+++ b/path` (or `/dev/null` for a new file).
@@ -62,31 +68,88 @@ pub(crate) fn unified_diff(display: &str, old: Option<&str>, new: &str) -> Strin
     }
 }
 
-pub(crate) fn prepare_write(path: Resolved, content: String) -> ToolResult<WritePlan> {
-    let old = current(&path)?;
-    let diff = unified_diff(&path.display, old.as_deref(), &content);
+pub(crate) fn prepare_write(ws: &Workspace, raw: &str, content: String) -> ToolResult<WritePlan> {
+    let path = ws.resolve(raw)?;
+    let old = current(ws, &path, "write_file")?;
+    let diff = match old.as_deref().map(std::str::from_utf8) {
+        None => unified_diff(&path.display, None, &content),
+        Some(Ok(text)) => unified_diff(&path.display, Some(text), &content),
+        Some(Err(_)) => format!(
+            "({} holds {} bytes that are not UTF-8 text; all of them are replaced)\n{}",
+            path.display,
+            old.as_ref().map_or(0, Vec::len),
+            unified_diff(&path.display, Some(""), &content)
+        ),
+    };
     Ok(WritePlan {
-        creates: old.is_none(),
+        raw: raw.to_owned(),
         path,
         content,
         diff,
+        old,
     })
 }
 
-pub(crate) fn execute_write(plan: &WritePlan) -> ToolResult<String> {
-    let display = &plan.path.display;
-    if let Some(parent) = plan.path.abs.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| ToolError::io("could not create the folder for", display, &error))?;
-    }
-    std::fs::write(&plan.path.abs, &plan.content)
-        .map_err(|error| ToolError::io("could not write", display, &error))?;
-    let verb = if plan.creates { "Created" } else { "Wrote" };
+pub(crate) fn execute_write(ws: &Workspace, plan: &WritePlan) -> ToolResult<String> {
+    commit(
+        ws,
+        &plan.raw,
+        &plan.path,
+        plan.old.as_deref(),
+        plan.content.as_bytes(),
+    )?;
+    let verb = if plan.old.is_none() {
+        "Created"
+    } else {
+        "Wrote"
+    };
     Ok(format!(
-        "{verb} {display} ({} lines, {} bytes).",
+        "{verb} {} ({} lines, {} bytes).",
+        plan.path.display,
         plan.content.lines().count(),
         plan.content.len()
     ))
+}
+
+/// Writes `new` at the approved path if it still resolves to the same place
+/// and still holds `expected` (`None`: still absent).
+fn commit(
+    ws: &Workspace,
+    raw: &str,
+    approved: &Resolved,
+    expected: Option<&[u8]>,
+    new: &[u8],
+) -> ToolResult<()> {
+    let display = &approved.display;
+    let changed = || ToolError::ChangedSinceApproval {
+        path: display.clone(),
+    };
+    let again = ws.resolve(raw)?;
+    if again.real != approved.real {
+        return Err(changed());
+    }
+    let (Some(name), Some(parent)) = (approved.real.file_name(), approved.real.parent()) else {
+        return Err(ToolError::IsADirectory {
+            path: display.clone(),
+        });
+    };
+    let dir = beneath::open_dir_creating(ws.handle(), parent, ws.strategy())
+        .map_err(|error| open_error(display, "could not create the folder for", &error))?;
+    let now = beneath::read_in_dir(dir.as_fd(), name, EDIT_MAX_FILE_BYTES).map_err(|refusal| {
+        match refusal {
+            ReadRefusal::Io(error) => open_error(display, "could not read", &error),
+            other => refusal_error(other, display, EDIT_MAX_FILE_BYTES, "write_file"),
+        }
+    })?;
+    let (now_bytes, mode) = match now {
+        Some((bytes, mode)) => (Some(bytes), Some(mode)),
+        None => (None, None),
+    };
+    if now_bytes.as_deref() != expected {
+        return Err(changed());
+    }
+    beneath::write_atomic(dir.as_fd(), name, new, mode)
+        .map_err(|error| ToolError::io("could not write", display, &error))
 }
 
 /// `text` with the one occurrence of `old` replaced.
@@ -105,7 +168,8 @@ fn replace_unique(display: &str, text: &str, old: &str, new: &str) -> ToolResult
 }
 
 pub(crate) fn prepare_edit(
-    path: Resolved,
+    ws: &Workspace,
+    raw: &str,
     old_text: String,
     new_text: String,
 ) -> ToolResult<EditPlan> {
@@ -121,31 +185,42 @@ pub(crate) fn prepare_edit(
             message: "old_text and new_text are the same; nothing would change".into(),
         });
     }
-    let Some(text) = current(&path)? else {
+    let path = ws.resolve(raw)?;
+    let Some(old) = current(ws, &path, "apply_edit")? else {
         return Err(ToolError::NotFound {
             path: path.display.clone(),
         });
     };
-    let edited = replace_unique(&path.display, &text, &old_text, &new_text)?;
-    let diff = unified_diff(&path.display, Some(&text), &edited);
+    let Ok(text) = std::str::from_utf8(&old) else {
+        return Err(ToolError::EditNotText {
+            path: path.display.clone(),
+        });
+    };
+    let edited = replace_unique(&path.display, text, &old_text, &new_text)?;
+    let diff = unified_diff(&path.display, Some(text), &edited);
     Ok(EditPlan {
+        raw: raw.to_owned(),
         path,
         old_text,
         new_text,
         diff,
+        old,
     })
 }
 
-pub(crate) fn execute_edit(plan: &EditPlan) -> ToolResult<String> {
+pub(crate) fn execute_edit(ws: &Workspace, plan: &EditPlan) -> ToolResult<String> {
     let display = &plan.path.display;
-    let Some(text) = current(&plan.path)? else {
-        return Err(ToolError::NotFound {
-            path: display.clone(),
-        });
-    };
-    let edited = replace_unique(display, &text, &plan.old_text, &plan.new_text)?;
-    std::fs::write(&plan.path.abs, &edited)
-        .map_err(|error| ToolError::io("could not write", display, &error))?;
+    let text = std::str::from_utf8(&plan.old).map_err(|_| ToolError::EditNotText {
+        path: display.clone(),
+    })?;
+    let edited = replace_unique(display, text, &plan.old_text, &plan.new_text)?;
+    commit(
+        ws,
+        &plan.raw,
+        &plan.path,
+        Some(&plan.old),
+        edited.as_bytes(),
+    )?;
     Ok(format!(
         "Edited {display}: replaced {} lines with {}.",
         plan.old_text.lines().count(),
@@ -154,83 +229,5 @@ pub(crate) fn execute_edit(plan: &EditPlan) -> ToolResult<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn resolved(dir: &std::path::Path, name: &str) -> Resolved {
-        Resolved {
-            abs: dir.join(name),
-            display: name.to_owned(),
-        }
-    }
-
-    #[test]
-    fn a_new_file_diffs_against_dev_null_and_creates_its_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        let plan = prepare_write(resolved(dir.path(), "a/b/new.txt"), "one\ntwo\n".into()).unwrap();
-        assert_eq!(
-            plan.diff,
-            "--- /dev/null\n+++ b/a/b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"
-        );
-        assert_eq!(
-            execute_write(&plan).unwrap(),
-            "Created a/b/new.txt (2 lines, 8 bytes)."
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a/b/new.txt")).unwrap(),
-            "one\ntwo\n"
-        );
-    }
-
-    #[test]
-    fn an_edit_must_match_exactly_once() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("f"), "a\nb\na\n").unwrap();
-        let path = resolved(dir.path(), "f");
-        assert_eq!(
-            prepare_edit(path.clone(), "a\n".into(), "c\n".into())
-                .unwrap_err()
-                .to_string(),
-            "old_text occurs 2 times in f; include more surrounding lines so it matches exactly once"
-        );
-        assert!(matches!(
-            prepare_edit(path.clone(), "zzz".into(), "c".into()),
-            Err(ToolError::EditNotFound { .. })
-        ));
-        let plan = prepare_edit(path, "b\n".into(), "B\n".into()).unwrap();
-        assert!(plan.diff.contains("-b\n+B\n"), "{}", plan.diff);
-        execute_edit(&plan).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("f")).unwrap(),
-            "a\nB\na\n"
-        );
-    }
-
-    #[test]
-    fn an_edit_rechecks_the_file_when_it_runs() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("f"), "x = 1\n").unwrap();
-        let plan = prepare_edit(resolved(dir.path(), "f"), "x = 1".into(), "x = 2".into()).unwrap();
-        std::fs::write(dir.path().join("f"), "x = 3\n").unwrap();
-        assert!(matches!(
-            execute_edit(&plan),
-            Err(ToolError::EditNotFound { .. })
-        ));
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("f")).unwrap(),
-            "x = 3\n"
-        );
-    }
-
-    #[test]
-    fn writing_over_a_directory_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("d")).unwrap();
-        assert_eq!(
-            prepare_write(resolved(dir.path(), "d"), String::new())
-                .unwrap_err()
-                .to_string(),
-            "d is a directory, not a file"
-        );
-    }
-}
+#[path = "edit_tests.rs"]
+mod tests;

@@ -21,6 +21,32 @@ pub enum ToolError {
     BrokenSymlink { path: String },
     #[error("{path} is not UTF-8 text")]
     NotText { path: String },
+    #[error(
+        "{path} is not UTF-8 text; apply_edit only edits UTF-8 files (it never rewrites bytes it cannot show), so leave it or ask the user"
+    )]
+    EditNotText { path: String },
+    #[error(
+        "{path} is not a regular file (a FIFO, socket or device); only regular files are read or written"
+    )]
+    NotRegular { path: String },
+    #[error(
+        "{path} changed while it was being opened (a folder became a symlink); it was not touched"
+    )]
+    PathChanged { path: String },
+    #[error("{path} has too many levels of symbolic links (a loop?)")]
+    SymlinkLoop { path: String },
+    #[error(
+        "{path} looks like a secret file (keys, credentials, .env); the tools do not touch it unless the user allows it in Strata's settings"
+    )]
+    SecretFile { path: String },
+    #[error(
+        "{path} belongs to Strata itself (its config, keys, sessions or logs); the tools never touch it"
+    )]
+    StrataFile { path: String },
+    #[error(
+        "{path} changed since the call was approved; it was not written. Read it again and retry"
+    )]
+    ChangedSinceApproval { path: String },
     #[error("{path} is {size} bytes, over the {limit}-byte limit for {tool}; {hint}")]
     TooLarge {
         tool: &'static str,

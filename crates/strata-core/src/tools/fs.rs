@@ -1,34 +1,51 @@
 //! The read tools over single paths: `list_directory` and `read_file`.
 
-use std::io;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+use rustix::fs::{AtFlags, FileType};
 
 use super::error::{ToolError, ToolResult};
-use super::workspace::Resolved;
+use super::workspace::{Resolved, Workspace};
 
 /// Files above this are refused by `read_file` rather than loaded whole.
 const READ_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// A directory listing stops after this many entries.
 const LIST_MAX_ENTRIES: usize = 1000;
 
-pub(crate) fn list_directory(dir: &Resolved) -> ToolResult<String> {
-    let entries = std::fs::read_dir(&dir.abs).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => ToolError::NotFound {
-            path: dir.display.clone(),
-        },
-        io::ErrorKind::NotADirectory => ToolError::NotADirectory {
-            path: dir.display.clone(),
-        },
-        _ => ToolError::io("could not list", &dir.display, &error),
-    })?;
+pub(crate) fn list_directory(ws: &Workspace, dir: &Resolved) -> ToolResult<String> {
+    let handle = ws.open_dir(dir)?;
+    let entries = rustix::fs::Dir::read_from(&handle)
+        .map_err(|error| ToolError::io("could not list", &dir.display, &error.into()))?;
     let mut names = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|error| ToolError::io("could not list", &dir.display, &error))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name == ".git" {
+        let entry =
+            entry.map_err(|error| ToolError::io("could not list", &dir.display, &error.into()))?;
+        let raw = OsStr::from_bytes(entry.file_name().to_bytes());
+        if raw == "." || raw == ".." || raw == ".git" {
             continue;
         }
-        // Follows symlinks, so a link to a directory is marked as one.
-        let is_dir = entry.path().metadata().is_ok_and(|m| m.is_dir());
+        let name = raw.to_string_lossy().into_owned();
+        let file_type = match entry.file_type() {
+            FileType::Unknown => rustix::fs::statat(&handle, raw, AtFlags::SYMLINK_NOFOLLOW)
+                .map_or(FileType::Unknown, |stat| {
+                    FileType::from_raw_mode(stat.st_mode)
+                }),
+            known => known,
+        };
+        let is_dir = match file_type {
+            FileType::Directory => true,
+            // A link is marked as a directory only when it leads to one
+            // inside the workspace; where else it leads is not shown.
+            FileType::Symlink => dir
+                .real
+                .join(raw)
+                .to_str()
+                .and_then(|path| ws.resolve(path).ok())
+                .and_then(|target| ws.open_dir(&target).ok())
+                .is_some(),
+            _ => false,
+        };
         names.push(if is_dir { format!("{name}/") } else { name });
     }
     if names.is_empty() {
@@ -74,36 +91,9 @@ pub(crate) fn validate_range(start: Option<u64>, end: Option<u64>) -> Result<(),
     Ok(())
 }
 
-pub(crate) fn read_file(plan: &ReadPlan, limits: ReadLimits) -> ToolResult<String> {
+pub(crate) fn read_file(ws: &Workspace, plan: &ReadPlan, limits: ReadLimits) -> ToolResult<String> {
     let display = &plan.path.display;
-    let meta = std::fs::metadata(&plan.path.abs).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => ToolError::NotFound {
-            path: display.clone(),
-        },
-        _ => ToolError::io("could not read", display, &error),
-    })?;
-    if meta.is_dir() {
-        return Err(ToolError::IsADirectory {
-            path: display.clone(),
-        });
-    }
-    // A FIFO or device reports length 0 and would block the read (or never
-    // end); only regular files are read.
-    if !meta.is_file() {
-        let error = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
-        return Err(ToolError::io("could not read", display, &error));
-    }
-    if meta.len() > READ_MAX_FILE_BYTES {
-        return Err(ToolError::TooLarge {
-            tool: "read_file",
-            path: display.clone(),
-            size: meta.len(),
-            limit: READ_MAX_FILE_BYTES,
-            hint: "use search_text to find the part you need",
-        });
-    }
-    let bytes = std::fs::read(&plan.path.abs)
-        .map_err(|error| ToolError::io("could not read", display, &error))?;
+    let bytes = ws.read_bytes(&plan.path, READ_MAX_FILE_BYTES, "read_file")?;
     let text = String::from_utf8(bytes).map_err(|_| ToolError::NotText {
         path: display.clone(),
     })?;
@@ -161,11 +151,12 @@ pub(crate) fn read_file(plan: &ReadPlan, limits: ReadLimits) -> ToolResult<Strin
 mod tests {
     use super::*;
 
-    fn resolved(dir: &std::path::Path, name: &str) -> Resolved {
-        Resolved {
-            abs: dir.join(name),
-            display: name.to_owned(),
-        }
+    fn ws(dir: &tempfile::TempDir) -> Workspace {
+        Workspace::open(dir.path(), Default::default()).unwrap()
+    }
+
+    fn resolved(dir: &tempfile::TempDir, name: &str) -> Resolved {
+        ws(dir).resolve(name).unwrap()
     }
 
     const WIDE: ReadLimits = ReadLimits {
@@ -182,7 +173,7 @@ mod tests {
         for file in ["c.txt", "a.txt", ".env"] {
             std::fs::write(dir.path().join(file), "").unwrap();
         }
-        let out = list_directory(&resolved(dir.path(), "")).unwrap();
+        let out = list_directory(&ws(&dir), &resolved(&dir, "")).unwrap();
         assert_eq!(out, ".env\n.hidden_dir/\na.txt\nb_dir/\nc.txt");
     }
 
@@ -195,11 +186,11 @@ mod tests {
             .unwrap();
         assert!(status.success());
         let plan = ReadPlan {
-            path: resolved(dir.path(), "pipe"),
+            path: resolved(&dir, "pipe"),
             start_line: None,
             end_line: None,
         };
-        let error = read_file(&plan, WIDE).unwrap_err().to_string();
+        let error = read_file(&ws(&dir), &plan, WIDE).unwrap_err().to_string();
         assert!(error.contains("not a regular file"), "{error}");
     }
 
@@ -208,13 +199,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), "").unwrap();
         assert_eq!(
-            list_directory(&resolved(dir.path(), "f"))
+            list_directory(&ws(&dir), &resolved(&dir, "f"))
                 .unwrap_err()
                 .to_string(),
             "f is not a directory"
         );
         assert_eq!(
-            list_directory(&resolved(dir.path(), "nope"))
+            list_directory(&ws(&dir), &resolved(&dir, "nope"))
                 .unwrap_err()
                 .to_string(),
             "nope does not exist"
@@ -227,7 +218,7 @@ mod tests {
         let text: String = (1..=50).map(|i| format!("l{i}\n")).collect();
         std::fs::write(dir.path().join("f"), text).unwrap();
         let plan = ReadPlan {
-            path: resolved(dir.path(), "f"),
+            path: resolved(&dir, "f"),
             start_line: Some(5),
             end_line: None,
         };
@@ -236,7 +227,7 @@ mod tests {
             max_lines: 3,
         };
         assert_eq!(
-            read_file(&plan, limits).unwrap(),
+            read_file(&ws(&dir), &plan, limits).unwrap(),
             "l5\nl6\nl7\n[showing lines 5-7 of 50; call read_file with start_line=8 to read on]"
         );
     }
@@ -246,7 +237,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("f"), "ééééé\nnext\n").unwrap();
         let plan = ReadPlan {
-            path: resolved(dir.path(), "f"),
+            path: resolved(&dir, "f"),
             start_line: None,
             end_line: None,
         };
@@ -254,7 +245,7 @@ mod tests {
             max_bytes: 5,
             max_lines: 10,
         };
-        let out = read_file(&plan, limits).unwrap();
+        let out = read_file(&ws(&dir), &plan, limits).unwrap();
         assert!(
             out.starts_with("éé\n[line 1 is 11 bytes; only its first 4 are shown]\n"),
             "{out}"
@@ -270,12 +261,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("bin"), [0xff, 0xfe, 0x00]).unwrap();
         let plan = ReadPlan {
-            path: resolved(dir.path(), "bin"),
+            path: resolved(&dir, "bin"),
             start_line: None,
             end_line: None,
         };
         assert_eq!(
-            read_file(&plan, WIDE).unwrap_err().to_string(),
+            read_file(&ws(&dir), &plan, WIDE).unwrap_err().to_string(),
             "bin is not UTF-8 text"
         );
     }

@@ -18,11 +18,13 @@
 
 mod approval;
 mod args;
+mod beneath;
 mod edit;
 mod error;
 mod fs;
 mod output;
 mod search;
+mod secrets;
 mod shell;
 mod workspace;
 
@@ -32,18 +34,23 @@ use std::time::{Duration, Instant};
 use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallStatus, ToolSpec};
 
 pub use approval::{ApprovalCheck, SessionApprovals};
+pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use output::OutputCap;
+pub use secrets::is_secret_path;
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
 };
 pub use tokio_util::sync::CancellationToken;
+pub(crate) use workspace::read_agents_head;
+pub use workspace::resolve_beneath;
 
 use crate::error::{CoreError, Result};
 use args::{
     ApplyEditArgs, ListDirectoryArgs, ReadFileArgs, RunShellArgs, SearchTextArgs, WriteFileArgs,
 };
 use output::Redactor;
+use secrets::SecretGuard;
 use workspace::Workspace;
 
 /// What a tool does, which decides whether it needs approval.
@@ -72,6 +79,21 @@ pub struct ToolConfig {
     pub search_max_matches: usize,
     /// Values (API keys) replaced by `[redacted]` wherever they appear.
     pub secrets: Vec<String>,
+    /// Files and folders no tool may read or write, whatever is allowed:
+    /// Strata's own config, keys, sessions and logs (by default, where
+    /// [`crate::StrataPaths::from_env`] puts them) plus any key file a
+    /// front end adds.
+    pub protected_paths: Vec<PathBuf>,
+    /// Secret-looking files (`.env`, SSH keys, cloud credentials; see
+    /// [`is_secret_path`]) the person lets the tools touch: workspace-relative
+    /// paths, a folder allowing what is in it.
+    pub allowed_secret_files: Vec<String>,
+    /// The person confirmed a workspace of `/` or their home folder.
+    pub allow_broad_workspace: bool,
+    /// How paths are opened beneath the workspace: the kernel's `openat2`
+    /// (falling back by itself where missing) or the portable walk, which
+    /// tests force to prove it as strict.
+    pub open_strategy: OpenStrategy,
 }
 
 impl Default for ToolConfig {
@@ -83,8 +105,29 @@ impl Default for ToolConfig {
             shell_capture_bytes: 4 * 1024 * 1024,
             search_max_matches: 200,
             secrets: Vec::new(),
+            protected_paths: crate::StrataPaths::from_env()
+                .map(|paths| vec![paths.config, paths.sessions, paths.logs])
+                .unwrap_or_default(),
+            allowed_secret_files: Vec::new(),
+            allow_broad_workspace: false,
+            open_strategy: OpenStrategy::Kernel,
         }
     }
+}
+
+/// What the tool called `name` does, if it is one of ours: lets a policy
+/// refuse a call before anything about it is prepared.
+pub fn tool_kind(name: &str) -> Option<(&'static str, ToolKind)> {
+    let kind = match name {
+        LIST_DIRECTORY => (LIST_DIRECTORY, ToolKind::Read),
+        READ_FILE => (READ_FILE, ToolKind::Read),
+        SEARCH_TEXT => (SEARCH_TEXT, ToolKind::Read),
+        WRITE_FILE => (WRITE_FILE, ToolKind::Write),
+        APPLY_EDIT => (APPLY_EDIT, ToolKind::Write),
+        RUN_SHELL => (RUN_SHELL, ToolKind::Shell),
+        _ => return None,
+    };
+    Some(kind)
 }
 
 /// How a tool call ended.
@@ -204,22 +247,22 @@ pub struct ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// Tools confined to `workspace`, which must be an existing folder.
+    /// Tools confined to `workspace`, which must be an existing folder, and
+    /// not `/` or the home folder unless `config.allow_broad_workspace`.
     pub fn new(workspace: impl AsRef<Path>, config: ToolConfig) -> Result<Self> {
         let path = workspace.as_ref();
-        let root = path
-            .canonicalize()
-            .map_err(CoreError::io("open the workspace", path))?;
-        if !root.is_dir() {
-            return Err(CoreError::Io {
-                action: "open the workspace",
-                path: path.to_owned(),
-                source: std::io::ErrorKind::NotADirectory.into(),
-            });
-        }
+        crate::paths::check_workspace_breadth(
+            path,
+            dirs::home_dir().as_deref(),
+            config.allow_broad_workspace,
+        )?;
+        let guard = SecretGuard::new(&config.protected_paths, &config.allowed_secret_files);
+        let workspace = Workspace::open(path, guard)
+            .map_err(CoreError::io("open the workspace", path))?
+            .with_strategy(config.open_strategy);
         let redactor = Redactor::new(config.secrets.iter().cloned());
         Ok(Self {
-            workspace: Workspace::new(root),
+            workspace,
             config,
             redactor,
         })
@@ -274,14 +317,14 @@ impl ToolRegistry {
             }
             WRITE_FILE => {
                 let a: WriteFileArgs = args::parse(WRITE_FILE, arguments)?;
-                let mut plan = edit::prepare_write(self.workspace.resolve(&a.path)?, a.content)?;
+                let mut plan = edit::prepare_write(&self.workspace, &a.path, a.content)?;
                 plan.diff = self.redactor.redact(&plan.diff);
                 Action::Write(plan)
             }
             APPLY_EDIT => {
                 let a: ApplyEditArgs = args::parse(APPLY_EDIT, arguments)?;
-                let path = self.workspace.resolve(&a.path)?;
-                let mut plan = edit::prepare_edit(path, a.old_text, a.new_text)?;
+                let mut plan =
+                    edit::prepare_edit(&self.workspace, &a.path, a.old_text, a.new_text)?;
                 plan.diff = self.redactor.redact(&plan.diff);
                 Action::Edit(plan)
             }
@@ -335,12 +378,12 @@ impl ToolRegistry {
         }
         let cancelled = || format!("The {} call was cancelled.", call.name);
         let result = match &call.action {
-            Action::List(path) => fs::list_directory(path),
-            Action::Read(plan) => fs::read_file(plan, self.read_limits()),
+            Action::List(path) => fs::list_directory(&self.workspace, path),
+            Action::Read(plan) => fs::read_file(&self.workspace, plan, self.read_limits()),
             // Writes are quick and must not be abandoned half way: no
             // cancellation once started.
-            Action::Write(plan) => edit::execute_write(plan),
-            Action::Edit(plan) => edit::execute_edit(plan),
+            Action::Write(plan) => edit::execute_write(&self.workspace, plan),
+            Action::Edit(plan) => edit::execute_edit(&self.workspace, plan),
             Action::Search(plan) => {
                 // A big tree takes a while: off the async threads, stopping
                 // between files on cancellation.

@@ -1,7 +1,7 @@
 //! `search_text`: a regular expression over the workspace's text files,
 //! skipping what `.gitignore` (and `.ignore`) exclude, like ripgrep does.
 
-use std::io::Read;
+use std::path::Path;
 
 use regex::Regex;
 use tokio_util::sync::CancellationToken;
@@ -40,13 +40,17 @@ pub(crate) fn search(
     max_matches: usize,
     cancel: &CancellationToken,
 ) -> ToolResult<Option<String>> {
-    if !plan.path.abs.exists() {
+    if !plan.path.exists {
         return Err(ToolError::NotFound {
             path: plan.path.display.clone(),
         });
     }
-    let walker = ignore::WalkBuilder::new(&plan.path.abs)
+    // The walker lists by path and never follows a link (follow_links is
+    // off); every file is then resolved and opened beneath the root, so a
+    // link, or a folder swapped for one mid-walk, never leads a read outside.
+    let walker = ignore::WalkBuilder::new(workspace.abs(&plan.path))
         .hidden(false)
+        .follow_links(false)
         // Honour .gitignore in folders that are not (yet) git repositories.
         .require_git(false)
         .filter_entry(|entry| entry.file_name() != ".git")
@@ -61,21 +65,12 @@ pub(crate) fn search(
         }
         // Unreadable entries are skipped, as a search tool would.
         let Ok(entry) = entry else { continue };
-        let path = entry.path();
-        let is_link = entry.path_is_symlink();
-        if is_link && !workspace.contains_real(path) {
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
             continue;
         }
-        let Ok(meta) = path.metadata() else { continue };
-        if !meta.is_file() || meta.len() > SEARCH_MAX_FILE_BYTES {
-            continue;
-        }
-        let Some(text) = read_text(path) else {
+        let Some((display, text)) = read_text(workspace, entry.path()) else {
             continue;
         };
-        let display = workspace
-            .display_of(path)
-            .unwrap_or_else(|| path.to_string_lossy().into_owned());
         for (index, line) in text.lines().enumerate() {
             if plan.regex.is_match(line) {
                 if matches.len() == max_matches {
@@ -107,20 +102,23 @@ pub(crate) fn search(
     Ok(Some(out))
 }
 
-/// The file's text, or `None` for binary files (a NUL byte near the start).
-fn read_text(path: &std::path::Path) -> Option<String> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .read_to_end(&mut bytes)
+/// The real path and text of a walked file, or `None` for what is skipped:
+/// links out, secret files, anything not regular, big or binary files.
+fn read_text(workspace: &Workspace, path: &Path) -> Option<(String, String)> {
+    let relative = path.strip_prefix(workspace.root()).ok()?.to_str()?;
+    let resolved = workspace.resolve(relative).ok()?;
+    let bytes = workspace
+        .read_bytes(&resolved, SEARCH_MAX_FILE_BYTES, "search_text")
         .ok()?;
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
         return None;
     }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some((
+        resolved.display,
+        String::from_utf8_lossy(&bytes).into_owned(),
+    ))
 }
-
 fn shorten(line: &str) -> String {
     match line.char_indices().nth(MAX_LINE_CHARS) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
@@ -134,8 +132,8 @@ mod tests {
 
     fn setup() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, Workspace::new(root))
+        let ws = Workspace::open(dir.path(), Default::default()).unwrap();
+        (dir, ws)
     }
 
     fn run(ws: &Workspace, pattern: &str, max: usize) -> String {
