@@ -129,6 +129,11 @@ pub struct AgentFlags {
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<std::path::PathBuf>,
 
+    /// Allow a workspace of `/` or your home folder itself, where the agent
+    /// could read and change everything (refused without this flag).
+    #[arg(long)]
+    pub allow_broad_workspace: bool,
+
     /// Which tool calls run without asking: `ask` (writes and shell commands
     /// wait for you; refused when there is no terminal to ask on), `auto`
     /// (everything runs), `read-only` (writes and shell refused).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use strata_core::agent::{Agent, AgentParts, ApprovalBroker, EventReceiver};
-use strata_core::{SessionApprovals, ToolRegistry};
+use strata_core::{SessionApprovals, ToolConfig, ToolRegistry};
 use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::{
     ProfileFlags, ProviderKind, ProviderProfile, load_and_resolve, process_env,
@@ -133,12 +133,14 @@ fn parts(
 ) -> crate::error::Result<Parts> {
     let profile_flags = profile_flags(flags, resumed);
     let (_config, resolved) = load_and_resolve(&ctx.paths, &profile_flags, &process_env)?;
+    let tool_config = ToolConfig {
+        allow_broad_workspace: flags.allow_broad_workspace,
+        ..tool_config(&resolved, &process_env)
+    };
     let tools =
-        ToolRegistry::new(workspace, tool_config(&resolved, &process_env)).map_err(|source| {
-            CliError::Workspace {
-                path: workspace.to_owned(),
-                source,
-            }
+        ToolRegistry::new(workspace, tool_config).map_err(|source| CliError::Workspace {
+            path: workspace.to_owned(),
+            source,
         })?;
     let policy = match flags.approval {
         ApprovalArg::Ask => ApprovalPolicy::Ask,
