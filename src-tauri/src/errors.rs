@@ -28,6 +28,9 @@ impl ToCommandError for CoreError {
             | CoreError::SessionWriteFailed { .. }
             | CoreError::NoDataDir => CommandErrorKind::Io,
             CoreError::Encode(_) => CommandErrorKind::Internal,
+            CoreError::BroadWorkspace { .. } | CoreError::AgentsFileRefused { .. } => {
+                CommandErrorKind::InvalidInput
+            }
         };
         let message = match &self {
             CoreError::SessionLocked { .. } => format!(

@@ -45,7 +45,7 @@ pub enum CoreError {
     #[error("no data directory could be found; set STRATA_HOME")]
     NoDataDir,
     #[error(
-        "the workspace {path} is {what}: the agent could read and change everything in it; choose a project folder, or confirm this one explicitly (--allow-broad-workspace)"
+        "the workspace {path} is {what}: the agent could read and change everything in it; choose a project folder instead, or confirm this one explicitly (--allow-broad-workspace in the CLI)"
     )]
     BroadWorkspace { path: PathBuf, what: &'static str },
     #[error("AGENTS.md was not used: {reason}")]
