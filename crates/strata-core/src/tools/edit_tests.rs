@@ -165,3 +165,21 @@ fn a_file_over_the_edit_limit_is_refused_before_reading() {
         Err(ToolError::TooLarge { .. })
     ));
 }
+
+#[test]
+fn a_write_replaces_a_hard_link_instead_of_writing_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
+    std::fs::write(outside.path().join("shared"), "outside\n").unwrap();
+    if std::fs::hard_link(outside.path().join("shared"), dir.path().join("f")).is_err() {
+        return; // Another filesystem: no hard link can cross into the workspace.
+    }
+    let ws = ws(&dir);
+    let plan = prepare_write(&ws, "f", "inside\n".into()).unwrap();
+    execute_write(&ws, &plan).unwrap();
+    assert_eq!(read(&dir, "f"), "inside\n");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("shared")).unwrap(),
+        "outside\n"
+    );
+}
