@@ -174,7 +174,7 @@ proptest! {
                 if let Ok(resolved) = resolve_beneath(&root, &path, strategy) {
                     prop_assert!(resolved.starts_with(&root), "{path} -> {resolved:?}");
                     if std::fs::symlink_metadata(&resolved).is_ok() {
-                        prop_assert_eq!(resolved.canonicalize().unwrap(), resolved.clone());
+                        prop_assert_eq!(resolved.canonicalize().ok(), Some(resolved.clone()), "{}", path);
                     }
                 }
                 let content = format!("WRITTEN-{n}\n");
