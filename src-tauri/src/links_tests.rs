@@ -1,0 +1,121 @@
+use super::*;
+
+fn refused(raw: &str) -> String {
+    match validate_external_link(raw) {
+        Ok(url) => panic!("{raw:?} was accepted as {url}"),
+        Err(reason) => reason,
+    }
+}
+
+#[test]
+fn http_https_and_mailto_links_are_accepted_in_normalised_form() {
+    let cases = [
+        ("https://example.com/a?b=c#d", "https://example.com/a?b=c#d"),
+        ("HTTP://Example.COM", "http://example.com/"),
+        (
+            "https://例え.jp/パス",
+            "https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9",
+        ),
+        (
+            "https://example.com/\u{202e}gnp.exe",
+            "https://example.com/%E2%80%AEgnp.exe",
+        ),
+        (
+            "mailto:someone@example.com?subject=hi",
+            "mailto:someone@example.com?subject=hi",
+        ),
+    ];
+    for (raw, opened) in cases {
+        assert_eq!(
+            validate_external_link(raw).unwrap().as_str(),
+            opened,
+            "{raw}"
+        );
+    }
+}
+
+#[test]
+fn script_data_file_and_other_schemes_are_refused() {
+    for raw in [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "java\tscript:alert(1)",
+        " javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "vbscript:msgbox(1)",
+        "tauri://localhost/index.html",
+        "ftp://example.com/",
+        "blob:https://example.com/1",
+        "about:blank",
+    ] {
+        assert!(refused(raw).contains("links are not opened"), "{raw}");
+    }
+}
+
+#[test]
+fn relative_hostless_credentialed_and_oversized_links_are_refused() {
+    for raw in [
+        "/etc/passwd",
+        "//example.com/x",
+        "page.html",
+        "#top",
+        "",
+        "%6Aavascript:x",
+    ] {
+        assert_eq!(
+            refused(raw),
+            "Only absolute http, https and mailto links can be opened.",
+            "{raw:?}"
+        );
+    }
+    assert_eq!(
+        refused("https://trusted.example@evil.example/"),
+        "Links with a user name or password are not opened."
+    );
+    assert_eq!(refused("mailto:"), "The mail link has no address.");
+    let long = format!("https://example.com/{}", "a".repeat(MAX_LINK_LENGTH));
+    assert_eq!(refused(&long), "The link is too long to open.");
+}
+
+#[test]
+fn only_the_apps_own_pages_may_be_shown_in_the_webview() {
+    for own in [
+        "tauri://localhost/",
+        "tauri://localhost/index.html",
+        "http://tauri.localhost/",
+    ] {
+        assert!(is_app_page(&Url::parse(own).unwrap()), "{own}");
+    }
+    for away in [
+        "https://example.com/",
+        "http://127.0.0.1:1420/",
+        "tauri://evil.example/",
+        "http://tauri.localhost.evil.example/",
+        "data:text/html,hi",
+        "about:blank",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+    ] {
+        assert!(!is_app_page(&Url::parse(away).unwrap()), "{away}");
+    }
+}
+
+#[test]
+fn the_recording_opener_is_chosen_only_in_debug_builds_when_the_variable_is_set() {
+    fn with_file(name: &str) -> Option<String> {
+        (name == RECORD_LINKS_ENV).then(|| "/tmp/links.txt".to_owned())
+    }
+    fn without(_: &str) -> Option<String> {
+        None
+    }
+    assert!(matches!(LinkOpener::from_env(without), LinkOpener::System));
+    let chosen = LinkOpener::from_env(with_file);
+    if cfg!(debug_assertions) {
+        assert!(
+            matches!(chosen, LinkOpener::Record(path) if path == std::path::Path::new("/tmp/links.txt"))
+        );
+    } else {
+        assert!(matches!(chosen, LinkOpener::System));
+    }
+}
