@@ -37,9 +37,9 @@ function DetailView({ detail }: { detail: string }) {
   );
 }
 
-/** What an approved shell command can do; the settings say the same. */
-export const SHELL_RIGHTS_WARNING =
-  "runs as you, with your rights, outside any sandbox: it can read, change or delete anything your account can, and reach the network.";
+/** What an approved shell command can do (the settings say it in short). */
+export const SHELL_RIGHTS_SHORT = "runs as you, with your rights, outside any sandbox.";
+const SHELL_RIGHTS_WARNING = `${SHELL_RIGHTS_SHORT.slice(0, -1)}: it can read, change or delete anything your account can, and reach the network.`;
 
 /** The tools whose approval gives the model a command line. */
 const SHELL_TOOLS = new Set(["run_shell"]);

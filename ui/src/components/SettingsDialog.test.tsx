@@ -20,7 +20,7 @@ describe("SettingsDialog", () => {
     const policy = screen.getByRole("group", { name: "Approval policy" });
     expect(policy).toContainElement(screen.getByTestId("settings-shell-warning"));
     expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent(
-      "Shell commands are not sandboxed. A shell command you approve (or that runs under Auto) runs as you, with your rights, outside any sandbox",
+      "Not sandboxed: a shell command you approve, or that runs under Auto, runs as you, with your rights, outside any sandbox.",
     );
     expect(screen.getByRole("radio", { name: /Auto/ }).closest("label")).toHaveTextContent("shell commands included");
   });

@@ -13,7 +13,7 @@ import {
   type ProfileErrors,
   type SettingsErrors,
 } from "../state/settingsForm";
-import { SHELL_RIGHTS_WARNING } from "./ApprovalPrompt";
+import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { Modal } from "./Modal";
 
 interface SettingsDialogProps {
@@ -157,13 +157,12 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
               </span>
             </label>
           ))}
-          <p className="approval-warning settings-shell-warning" data-testid="settings-shell-warning">
+          <p className="settings-shell-warning" data-testid="settings-shell-warning">
             <span className="approval-warning-icon" aria-hidden="true">
               !
             </span>
             <span>
-              <strong>Shell commands are not sandboxed.</strong> A shell command you approve (or that runs under Auto){" "}
-              {SHELL_RIGHTS_WARNING}
+              <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
             </span>
           </p>
         </fieldset>
