@@ -187,3 +187,58 @@ fn open_external_link_rechecks_the_url_and_opens_only_allowed_ones() {
         "only the allowed links, normalised"
     );
 }
+
+/// The parts of tauri.conf.json and the capability this module relies on.
+#[derive(serde::Deserialize)]
+struct Conf {
+    app: ConfApp,
+}
+
+#[derive(serde::Deserialize)]
+struct ConfApp {
+    security: ConfSecurity,
+}
+
+#[derive(serde::Deserialize)]
+struct ConfSecurity {
+    csp: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Capability {
+    permissions: Vec<String>,
+}
+
+#[test]
+fn the_csp_stays_strict_and_no_opener_or_shell_plugin_is_granted() {
+    let conf: Conf = serde_json::from_str(include_str!("../tauri.conf.json")).unwrap();
+    let csp = conf.app.security.csp;
+    assert_eq!(csp["default-src"], "'self'");
+    assert_eq!(csp["script-src"], "'self'", "no inline or eval'd script");
+    assert_eq!(csp["object-src"], "'none'");
+    assert_eq!(csp["base-uri"], "'self'");
+    assert_eq!(csp["form-action"], "'none'");
+    assert_eq!(csp["frame-ancestors"], "'none'");
+    for (directive, sources) in &csp {
+        for loose in ["'unsafe-inline'", "'unsafe-eval'", "*", "http:", "https:"] {
+            assert!(
+                !sources.split_whitespace().any(|source| source == loose),
+                "{directive} allows {loose}"
+            );
+        }
+    }
+
+    let capability: Capability =
+        serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
+    assert!(
+        capability
+            .permissions
+            .contains(&"allow-open-external-link".to_owned())
+    );
+    for permission in &capability.permissions {
+        assert!(
+            !permission.starts_with("opener:") && !permission.starts_with("shell:"),
+            "{permission} would let the page open URLs or programs without open_external_link's checks"
+        );
+    }
+}
