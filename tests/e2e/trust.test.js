@@ -153,6 +153,9 @@ describe("hostile text and links (issue 10)", { timeout: 300_000 }, () => {
     round2.respondFunctionCall("read_file", { path: "hostile.md" });
     await findAtEnd("section.tool-card[aria-label='Tool call read_file'] .status-pill", "Done");
     await assertNothingRan("the listing of hostile file names and the hostile file");
+    const outputs = await h.run(() => all("section.tool-card .tool-pre").map((pre) => pre.textContent));
+    assert.ok(outputs.some((o) => o.includes(`<img src=x onerror="window.__xss='img-onerror'">`)), "a hostile file name is shown as text");
+    assert.ok(outputs.some((o) => o.includes("<script>window.__xss='script-plain'</script>")), "the hostile file is shown as text");
 
     const hostileName = payloads.find((p) => p.id === "img-onerror").text;
     (await h.mock.nextRequest({ what: "round 3" })).respondFunctionCall("write_file", { path: hostileName, content: everything });
