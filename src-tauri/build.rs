@@ -19,6 +19,7 @@ const COMMANDS: &[&str] = &[
     "set_api_key",
     "compaction_views",
     "round_requests",
+    "open_external_link",
 ];
 
 fn main() {

@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod errors;
 pub mod export;
+pub mod links;
 pub mod logging;
 pub mod settings;
 pub mod state;
@@ -27,7 +28,9 @@ pub fn configure<R: Runtime>(
     let state: commands::Shared = Arc::new(AppState::new(paths, env));
     builder
         .plugin(tauri_plugin_dialog::init())
+        .plugin(links::navigation_guard())
         .manage(state)
+        .manage(links::LinkOpener::from_env(env))
         .invoke_handler(generate_handler![
             commands::settings::app_info,
             commands::sessions::list_sessions,
@@ -45,6 +48,7 @@ pub fn configure<R: Runtime>(
             commands::settings::set_api_key,
             commands::console::compaction_views,
             commands::console::round_requests,
+            links::open_external_link,
         ])
 }
 

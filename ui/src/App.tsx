@@ -8,6 +8,7 @@ import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import { consoleSections } from "./console/sections";
 import { DebugConsolePanel } from "./components/DebugConsolePanel";
+import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar, sessionTitle } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
@@ -124,6 +125,7 @@ export function App() {
   const contextTokens = conversation.transcript.contextTokens ?? view?.contextTokens ?? null;
 
   return (
+    <ExternalLinks open={api.openExternalLink} onError={fail}>
     <div className={`app${consoleOpen ? " with-console" : ""}`}>
       <AppHeader
         info={info}
@@ -223,6 +225,7 @@ export function App() {
       )}
       {toast && <Toast message={toast} onDismiss={() => setToast(null)} />}
     </div>
+    </ExternalLinks>
   );
 }
 

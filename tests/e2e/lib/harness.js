@@ -189,7 +189,9 @@ export class Harness {
       ].join("\n"),
     );
 
-    this.env = { ...process.env, STRATA_HOME: this.home, NO_COLOR: "1" };
+    // A debug build appends confirmed links here instead of opening a browser.
+    this.openedLinksFile = path.join(this.root, "opened-links.txt");
+    this.env = { ...process.env, STRATA_HOME: this.home, NO_COLOR: "1", STRATA_E2E_OPENED_LINKS: this.openedLinksFile };
     delete this.env.OPENAI_API_KEY;
     delete this.env.ANTHROPIC_API_KEY;
     delete this.env.OPENAI_BASE_URL;
@@ -377,6 +379,11 @@ export class Harness {
       const h1 = document.querySelector(".conversation-title h1");
       return h1 && norm(h1.textContent).includes(t);
     }, [title.slice(0, 40)]);
+  }
+
+  /** The links the app would have opened in the system browser, in order. */
+  openedLinks() {
+    return fs.existsSync(this.openedLinksFile) ? fs.readFileSync(this.openedLinksFile, "utf8").split("\n").filter(Boolean) : [];
   }
 
   /** Fails when the API key appears anywhere in the page. */

@@ -73,3 +73,6 @@ export const roundRequests = (sessionId: SessionId, offset?: number, limit?: num
     ...(offset !== undefined ? { offset } : {}),
     ...(limit !== undefined ? { limit } : {}),
   });
+
+/** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
+export const openExternalLink = (url: string) => call<void>("open_external_link", { url });

@@ -36,6 +36,18 @@ describe("ApprovalPrompt", () => {
     expect(screen.getByText("-old")).toHaveClass("diff-del");
   });
 
+  it("says an approved shell command runs with the person's rights, outside any sandbox", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `rm -rf build` in /w" detail="rm -rf build" onDecide={() => {}} />);
+    expect(screen.getByTestId("shell-warning")).toHaveTextContent(
+      "Not sandboxed. If you allow it, this command runs as you, with your rights, outside any sandbox: it can read, change or delete anything your account can, and reach the network.",
+    );
+  });
+
+  it("gives no shell warning for file tools", () => {
+    render(<ApprovalPrompt tool="write_file" summary="write_file src/a.rs" detail={diff} onDecide={() => {}} />);
+    expect(screen.queryByTestId("shell-warning")).toBeNull();
+  });
+
   it("has no buttons in a read-only session", () => {
     render(<ApprovalPrompt tool="write_file" summary="write_file a" detail="" />);
     expect(screen.queryByRole("button")).toBeNull();

@@ -37,6 +37,13 @@ function DetailView({ detail }: { detail: string }) {
   );
 }
 
+/** What an approved shell command can do (the settings say it in short). */
+export const SHELL_RIGHTS_SHORT = "runs as you, with your rights, outside any sandbox.";
+const SHELL_RIGHTS_WARNING = `${SHELL_RIGHTS_SHORT.slice(0, -1)}: it can read, change or delete anything your account can, and reach the network.`;
+
+/** The tools whose approval gives the model a command line. */
+const SHELL_TOOLS = new Set(["run_shell"]);
+
 /** An inline request to run a tool call: allow once, for the session, or deny. */
 export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalPromptProps) {
   const first = useRef<HTMLButtonElement>(null);
@@ -63,6 +70,16 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalProm
         <strong>Strata wants to {summary || tool}</strong>
       </p>
       {detail && detail !== summary && <DetailView detail={detail} />}
+      {SHELL_TOOLS.has(tool) && (
+        <p className="approval-warning" data-testid="shell-warning">
+          <span className="approval-warning-icon" aria-hidden="true">
+            !
+          </span>
+          <span>
+            <strong>Not sandboxed.</strong> If you allow it, this command {SHELL_RIGHTS_WARNING}
+          </span>
+        </p>
+      )}
       {onDecide ? (
         <div className="approval-actions">
           <button ref={first} type="button" className="button primary" data-approval-first onClick={() => onDecide("allow_once")}>

@@ -71,7 +71,8 @@ export function Composer({
       <div className="composer-bar">
         {waitingApproval ? (
           <span className="approval-waiting" role="status">
-            Waiting for your approval: {waitingApproval.summary}
+            {/* One line: a long or hostile command must not push the transcript (and its full approval card) away. */}
+            <span className="approval-waiting-summary">Waiting for your approval: {waitingApproval.summary}</span>
             <button type="button" className="button small" onClick={waitingApproval.onReview}>
               Review
             </button>

@@ -66,14 +66,16 @@ interface ConfirmDialogProps {
   message: ReactNode;
   confirmLabel: string;
   danger?: boolean;
+  className?: string;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
-export function ConfirmDialog({ title, message, confirmLabel, danger, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, message, confirmLabel, danger, className, onConfirm, onCancel }: ConfirmDialogProps) {
   return (
     <Modal
       title={title}
+      className={className}
       onClose={onCancel}
       footer={
         <>

@@ -15,6 +15,16 @@ const settings: Settings = {
 };
 
 describe("SettingsDialog", () => {
+  it("says beside the approval policy that shell commands run with the person's rights, unsandboxed", () => {
+    render(<SettingsDialog settings={settings} onSave={async () => {}} onClose={() => {}} />);
+    const policy = screen.getByRole("group", { name: "Approval policy" });
+    expect(policy).toContainElement(screen.getByTestId("settings-shell-warning"));
+    expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent(
+      "Not sandboxed: a shell command you approve, or that runs under Auto, runs as you, with your rights, outside any sandbox.",
+    );
+    expect(screen.getByRole("radio", { name: /Auto/ }).closest("label")).toHaveTextContent("shell commands included");
+  });
+
   it("shows a clear message for invalid input and saves nothing", async () => {
     const onSave = vi.fn(async () => {});
     const user = userEvent.setup();

@@ -13,6 +13,7 @@ import {
   type ProfileErrors,
   type SettingsErrors,
 } from "../state/settingsForm";
+import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { Modal } from "./Modal";
 
 interface SettingsDialogProps {
@@ -23,7 +24,7 @@ interface SettingsDialogProps {
 
 const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
   { value: "ask", label: "Ask", hint: "Reads run; writes and shell commands wait for you." },
-  { value: "auto", label: "Auto", hint: "Every tool call runs without asking." },
+  { value: "auto", label: "Auto", hint: "Every tool call runs without asking, shell commands included." },
   { value: "read-only", label: "Read-only", hint: "Reads run; writes and shell commands are refused." },
 ];
 
@@ -156,6 +157,14 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
               </span>
             </label>
           ))}
+          <p className="settings-shell-warning" data-testid="settings-shell-warning">
+            <span className="approval-warning-icon" aria-hidden="true">
+              !
+            </span>
+            <span>
+              <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
+            </span>
+          </p>
         </fieldset>
 
         <fieldset className="settings-section">

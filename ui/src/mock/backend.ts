@@ -109,6 +109,9 @@ class MockBackend {
         return null;
       case "export_session":
         return null;
+      case "open_external_link":
+        // The preview never opens anything; the dialog is what it shows.
+        return null;
       case "get_settings":
         return this.settings;
       case "save_settings":
