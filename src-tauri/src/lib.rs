@@ -1,22 +1,17 @@
-//! Strata's desktop shell: Tauri v2 over strata-core and strata-providers.
-//! The commands (docs/desktop-commands.md) are thin; the state holds the
-//! session store and the sessions open for turns.
+//! Strata's desktop shell: a thin Tauri v2 adapter over strata-app. Each
+//! command (docs/desktop-commands.md) maps one to one onto the application
+//! layer, which the command line uses too.
 
 pub mod commands;
-pub mod errors;
-pub mod export;
 pub mod links;
 pub mod logging;
-pub mod settings;
-pub mod state;
-pub mod views;
 
 use std::sync::Arc;
 
 use strata_core::StrataPaths;
 use tauri::{Runtime, generate_handler};
 
-use crate::state::{AppState, EnvFn};
+use strata_app::{App, EnvFn};
 
 /// Adds the plugins, the state and every command to `builder`: the binary
 /// passes the real runtime's builder, the tests the mock one's.
@@ -25,29 +20,31 @@ pub fn configure<R: Runtime>(
     paths: StrataPaths,
     env: EnvFn,
 ) -> tauri::Builder<R> {
-    let state: commands::Shared = Arc::new(AppState::new(paths, env));
+    let app: commands::Shared = Arc::new(App::new(paths, env));
     builder
         .plugin(tauri_plugin_dialog::init())
         .plugin(links::navigation_guard())
-        .manage(state)
+        .manage(app)
         .manage(links::LinkOpener::from_env(env))
         .invoke_handler(generate_handler![
-            commands::settings::app_info,
-            commands::sessions::list_sessions,
-            commands::sessions::open_session,
-            commands::sessions::create_session,
-            commands::turns::send_message,
-            commands::turns::stop_turn,
-            commands::turns::answer_approval,
-            commands::turns::compact_now,
-            commands::sessions::rename_session,
-            commands::sessions::delete_session,
-            commands::sessions::export_session,
-            commands::settings::get_settings,
-            commands::settings::save_settings,
-            commands::settings::set_api_key,
-            commands::console::compaction_views,
-            commands::console::round_requests,
+            commands::app_info,
+            commands::list_sessions,
+            commands::open_session,
+            commands::create_session,
+            commands::send_message,
+            commands::stop_turn,
+            commands::answer_approval,
+            commands::compact_now,
+            commands::rename_session,
+            commands::delete_session,
+            commands::export_session,
+            commands::get_settings,
+            commands::save_settings,
+            commands::set_api_key,
+            commands::compaction_views,
+            commands::round_requests,
+            commands::switch_profile,
+            commands::provider_kinds,
             links::open_external_link,
         ])
 }

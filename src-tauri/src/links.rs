@@ -13,7 +13,7 @@ use tauri::plugin::TauriPlugin;
 use tauri::{Runtime, State};
 use url::Url;
 
-use crate::errors::{CommandResult, invalid_input, io};
+use strata_app::error::{CommandResult, invalid_input, io};
 
 /// Longer URLs are refused (the UI has the same cap).
 pub const MAX_LINK_LENGTH: usize = 8192;
@@ -62,7 +62,7 @@ pub enum LinkOpener {
 
 impl LinkOpener {
     /// The system opener, or in a debug build the file [`RECORD_LINKS_ENV`] names.
-    pub fn from_env(env: crate::state::EnvFn) -> Self {
+    pub fn from_env(env: strata_app::EnvFn) -> Self {
         match env(RECORD_LINKS_ENV) {
             Some(path) if cfg!(debug_assertions) && !path.is_empty() => {
                 Self::Record(PathBuf::from(path))

@@ -9,11 +9,11 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use strata_desktop::commands::ChannelSink;
 use strata_desktop::commands::Shared;
-use strata_desktop::commands::turns::{run_compaction, run_turn};
 use strata_protocol::{
-    AgentEvent, AppInfo, CommandErrorKind, EventEnvelope, MainlineEvent, SessionListItem,
-    SessionView, Settings, TurnOutcome,
+    AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, MainlineEvent, SendMessage,
+    SessionId, SessionListItem, SessionPage, SessionView, Settings, TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -58,6 +58,28 @@ impl Harness {
     }
 }
 
+/// A turn through the application, its events sent to `channel`.
+async fn run_turn(
+    app: &Shared,
+    session_id: SessionId,
+    text: String,
+    channel: Channel<EventEnvelope>,
+) -> Result<strata_protocol::TurnReport, strata_protocol::CommandError> {
+    app.send_message(SendMessage { session_id, text }, ChannelSink(channel))
+        .await
+}
+
+/// A compaction through the application, its events sent to `channel`.
+async fn run_compaction(
+    app: &Shared,
+    session_id: SessionId,
+    focus: Option<String>,
+    channel: Channel<EventEnvelope>,
+) -> Result<strata_protocol::CompactOutcome, strata_protocol::CommandError> {
+    app.compact_now(CompactNow { session_id, focus }, ChannelSink(channel))
+        .await
+}
+
 /// A channel that keeps every event it is sent.
 fn collecting_channel() -> (Channel<EventEnvelope>, Arc<Mutex<Vec<EventEnvelope>>>) {
     let events = Arc::new(Mutex::new(Vec::new()));
@@ -96,37 +118,50 @@ fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
     assert_eq!(created.item_count, 1, "the system prompt is committed");
     let id = created.id.to_string();
 
-    let all: Vec<SessionListItem> = h.invoke("list_sessions", json!({}));
+    let all: Vec<SessionListItem> = h.invoke::<SessionPage>("list_sessions", json!({})).sessions;
     assert_eq!(all.len(), 1);
     let folder = h.workspace.path().file_name().unwrap().to_str().unwrap();
-    let by_workspace: Vec<SessionListItem> =
-        h.invoke("list_sessions", json!({ "query": folder.to_uppercase() }));
+    let by_workspace: Vec<SessionListItem> = h
+        .invoke::<SessionPage>("list_sessions", json!({ "query": folder.to_uppercase() }))
+        .sessions;
     assert_eq!(by_workspace.len(), 1);
-    let none: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "zebra" }));
+    let none: Vec<SessionListItem> = h
+        .invoke::<SessionPage>("list_sessions", json!({ "query": "zebra" }))
+        .sessions;
     assert!(none.is_empty());
 
-    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    let view: SessionView = h.invoke("open_session", json!({ "session_id": id }));
     assert!(view.live);
-    assert_eq!(view.records.len(), 2, "session_meta and the system prompt");
+    assert_eq!(
+        view.records.len(),
+        3,
+        "session_meta, the system prompt and the profile it was made on"
+    );
+    assert_eq!(
+        view.profile.as_ref().map(|p| p.provider_kind),
+        Some(strata_protocol::ProviderKind::Demo)
+    );
     assert_eq!(view.context.len(), 1);
     assert!(view.threshold > 0);
     assert!(view.context_window.is_some_and(|w| w > view.threshold));
 
     let renamed: SessionListItem = h.invoke(
         "rename_session",
-        json!({ "sessionId": id, "title": "  Tally   the notes " }),
+        json!({ "session_id": id, "title": "  Tally   the notes " }),
     );
     assert_eq!(renamed.title.as_deref(), Some("Tally the notes"));
-    let found: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "TALLY" }));
+    let found: Vec<SessionListItem> = h
+        .invoke::<SessionPage>("list_sessions", json!({ "query": "TALLY" }))
+        .sessions;
     assert_eq!(found.len(), 1);
-    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    let view: SessionView = h.invoke("open_session", json!({ "session_id": id }));
     assert!(view.live, "renaming keeps the session live");
     assert_eq!(view.summary.title.as_deref(), Some("Tally the notes"));
 
-    h.invoke::<()>("delete_session", json!({ "sessionId": id }));
-    let all: Vec<SessionListItem> = h.invoke("list_sessions", json!({}));
+    h.invoke::<()>("delete_session", json!({ "session_id": id }));
+    let all: Vec<SessionListItem> = h.invoke::<SessionPage>("list_sessions", json!({})).sessions;
     assert!(all.is_empty());
-    let error = h.fail("open_session", json!({ "sessionId": id }));
+    let error = h.fail("open_session", json!({ "session_id": id }));
     assert_eq!(error.kind, CommandErrorKind::NotFound);
 }
 
@@ -145,12 +180,12 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
     let first = turn("What is in this folder?");
     h.invoke::<SessionListItem>(
         "rename_session",
-        json!({ "sessionId": id.to_string(), "title": "Notes" }),
+        json!({ "session_id": id.to_string(), "title": "Notes" }),
     );
     let second = turn("Read notes.txt");
     // A rebuilt agent would number its events from 0 again.
     assert_eq!(second.first().copied(), first.last().map(|seq| seq + 1));
-    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id.to_string() }));
+    let view: SessionView = h.invoke("open_session", json!({ "session_id": id.to_string() }));
     assert!(view.live);
     assert_eq!(view.summary.title.as_deref(), Some("Notes"));
 }
@@ -158,7 +193,7 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
 #[test]
 fn bad_input_gets_structured_errors() {
     let h = harness();
-    let error = h.fail("open_session", json!({ "sessionId": "not-an-id" }));
+    let error = h.fail("open_session", json!({ "session_id": "not-an-id" }));
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
     let error = h.fail("create_session", json!({ "workspace": "relative/folder" }));
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
@@ -169,13 +204,16 @@ fn bad_input_gets_structured_errors() {
     );
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
     let id = h.create().id.to_string();
-    let error = h.fail("rename_session", json!({ "sessionId": id, "title": "   " }));
+    let error = h.fail(
+        "rename_session",
+        json!({ "session_id": id, "title": "   " }),
+    );
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
-    let stopped: bool = h.invoke("stop_turn", json!({ "sessionId": id }));
+    let stopped: bool = h.invoke("stop_turn", json!({ "session_id": id }));
     assert!(!stopped, "nothing runs");
     let answered: bool = h.invoke(
         "answer_approval",
-        json!({ "sessionId": id, "callId": "call_1", "decision": "allow_once" }),
+        json!({ "session_id": id, "call_id": "call_1", "decision": "allow_once" }),
     );
     assert!(!answered, "nothing waits");
 }
@@ -190,9 +228,12 @@ fn invalid_settings_save_nothing() {
     assert!(error.message.starts_with("Nothing was saved."), "{error:?}");
     assert!(!h.home.path().join("config").exists());
 
-    let error = h.fail("set_api_key", json!({ "profileId": "demo", "key": "sk-1" }));
+    let error = h.fail(
+        "set_api_key",
+        json!({ "profile_id": "demo", "key": "sk-1" }),
+    );
     assert_eq!(error.kind, CommandErrorKind::NotFound);
-    let error = h.fail("set_api_key", json!({ "profileId": "demo", "key": " " }));
+    let error = h.fail("set_api_key", json!({ "profile_id": "demo", "key": " " }));
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
 }
 
@@ -216,7 +257,7 @@ fn valid_settings_are_saved_and_keys_never_come_back() {
 
     h.invoke::<()>(
         "set_api_key",
-        json!({ "profileId": "local", "key": "sk-secret-123" }),
+        json!({ "profile_id": "local", "key": "sk-secret-123" }),
     );
     let reread: Settings = h.invoke("get_settings", json!({}));
     let local = reread.profiles.iter().find(|p| p.id == "local").unwrap();
@@ -279,7 +320,7 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     );
 
     // The file holds the turn; browsing it shows the answer.
-    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id.to_string() }));
+    let view: SessionView = h.invoke("open_session", json!({ "session_id": id.to_string() }));
     assert!(view.live);
     assert!(view.context_tokens.is_some());
 
@@ -291,7 +332,7 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
 
     // The debug console's views of the same file.
     let compactions: Vec<Value> =
-        h.invoke("compaction_views", json!({ "sessionId": id.to_string() }));
+        h.invoke("compaction_views", json!({ "session_id": id.to_string() }));
     assert_eq!(compactions.len(), 1);
     assert!(
         compactions[0]["before"].as_array().unwrap().len()
@@ -299,7 +340,7 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     );
     let page: Value = h.invoke(
         "round_requests",
-        json!({ "sessionId": id.to_string(), "offset": 1, "limit": 1 }),
+        json!({ "session_id": id.to_string(), "offset": 1, "limit": 1 }),
     );
     assert_eq!(page["total"], report.rounds);
     assert_eq!(page["offset"], 1);
@@ -310,7 +351,7 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     let md = h.home.path().join("session");
     h.invoke::<()>(
         "export_session",
-        json!({ "sessionId": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
     );
     let text = std::fs::read_to_string(h.home.path().join("session.md")).unwrap();
     assert!(
@@ -320,7 +361,7 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     let json_path = h.home.path().join("session.json");
     h.invoke::<()>(
         "export_session",
-        json!({ "sessionId": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
     );
     // JSON lines: one record a line, as the command line exports them.
     let records: Vec<Value> = std::fs::read_to_string(&json_path)
@@ -340,21 +381,23 @@ fn send_message_over_ipc_resumes_a_closed_session_and_refuses_an_empty_one() {
     // its file.
     let settings: Settings = h.invoke("get_settings", json!({}));
     h.invoke::<Settings>("save_settings", json!({ "settings": settings }));
-    h.invoke::<SessionListItem>("rename_session", json!({ "sessionId": id, "title": "x" }));
-    let view: SessionView = h.invoke("open_session", json!({ "sessionId": id }));
+    h.invoke::<SessionListItem>("rename_session", json!({ "session_id": id, "title": "x" }));
+    let view: SessionView = h.invoke("open_session", json!({ "session_id": id }));
     assert!(!view.live);
     let report: Value = h.invoke(
         "send_message",
-        json!({ "sessionId": id, "text": "hello", "onEvent": "__CHANNEL__:4242" }),
+        json!({ "session_id": id, "text": "hello", "on_event": "__CHANNEL__:4242" }),
     );
     assert_eq!(report["outcome"], "completed");
-    assert!(report["turnId"].is_string());
+    assert!(report["turn_id"].is_string());
     // The title no longer shows the first message; search still finds it.
-    let found: Vec<SessionListItem> = h.invoke("list_sessions", json!({ "query": "HELLO" }));
+    let found: Vec<SessionListItem> = h
+        .invoke::<SessionPage>("list_sessions", json!({ "query": "HELLO" }))
+        .sessions;
     assert_eq!(found.len(), 1);
     let error = h.fail(
         "send_message",
-        json!({ "sessionId": id, "text": "  ", "onEvent": "__CHANNEL__:4243" }),
+        json!({ "session_id": id, "text": "  ", "on_event": "__CHANNEL__:4243" }),
     );
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
 }
@@ -363,27 +406,28 @@ fn send_message_over_ipc_resumes_a_closed_session_and_refuses_an_empty_one() {
 fn a_running_session_refuses_a_second_turn_a_rename_and_a_delete_until_it_ends() {
     let h = harness();
     let id = h.create().id;
-    let args = json!({ "sessionId": id.to_string() });
+    let args = json!({ "session_id": id.to_string() });
     let running = tauri::async_runtime::block_on(h.state().start_running(id)).unwrap();
     let error = h.fail(
         "send_message",
-        json!({ "sessionId": id.to_string(), "text": "hi", "onEvent": "__CHANNEL__:7" }),
+        json!({ "session_id": id.to_string(), "text": "hi", "on_event": "__CHANNEL__:7" }),
     );
     assert_eq!(error.kind, CommandErrorKind::Busy);
     let error = h.fail("delete_session", args.clone());
     assert_eq!(error.kind, CommandErrorKind::Busy);
     let error = h.fail(
         "rename_session",
-        json!({ "sessionId": id.to_string(), "title": "t" }),
+        json!({ "session_id": id.to_string(), "title": "t" }),
     );
     assert_eq!(error.kind, CommandErrorKind::Busy);
     assert!(h.invoke::<bool>("stop_turn", args.clone()));
-    assert!(running.cancel.is_cancelled());
+    assert!(running.cancel_token().is_cancelled());
     drop(running);
     assert!(!h.invoke::<bool>("stop_turn", args.clone()));
     h.invoke::<()>("delete_session", args);
     assert!(
-        h.invoke::<Vec<SessionListItem>>("list_sessions", json!({}))
+        h.invoke::<SessionPage>("list_sessions", json!({}))
+            .sessions
             .is_empty()
     );
 }

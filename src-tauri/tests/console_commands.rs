@@ -1,5 +1,5 @@
 //! The debug console's commands through Tauri's IPC on the mock runtime:
-//! argument names, paging, the camelCase shapes the UI reads, and that the
+//! argument names, paging, the snake_case shapes the UI reads, and that the
 //! session file is left exactly as it was.
 
 // Helpers outside #[test] functions panic on purpose: a broken fixture is a
@@ -50,10 +50,13 @@ fn compaction_views_returns_each_compaction_with_its_before_and_after() {
     let h = MockApp::new();
     let (id, path, text) = h.with_sample();
     let raw = h
-        .call("compaction_views", json!({ "sessionId": id }))
+        .call("compaction_views", json!({ "session_id": id }))
         .unwrap();
-    assert!(raw[0]["summaryModelText"].is_string(), "camelCase fields");
-    assert!(raw[0]["removedIndices"].is_array());
+    assert!(
+        raw[0]["summary_model_text"].is_string(),
+        "snake_case fields"
+    );
+    assert!(raw[0]["removed_indices"].is_array());
     let views: Vec<CompactionView> = serde_json::from_value(raw).unwrap();
     assert_eq!(views.len(), 1);
     let view = &views[0];
@@ -69,11 +72,11 @@ fn compaction_views_returns_each_compaction_with_its_before_and_after() {
 fn round_requests_pages_through_the_rounds() {
     let h = MockApp::new();
     let (id, path, text) = h.with_sample();
-    let all: RoundPage = h.invoke("round_requests", json!({ "sessionId": id }));
+    let all: RoundPage = h.invoke("round_requests", json!({ "session_id": id }));
     assert_eq!((all.total, all.offset, all.rounds.len()), (7, 0, 7));
     let page: RoundPage = h.invoke(
         "round_requests",
-        json!({ "sessionId": id, "offset": 4, "limit": 2 }),
+        json!({ "session_id": id, "offset": 4, "limit": 2 }),
     );
     assert_eq!((page.total, page.offset), (7, 4));
     assert_eq!(
@@ -86,10 +89,10 @@ fn round_requests_pages_through_the_rounds() {
     let raw = h
         .call(
             "round_requests",
-            json!({ "sessionId": id, "offset": 0, "limit": 1 }),
+            json!({ "session_id": id, "offset": 0, "limit": 1 }),
         )
         .unwrap();
-    assert!(raw["rounds"][0]["inputConsistent"].as_bool().unwrap());
+    assert!(raw["rounds"][0]["input_consistent"].as_bool().unwrap());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 
@@ -98,10 +101,10 @@ fn console_commands_report_bad_and_missing_sessions() {
     let h = MockApp::new();
     for cmd in ["compaction_views", "round_requests"] {
         let error: CommandError =
-            serde_json::from_value(h.call(cmd, json!({ "sessionId": "nope" })).unwrap_err())
+            serde_json::from_value(h.call(cmd, json!({ "session_id": "nope" })).unwrap_err())
                 .unwrap();
         assert_eq!(error.kind, CommandErrorKind::InvalidInput, "{cmd}");
-        let missing = json!({ "sessionId": "01a22695-3406-726b-b2a7-4de452e6b438" });
+        let missing = json!({ "session_id": "01a22695-3406-726b-b2a7-4de452e6b438" });
         let error: CommandError =
             serde_json::from_value(h.call(cmd, missing).unwrap_err()).unwrap();
         assert_eq!(error.kind, CommandErrorKind::NotFound, "{cmd}");

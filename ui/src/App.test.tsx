@@ -3,16 +3,22 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
-import type { EventEnvelope, SessionView, Settings } from "./api/types";
+import type { EventEnvelope, SessionListItem, SessionView, Settings } from "./api/types";
+import type { SessionPage } from "./bindings/SessionPage";
 import type { MainlineEvent } from "./bindings/MainlineEvent";
 import { sampleSessions } from "./mock/fixtures";
 
 const settings: Settings = {
-  profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", hasKey: false, contextWindow: 32000, compactThreshold: 8000 }],
-  activeProfile: "demo",
-  approvalPolicy: "ask",
+  profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 }],
+  active_profile: "demo",
+  approval_policy: "ask",
   theme: "system",
 };
+
+/** One page holding every listed session. */
+function page(sessions: SessionListItem[]): SessionPage {
+  return { v: 1, sessions, total: sessions.length };
+}
 
 /** A scripted shell: records every call; `send_message` waits for an approval. */
 function fakeShell() {
@@ -25,14 +31,14 @@ function fakeShell() {
     calls.push({ cmd, args });
     switch (cmd) {
       case "app_info":
-        return { version: "0.1.0", strataHome: "/h", activeProfile: settings.profiles[0], isDemo: true };
+        return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
       case "get_settings":
         return settings;
       case "list_sessions":
-        return sessions.map((s) => s.summary).filter((s) => !args.query || s.title?.toLowerCase().includes(String(args.query)));
+        return page(sessions.map((s) => s.summary).filter((s) => !args.query || s.title?.toLowerCase().includes(String(args.query))));
       case "open_session": {
-        const s = sessions.find((x) => x.summary.id === args.sessionId)!;
-        const view: SessionView = { summary: s.summary, records: s.records, context: [], threshold: 8000, contextWindow: 32000, contextTokens: s.contextTokens, live: false };
+        const s = sessions.find((x) => x.summary.id === args.session_id)!;
+        const view: SessionView = { summary: s.summary, records: s.records, context: [], threshold: 8000, context_window: 32000, context_tokens: s.context_tokens, live: false, record_count: s.records.length };
         return view;
       }
       case "answer_approval":
@@ -42,10 +48,10 @@ function fakeShell() {
         finishTurn?.();
         return true;
       case "send_message": {
-        const channel = args.onEvent as { onmessage: (e: EventEnvelope) => void };
+        const channel = args.on_event as { onmessage: (e: EventEnvelope) => void };
         let seq = 0;
         const emit = (event: MainlineEvent) =>
-          channel.onmessage({ v: 1, seq: seq++, session_id: String(args.sessionId), event: { family: "mainline", event } });
+          channel.onmessage({ v: 1, seq: seq++, session_id: String(args.session_id), event: { family: "mainline", event } });
         emit({ kind: "turn_started", turn_id: "t9", user_message: { type: "message", id: "u9", role: "user", content: String(args.text) } });
         emit({ kind: "text_delta", turn_id: "t9", round_id: "r9", delta: "Checking the tests" });
         emit({ kind: "tool_call_started", turn_id: "t9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}' });
@@ -55,10 +61,10 @@ function fakeShell() {
         emit({ kind: "tool_call_finished", turn_id: "t9", call_id: "c9", name: "run_shell", status: "success", output: "ok", duration_ms: 900 });
         await new Promise<void>((resolve) => (finishTurn = resolve));
         emit({ kind: "turn_finished", turn_id: "t9", outcome: "cancelled", rounds: 1 });
-        return { turnId: "t9", outcome: "cancelled", rounds: 1 };
+        return { turn_id: "t9", outcome: "cancelled", rounds: 1 };
       }
       case "compact_now":
-        return { skipped: "Nothing to compact yet: the history is too short.", historyItems: 3 };
+        return { skipped: "Nothing to compact yet: the history is too short.", history_items: 3 };
       default:
         throw { kind: "internal", message: `unexpected ${cmd}` };
     }
@@ -94,8 +100,8 @@ describe("App", () => {
     await user.keyboard("{Enter}");
     await waitFor(() => expect(calls.some((c) => c.cmd === "answer_approval")).toBe(true));
     expect(calls.find((c) => c.cmd === "answer_approval")?.args).toEqual({
-      sessionId: sessions[0]!.summary.id,
-      callId: "c9",
+      session_id: sessions[0]!.summary.id,
+      call_id: "c9",
       decision: "allow_once",
     });
     await waitFor(() => expect(screen.queryByRole("group", { name: /Approval needed/ })).toBeNull());
@@ -103,6 +109,47 @@ describe("App", () => {
     await user.click(screen.getByRole("button", { name: /Stop/ }));
     expect(await screen.findByText("Stopped. The turn was cancelled.")).toBeInTheDocument();
     expect(calls.filter((c) => c.cmd === "stop_turn")).toHaveLength(1);
+  });
+
+  it("shows the title a session gets after its first turn in the conversation header, and the session's model", async () => {
+    const session = { ...sampleSessions(new Date("2026-11-29T12:00:00Z"))[0]! };
+    session.summary = { ...session.summary, title: undefined, model: "qwen3-coder", provider_kind: "openai-chat" };
+    mockIPC(async (cmd, rawArgs) => {
+      const args = (rawArgs ?? {}) as Record<string, unknown>;
+      switch (cmd) {
+        case "app_info":
+          return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: false };
+        case "get_settings":
+          return settings;
+        case "list_sessions":
+          return page([session.summary]);
+        case "open_session":
+          return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, record_count: 0 } satisfies SessionView;
+        case "send_message": {
+          const channel = args.on_event as { onmessage: (e: EventEnvelope) => void };
+          const emit = (seq: number, event: MainlineEvent) =>
+            channel.onmessage({ v: 1, seq, session_id: session.summary.id, event: { family: "mainline", event } });
+          emit(0, { kind: "turn_started", turn_id: "t1", user_message: { type: "message", id: "u1", role: "user", content: String(args.text) } });
+          emit(1, { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 });
+          // The session's title is derived from its first message from now on.
+          session.summary = { ...session.summary, title: String(args.text) };
+          return { turn_id: "t1", outcome: "completed", rounds: 1 };
+        }
+        default:
+          throw { kind: "internal", message: `unexpected ${cmd}` };
+      }
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByRole("button", { name: /^Untitled session/ }));
+    expect(await screen.findByRole("heading", { level: 1, name: "Untitled session" })).toBeInTheDocument();
+    // The header names the open session's model, not the active profile's.
+    expect(screen.getByRole("banner")).toHaveTextContent("qwen3-coder");
+    expect(screen.getByRole("banner")).not.toHaveTextContent("strata-demo");
+    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    await user.type(screen.getByRole("textbox", { name: "Message" }), "Count the lines{Enter}");
+    await waitFor(() => expect(screen.getAllByText("Count the lines").length).toBeGreaterThan(1));
+    expect(await screen.findByRole("heading", { level: 1, name: "Count the lines" })).toBeInTheDocument();
   });
 
   it("runs /compact through compact_now with its focus", async () => {

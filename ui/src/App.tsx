@@ -120,20 +120,24 @@ export function App() {
     [view, conversation.transcript, focusedCompaction],
   );
 
-  const contextWindow = view?.contextWindow ?? info?.activeProfile.contextWindow ?? null;
-  const threshold = conversation.transcript.threshold ?? view?.threshold ?? info?.activeProfile.compactThreshold ?? null;
-  const contextTokens = conversation.transcript.contextTokens ?? view?.contextTokens ?? null;
+  // The sidebar's row is refreshed after every turn (a first message gives the session its
+  // title, a switch its model); the snapshot the conversation opened with is not.
+  const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
+  const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
+  const threshold = conversation.transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
+  const context_tokens = conversation.transcript.context_tokens ?? view?.context_tokens ?? null;
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={fail}>
     <div className={`app${consoleOpen ? " with-console" : ""}`}>
       <AppHeader
         info={info}
+        session={summary}
         consoleOpen={consoleOpen}
         onToggleConsole={() => setConsoleOpen((open) => !open)}
         onOpenSettings={() => setSettingsOpen(true)}
       />
-      {info?.isDemo && <DemoBanner onOpenSettings={() => setSettingsOpen(true)} />}
+      {info?.is_demo && <DemoBanner onOpenSettings={() => setSettingsOpen(true)} />}
       <div className="workspace-area">
         <SessionSidebar
           sessions={sessions}
@@ -169,6 +173,7 @@ export function App() {
           <Conversation
             key={view.summary.id}
             view={view}
+            summary={summary ?? view.summary}
             mode={conversation.mode}
             transcript={conversation.transcript}
             running={conversation.running}
@@ -202,7 +207,7 @@ export function App() {
       </div>
       <footer className="app-footer">
         {view ? (
-          <ContextGauge contextTokens={contextTokens} threshold={threshold} contextWindow={contextWindow} />
+          <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={context_window} />
         ) : (
           <span className="gauge gauge-empty">No session open</span>
         )}

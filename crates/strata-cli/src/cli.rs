@@ -1,7 +1,9 @@
 //! The command line's grammar (clap). Parsing only; each command group has
 //! its own module.
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use strata_protocol::ProviderKind;
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
 /// and compacts what the model sees when a conversation grows too long.
@@ -112,8 +114,8 @@ pub struct ChatArgs {
 pub struct AgentFlags {
     /// The provider kind (default: the config file's profile, else the
     /// environment's keys, else the offline demo model).
-    #[arg(long, value_enum, value_name = "KIND")]
-    pub provider: Option<ProviderArg>,
+    #[arg(long, value_name = "KIND", value_parser = provider_kind())]
+    pub provider: Option<ProviderKind>,
 
     /// The provider's base URL, version segment included
     /// (e.g. http://localhost:11434/v1).
@@ -150,12 +152,10 @@ pub struct AgentFlags {
     pub json: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProviderArg {
-    OpenaiResponses,
-    OpenaiChat,
-    Anthropic,
-    Demo,
+/// The provider kinds by their one name (strata-protocol's).
+fn provider_kind() -> impl clap::builder::TypedValueParser<Value = ProviderKind> {
+    clap::builder::PossibleValuesParser::new(ProviderKind::ALL.map(ProviderKind::as_str))
+        .try_map(|name| name.parse::<ProviderKind>())
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

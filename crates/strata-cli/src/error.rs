@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use strata_core::CoreError;
-use strata_protocol::ModelError;
+use strata_protocol::{CommandError, CommandErrorKind, ModelError};
 use strata_providers::ProviderError;
 
 #[derive(Debug, thiserror::Error)]
@@ -13,6 +13,9 @@ pub enum CliError {
     Core(#[from] CoreError),
     #[error(transparent)]
     Provider(#[from] ProviderError),
+    /// The application layer refused or failed (its message is a sentence).
+    #[error("{}", sentence_case_off(&.0.message))]
+    App(#[from] CommandError),
     /// Writing to standard output or error failed (a closed pipe included).
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
@@ -24,12 +27,6 @@ pub enum CliError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
-    },
-    #[error("cannot use {path} as the workspace: {source}")]
-    Workspace {
-        path: PathBuf,
-        #[source]
-        source: CoreError,
     },
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
@@ -47,7 +44,26 @@ pub enum CliError {
     CompactionCancelled,
 }
 
+/// The application's messages are sentences; the command line's reasons
+/// follow `strata: error:` in lower case, like every other one.
+fn sentence_case_off(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 impl CliError {
+    /// The exit code: 2 when the person must choose with flags (a session
+    /// whose recorded profile needs an explicit choice), else 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::App(error) if error.kind == CommandErrorKind::ProfileUnavailable => 2,
+            _ => 1,
+        }
+    }
+
     /// A reader that stopped reading (`strata sessions list | head`).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, CliError::Output(error) if error.kind() == std::io::ErrorKind::BrokenPipe)

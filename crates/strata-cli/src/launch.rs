@@ -1,61 +1,37 @@
-//! Turning command-line flags into a running agent: the provider profile
-//! (flags over the config file over the environment over the demo model),
-//! its gateway, the workspace's tools, the approval policy, and the session
-//! (new or resumed).
+//! Command-line flags to strata-app's agent construction: the profile flags,
+//! the workspace, the approval policy and threshold. Which profile a session
+//! resumes on, and the recording of an explicit switch, are strata-app's.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::json;
-use strata_core::agent::{Agent, AgentParts, ApprovalBroker, EventReceiver};
-use strata_core::{SessionApprovals, ToolConfig, ToolRegistry};
-use strata_protocol::{ApprovalPolicy, SessionMeta};
-use strata_providers::config::{
-    ProfileFlags, ProviderKind, ProviderProfile, load_and_resolve, process_env,
-};
-use strata_providers::{agent_parts, tool_config};
+use strata_app::launch::{self, LaunchOptions};
+use strata_protocol::ApprovalPolicy;
+use strata_providers::ProfileFlags;
+use strata_providers::config::process_env;
 
-use crate::cli::{AgentFlags, ApprovalArg, ProviderArg};
+pub use strata_app::Launched;
+
+use crate::cli::{AgentFlags, ApprovalArg};
 use crate::error::CliError;
 use crate::store::Context;
 
-/// An agent ready to run, with where its events arrive.
-pub struct Launched {
-    pub agent: Agent,
-    pub events: EventReceiver,
-    pub profile: ProviderProfile,
-    pub policy: ApprovalPolicy,
-    pub resumed: bool,
-}
-
-impl Launched {
-    /// The first `--json` line: which session, where, and with what model.
-    pub fn session_line(&self) -> serde_json::Value {
-        json!({
-            "v": 1,
-            "kind": "session_started",
-            "session_id": self.agent.id(),
-            "resumed": self.resumed,
-            "workspace": self.agent.workspace(),
-            "provider_kind": self.profile.kind.as_str(),
-            "model": self.profile.model,
-            "model_label": self.profile.model_label,
-            "approval": self.policy.as_str(),
-            "compact_threshold": self.agent.threshold(),
-            "path": self.agent.session().path(),
-        })
-    }
-
-    /// What a person reads after the session id: model, workspace, policy
-    /// and threshold.
-    pub fn details(&self) -> String {
-        format!(
-            "{} ({}) · {} · approval {} · compacts at {} tokens",
-            self.profile.model_label,
-            self.profile.kind.as_str(),
-            self.agent.workspace().display(),
-            self.policy.as_str(),
-            self.agent.threshold(),
-        )
+fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
+    let policy = match flags.approval {
+        ApprovalArg::Ask => ApprovalPolicy::Ask,
+        ApprovalArg::Auto => ApprovalPolicy::Auto,
+        ApprovalArg::ReadOnly => ApprovalPolicy::ReadOnly,
+    };
+    LaunchOptions {
+        profile: ProfileFlags {
+            profile: None,
+            kind: flags.provider,
+            model: flags.model.clone(),
+            base_url: flags.base_url.clone(),
+        },
+        workspace: flags.workspace.clone(),
+        compact_threshold: flags.compact_threshold,
+        allow_broad_workspace: flags.allow_broad_workspace,
+        ..LaunchOptions::new(policy, interactive)
     }
 }
 
@@ -73,19 +49,19 @@ pub fn start(
             source,
         })?,
     };
-    let (parts, events, profile, policy) = parts(ctx, flags, None, &workspace, interactive)?;
-    let agent = Agent::start(&ctx.store, parts)?;
-    Ok(Launched {
-        agent,
-        events,
-        profile,
-        policy,
-        resumed: false,
-    })
+    let options = options(flags, interactive);
+    Ok(launch::start(
+        &ctx.store,
+        &ctx.paths,
+        &process_env,
+        &workspace,
+        &options,
+    )?)
 }
 
-/// The session `query` names, opened for writing, in its own workspace
-/// unless `--workspace` moves it.
+/// The session `query` names, opened for writing on the profile it
+/// records (the flags switch it explicitly), in its own workspace unless
+/// `--workspace` moves it.
 pub fn resume(
     ctx: &Context,
     query: &str,
@@ -93,8 +69,9 @@ pub fn resume(
     interactive: bool,
 ) -> crate::error::Result<Launched> {
     let id = ctx.resolve(query)?;
-    let session = ctx.store.open_writer(id)?;
-    let recovery = session.recovery();
+    let options = options(flags, interactive);
+    let launched = launch::resume(&ctx.store, &ctx.paths, &process_env, id, &options)?;
+    let recovery = launched.agent.session().recovery();
     if let Some(torn) = &recovery.torn_tail {
         ctx.out.warn(format!(
             "the session file ended in an unfinished line; it was moved aside ({torn:?})"
@@ -106,85 +83,14 @@ pub fn resume(
             recovery.aborted_calls.len()
         ));
     }
-    let meta = session.meta().clone();
-    let workspace = flags
-        .workspace
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&meta.workspace));
-    let (parts, events, profile, policy) = parts(ctx, flags, Some(&meta), &workspace, interactive)?;
-    let agent = Agent::resume(session, parts)?;
-    Ok(Launched {
-        agent,
-        events,
-        profile,
-        policy,
-        resumed: true,
-    })
-}
-
-type Parts = (AgentParts, EventReceiver, ProviderProfile, ApprovalPolicy);
-
-fn parts(
-    ctx: &Context,
-    flags: &AgentFlags,
-    resumed: Option<&SessionMeta>,
-    workspace: &Path,
-    interactive: bool,
-) -> crate::error::Result<Parts> {
-    let profile_flags = profile_flags(flags, resumed);
-    let (_config, resolved) = load_and_resolve(&ctx.paths, &profile_flags, &process_env)?;
-    let tool_config = ToolConfig {
-        allow_broad_workspace: flags.allow_broad_workspace,
-        ..tool_config(&resolved, &process_env)
-    };
-    let tools =
-        ToolRegistry::new(workspace, tool_config).map_err(|source| CliError::Workspace {
-            path: workspace.to_owned(),
-            source,
-        })?;
-    let policy = match flags.approval {
-        ApprovalArg::Ask => ApprovalPolicy::Ask,
-        ApprovalArg::Auto => ApprovalPolicy::Auto,
-        ApprovalArg::ReadOnly => ApprovalPolicy::ReadOnly,
-    };
-    let broker = if interactive {
-        ApprovalBroker::interactive()
-    } else {
-        ApprovalBroker::non_interactive()
-    };
-    let (mut parts, events) = agent_parts(&resolved, tools, SessionApprovals::new(policy), broker)?;
-    if let Some(threshold) = flags.compact_threshold {
-        parts.config.compact_threshold = threshold;
+    if launched.legacy {
+        ctx.out.warn(format!(
+            "this session predates recorded profiles; it resumed on {} · {}",
+            launched.profile.kind, launched.profile.model
+        ));
     }
-    Ok((parts, events, resolved.profile, policy))
-}
-
-/// The flags the resolver sees. A resumed session keeps its own provider
-/// kind and model unless a flag names others.
-fn profile_flags(flags: &AgentFlags, resumed: Option<&SessionMeta>) -> ProfileFlags {
-    let kind = flags
-        .provider
-        .map(provider_kind)
-        .or_else(|| resumed.and_then(|meta| meta.provider_kind.parse::<ProviderKind>().ok()));
-    let session_kind_kept = flags.provider.is_none() && kind.is_some();
-    let model = flags.model.clone().or_else(|| {
-        resumed
-            .filter(|_| session_kind_kept)
-            .map(|meta| meta.model.clone())
-    });
-    ProfileFlags {
-        profile: None,
-        kind,
-        model,
-        base_url: flags.base_url.clone(),
+    if let Some(switch) = &launched.switched {
+        ctx.out.warn(strata_core::transcript::profile_line(switch));
     }
-}
-
-fn provider_kind(arg: ProviderArg) -> ProviderKind {
-    match arg {
-        ProviderArg::OpenaiResponses => ProviderKind::OpenaiResponses,
-        ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
-        ProviderArg::Anthropic => ProviderKind::Anthropic,
-        ProviderArg::Demo => ProviderKind::Demo,
-    }
+    Ok(launched)
 }

@@ -53,7 +53,7 @@ fn main() -> ExitCode {
             let reason = error.to_string().replace(['\n', '\r'], " ");
             let reason = visible::visible_inline(&reason);
             let _ = writeln!(out.stderr(), "{} {reason}", paint(ERROR, "strata: error:"));
-            ExitCode::FAILURE
+            ExitCode::from(error.exit_code())
         }
     }
 }

@@ -149,7 +149,7 @@ fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate:
         ))?;
     }
     if json {
-        ui.json_line(&launched.session_line())?;
+        ui.json_line(&serde_json::to_value(launched.started_line())?)?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use strata_core::store::SessionRead;
 use strata_core::transcript::{
     Entry, compact_arguments, compaction_line, decision_text, entries, error_text, outcome_text,
+    profile_line,
 };
 use strata_protocol::Role;
 use strata_providers::config::model_label;
@@ -60,6 +61,10 @@ fn render(entry: &Entry<'_>) -> String {
         Entry::Title(title) => format!(
             "{}\n",
             paint(DIM, format!("renamed to \"{}\"", visible_inline(title)))
+        ),
+        Entry::Profile(profile) => format!(
+            "{}\n",
+            paint(DIM, visible_inline(&profile_line(profile)))
         ),
         Entry::TurnStarted { number, at } => format!(
             "\n{}\n",

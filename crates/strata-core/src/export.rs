@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::store::SessionRead;
 use crate::transcript::{
     Entry, compaction_details, decision_text, entries, error_text, outcome_text, pretty_arguments,
+    profile_line,
 };
 
 /// What a person reads for a model id (a catalog's label, say); `|id| id`
@@ -70,6 +71,7 @@ pub fn export_markdown(read: &SessionRead, model_label: ModelLabel) -> String {
 fn render(entry: &Entry<'_>, model_label: ModelLabel) -> String {
     match entry {
         Entry::Title(title) => format!("*Renamed to “{}”.*\n\n", one_line(title)),
+        Entry::Profile(profile) => format!("*{}.*\n\n", one_line(&profile_line(profile))),
         Entry::TurnStarted { number, at } => format!(
             "## Turn {number}\n\n*{}*\n\n",
             at.format("%Y-%m-%d %H:%M:%S UTC")

@@ -90,7 +90,8 @@ impl History {
             | RecordBody::Error(_)
             | RecordBody::ApprovalDecision(_)
             | RecordBody::TitleSet(_)
-            | RecordBody::FullToolOutput(_) => Applied::NotHistory,
+            | RecordBody::FullToolOutput(_)
+            | RecordBody::ProfileSet(_) => Applied::NotHistory,
         }
     }
 

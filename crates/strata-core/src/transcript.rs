@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use strata_protocol::{
-    ApprovalDecision, CompactionSummary, CompactionTrigger, ErrorRecord, RecordBody, ResponseItem,
-    RetryRecord, Role, TurnOutcome,
+    ApprovalDecision, CompactionSummary, CompactionTrigger, ErrorRecord, ProfileChange, ProfileSet,
+    RecordBody, ResponseItem, RetryRecord, Role, TurnOutcome,
 };
 
 use crate::store::SessionRead;
@@ -18,6 +18,8 @@ use crate::store::SessionRead;
 #[derive(Debug)]
 pub enum Entry<'a> {
     Title(&'a str),
+    /// The session's provider profile: where it was created, or a switch.
+    Profile(&'a ProfileSet),
     TurnStarted {
         number: usize,
         at: DateTime<Utc>,
@@ -70,6 +72,10 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
                 continue;
             }
             RecordBody::TitleSet(title) => Entry::Title(title.title.as_str()),
+            RecordBody::ProfileSet(profile) => {
+                model = &profile.model;
+                Entry::Profile(profile)
+            }
             RecordBody::TurnStarted(_) => {
                 turns += 1;
                 Entry::TurnStarted {
@@ -115,6 +121,33 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
         entries.push(entry);
     }
     entries
+}
+
+/// How a person reads a `profile_set`: "created on openai-chat · qwen3 at
+/// http://127.0.0.1:8080/v1 (profile local)", or "switched to …".
+pub fn profile_line(profile: &ProfileSet) -> String {
+    let verb = match profile.change {
+        ProfileChange::Created => "created on",
+        ProfileChange::Switched => "switched to",
+    };
+    let at = profile
+        .base_url
+        .as_deref()
+        .map(|url| format!(" at {url}"))
+        .unwrap_or_default();
+    let name = profile
+        .profile
+        .as_deref()
+        .map(|name| format!(" (profile {name})"))
+        .unwrap_or_default();
+    // The model and profile names come from a file: no control characters.
+    format!(
+        "{verb} {} · {}{at}{name}",
+        profile.provider_kind, profile.model
+    )
+    .chars()
+    .filter(|c| !c.is_control())
+    .collect()
 }
 
 /// How a person reads an approval answer.

@@ -11,10 +11,10 @@ use strata_core::store::{ReadMode, SessionStore};
 use strata_core::{Applied, CoreError, LiveSession};
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionSummary,
-    CompactionTrigger, ErrorRecord, FullToolOutput, ItemId, ModelError, ReasoningItem, RecordBody,
-    ResponseItem, RetryRecord, Role, RoundId, RoundRecord, SessionId, TitleSet, TokenUsage,
-    TokenUsageRecord, ToolChoice, ToolSpec, TurnFinished, TurnId, TurnOutcome, TurnStarted,
-    UnknownRecord,
+    CompactionTrigger, ErrorRecord, FullToolOutput, ItemId, ModelError, ProfileChange, ProfileSet,
+    ProviderKind, ReasoningItem, RecordBody, ResponseItem, RetryRecord, Role, RoundId, RoundRecord,
+    SessionId, TitleSet, TokenUsage, TokenUsageRecord, ToolChoice, ToolSpec, TurnFinished, TurnId,
+    TurnOutcome, TurnStarted, UnknownRecord,
 };
 
 fn store() -> (tempfile::TempDir, SessionStore) {
@@ -241,6 +241,13 @@ fn one_of_each_record_type() -> Vec<RecordBody> {
                 duration_ms: 9,
             },
         })),
+        RecordBody::ProfileSet(ProfileSet {
+            provider_kind: ProviderKind::OpenaiChat,
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            model: "qwen3".into(),
+            profile: Some("local".into()),
+            change: ProfileChange::Created,
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -261,6 +268,7 @@ fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::ApprovalDecision(_)
             | RecordBody::TitleSet(_)
             | RecordBody::FullToolOutput(_)
+            | RecordBody::ProfileSet(_)
             | RecordBody::Unknown(_) => {}
         }
     }

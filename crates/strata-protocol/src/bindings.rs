@@ -19,9 +19,13 @@ mod tests {
     use ts_rs::{Config, ExportError, TS};
 
     use crate::{
-        AgentEvent, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy, ApprovalRequest,
-        CommandError, CompactOutcome, CompactionView, EventEnvelope, ExportFormat, ModelEvent,
-        ProfileView, RecordBody, RoundPage, SessionListItem, SessionView, Settings, TurnReport,
+        AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
+        ApprovalRequest, CommandError, CompactNow, CompactOutcome, CompactionView, CreateSession,
+        DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
+        GetRoundRequests, GetSettings, ListProviderKinds, ListSessions, ModelEvent, OpenSession,
+        ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage, SaveSettings,
+        SendMessage, SessionDeleted, SessionListItem, SessionPage, SessionStarted, SessionView,
+        SetApiKey, Settings, StopTurn, SwitchProfile, TurnReport,
     };
 
     const REFRESH: &str =
@@ -54,6 +58,29 @@ mod tests {
         ModelEvent::export_all(&cfg)?;
         CompactionView::export_all(&cfg)?;
         RoundPage::export_all(&cfg)?;
+        // The command contract's requests (crate::contract).
+        GetAppInfo::export_all(&cfg)?;
+        ListSessions::export_all(&cfg)?;
+        SessionPage::export_all(&cfg)?;
+        OpenSession::export_all(&cfg)?;
+        CreateSession::export_all(&cfg)?;
+        SendMessage::export_all(&cfg)?;
+        StopTurn::export_all(&cfg)?;
+        AnswerApproval::export_all(&cfg)?;
+        CompactNow::export_all(&cfg)?;
+        RenameSession::export_all(&cfg)?;
+        DeleteSession::export_all(&cfg)?;
+        ExportSession::export_all(&cfg)?;
+        SwitchProfile::export_all(&cfg)?;
+        GetSettings::export_all(&cfg)?;
+        SaveSettings::export_all(&cfg)?;
+        SetApiKey::export_all(&cfg)?;
+        ListProviderKinds::export_all(&cfg)?;
+        ProviderKindInfo::export_all(&cfg)?;
+        GetCompactionViews::export_all(&cfg)?;
+        GetRoundRequests::export_all(&cfg)?;
+        SessionStarted::export_all(&cfg)?;
+        SessionDeleted::export_all(&cfg)?;
         Ok(())
     }
 

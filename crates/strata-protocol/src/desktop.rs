@@ -1,8 +1,6 @@
-//! What the desktop shell's commands take and return (docs/desktop-commands.md).
-//!
-//! These are the only types with camelCase fields: they cross Tauri's IPC,
-//! whose argument keys are camelCase on the JavaScript side. Everything they
-//! embed from the rest of this crate keeps its own (snake_case) wire format.
+//! What the application's commands return (docs/desktop-commands.md), to
+//! the desktop over IPC and to scripts as the command line's `--json`
+//! output. Fields are snake_case, like everything else in this crate.
 
 use std::fmt;
 
@@ -12,6 +10,7 @@ use ts_rs::TS;
 
 use crate::ids::{SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
+use crate::provider::{ProfileSet, ProviderKind};
 use crate::records::{Record, SessionRecordTs, TurnOutcome};
 use crate::tools::ApprovalPolicy;
 use crate::usage::TokenUsage;
@@ -29,6 +28,10 @@ pub enum CommandErrorKind {
     Io,
     /// A turn is running in that session.
     Busy,
+    /// The profile a session was made on cannot be used as it is: it no
+    /// longer exists, or its endpoint needs a key that is not configured.
+    /// Choosing another profile for the session is an explicit act.
+    ProfileUnavailable,
     Internal,
 }
 
@@ -56,22 +59,9 @@ impl fmt::Display for CommandError {
 
 impl std::error::Error for CommandError {}
 
-/// The wire protocol a profile speaks (the same names as the providers'
-/// configuration uses).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    OpenaiResponses,
-    OpenaiChat,
-    Anthropic,
-    /// The offline demo model: no network, no key.
-    Demo,
-}
-
 /// A provider profile as the UI sees it. The API key never leaves the
-/// keychain: `hasKey` only says whether one is stored.
+/// keychain: `has_key` only says whether one is stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct ProfileView {
     pub id: String,
     pub kind: ProviderKind,
@@ -101,7 +91,6 @@ pub enum Theme {
 
 /// What `get_settings` returns and `save_settings` takes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub profiles: Vec<ProfileView>,
     /// The `id` of the profile new turns use.
@@ -112,7 +101,6 @@ pub struct Settings {
 
 /// What the header, the footer and the first-run banner show.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     pub version: String,
     pub strata_home: String,
@@ -123,7 +111,6 @@ pub struct AppInfo {
 
 /// One row of the session sidebar.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct SessionListItem {
     pub id: SessionId,
     /// The last title set, else the start of the first user message.
@@ -142,7 +129,6 @@ pub struct SessionListItem {
 
 /// A read-only snapshot of one session.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct SessionView {
     pub summary: SessionListItem,
     /// Every record of the file, in order.
@@ -153,7 +139,7 @@ pub struct SessionView {
     /// The usage the last round reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_usage: Option<TokenUsage>,
-    /// `lastUsage`'s context tokens (input + output), the figure the
+    /// `last_usage`'s context tokens (input + output), the figure the
     /// compaction threshold is compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
@@ -162,11 +148,18 @@ pub struct SessionView {
     pub context_window: Option<u64>,
     /// Whether the session is open for turns in this app.
     pub live: bool,
+    /// The profile the session talks to (its last `profile_set`); `None`
+    /// for sessions written before that record, which resume on the
+    /// provider kind and model of their `session_meta`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileSet>,
+    /// Records in the file; `records` holds those from the requested one on,
+    /// so the next read can start here.
+    pub record_count: u32,
 }
 
 /// How a turn started by `send_message` ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct TurnReport {
     pub turn_id: TurnId,
     pub outcome: TurnOutcome,
@@ -175,7 +168,6 @@ pub struct TurnReport {
 
 /// What `compact_now` did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct CompactOutcome {
     /// The summary committed, when the history was compacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,7 +192,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn desktop_types_use_camel_case_fields() {
+    fn desktop_types_use_snake_case_fields() {
         let profile = ProfileView {
             id: "demo".into(),
             kind: ProviderKind::Demo,
@@ -213,10 +205,10 @@ mod tests {
         };
         let value = serde_json::to_value(&profile).unwrap();
         assert_eq!(value["kind"], "demo");
-        assert_eq!(value["hasKey"], false);
-        assert_eq!(value["contextWindow"], 32_000);
-        assert_eq!(value["compactThreshold"], 8_000);
-        assert!(value.get("baseUrl").is_none());
+        assert_eq!(value["has_key"], false);
+        assert_eq!(value["context_window"], 32_000);
+        assert_eq!(value["compact_threshold"], 8_000);
+        assert!(value.get("base_url").is_none());
         let settings = Settings {
             profiles: vec![profile],
             active_profile: "demo".into(),
@@ -224,8 +216,8 @@ mod tests {
             theme: Theme::System,
         };
         let value = serde_json::to_value(&settings).unwrap();
-        assert_eq!(value["activeProfile"], "demo");
-        assert_eq!(value["approvalPolicy"], "read-only");
+        assert_eq!(value["active_profile"], "demo");
+        assert_eq!(value["approval_policy"], "read-only");
         assert_eq!(value["theme"], "system");
         assert_eq!(serde_json::from_value::<Settings>(value).unwrap(), settings);
     }

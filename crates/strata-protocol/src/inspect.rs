@@ -1,8 +1,7 @@
 //! What the debug console's commands return (docs/desktop-commands.md):
 //! each compaction with the history just before and just after it, and each
 //! round's exact request, both rebuilt by the core's replay of the session
-//! file. Like the other desktop types, the fields are camelCase; the items,
-//! records and requests they embed keep their own wire format.
+//! file. Fields are snake_case, like the rest of the contract.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -15,7 +14,6 @@ use crate::usage::TokenUsage;
 
 /// One compaction as replay saw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct CompactionView {
     /// The summary item, with its metadata (trigger, reason, token count,
     /// threshold, removed/kept counts, summarizer model and usage, duration).
@@ -46,7 +44,6 @@ pub struct CompactionView {
 
 /// One model round: its record and the exact request it sent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct RoundView {
     /// 1-based position among the session's rounds.
     pub number: u32,
@@ -71,7 +68,6 @@ pub struct RoundView {
 
 /// A window of a session's rounds, in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
 pub struct RoundPage {
     /// Rounds in the whole session.
     pub total: u32,

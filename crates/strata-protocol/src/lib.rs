@@ -3,19 +3,28 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod contract;
 mod desktop;
 mod events;
 mod ids;
 mod inspect;
 mod items;
 mod model;
+mod provider;
 mod records;
 mod tools;
 mod usage;
 
+pub use contract::{
+    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
+    DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
+    ListProviderKinds, ListSessions, OpenSession, OutputKind, ProviderKindInfo, RenameSession,
+    SaveSettings, SendMessage, SessionDeleted, SessionPage, SessionStarted, SetApiKey, StopTurn,
+    SwitchProfile,
+};
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
-    ProviderKind, SessionListItem, SessionView, Settings, Theme, TurnReport,
+    SessionListItem, SessionView, Settings, Theme, TurnReport,
 };
 pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
@@ -28,6 +37,9 @@ pub use items::{
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
+};
+pub use provider::{
+    ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FullToolOutput, RECORD_FORMAT_VERSION,

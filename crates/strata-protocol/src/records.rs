@@ -15,6 +15,7 @@ use ts_rs::TS;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::ResponseItem;
 use crate::model::{ModelError, ToolChoice, ToolSpec};
+use crate::provider::ProfileSet;
 use crate::usage::TokenUsage;
 
 /// The record format this version writes.
@@ -76,6 +77,9 @@ pub enum RecordBody {
     TitleSet(TitleSet),
     /// The full text of a tool output whose history item was capped.
     FullToolOutput(FullToolOutput),
+    /// The provider profile the session talks to from here on: written at
+    /// creation and at every explicit switch; the last one wins.
+    ProfileSet(ProfileSet),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -95,6 +99,7 @@ impl RecordBody {
         "approval_decision",
         "title_set",
         "full_tool_output",
+        "profile_set",
     ];
 
     /// The record's `type` on the wire.
@@ -111,6 +116,7 @@ impl RecordBody {
             RecordBody::ApprovalDecision(_) => "approval_decision",
             RecordBody::TitleSet(_) => "title_set",
             RecordBody::FullToolOutput(_) => "full_tool_output",
+            RecordBody::ProfileSet(_) => "profile_set",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }

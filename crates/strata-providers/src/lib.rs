@@ -23,8 +23,8 @@ pub use anthropic::AnthropicGateway;
 pub use chat::{ChatCompletionsGateway, MaxTokensField};
 pub use classify::redact;
 pub use config::{
-    ApiKeySource, ProfileConfig, ProfileFlags, ProviderKind, ProviderProfile, ResolvedProfile,
-    StrataConfig,
+    ApiKeySource, ProfileConfig, ProfileFlags, ProviderKind, ProviderKindExt, ProviderProfile,
+    ResolvedProfile, StrataConfig,
 };
 pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, READ_FILE_TOOL};
 pub use error::ProviderError;

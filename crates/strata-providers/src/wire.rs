@@ -19,6 +19,19 @@ pub enum WireFormat {
     AnthropicMessages,
 }
 
+impl WireFormat {
+    /// The format a provider kind speaks; `None` for the offline demo model.
+    pub fn of(kind: strata_protocol::ProviderKind) -> Option<Self> {
+        use strata_protocol::ProviderKind;
+        match kind {
+            ProviderKind::OpenaiResponses => Some(Self::OpenAiResponses),
+            ProviderKind::OpenaiChat => Some(Self::ChatCompletions),
+            ProviderKind::Anthropic => Some(Self::AnthropicMessages),
+            ProviderKind::Demo => None,
+        }
+    }
+}
+
 /// Whether a decoder has seen its stream's terminal event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Flow {

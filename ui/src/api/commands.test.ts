@@ -4,11 +4,11 @@ import * as api from "./commands";
 import { CommandFailure, toCommandFailure } from "./ipc";
 
 describe("command wrappers", () => {
-  it("invoke snake_case commands with camelCase argument keys", async () => {
+  it("invoke snake_case commands with snake_case argument keys", async () => {
     const calls: [string, Record<string, unknown>][] = [];
     mockIPC((cmd, args) => {
       calls.push([cmd, { ...(args as Record<string, unknown>) }]);
-      return cmd === "list_sessions" ? [] : null;
+      return cmd === "list_sessions" ? { v: 1, sessions: [], total: 0 } : null;
     });
     await api.listSessions("parser");
     await api.listSessions();
@@ -21,36 +21,40 @@ describe("command wrappers", () => {
     await api.exportSession("s1", "md", "/tmp/a.md");
     await api.getSettings();
     await api.setApiKey("openai", "sk-1");
+    await api.switchProfile("s1", "local");
+    await api.providerKinds();
     await api.compactionViews("s1");
     await api.roundRequests("s1");
     await api.roundRequests("s1", 100, 50);
     expect(calls).toEqual([
       ["list_sessions", { query: "parser" }],
       ["list_sessions", {}],
-      ["open_session", { sessionId: "s1" }],
+      ["open_session", { session_id: "s1" }],
       ["create_session", { workspace: "/w" }],
-      ["stop_turn", { sessionId: "s1" }],
-      ["answer_approval", { sessionId: "s1", callId: "call_1", decision: "allow_for_session" }],
-      ["rename_session", { sessionId: "s1", title: "New title" }],
-      ["delete_session", { sessionId: "s1" }],
-      ["export_session", { sessionId: "s1", format: "md", path: "/tmp/a.md" }],
+      ["stop_turn", { session_id: "s1" }],
+      ["answer_approval", { session_id: "s1", call_id: "call_1", decision: "allow_for_session" }],
+      ["rename_session", { session_id: "s1", title: "New title" }],
+      ["delete_session", { session_id: "s1" }],
+      ["export_session", { session_id: "s1", format: "md", path: "/tmp/a.md" }],
       ["get_settings", {}],
-      ["set_api_key", { profileId: "openai", key: "sk-1" }],
-      ["compaction_views", { sessionId: "s1" }],
-      ["round_requests", { sessionId: "s1" }],
-      ["round_requests", { sessionId: "s1", offset: 100, limit: 50 }],
+      ["set_api_key", { profile_id: "openai", key: "sk-1" }],
+      ["switch_profile", { session_id: "s1", profile_id: "local" }],
+      ["provider_kinds", {}],
+      ["compaction_views", { session_id: "s1" }],
+      ["round_requests", { session_id: "s1" }],
+      ["round_requests", { session_id: "s1", offset: 100, limit: 50 }],
     ]);
   });
 
   it("passes a channel for the turn's events", async () => {
     const received: number[] = [];
     mockIPC((cmd, args) => {
-      const { onEvent, sessionId, text } = args as { onEvent: { onmessage: (m: unknown) => void }; sessionId: string; text: string };
+      const { on_event, session_id, text } = args as { on_event: { onmessage: (m: unknown) => void }; session_id: string; text: string };
       expect(cmd).toBe("send_message");
-      expect([sessionId, text]).toEqual(["s1", "hello"]);
-      onEvent.onmessage({ v: 1, seq: 0 });
-      onEvent.onmessage({ v: 1, seq: 1 });
-      return { turnId: "t", outcome: "completed", rounds: 1 };
+      expect([session_id, text]).toEqual(["s1", "hello"]);
+      on_event.onmessage({ v: 1, seq: 0 });
+      on_event.onmessage({ v: 1, seq: 1 });
+      return { turn_id: "t", outcome: "completed", rounds: 1 };
     });
     const report = await api.sendMessage("s1", "hello", (event) => received.push(event.seq));
     expect(report.outcome).toBe("completed");

@@ -1,21 +1,42 @@
-// One typed wrapper per command of docs/desktop-commands.md. Invoke names are
-// snake_case; argument keys are camelCase (Tauri converts them).
+// One typed wrapper per command of docs/desktop-commands.md. Each command's
+// arguments are its request type from the Rust contract (ui/src/bindings,
+// generated from strata-protocol), snake_case like every other field.
 import { Channel } from "@tauri-apps/api/core";
+import type { AnswerApproval } from "../bindings/AnswerApproval";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { CompactNow } from "../bindings/CompactNow";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { CompactionView } from "../bindings/CompactionView";
+import type { CreateSession } from "../bindings/CreateSession";
+import type { DeleteSession } from "../bindings/DeleteSession";
 import type { EventEnvelope } from "../bindings/EventEnvelope";
 import type { ExportFormat } from "../bindings/ExportFormat";
+import type { ExportSession } from "../bindings/ExportSession";
+import type { GetCompactionViews } from "../bindings/GetCompactionViews";
+import type { GetRoundRequests } from "../bindings/GetRoundRequests";
+import type { ListSessions } from "../bindings/ListSessions";
+import type { OpenSession } from "../bindings/OpenSession";
+import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
+import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
+import type { SaveSettings } from "../bindings/SaveSettings";
+import type { SendMessage } from "../bindings/SendMessage";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
+import type { SessionPage } from "../bindings/SessionPage";
 import type { SessionView } from "../bindings/SessionView";
+import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
+import type { StopTurn } from "../bindings/StopTurn";
+import type { SwitchProfile } from "../bindings/SwitchProfile";
 import type { TurnReport } from "../bindings/TurnReport";
 import { call } from "./ipc";
 
 export type EventHandler = (event: EventEnvelope) => void;
+
+/** A request with the channel its events arrive on. */
+type WithEvents<T> = T & { on_event: Channel<EventEnvelope> };
 
 function channelFor(onEvent: EventHandler): Channel<EventEnvelope> {
   return new Channel<EventEnvelope>(onEvent);
@@ -23,56 +44,74 @@ function channelFor(onEvent: EventHandler): Channel<EventEnvelope> {
 
 export const appInfo = () => call<AppInfo>("app_info");
 
-export const listSessions = (query?: string) =>
-  call<SessionListItem[]>("list_sessions", query ? { query } : {});
+/** Every session, newest first (one page of the whole list). */
+export const listSessions = async (query?: string): Promise<SessionListItem[]> => {
+  const request: ListSessions = query ? { query } : {};
+  const page = await call<SessionPage>("list_sessions", request);
+  return page.sessions;
+};
 
-export const openSession = (sessionId: SessionId) =>
-  call<SessionView>("open_session", { sessionId });
+export const openSession = (session_id: SessionId) =>
+  call<SessionView>("open_session", { session_id } satisfies OpenSession);
 
 export const createSession = (workspace: string) =>
-  call<SessionListItem>("create_session", { workspace });
+  call<SessionListItem>("create_session", { workspace } satisfies CreateSession);
 
-export const sendMessage = (sessionId: SessionId, text: string, onEvent: EventHandler) =>
-  call<TurnReport>("send_message", { sessionId, text, onEvent: channelFor(onEvent) });
+export const sendMessage = (session_id: SessionId, text: string, onEvent: EventHandler) =>
+  call<TurnReport>("send_message", {
+    session_id,
+    text,
+    on_event: channelFor(onEvent),
+  } satisfies WithEvents<SendMessage>);
 
-export const stopTurn = (sessionId: SessionId) => call<boolean>("stop_turn", { sessionId });
+export const stopTurn = (session_id: SessionId) =>
+  call<boolean>("stop_turn", { session_id } satisfies StopTurn);
 
-export const answerApproval = (sessionId: SessionId, callId: string, decision: ApprovalDecision) =>
-  call<boolean>("answer_approval", { sessionId, callId, decision });
+export const answerApproval = (session_id: SessionId, call_id: string, decision: ApprovalDecision) =>
+  call<boolean>("answer_approval", { session_id, call_id, decision } satisfies AnswerApproval);
 
-export const compactNow = (sessionId: SessionId, focus: string | undefined, onEvent: EventHandler) =>
+export const compactNow = (session_id: SessionId, focus: string | undefined, onEvent: EventHandler) =>
   call<CompactOutcome>("compact_now", {
-    sessionId,
+    session_id,
     ...(focus ? { focus } : {}),
-    onEvent: channelFor(onEvent),
-  });
+    on_event: channelFor(onEvent),
+  } satisfies WithEvents<CompactNow>);
 
-export const renameSession = (sessionId: SessionId, title: string) =>
-  call<SessionListItem>("rename_session", { sessionId, title });
+export const renameSession = (session_id: SessionId, title: string) =>
+  call<SessionListItem>("rename_session", { session_id, title } satisfies RenameSession);
 
-export const deleteSession = (sessionId: SessionId) => call<void>("delete_session", { sessionId });
+export const deleteSession = (session_id: SessionId) =>
+  call<void>("delete_session", { session_id } satisfies DeleteSession);
 
-export const exportSession = (sessionId: SessionId, format: ExportFormat, path: string) =>
-  call<void>("export_session", { sessionId, format, path });
+export const exportSession = (session_id: SessionId, format: ExportFormat, path: string) =>
+  call<void>("export_session", { session_id, format, path } satisfies ExportSession);
+
+/** Moves the session to another saved profile from its next turn on. */
+export const switchProfile = (session_id: SessionId, profile_id: string) =>
+  call<SessionListItem>("switch_profile", { session_id, profile_id } satisfies SwitchProfile);
 
 export const getSettings = () => call<Settings>("get_settings");
 
-export const saveSettings = (settings: Settings) => call<Settings>("save_settings", { settings });
+export const saveSettings = (settings: Settings) =>
+  call<Settings>("save_settings", { settings } satisfies SaveSettings);
 
-export const setApiKey = (profileId: string, key: string) =>
-  call<void>("set_api_key", { profileId, key });
+export const setApiKey = (profile_id: string, key: string) =>
+  call<void>("set_api_key", { profile_id, key } satisfies SetApiKey);
+
+/** The provider kinds with their labels and default models (from Rust's catalog). */
+export const providerKinds = () => call<ProviderKindInfo[]>("provider_kinds");
 
 /** Every compaction with the history just before and after it (the core's replay). */
-export const compactionViews = (sessionId: SessionId) =>
-  call<CompactionView[]>("compaction_views", { sessionId });
+export const compactionViews = (session_id: SessionId) =>
+  call<CompactionView[]>("compaction_views", { session_id } satisfies GetCompactionViews);
 
 /** A page of rounds, each with the exact request it sent. */
-export const roundRequests = (sessionId: SessionId, offset?: number, limit?: number) =>
+export const roundRequests = (session_id: SessionId, offset?: number, limit?: number) =>
   call<RoundPage>("round_requests", {
-    sessionId,
+    session_id,
     ...(offset !== undefined ? { offset } : {}),
     ...(limit !== undefined ? { limit } : {}),
-  });
+  } satisfies GetRoundRequests);
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });

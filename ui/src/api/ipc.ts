@@ -9,6 +9,7 @@ const KINDS: readonly CommandErrorKind[] = [
   "provider",
   "io",
   "busy",
+  "profile_unavailable",
   "internal",
 ];
 

@@ -4,8 +4,8 @@ import type { ProfileView } from "./ProfileView";
 /**
  * What the header, the footer and the first-run banner show.
  */
-export type AppInfo = { version: string, strataHome: string, activeProfile: ProfileView, 
+export type AppInfo = { version: string, strata_home: string, active_profile: ProfileView, 
 /**
  * Whether the active profile is the offline demo model.
  */
-isDemo: boolean, };
+is_demo: boolean, };

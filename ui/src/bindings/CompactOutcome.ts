@@ -16,4 +16,4 @@ skipped?: string | null,
 /**
  * Items in the history afterwards.
  */
-historyItems: number, };
+history_items: number, };

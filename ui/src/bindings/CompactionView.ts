@@ -15,11 +15,11 @@ summary: CompactionSummary,
  * The summary exactly as providers send it to the model (a user-role
  * message: the fixed preamble, then the summary).
  */
-summaryModelText: string, 
+summary_model_text: string, 
 /**
  * The position of the summary's record in the file (0 = session_meta).
  */
-recordIndex: number, 
+record_index: number, 
 /**
  * When the summary record was written.
  */
@@ -36,14 +36,14 @@ after: Array<ResponseItem>,
 /**
  * Positions in `before` of the items the compaction dropped.
  */
-removedIndices: Array<number>, 
+removed_indices: Array<number>, 
 /**
  * A rough size of `before` and `after` (a token per four characters),
  * the same estimate the core warns with; decisions use reported usage.
  */
-estimatedTokensBefore: number, estimatedTokensAfter: number, 
+estimated_tokens_before: number, estimated_tokens_after: number, 
 /**
  * Context tokens (input + output) the first round after the compaction
  * reported, when one has.
  */
-nextContextTokens?: number | null, };
+next_context_tokens?: number | null, };

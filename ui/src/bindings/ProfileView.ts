@@ -3,18 +3,18 @@ import type { ProviderKind } from "./ProviderKind";
 
 /**
  * A provider profile as the UI sees it. The API key never leaves the
- * keychain: `hasKey` only says whether one is stored.
+ * keychain: `has_key` only says whether one is stored.
  */
-export type ProfileView = { id: string, kind: ProviderKind, label: string, baseUrl?: string | null, model: string, 
+export type ProfileView = { id: string, kind: ProviderKind, label: string, base_url?: string | null, model: string, 
 /**
  * Ignored when saving settings; keys go through `set_api_key`.
  */
-hasKey: boolean, 
+has_key: boolean, 
 /**
  * The model's context window in tokens, when known.
  */
-contextWindow?: number | null, 
+context_window?: number | null, 
 /**
  * Reported context tokens at which the history is compacted.
  */
-compactThreshold: number, };
+compact_threshold: number, };

@@ -14,7 +14,7 @@ number: number,
 /**
  * The position of the round's record in the file (0 = session_meta).
  */
-recordIndex: number, 
+record_index: number, 
 /**
  * When the request was first sent.
  */
@@ -31,9 +31,9 @@ usage?: TokenUsage | null,
 /**
  * `usage`'s context tokens (input + output).
  */
-contextTokens?: number | null, 
+context_tokens?: number | null, 
 /**
  * Whether the record's `input_items` equals the replayed history's
  * length at that point.
  */
-inputConsistent: boolean, };
+input_consistent: boolean, };

@@ -8,12 +8,12 @@ export type SessionListItem = { id: SessionId,
 /**
  * The last title set, else the start of the first user message.
  */
-title?: string | null, workspace: string, providerKind: string, model: string, createdAt: string, 
+title?: string | null, workspace: string, provider_kind: string, model: string, created_at: string, 
 /**
  * The timestamp of the session's last record.
  */
-updatedAt: string, 
+updated_at: string, 
 /**
  * `response_item` records in the file (not the compacted history's length).
  */
-itemCount: number, compactionCount: number, };
+item_count: number, compaction_count: number, };

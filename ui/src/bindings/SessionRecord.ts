@@ -2,6 +2,7 @@
 import type { ApprovalDecisionRecord } from "./ApprovalDecisionRecord";
 import type { ErrorRecord } from "./ErrorRecord";
 import type { FullToolOutput } from "./FullToolOutput";
+import type { ProfileSet } from "./ProfileSet";
 import type { ResponseItem } from "./ResponseItem";
 import type { RetryRecord } from "./RetryRecord";
 import type { RoundRecord } from "./RoundRecord";
@@ -17,4 +18,4 @@ import type { TurnStarted } from "./TurnStarted";
  * body's `type` and `payload`. It only exists to generate the bindings;
  * [`Record`]'s own serde implementation is the wire format.
  */
-export type SessionRecord = { v: number, ts: string, } & ({ "type": "session_meta", "payload": SessionMeta } | { "type": "response_item", "payload": ResponseItem } | { "type": "round", "payload": RoundRecord } | { "type": "token_usage", "payload": TokenUsageRecord } | { "type": "turn_started", "payload": TurnStarted } | { "type": "turn_finished", "payload": TurnFinished } | { "type": "retry", "payload": RetryRecord } | { "type": "error", "payload": ErrorRecord } | { "type": "approval_decision", "payload": ApprovalDecisionRecord } | { "type": "title_set", "payload": TitleSet } | { "type": "full_tool_output", "payload": FullToolOutput });
+export type SessionRecord = { v: number, ts: string, } & ({ "type": "session_meta", "payload": SessionMeta } | { "type": "response_item", "payload": ResponseItem } | { "type": "round", "payload": RoundRecord } | { "type": "token_usage", "payload": TokenUsageRecord } | { "type": "turn_started", "payload": TurnStarted } | { "type": "turn_finished", "payload": TurnFinished } | { "type": "retry", "payload": RetryRecord } | { "type": "error", "payload": ErrorRecord } | { "type": "approval_decision", "payload": ApprovalDecisionRecord } | { "type": "title_set", "payload": TitleSet } | { "type": "full_tool_output", "payload": FullToolOutput } | { "type": "profile_set", "payload": ProfileSet });

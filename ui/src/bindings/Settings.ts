@@ -10,4 +10,4 @@ export type Settings = { profiles: Array<ProfileView>,
 /**
  * The `id` of the profile new turns use.
  */
-activeProfile: string, approvalPolicy: ApprovalPolicy, theme: Theme, };
+active_profile: string, approval_policy: ApprovalPolicy, theme: Theme, };

@@ -5,4 +5,4 @@ import type { TurnOutcome } from "./TurnOutcome";
 /**
  * How a turn started by `send_message` ended.
  */
-export type TurnReport = { turnId: TurnId, outcome: TurnOutcome, rounds: number, };
+export type TurnReport = { turn_id: TurnId, outcome: TurnOutcome, rounds: number, };

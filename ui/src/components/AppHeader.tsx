@@ -1,15 +1,21 @@
-import type { AppInfo } from "../api/types";
+import type { AppInfo, SessionListItem } from "../api/types";
 
 interface AppHeaderProps {
   info: AppInfo | null;
+  /** The open session: the header names its model, which may not be the active profile's. */
+  session?: SessionListItem | null;
   consoleOpen: boolean;
   onToggleConsole: () => void;
   onOpenSettings: () => void;
 }
 
-/** Brand, the active model (with a demo badge on the offline model), settings and the console toggle. */
-export function AppHeader({ info, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
-  const profile = info?.activeProfile;
+/**
+ * Brand, the model (the open session's, else the active profile's, with a demo badge on the
+ * offline model), settings and the console toggle.
+ */
+export function AppHeader({ info, session, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
+  const profile = info?.active_profile;
+  const demo = session ? session.provider_kind === "demo" : info?.is_demo;
   return (
     <header className="app-header">
       <div className="brand">
@@ -21,13 +27,22 @@ export function AppHeader({ info, consoleOpen, onToggleConsole, onOpenSettings }
         <span className="brand-name">Strata</span>
       </div>
       <div className="header-center">
-        {profile && (
-          <button type="button" className="model-chip" onClick={onOpenSettings} title="Change the model in Settings">
+        {session ? (
+          <span className="model-chip" title="The model this session talks to">
             <span className="model-dot" aria-hidden="true" />
-            <span className="model-label">{profile.label}</span>
-            <span className="model-name">{profile.model}</span>
-            {info.isDemo && <span className="badge badge-demo">Demo</span>}
-          </button>
+            <span className="model-label">{session.provider_kind}</span>
+            <span className="model-name">{session.model}</span>
+            {demo && <span className="badge badge-demo">Demo</span>}
+          </span>
+        ) : (
+          profile && (
+            <button type="button" className="model-chip" onClick={onOpenSettings} title="Change the model in Settings">
+              <span className="model-dot" aria-hidden="true" />
+              <span className="model-label">{profile.label}</span>
+              <span className="model-name">{profile.model}</span>
+              {demo && <span className="badge badge-demo">Demo</span>}
+            </button>
+          )
         )}
       </div>
       <div className="header-actions">

@@ -46,7 +46,7 @@ describe("Composer", () => {
 
 describe("ContextGauge", () => {
   it("shows the last round's context tokens against the threshold and window", () => {
-    render(<ContextGauge contextTokens={6_500} threshold={8_000} contextWindow={32_000} />);
+    render(<ContextGauge context_tokens={6_500} threshold={8_000} context_window={32_000} />);
     const meter = screen.getByRole("meter", { name: "Context tokens" });
     expect(meter).toHaveAttribute("aria-valuenow", "6500");
     expect(meter).toHaveAttribute("aria-valuemax", "32000");
@@ -55,9 +55,9 @@ describe("ContextGauge", () => {
   });
 
   it("turns red past the threshold and says when nothing was reported", () => {
-    const { rerender } = render(<ContextGauge contextTokens={9_000} threshold={8_000} contextWindow={32_000} />);
+    const { rerender } = render(<ContextGauge context_tokens={9_000} threshold={8_000} context_window={32_000} />);
     expect(screen.getByRole("meter").parentElement).toHaveClass("tone-over");
-    rerender(<ContextGauge contextTokens={null} threshold={8_000} contextWindow={32_000} />);
+    rerender(<ContextGauge context_tokens={null} threshold={8_000} context_window={32_000} />);
     expect(screen.getByRole("meter")).toHaveAttribute("aria-valuetext", "No round has reported usage yet");
   });
 });

@@ -1,5 +1,5 @@
 import { useState, type Ref, type RefObject } from "react";
-import type { ApprovalDecision, SessionView } from "../api/types";
+import type { ApprovalDecision, SessionListItem, SessionView } from "../api/types";
 import { folderName } from "../lib/format";
 import { pendingApprovals, type Transcript } from "../state/transcript";
 import type { ConversationMode } from "../hooks/useConversation";
@@ -9,6 +9,8 @@ import { sessionTitle } from "./SessionSidebar";
 
 interface ConversationProps {
   view: SessionView;
+  /** The session's freshest list row (its title and model may have changed since it opened). */
+  summary: SessionListItem;
   mode: ConversationMode;
   transcript: Transcript;
   running: boolean;
@@ -23,7 +25,7 @@ interface ConversationProps {
 
 /** The open session: title bar, transcript and composer. */
 export function Conversation(props: ConversationProps) {
-  const { view, mode, transcript, running } = props;
+  const { mode, transcript, running, summary } = props;
   const [draft, setDraft] = useState("");
   const live = mode === "live";
   const waiting = live ? pendingApprovals(transcript)[0] : undefined;
@@ -40,10 +42,10 @@ export function Conversation(props: ConversationProps) {
     <main className="conversation" aria-label="Conversation">
       <div className="conversation-header">
         <div className="conversation-title">
-          <h1>{sessionTitle(view.summary)}</h1>
-          <span className="workspace" title={view.summary.workspace}>
-            <span aria-hidden="true">▣</span> {folderName(view.summary.workspace)}
-            <span className="muted"> · {view.summary.model}</span>
+          <h1>{sessionTitle(summary)}</h1>
+          <span className="workspace" title={summary.workspace}>
+            <span aria-hidden="true">▣</span> {folderName(summary.workspace)}
+            <span className="muted"> · {summary.model}</span>
           </span>
         </div>
         {!live && (
@@ -62,7 +64,7 @@ export function Conversation(props: ConversationProps) {
           </div>
           <h2>What should Strata work on?</h2>
           <p>
-            The agent reads, searches and edits files in <strong>{view.summary.workspace}</strong> and runs commands
+            The agent reads, searches and edits files in <strong>{summary.workspace}</strong> and runs commands
             there, asking before anything changes.
           </p>
         </div>

@@ -6,8 +6,8 @@ import type { SessionListItem } from "../api/types";
 import { SessionSidebar } from "./SessionSidebar";
 
 const sessions: SessionListItem[] = [
-  { id: "s1", title: "Streaming JSON parser", workspace: "/home/ana/tidewater", providerKind: "openai-responses", model: "gpt-5.4", createdAt: "2026-11-29T10:00:00Z", updatedAt: "2026-11-29T11:00:00Z", itemCount: 46, compactionCount: 2 },
-  { id: "s2", workspace: "/home/ana/harbor", providerKind: "openai-responses", model: "gpt-5.4", createdAt: "2026-11-28T10:00:00Z", updatedAt: "2026-11-28T11:00:00Z", itemCount: 3, compactionCount: 0 },
+  { id: "s1", title: "Streaming JSON parser", workspace: "/home/ana/tidewater", provider_kind: "openai-responses", model: "gpt-5.4", created_at: "2026-11-29T10:00:00Z", updated_at: "2026-11-29T11:00:00Z", item_count: 46, compaction_count: 2 },
+  { id: "s2", workspace: "/home/ana/harbor", provider_kind: "openai-responses", model: "gpt-5.4", created_at: "2026-11-28T10:00:00Z", updated_at: "2026-11-28T11:00:00Z", item_count: 3, compaction_count: 0 },
 ];
 
 function setup(overrides: Partial<Parameters<typeof SessionSidebar>[0]> = {}) {

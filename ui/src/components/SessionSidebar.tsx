@@ -124,13 +124,13 @@ function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, o
           <span className="session-meta">
             <span title={session.workspace}>{folderName(session.workspace)}</span>
             <span aria-hidden="true"> · </span>
-            <time dateTime={session.updatedAt}>{formatRelativeTime(session.updatedAt)}</time>
+            <time dateTime={session.updated_at}>{formatRelativeTime(session.updated_at)}</time>
           </span>
           <span className="session-counts">
-            <span>{session.itemCount} items</span>
-            {session.compactionCount > 0 && (
+            <span>{session.item_count} items</span>
+            {session.compaction_count > 0 && (
               <span className="badge badge-compaction">
-                {session.compactionCount} {session.compactionCount === 1 ? "compaction" : "compactions"}
+                {session.compaction_count} {session.compaction_count === 1 ? "compaction" : "compactions"}
               </span>
             )}
           </span>

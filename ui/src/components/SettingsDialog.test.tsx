@@ -7,10 +7,10 @@ import { SettingsDialog } from "./SettingsDialog";
 
 const settings: Settings = {
   profiles: [
-    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", hasKey: false, contextWindow: 400000, compactThreshold: 8000 },
+    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", has_key: false, context_window: 400000, compact_threshold: 8000 },
   ],
-  activeProfile: "openai",
-  approvalPolicy: "ask",
+  active_profile: "openai",
+  approval_policy: "ask",
   theme: "system",
 };
 
@@ -55,9 +55,9 @@ describe("SettingsDialog", () => {
     await user.click(screen.getByRole("button", { name: "Save settings" }));
     expect(onSave).toHaveBeenCalledWith({
       ...settings,
-      approvalPolicy: "read-only",
+      approval_policy: "read-only",
       theme: "dark",
-      profiles: [{ ...settings.profiles[0], compactThreshold: 120000 }],
+      profiles: [{ ...settings.profiles[0], compact_threshold: 120000 }],
     });
     expect(onClose).toHaveBeenCalled();
   });
@@ -94,8 +94,8 @@ describe("SettingsDialog", () => {
   });
 
   it("says a key is configured without claiming where it comes from", () => {
-    // `hasKey` is true for a key in the keychain, a key file or an environment variable alike.
-    const withKey: Settings = { ...settings, profiles: [{ ...settings.profiles[0]!, hasKey: true }] };
+    // `has_key` is true for a key in the keychain, a key file or an environment variable alike.
+    const withKey: Settings = { ...settings, profiles: [{ ...settings.profiles[0]!, has_key: true }] };
     render(<SettingsDialog settings={withKey} onSave={async () => {}} onClose={() => {}} />);
     const hint = document.getElementById("profile-api-key-status");
     expect(hint).toHaveTextContent("A key is configured for this profile.");

@@ -1,9 +1,9 @@
-import { useState, type ReactNode } from "react";
-import { setApiKey } from "../api/commands";
+import { useEffect, useState, type ReactNode } from "react";
+import { providerKinds, setApiKey } from "../api/commands";
+import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import { toCommandFailure } from "../api/ipc";
 import type { ApprovalPolicy, Settings, Theme } from "../api/types";
 import {
-  PROVIDER_KINDS,
   fromDraft,
   hasErrors,
   newProfile,
@@ -37,7 +37,7 @@ const THEMES: { value: Theme; label: string }[] = [
 /** Provider profiles, approval policy and theme. Nothing is saved while any field is invalid. */
 export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
-  const [selected, setSelected] = useState(settings.activeProfile);
+  const [selected, setSelected] = useState(settings.active_profile);
   const [errors, setErrors] = useState<SettingsErrors>({ profiles: {} });
   const [saving, setSaving] = useState(false);
   const profile = draft.profiles.find((p) => p.id === selected) ?? draft.profiles[0];
@@ -99,7 +99,7 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
                     onClick={() => setSelected(p.id)}
                   >
                     <span>{p.label || "Unnamed profile"}</span>
-                    {p.id === draft.activeProfile && <span className="badge">Active</span>}
+                    {p.id === draft.active_profile && <span className="badge">Active</span>}
                   </button>
                 </li>
               ))}
@@ -122,20 +122,20 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
                 key={profile.id}
                 profile={profile}
                 errors={errors.profiles[profile.id] ?? {}}
-                active={profile.id === draft.activeProfile}
+                active={profile.id === draft.active_profile}
                 canRemove={draft.profiles.length > 1}
                 onChange={(patch) => updateProfile(profile.id, patch)}
-                onMakeActive={() => setDraft((d) => ({ ...d, activeProfile: profile.id }))}
+                onMakeActive={() => setDraft((d) => ({ ...d, active_profile: profile.id }))}
                 onRemove={() => {
                   const rest = draft.profiles.filter((p) => p.id !== profile.id);
                   setDraft((d) => ({
                     ...d,
                     profiles: rest,
-                    activeProfile: d.activeProfile === profile.id ? (rest[0]?.id ?? "") : d.activeProfile,
+                    active_profile: d.active_profile === profile.id ? (rest[0]?.id ?? "") : d.active_profile,
                   }));
                   setSelected(rest[0]?.id ?? "");
                 }}
-                onKeyStored={() => updateProfile(profile.id, { hasKey: true })}
+                onKeyStored={() => updateProfile(profile.id, { has_key: true })}
               />
             )}
           </div>
@@ -149,8 +149,8 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
                 type="radio"
                 name="approval-policy"
                 value={policy.value}
-                checked={draft.approvalPolicy === policy.value}
-                onChange={() => setDraft((d) => ({ ...d, approvalPolicy: policy.value }))}
+                checked={draft.approval_policy === policy.value}
+                onChange={() => setDraft((d) => ({ ...d, approval_policy: policy.value }))}
               />
               <span>
                 <strong>{policy.label}</strong> <span className="muted">{policy.hint}</span>
@@ -234,9 +234,26 @@ function describedBy(id: string, error?: string, hint?: string) {
   return error ? `${id}-error` : hint ? `${id}-hint` : undefined;
 }
 
+/** The provider kinds with their default models, from the Rust catalog (`provider_kinds`). */
+function useProviderKinds(): ProviderKindInfo[] {
+  const [kinds, setKinds] = useState<ProviderKindInfo[]>([]);
+  useEffect(() => {
+    let current = true;
+    providerKinds()
+      .then((loaded) => current && setKinds(loaded))
+      // Without the list the select still shows the profile's own kind.
+      .catch(() => {});
+    return () => {
+      current = false;
+    };
+  }, []);
+  return kinds;
+}
+
 function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeActive, onRemove, onKeyStored }: ProfileEditorProps) {
-  const isDemo = profile.kind === "demo";
-  const text = (field: "label" | "model" | "baseUrl" | "contextWindow" | "compactThreshold", label: string, hint?: string, extra?: { inputMode?: "numeric"; placeholder?: string }) => {
+  const is_demo = profile.kind === "demo";
+  const kinds = useProviderKinds();
+  const text = (field: "label" | "model" | "base_url" | "context_window" | "compact_threshold", label: string, hint?: string, extra?: { inputMode?: "numeric"; placeholder?: string }) => {
     const id = `profile-${field}`;
     return (
       <Field id={id} label={label} error={errors[field]} hint={hint}>
@@ -260,11 +277,12 @@ function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeAct
             id="profile-kind"
             value={profile.kind}
             onChange={(event) => {
-              const kind = PROVIDER_KINDS.find((k) => k.kind === event.target.value);
-              if (kind) onChange({ kind: kind.kind, model: kind.defaultModel });
+              const kind = kinds.find((k) => k.kind === event.target.value);
+              if (kind) onChange({ kind: kind.kind, model: kind.default_model });
             }}
           >
-            {PROVIDER_KINDS.map((kind) => (
+            {kinds.some((k) => k.kind === profile.kind) || <option value={profile.kind}>{profile.kind}</option>}
+            {kinds.map((kind) => (
               <option key={kind.kind} value={kind.kind}>
                 {kind.label}
               </option>
@@ -272,11 +290,11 @@ function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeAct
           </select>
         </Field>
         {text("model", "Model")}
-        {!isDemo && text("baseUrl", "Base URL", "Leave empty for the provider's default endpoint.", { placeholder: "https://api.openai.com/v1" })}
-        {text("contextWindow", "Context window (tokens)", "Leave empty to use the model catalog.", { inputMode: "numeric", placeholder: "e.g. 400000" })}
-        {text("compactThreshold", "Compaction threshold (tokens)", "History is compacted when a round reports this many context tokens.", { inputMode: "numeric" })}
+        {!is_demo && text("base_url", "Base URL", "Leave empty for the provider's default endpoint.", { placeholder: "https://api.openai.com/v1" })}
+        {text("context_window", "Context window (tokens)", "Leave empty to use the model catalog.", { inputMode: "numeric", placeholder: "e.g. 400000" })}
+        {text("compact_threshold", "Compaction threshold (tokens)", "History is compacted when a round reports this many context tokens.", { inputMode: "numeric" })}
       </div>
-      {!isDemo && <ApiKeyField profileId={profile.id} hasKey={profile.hasKey} unsaved={profile.isNew} onStored={onKeyStored} />}
+      {!is_demo && <ApiKeyField profileId={profile.id} has_key={profile.has_key} unsaved={profile.isNew} onStored={onKeyStored} />}
       <div className="profile-actions">
         {active ? (
           <span className="muted">New turns use this profile.</span>
@@ -295,7 +313,7 @@ function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeAct
   );
 }
 
-function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: string; hasKey: boolean; unsaved: boolean; onStored: () => void }) {
+function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: string; has_key: boolean; unsaved: boolean; onStored: () => void }) {
   const [key, setKey] = useState("");
   const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -318,14 +336,14 @@ function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: stri
   };
   const hint = unsaved
     ? "Save settings first; then store this profile's key."
-    : hasKey
-      ? // `hasKey` does not say where the key comes from (keychain, key file or environment variable).
+    : has_key
+      ? // `has_key` does not say where the key comes from (keychain, key file or environment variable).
         "A key is configured for this profile. Paste a new one to replace it."
       : "Stored in the system keychain, never shown again.";
   return (
     <div className={`field api-key${status?.tone === "error" ? " has-error" : ""}`}>
       <label htmlFor="profile-api-key">
-        API key {hasKey && <span className="badge badge-ok">Configured</span>}
+        API key {has_key && <span className="badge badge-ok">Configured</span>}
       </label>
       <div className="inline-input">
         <input
@@ -334,7 +352,7 @@ function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: stri
           autoComplete="off"
           value={key}
           disabled={unsaved}
-          placeholder={hasKey ? "••••••••  (configured)" : "sk-…"}
+          placeholder={has_key ? "••••••••  (configured)" : "sk-…"}
           aria-describedby="profile-api-key-status"
           onChange={(event) => {
             setKey(event.target.value);
@@ -342,7 +360,7 @@ function ApiKeyField({ profileId, hasKey, unsaved, onStored }: { profileId: stri
           }}
         />
         <button type="button" className="button" disabled={unsaved || busy} onClick={() => void store()}>
-          {hasKey ? "Replace key" : "Store key"}
+          {has_key ? "Replace key" : "Store key"}
         </button>
       </div>
       <p id="profile-api-key-status" className={status ? (status.tone === "ok" ? "field-ok" : "field-error") : "field-hint"} role={status ? "status" : undefined}>

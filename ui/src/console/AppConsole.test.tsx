@@ -7,18 +7,18 @@ import { resetConsoleData } from "./useConsoleData";
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
-const profile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", hasKey: false, contextWindow: 32000, compactThreshold: 8000 };
+const profile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 };
 
 beforeEach(() => {
   resetConsoleData();
   mockIPC((cmd) => {
     switch (cmd) {
       case "app_info":
-        return { version: "0.1.0", strataHome: "/h", activeProfile: profile, isDemo: true };
+        return { version: "0.1.0", strata_home: "/h", active_profile: profile, is_demo: true };
       case "get_settings":
-        return { profiles: [profile], activeProfile: "demo", approvalPolicy: "ask", theme: "light" };
+        return { profiles: [profile], active_profile: "demo", approval_policy: "ask", theme: "light" };
       case "list_sessions":
-        return [consoleView().summary];
+        return { v: 1, sessions: [consoleView().summary], total: 1 };
       case "open_session":
         return consoleView();
       case "compaction_views":

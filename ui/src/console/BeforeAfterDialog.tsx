@@ -20,7 +20,7 @@ export function BeforeAfterDialog({ view, number, onClose }: BeforeAfterDialogPr
 }
 
 export function BeforeAfterView({ view }: { view: CompactionView }) {
-  const removed = new Set(view.removedIndices);
+  const removed = new Set(view.removed_indices);
   const kept = view.before.filter((_, index) => !removed.has(index));
   const summaryId = view.summary.id;
   const [onlyRemoved, setOnlyRemoved] = useState(true);
@@ -28,22 +28,22 @@ export function BeforeAfterView({ view }: { view: CompactionView }) {
     <div className="before-after" data-testid="before-after">
       <p className="before-after-lead">
         The model's history went from <strong>{view.before.length} items</strong> (about{" "}
-        {formatTokens(view.estimatedTokensBefore)} tokens) to <strong>{view.after.length} items</strong> (about{" "}
-        {formatTokens(view.estimatedTokensAfter)} tokens): {view.removedIndices.length} removed, {kept.length} kept, and
+        {formatTokens(view.estimated_tokens_before)} tokens) to <strong>{view.after.length} items</strong> (about{" "}
+        {formatTokens(view.estimated_tokens_after)} tokens): {view.removed_indices.length} removed, {kept.length} kept, and
         the summary added.
         <span className="muted"> Sizes are estimates (a token per four characters); the chart shows reported usage.</span>
       </p>
       <div className="before-after-columns">
         <section
           className="before-after-column"
-          aria-label={onlyRemoved ? `Removed: ${view.removedIndices.length} items` : `Before: ${view.before.length} items`}
+          aria-label={onlyRemoved ? `Removed: ${view.removed_indices.length} items` : `Before: ${view.before.length} items`}
           data-testid="before-after-before"
         >
           <div className="before-after-head">
             <h3>
               {onlyRemoved ? "Removed" : "Before"}{" "}
               <span className="muted">
-                · {onlyRemoved ? `${view.removedIndices.length} of ${view.before.length} items` : `${view.before.length} items`}
+                · {onlyRemoved ? `${view.removed_indices.length} of ${view.before.length} items` : `${view.before.length} items`}
               </span>
             </h3>
             <div className="segmented" role="group" aria-label="Items before the compaction">
@@ -55,7 +55,7 @@ export function BeforeAfterView({ view }: { view: CompactionView }) {
               </button>
             </div>
           </div>
-          {onlyRemoved && view.removedIndices.length === 0 ? (
+          {onlyRemoved && view.removed_indices.length === 0 ? (
             <p className="muted">Nothing was removed: the history only held what a compaction keeps.</p>
           ) : (
             <ol className="history-list">
@@ -79,7 +79,7 @@ export function BeforeAfterView({ view }: { view: CompactionView }) {
             {view.after.map((item) => (
               <li key={item.id}>
                 {item.id === summaryId ? (
-                  <ItemView item={item} status="added" text={view.summaryModelText} />
+                  <ItemView item={item} status="added" text={view.summary_model_text} />
                 ) : (
                   <ItemView item={item} status="kept" />
                 )}

@@ -18,7 +18,7 @@ describe("CompactionCard reclaimed tokens", () => {
     ["grew", 9000],
     ["stayed the same", 8412],
   ])("says nothing was reclaimed when the next round's context %s, never “−0 tokens”", (_, next) => {
-    const { container } = card({ ...consoleViews[0]!, nextContextTokens: next });
+    const { container } = card({ ...consoleViews[0]!, next_context_tokens: next });
     expect(screen.getByTestId("compaction-reclaimed")).toHaveTextContent("no tokens reclaimed");
     expect(container.textContent).not.toMatch(/−0\b/);
   });

@@ -195,7 +195,7 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
       </div>
       {expanded && (
         <div id={`${headingId}-summary`} className="card-summary" data-testid="compaction-summary" data-no-reveal>
-          {view.summaryModelText}
+          {view.summary_model_text}
         </div>
       )}
       {comparing && <BeforeAfterDialog view={view} number={number} onClose={() => setComparing(false)} />}

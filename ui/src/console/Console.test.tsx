@@ -71,7 +71,7 @@ describe("the compactions tab", () => {
     expect(within(tile).getByTestId("compactions-last")).toHaveTextContent("Manual");
     expect(within(tile).getByTestId("compactions-last")).toHaveTextContent("Compacted on request");
     expect(ipc.calls.map(([cmd]) => cmd).sort()).toEqual(["compaction_views", "open_session"]);
-    expect(ipc.calls.every(([, args]) => args.sessionId === CONSOLE_SESSION)).toBe(true);
+    expect(ipc.calls.every(([, args]) => args.session_id === CONSOLE_SESSION)).toBe(true);
   });
 
   it("shows a card per compaction with its numbers, newest first", async () => {

@@ -49,7 +49,7 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
         <div className="overview">
           <CompactionsTile views={compactions} onShowLast={context.revealInTranscript} />
           <h4 className="subheading">Context per round</h4>
-          <ContextChart data={chartData(view.records, view.threshold, view.contextWindow ?? null)} onMarker={context.revealInTranscript} />
+          <ContextChart data={chartData(view.records, view.threshold, view.context_window ?? null)} onMarker={context.revealInTranscript} />
           <h4 className="subheading">
             Compactions <span className="muted">· newest first</span>
           </h4>

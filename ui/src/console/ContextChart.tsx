@@ -33,9 +33,9 @@ function useThemeKey(): string {
 
 /** Whether the window ceiling fits on a scale that still shows the rounds (else it is drawn only on request). */
 export function ceilingFits(data: ChartData): boolean {
-  if (data.contextWindow === null) return false;
+  if (data.context_window === null) return false;
   const top = Math.max(data.peak, data.threshold ?? 0);
-  return top === 0 || data.contextWindow <= top * 2.5;
+  return top === 0 || data.context_window <= top * 2.5;
 }
 
 const HEIGHT = 200;
@@ -47,7 +47,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
   const [hover, setHover] = useState<number | null>(null);
   const chart = useRef<uPlot | null>(null);
   const columns = useMemo(() => chartColumns(data), [data]);
-  const showCeiling = data.contextWindow !== null && (fullWindow || ceilingFits(data));
+  const showCeiling = data.context_window !== null && (fullWindow || ceilingFits(data));
   const compactionsAt = useMemo(() => {
     const map = new Map<number, number[]>();
     for (const marker of data.markers) map.set(marker.round, [...(map.get(marker.round) ?? []), marker.number]);
@@ -66,7 +66,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
         x: { time: false },
         y: {
           range: (_u, _min, max) => {
-            const top = Math.max(max, data.threshold ?? 0, showCeiling ? (data.contextWindow ?? 0) : 0, 1000);
+            const top = Math.max(max, data.threshold ?? 0, showCeiling ? (data.context_window ?? 0) : 0, 1000);
             return [0, top * 1.08];
           },
         },
@@ -108,14 +108,14 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
         ],
       },
     });
-  }, [data.threshold, data.contextWindow, data.points.length, showCeiling]);
+  }, [data.threshold, data.context_window, data.points.length, showCeiling]);
 
   const point = hover !== null ? data.points[hover] : undefined;
   const compactionHere = point ? compactionsAt.get(point.round) : undefined;
   const last = data.points[data.points.length - 1];
   const summary = `Context tokens over ${data.points.length} rounds; peak ${formatTokens(data.peak)}${
     data.threshold !== null ? `, threshold ${formatTokens(data.threshold)}` : ""
-  }${data.contextWindow !== null ? `, window ${formatTokens(data.contextWindow)}` : ""}; ${data.markers.length} compaction${
+  }${data.context_window !== null ? `, window ${formatTokens(data.context_window)}` : ""}; ${data.markers.length} compaction${
     data.markers.length === 1 ? "" : "s"
   }.`;
 
@@ -123,7 +123,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
     const u = chart.current;
     const target = data.points[index];
     if (!u || !target) return;
-    const top = target.contextTokens !== null ? u.valToPos(target.contextTokens, "y") : 0;
+    const top = target.context_tokens !== null ? u.valToPos(target.context_tokens, "y") : 0;
     u.setCursor({ left: u.valToPos(target.round, "x"), top });
   };
 
@@ -160,7 +160,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
         <UPlotChart
           options={options}
           data={columns as uPlot.AlignedData}
-          optionsKey={`${theme}:${showCeiling}:${data.threshold}:${data.contextWindow}:${data.points.length > 60}`}
+          optionsKey={`${theme}:${showCeiling}:${data.threshold}:${data.context_window}:${data.points.length > 60}`}
           onCreate={(created) => {
             chart.current = created;
           }}
@@ -171,9 +171,9 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
           {point ? (
             <>
               <strong>Round {point.round}</strong>
-              {point.contextTokens !== null ? (
+              {point.context_tokens !== null ? (
                 <span>
-                  {formatTokens(point.contextTokens)} context
+                  {formatTokens(point.context_tokens)} context
                   {point.inputTokens !== null && ` (${formatTokens(point.inputTokens)} in`}
                   {point.cachedTokens ? `, ${formatTokens(point.cachedTokens)} cached` : ""}
                   {point.outputTokens !== null && `, ${formatTokens(point.outputTokens)} out`}
@@ -182,14 +182,14 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
               ) : (
                 <span className="muted">no usage reported</span>
               )}
-              {data.threshold !== null && point.contextTokens !== null && (
-                <span className="muted">{Math.round((point.contextTokens / data.threshold) * 100)}% of threshold</span>
+              {data.threshold !== null && point.context_tokens !== null && (
+                <span className="muted">{Math.round((point.context_tokens / data.threshold) * 100)}% of threshold</span>
               )}
               {compactionHere && <span className="readout-compaction">compaction #{compactionHere.join(", #")} after this round</span>}
             </>
           ) : (
             <span className="muted">
-              {last?.contextTokens != null ? `Last round: ${formatTokens(last.contextTokens)} tokens. ` : ""}
+              {last?.context_tokens != null ? `Last round: ${formatTokens(last.context_tokens)} tokens. ` : ""}
               Hover or use the arrow keys for a round's numbers; drag to zoom, double-click to reset.
             </span>
           )}
@@ -197,7 +197,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
         <div className="chart-legend">
           <span className="legend-item legend-context">Context tokens</span>
           {data.threshold !== null && <span className="legend-item legend-threshold">Threshold {formatTokens(data.threshold)}</span>}
-          {data.contextWindow !== null && (
+          {data.context_window !== null && (
             <button
               type="button"
               className={`legend-item legend-window legend-toggle${showCeiling ? "" : " off"}`}
@@ -206,7 +206,7 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
               title={ceilingFits(data) ? "The window fits on the scale" : "Scale the chart to the model's whole window"}
               onClick={() => setFullWindow(!fullWindow)}
             >
-              Window {formatTokens(data.contextWindow)}
+              Window {formatTokens(data.context_window)}
               {showCeiling ? "" : " · off scale"}
             </button>
           )}

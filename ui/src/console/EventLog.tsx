@@ -140,7 +140,7 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
                         Request
                       </button>
                     )}
-                    {row.summaryId !== undefined && row.recordIndex !== null && (
+                    {row.summaryId !== undefined && row.record_index !== null && (
                       <button
                         type="button"
                         className="button small ghost log-action"

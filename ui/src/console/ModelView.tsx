@@ -13,20 +13,20 @@ interface ModelViewProps {
 export function ModelView({ view, compactions }: ModelViewProps) {
   const last = compactions[compactions.length - 1] ?? null;
   const groups = modelViewGroups(view.context, last);
-  const lastSummaryText = last?.summaryModelText;
+  const lastSummaryText = last?.summary_model_text;
   return (
     <div className="model-view" data-testid="model-view">
       <p className="console-lead">
         What the next request sends as its input: <strong>{view.context.length} items</strong>
-        {view.contextTokens != null && (
+        {view.context_tokens != null && (
           <>
             {" "}
-            · last round reported <strong>{formatTokens(view.contextTokens)}</strong> tokens
+            · last round reported <strong>{formatTokens(view.context_tokens)}</strong> tokens
           </>
         )}
         {" "}
         · threshold {formatTokens(view.threshold)}
-        {view.contextWindow != null && <> · window {formatTokens(view.contextWindow)}</>}.
+        {view.context_window != null && <> · window {formatTokens(view.context_window)}</>}.
         <span className="muted"> Rebuilt by the same replay the agent resumes from.</span>
       </p>
       {groups.length === 0 ? (

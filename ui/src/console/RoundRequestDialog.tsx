@@ -77,7 +77,7 @@ export function RoundRequest({ view }: { view: RoundView }) {
         </div>
         <div>
           <dt>Reported</dt>
-          <dd>{view.contextTokens != null ? formatTokens(view.contextTokens) : "–"}</dd>
+          <dd>{view.context_tokens != null ? formatTokens(view.context_tokens) : "–"}</dd>
         </div>
       </dl>
       <p className="muted request-meta">
@@ -86,7 +86,7 @@ export function RoundRequest({ view }: { view: RoundView }) {
         {new Date(view.ts).toLocaleString()}
         {view.usage ? ` · usage: ${usageText(view.usage)}` : " · no usage reported"}
       </p>
-      {!view.inputConsistent && (
+      {!view.input_consistent && (
         <p className="form-error" role="alert">
           The round record says {round.input_items} items were sent, but replay has {request.input.length} at this point.
         </p>

@@ -19,7 +19,7 @@ describe("compactionStats", () => {
 
   it("is empty without compactions, and never counts a growth as negative reclaim", () => {
     expect(compactionStats([])).toEqual({ count: 0, reclaimed: 0, unmeasured: 0, last: null });
-    const grew = { ...consoleViews[0]!, nextContextTokens: 9000 };
+    const grew = { ...consoleViews[0]!, next_context_tokens: 9000 };
     expect(reclaimedBy(grew)).toBe(0);
   });
 });
@@ -27,7 +27,7 @@ describe("compactionStats", () => {
 describe("chartData", () => {
   it("maps each round to its reported context tokens and places compactions after their round", () => {
     const data = chartData(consoleRecords, 8000, 32000);
-    expect(data.points.map((p) => [p.round, p.contextTokens])).toEqual([
+    expect(data.points.map((p) => [p.round, p.context_tokens])).toEqual([
       [1, 5200],
       [2, 8412],
       [3, 2212], // a usage record without a round id belongs to the round last sent
@@ -35,11 +35,11 @@ describe("chartData", () => {
     ]);
     expect(data.points[0]).toMatchObject({ inputTokens: 5000, outputTokens: 200 });
     expect(data.markers).toEqual([
-      { round: 2, summaryId: "i-summary-1", number: 1, contextTokens: 8412, trigger: "auto" },
-      { round: 4, summaryId: "i-summary-2", number: 2, contextTokens: 9100, trigger: "manual" },
+      { round: 2, summaryId: "i-summary-1", number: 1, context_tokens: 8412, trigger: "auto" },
+      { round: 4, summaryId: "i-summary-2", number: 2, context_tokens: 9100, trigger: "manual" },
     ]);
     expect(data.peak).toBe(9100);
-    expect([data.threshold, data.contextWindow]).toEqual([8000, 32000]);
+    expect([data.threshold, data.context_window]).toEqual([8000, 32000]);
   });
 
   it("gives the chart aligned columns: rounds, tokens, markers, threshold and window", () => {
@@ -61,9 +61,9 @@ describe("chartData", () => {
     const records = manyRoundRecords(5000);
     const data = chartData(records, 8000, null);
     expect(data.points).toHaveLength(5000);
-    expect(data.points[4999]?.contextTokens).toBe(1000 + 4999 + 10);
+    expect(data.points[4999]?.context_tokens).toBe(1000 + 4999 + 10);
     const noUsage = chartData(records.filter((r) => r.type !== "token_usage"), 8000, null);
-    expect(noUsage.points.every((p) => p.contextTokens === null)).toBe(true);
+    expect(noUsage.points.every((p) => p.context_tokens === null)).toBe(true);
     expect(noUsage.peak).toBe(0);
   });
 });
@@ -102,7 +102,7 @@ describe("the log", () => {
     expect(rows.find((r) => r.kind === "retry")?.title).toBe("Retry 1 of 4 after 2 s");
     expect(rows.find((r) => r.kind === "usage")?.title).toBe("Usage: 5.2k context tokens");
     expect(rows.filter((r) => r.kind === "compaction").map((r) => r.summaryId)).toEqual(["i-summary-1", "i-summary-2", "i-summary-2"]);
-    expect(rows[rows.length - 1]).toMatchObject({ kind: "error", family: "debug", recordIndex: null });
+    expect(rows[rows.length - 1]).toMatchObject({ kind: "error", family: "debug", record_index: null });
   });
 
   it("filters by family, by kind and by text", () => {

@@ -25,7 +25,7 @@ export interface CompactionStats {
 
 export function reclaimedBy(view: CompactionView): number | null {
   const before = view.summary.metadata.context_tokens ?? null;
-  const after = view.nextContextTokens ?? null;
+  const after = view.next_context_tokens ?? null;
   if (before === null || after === null) return null;
   return Math.max(0, before - after);
 }
@@ -66,7 +66,7 @@ export interface ChartPoint {
   /** 1-based round number, the chart's x. */
   round: number;
   ts: string;
-  contextTokens: number | null;
+  context_tokens: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
   cachedTokens: number | null;
@@ -78,7 +78,7 @@ export interface ChartMarker {
   summaryId: string;
   /** 1-based compaction number. */
   number: number;
-  contextTokens: number | null;
+  context_tokens: number | null;
   trigger: CompactionTrigger;
 }
 
@@ -86,7 +86,7 @@ export interface ChartData {
   points: ChartPoint[];
   markers: ChartMarker[];
   threshold: number | null;
-  contextWindow: number | null;
+  context_window: number | null;
   /** The largest reported context tokens, 0 without any. */
   peak: number;
 }
@@ -96,25 +96,25 @@ export interface ChartData {
  * compared with) per round over the whole session, and where each compaction
  * happened: after the last round sent before its summary record.
  */
-export function chartData(records: SessionRecord[], threshold: number | null, contextWindow: number | null): ChartData {
+export function chartData(records: SessionRecord[], threshold: number | null, context_window: number | null): ChartData {
   const points: ChartPoint[] = [];
   const markers: ChartMarker[] = [];
   const byRoundId = new Map<string, ChartPoint>();
   let lastPoint: ChartPoint | undefined;
   let peak = 0;
   const setUsage = (point: ChartPoint, usage: TokenUsage) => {
-    point.contextTokens = contextTokensOf(usage);
+    point.context_tokens = contextTokensOf(usage);
     point.inputTokens = usage.input_tokens ?? null;
     point.outputTokens = usage.output_tokens ?? null;
     point.cachedTokens = usage.cached_input_tokens ?? null;
-    if (point.contextTokens !== null) peak = Math.max(peak, point.contextTokens);
+    if (point.context_tokens !== null) peak = Math.max(peak, point.context_tokens);
   };
   for (const record of records) {
     if (record.type === "round") {
       const point: ChartPoint = {
         round: points.length + 1,
         ts: record.ts,
-        contextTokens: null,
+        context_tokens: null,
         inputTokens: null,
         outputTokens: null,
         cachedTokens: null,
@@ -125,19 +125,19 @@ export function chartData(records: SessionRecord[], threshold: number | null, co
     } else if (record.type === "token_usage") {
       const id = record.payload.round_id ?? null;
       const point = id !== null ? byRoundId.get(id) : lastPoint;
-      if (point && point.contextTokens === null) setUsage(point, record.payload.usage);
+      if (point && point.context_tokens === null) setUsage(point, record.payload.usage);
     } else if (record.type === "response_item" && record.payload.type === "compaction_summary") {
       const { metadata, id } = record.payload;
       markers.push({
         round: lastPoint?.round ?? 0,
         summaryId: id,
         number: markers.length + 1,
-        contextTokens: metadata.context_tokens ?? lastPoint?.contextTokens ?? null,
+        context_tokens: metadata.context_tokens ?? lastPoint?.context_tokens ?? null,
         trigger: metadata.trigger,
       });
     }
   }
-  return { points, markers, threshold, contextWindow, peak };
+  return { points, markers, threshold, context_window, peak };
 }
 
 /**
@@ -147,12 +147,12 @@ export function chartData(records: SessionRecord[], threshold: number | null, co
  */
 export function chartColumns(data: ChartData): [number[], (number | null)[], (number | null)[], (number | null)[], (number | null)[]] {
   const xs = data.points.map((p) => p.round);
-  const context = data.points.map((p) => p.contextTokens);
+  const context = data.points.map((p) => p.context_tokens);
   const markerAt = new Map<number, number | null>();
-  for (const marker of data.markers) markerAt.set(marker.round, marker.contextTokens);
-  const markers = data.points.map((p) => (markerAt.has(p.round) ? (markerAt.get(p.round) ?? p.contextTokens) : null));
+  for (const marker of data.markers) markerAt.set(marker.round, marker.context_tokens);
+  const markers = data.points.map((p) => (markerAt.has(p.round) ? (markerAt.get(p.round) ?? p.context_tokens) : null));
   const threshold = data.points.map(() => data.threshold);
-  const ceiling = data.points.map(() => data.contextWindow);
+  const ceiling = data.points.map(() => data.context_window);
   return [xs, context, markers, threshold, ceiling];
 }
 
@@ -253,7 +253,7 @@ export const LOG_KINDS: { kind: LogKind; label: string; family: LogFamily }[] = 
 export interface LogRow {
   key: string;
   /** The record's position in the file; null for a live event not written to it. */
-  recordIndex: number | null;
+  record_index: number | null;
   ts: string | null;
   family: LogFamily;
   kind: LogKind;
@@ -286,7 +286,7 @@ function usageText(usage: TokenUsage): string {
 export { usageText };
 
 function recordRow(record: SessionRecord, index: number, roundNumber: () => number): LogRow | null {
-  const base = { key: `record:${index}`, recordIndex: index, ts: record.ts };
+  const base = { key: `record:${index}`, record_index: index, ts: record.ts };
   switch (record.type) {
     case "session_meta":
       return { ...base, family: "mainline", kind: "turn", tone: "neutral", title: "Session started", detail: `${record.payload.model} (${record.payload.provider_kind}) in ${record.payload.workspace}` };
@@ -341,6 +341,11 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
     }
     case "title_set":
       return { ...base, family: "mainline", kind: "title", tone: "neutral", title: "Renamed", detail: record.payload.title || "(title cleared)" };
+    case "profile_set": {
+      const { change, provider_kind, model, base_url, profile } = record.payload;
+      const where = `${provider_kind} · ${model}${base_url ? ` at ${base_url}` : ""}${profile ? ` (profile ${profile})` : ""}`;
+      return { ...base, family: "mainline", kind: "turn", tone: change === "switched" ? "warn" : "neutral", title: change === "switched" ? "Profile switched" : "Profile recorded", detail: where };
+    }
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {
@@ -368,7 +373,7 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
 function eventRow(envelope: EventEnvelope): LogRow | null {
   if (envelope.event.family !== "debug") return null;
   const event = envelope.event.event;
-  const base = { key: `event:${envelope.seq}`, recordIndex: null, ts: null, family: "debug" as const };
+  const base = { key: `event:${envelope.seq}`, record_index: null, ts: null, family: "debug" as const };
   switch (event.kind) {
     case "compaction_ineffective":
       return {

@@ -11,6 +11,8 @@ import type {
   Settings,
 } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
+import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
+import type { SessionPage } from "../bindings/SessionPage";
 import type { MainlineEvent } from "../bindings/MainlineEvent";
 import { fakeId, sampleSessions, stressSession, type MockSession } from "./fixtures";
 import { compactionViews, replayHistory, roundRequests } from "./replay";
@@ -22,18 +24,18 @@ const demoProfile: ProfileView = {
   kind: "demo",
   label: "Offline demo",
   model: "strata-demo",
-  hasKey: false,
-  contextWindow: 32_000,
-  compactThreshold: 8_000,
+  has_key: false,
+  context_window: 32_000,
+  compact_threshold: 8_000,
 };
 const openaiProfile: ProfileView = {
   id: "openai",
   kind: "openai-responses",
   label: "OpenAI",
   model: "gpt-5.4",
-  hasKey: true,
-  contextWindow: 400_000,
-  compactThreshold: 8_000,
+  has_key: true,
+  context_window: 400_000,
+  compact_threshold: 8_000,
 };
 
 class MockBackend {
@@ -46,14 +48,14 @@ class MockBackend {
     if (params.has("stress")) this.sessions.push(stressSession());
     this.settings = {
       profiles: [openaiProfile, demoProfile],
-      activeProfile: demo ? "demo" : "openai",
-      approvalPolicy: "ask",
+      active_profile: demo ? "demo" : "openai",
+      approval_policy: "ask",
       theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
     };
   }
 
   active(): ProfileView {
-    return this.settings.profiles.find((p) => p.id === this.settings.activeProfile) ?? demoProfile;
+    return this.settings.profiles.find((p) => p.id === this.settings.active_profile) ?? demoProfile;
   }
 
   find(id: unknown): MockSession {
@@ -68,44 +70,47 @@ class MockBackend {
       summary: session.summary,
       records: session.records,
       context: replayHistory(session.records),
-      contextTokens: session.contextTokens,
-      threshold: profile.compactThreshold,
-      contextWindow: profile.contextWindow,
+      context_tokens: session.context_tokens,
+      threshold: profile.compact_threshold,
+      context_window: profile.context_window,
       live: this.running.has(session.summary.id),
+      record_count: session.records.length,
     };
   }
 
   async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
     switch (cmd) {
       case "app_info": {
-        const info: AppInfo = { version: "0.1.0", strataHome: "/home/ana/.strata", activeProfile: this.active(), isDemo: this.active().kind === "demo" };
+        const info: AppInfo = { version: "0.1.0", strata_home: "/home/ana/.strata", active_profile: this.active(), is_demo: this.active().kind === "demo" };
         return info;
       }
       case "list_sessions": {
         const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
-        return this.sessions
+        const sessions = this.sessions
           .map((s) => s.summary)
           .filter((s) => !query || `${s.title ?? ""} ${s.workspace}`.toLowerCase().includes(query));
+        const page: SessionPage = { v: 1, sessions, total: sessions.length };
+        return page;
       }
       case "open_session":
-        return this.view(this.find(args.sessionId));
+        return this.view(this.find(args.session_id));
       case "create_session": {
         const id = fakeId();
         const now = new Date().toISOString();
         const session: MockSession = {
-          summary: { id, workspace: String(args.workspace), providerKind: this.active().kind, model: this.active().model, createdAt: now, updatedAt: now, itemCount: 1, compactionCount: 0 },
+          summary: { id, workspace: String(args.workspace), provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 },
           records: [],
         };
         this.sessions.unshift(session);
         return session.summary;
       }
       case "rename_session": {
-        const session = this.find(args.sessionId);
+        const session = this.find(args.session_id);
         session.summary = { ...session.summary, title: String(args.title) };
         return session.summary;
       }
       case "delete_session":
-        this.sessions = this.sessions.filter((s) => s.summary.id !== args.sessionId);
+        this.sessions = this.sessions.filter((s) => s.summary.id !== args.session_id);
         return null;
       case "export_session":
         return null;
@@ -120,34 +125,43 @@ class MockBackend {
       case "set_api_key":
         this.settings = {
           ...this.settings,
-          profiles: this.settings.profiles.map((p) => (p.id === args.profileId ? { ...p, hasKey: true } : p)),
+          profiles: this.settings.profiles.map((p) => (p.id === args.profile_id ? { ...p, has_key: true } : p)),
         };
         return null;
       case "stop_turn": {
-        const run = this.running.get(String(args.sessionId));
+        const run = this.running.get(String(args.session_id));
         if (!run) return false;
         run.cancelled = true;
         run.approvals.forEach((resolve) => resolve("deny"));
         return true;
       }
       case "answer_approval": {
-        const run = this.running.get(String(args.sessionId));
-        const resolve = run?.approvals.get(String(args.callId));
+        const run = this.running.get(String(args.session_id));
+        const resolve = run?.approvals.get(String(args.call_id));
         if (!resolve) return false;
         resolve(args.decision as ApprovalDecision);
         return true;
       }
       case "send_message":
-        return this.turn(this.find(args.sessionId), String(args.text), args.onEvent as Channel<EventEnvelope>);
+        return this.turn(this.find(args.session_id), String(args.text), args.on_event as Channel<EventEnvelope>);
       case "compaction_views":
-        return compactionViews(this.find(args.sessionId).records);
+        return compactionViews(this.find(args.session_id).records);
       case "round_requests": {
         const offset = typeof args.offset === "number" ? args.offset : 0;
         const limit = Math.min(200, typeof args.limit === "number" ? args.limit : 50);
-        return roundRequests(this.find(args.sessionId).records, offset, limit);
+        return roundRequests(this.find(args.session_id).records, offset, limit);
+      }
+      case "provider_kinds": {
+        const kinds: ProviderKindInfo[] = [
+          { kind: "openai-responses", label: "OpenAI Responses", default_model: "gpt-5.4", default_base_url: "https://api.openai.com/v1" },
+          { kind: "openai-chat", label: "OpenAI-compatible Chat Completions", default_model: "gpt-4.1-mini", default_base_url: "https://api.openai.com/v1" },
+          { kind: "anthropic", label: "Anthropic Messages", default_model: "claude-sonnet-4-5", default_base_url: "https://api.anthropic.com/v1" },
+          { kind: "demo", label: "Offline demo", default_model: "strata-demo" },
+        ];
+        return kinds;
       }
       case "compact_now":
-        return { skipped: "Nothing to compact yet: the preview backend does not summarise.", historyItems: 4 };
+        return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
       case "plugin:dialog|open":
         return "/home/ana/projects/lighthouse";
       case "plugin:dialog|save": {
@@ -171,7 +185,7 @@ class MockBackend {
     const finish = (outcome: "completed" | "cancelled", rounds: number) => {
       send("mainline", { kind: "turn_finished", turn_id: turnId, outcome, rounds });
       this.running.delete(sessionId);
-      session.summary = { ...session.summary, updatedAt: new Date().toISOString() };
+      session.summary = { ...session.summary, updated_at: new Date().toISOString() };
       return { turnId, outcome, rounds };
     };
     send("mainline", { kind: "turn_started", turn_id: turnId, user_message: { type: "message", id: fakeId(), role: "user", content: text } });
@@ -186,7 +200,7 @@ class MockBackend {
     send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: listCall, name: "list_directory", arguments: '{"path":"."}' });
     await sleep(300);
     send("mainline", { kind: "tool_call_finished", turn_id: turnId, call_id: listCall, name: "list_directory", status: "success", output: "Cargo.toml\nREADME.md\nsrc/\ntests/", duration_ms: 12 });
-    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: roundId, usage: { input_tokens: 5120, output_tokens: 240 }, context_tokens: 5360, threshold: this.active().compactThreshold });
+    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: roundId, usage: { input_tokens: 5120, output_tokens: 240 }, context_tokens: 5360, threshold: this.active().compact_threshold });
     const writeCall = `call_${fakeId().slice(-6)}`;
     const args = JSON.stringify({ path: "NOTES.md", content: "# Notes\n\n- Plan the change\n" });
     send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: writeCall, name: "write_file", arguments: args });
@@ -222,7 +236,7 @@ class MockBackend {
       send("mainline", { kind: "text_delta", turn_id: turnId, round_id: round2, delta: word });
     }
     send("mainline", { kind: "message_committed", turn_id: turnId, item: { type: "message", id: fakeId(), role: "assistant", content: closing } });
-    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: round2, usage: { input_tokens: 5600, output_tokens: 120 }, context_tokens: 5720, threshold: this.active().compactThreshold });
+    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: round2, usage: { input_tokens: 5600, output_tokens: 120 }, context_tokens: 5720, threshold: this.active().compact_threshold });
     return finish("completed", 2);
   }
 }

@@ -61,13 +61,13 @@ interface Options {
 }
 
 /** Writes the session record by record, replaying as it goes so every round's `input_items` is right. */
-export function compactingSession(options: Options): { summary: SessionListItem; records: SessionRecord[]; contextTokens?: number } {
+export function compactingSession(options: Options): { summary: SessionListItem; records: SessionRecord[]; context_tokens?: number } {
   const random = rng(options.rounds * 7919 + options.growth);
   const records: SessionRecord[] = [];
   let clock = Date.parse(options.start);
   let history: ResponseItem[] = [];
   let context = 0;
-  let lastUsage: TokenUsage | null = null;
+  let last_usage: TokenUsage | null = null;
   const push = (body: Omit<SessionRecord, "v" | "ts">, advanceMs: number) => {
     clock += advanceMs;
     records.push({ v: 1, ts: new Date(clock).toISOString(), ...body } as SessionRecord);
@@ -122,7 +122,7 @@ export function compactingSession(options: Options): { summary: SessionListItem;
         item({ type: "function_call", id: fakeId(), call_id: callId, name: tool, arguments: JSON.stringify(args) }, 2100);
         const usage: TokenUsage = { input_tokens: context, cached_input_tokens: Math.floor(context * 0.6), output_tokens: output, total_tokens: context + output };
         push({ type: "token_usage", payload: { round_id: roundId, usage } }, 30);
-        lastUsage = usage;
+        last_usage = usage;
         if (tool === "apply_patch") push({ type: "approval_decision", payload: { call_id: callId, tool, decision: round % 11 === 0 ? "deny" : "allow_once" } }, 3500);
         const text = tool === "run_shell" ? `running 48 tests\n${".".repeat(48)}\ntest result: ok. 48 passed; 0 failed` : codeLines(file, Math.max(4, Math.floor((options.growth * (0.5 + random())) / 22)), random);
         item({ type: "function_call_output", id: fakeId(), call_id: callId, output: tool === "apply_patch" ? (round % 11 === 0 ? "The person denied this call." : `Patched ${file} (1 hunk).`) : text }, 600);
@@ -157,7 +157,7 @@ export function compactingSession(options: Options): { summary: SessionListItem;
       }
       const usage: TokenUsage = { input_tokens: context, cached_input_tokens: Math.floor(context * 0.6), output_tokens: output, total_tokens: context + output };
       push({ type: "token_usage", payload: { round_id: roundId, usage } }, 30);
-      lastUsage = usage;
+      last_usage = usage;
     }
     push({ type: "turn_finished", payload: { turn_id: turnId, outcome: "completed", rounds: roundsThisTurn } }, 300);
   }
@@ -165,13 +165,13 @@ export function compactingSession(options: Options): { summary: SessionListItem;
     id: options.sessionId,
     title: options.title,
     workspace: options.workspace,
-    providerKind: "openai-responses",
+    provider_kind: "openai-responses",
     model: "gpt-5.4",
-    createdAt: records[0]?.ts ?? options.start,
-    updatedAt: records[records.length - 1]?.ts ?? options.start,
-    itemCount: records.filter((r) => r.type === "response_item").length,
-    compactionCount: records.filter((r) => r.type === "response_item" && r.payload.type === "compaction_summary").length,
+    created_at: records[0]?.ts ?? options.start,
+    updated_at: records[records.length - 1]?.ts ?? options.start,
+    item_count: records.filter((r) => r.type === "response_item").length,
+    compaction_count: records.filter((r) => r.type === "response_item" && r.payload.type === "compaction_summary").length,
   };
-  const tokens = lastUsage ? (lastUsage.input_tokens ?? 0) + (lastUsage.output_tokens ?? 0) : undefined;
-  return { summary, records, contextTokens: tokens };
+  const tokens = last_usage ? (last_usage.input_tokens ?? 0) + (last_usage.output_tokens ?? 0) : undefined;
+  return { summary, records, context_tokens: tokens };
 }

@@ -94,7 +94,7 @@ export class RecordWriter {
 export interface MockSession {
   summary: SessionListItem;
   records: SessionRecord[];
-  contextTokens?: number;
+  context_tokens?: number;
 }
 
 function summarize(id: string, writer: RecordWriter, workspace: string, model: string, title: string): SessionListItem {
@@ -103,12 +103,12 @@ function summarize(id: string, writer: RecordWriter, workspace: string, model: s
     id,
     title,
     workspace,
-    providerKind: "openai-responses",
+    provider_kind: "openai-responses",
     model,
-    createdAt: records[0]?.ts ?? writer.now,
-    updatedAt: records[records.length - 1]?.ts ?? writer.now,
-    itemCount: records.filter((r) => r.type === "response_item").length,
-    compactionCount: records.filter((r) => r.type === "response_item" && r.payload.type === "compaction_summary").length,
+    created_at: records[0]?.ts ?? writer.now,
+    updated_at: records[records.length - 1]?.ts ?? writer.now,
+    item_count: records.filter((r) => r.type === "response_item").length,
+    compaction_count: records.filter((r) => r.type === "response_item" && r.payload.type === "compaction_summary").length,
   };
 }
 
@@ -206,7 +206,7 @@ export function sampleSessions(now = new Date()): MockSession[] {
     workspace: "/home/ana/projects/ledger",
   });
   const sessions: MockSession[] = [
-    { summary: summarize(parserId, parser, workspace, "gpt-5.4", "Streaming JSON parser for ingest"), records: parser.records, contextTokens: 2930 },
+    { summary: summarize(parserId, parser, workspace, "gpt-5.4", "Streaming JSON parser for ingest"), records: parser.records, context_tokens: 2930 },
     billing,
   ];
 
@@ -220,7 +220,7 @@ export function sampleSessions(now = new Date()): MockSession[] {
   ci.assistant("The test waits a fixed 50 ms for the queue worker. Under CI load the worker can take longer. Waiting on the worker's `ready` channel instead removes the race.");
   ci.usage({ input_tokens: 4180, output_tokens: 260 });
   ci.finish(turn, 3);
-  sessions.push({ summary: summarize(ciId, ci, "/home/ana/projects/harbor-api", "gpt-5.4", "Flaky orders_e2e test on CI"), records: ci.records, contextTokens: 4440 });
+  sessions.push({ summary: summarize(ciId, ci, "/home/ana/projects/harbor-api", "gpt-5.4", "Flaky orders_e2e test on CI"), records: ci.records, context_tokens: 4440 });
 
   // 3. Yesterday's session that stopped on an error.
   const docsId = fakeId();

@@ -70,21 +70,21 @@ export function compactionViews(records: SessionRecord[]): CompactionView[] {
       const kept = new Set(after.map((item) => item.id));
       const view: CompactionView = {
         summary: record.payload,
-        summaryModelText: SUMMARY_PREFIX + record.payload.summary,
-        recordIndex: index,
+        summary_model_text: SUMMARY_PREFIX + record.payload.summary,
+        record_index: index,
         ts: record.ts,
         before,
         after,
-        removedIndices: before.flatMap((item, i) => (kept.has(item.id) ? [] : [i])),
-        estimatedTokensBefore: estimateTokens(before),
-        estimatedTokensAfter: estimateTokens(after),
+        removed_indices: before.flatMap((item, i) => (kept.has(item.id) ? [] : [i])),
+        estimated_tokens_before: estimateTokens(before),
+        estimated_tokens_after: estimateTokens(after),
       };
       views.push(view);
       awaiting = view;
       return;
     }
     if (record.type === "token_usage" && awaiting) {
-      awaiting.nextContextTokens = contextTokensOf(record.payload.usage);
+      awaiting.next_context_tokens = contextTokensOf(record.payload.usage);
       awaiting = null;
     }
     history = fold(history, record);
@@ -116,7 +116,7 @@ export function roundRequests(records: SessionRecord[], offset: number, limit: n
         const reported = usage.get(record.payload.round_id)?.payload.usage;
         rounds.push({
           number: number + 1,
-          recordIndex: index,
+          record_index: index,
           ts: record.ts,
           round: record.payload,
           request: {
@@ -127,8 +127,8 @@ export function roundRequests(records: SessionRecord[], offset: number, limit: n
             max_output_tokens: record.payload.max_output_tokens,
           },
           usage: reported,
-          contextTokens: reported ? contextTokensOf(reported) : null,
-          inputConsistent: record.payload.input_items === history.length,
+          context_tokens: reported ? contextTokensOf(reported) : null,
+          input_consistent: record.payload.input_items === history.length,
         });
       }
       number += 1;

@@ -4,11 +4,11 @@ import { fromDraft, hasErrors, newProfile, toDraft, validateSettings } from "./s
 
 const settings: Settings = {
   profiles: [
-    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", hasKey: true, contextWindow: 400000, compactThreshold: 8000 },
-    { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", hasKey: false, compactThreshold: 8000 },
+    { id: "openai", kind: "openai-responses", label: "OpenAI", model: "gpt-5.4", has_key: true, context_window: 400000, compact_threshold: 8000 },
+    { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, compact_threshold: 8000 },
   ],
-  activeProfile: "openai",
-  approvalPolicy: "ask",
+  active_profile: "openai",
+  approval_policy: "ask",
   theme: "system",
 };
 
@@ -21,10 +21,10 @@ describe("settings validation", () => {
 
   it("reads numbers written with separators", () => {
     const draft = toDraft(settings);
-    draft.profiles[0]!.contextWindow = "200_000";
-    draft.profiles[0]!.compactThreshold = "150,000";
+    draft.profiles[0]!.context_window = "200_000";
+    draft.profiles[0]!.compact_threshold = "150,000";
     const saved = fromDraft(draft);
-    expect(saved.profiles[0]).toMatchObject({ contextWindow: 200000, compactThreshold: 150000 });
+    expect(saved.profiles[0]).toMatchObject({ context_window: 200000, compact_threshold: 150000 });
   });
 
   it("names every invalid field", () => {
@@ -32,24 +32,24 @@ describe("settings validation", () => {
     const p = draft.profiles[0]!;
     p.label = " ";
     p.model = "";
-    p.baseUrl = "api.openai.com";
-    p.contextWindow = "-5";
-    p.compactThreshold = "lots";
+    p.base_url = "api.openai.com";
+    p.context_window = "-5";
+    p.compact_threshold = "lots";
     const errors = validateSettings(draft);
-    expect(Object.keys(errors.profiles.openai ?? {}).sort()).toEqual(["baseUrl", "compactThreshold", "contextWindow", "label", "model"]);
+    expect(Object.keys(errors.profiles.openai ?? {}).sort()).toEqual(["base_url", "compact_threshold", "context_window", "label", "model"]);
     expect(errors.profiles.demo).toBeUndefined();
   });
 
   it("requires the threshold to be below the window", () => {
     const draft = toDraft(settings);
-    draft.profiles[0]!.compactThreshold = "400000";
-    expect(validateSettings(draft).profiles.openai?.compactThreshold).toMatch(/below the context window/);
+    draft.profiles[0]!.compact_threshold = "400000";
+    expect(validateSettings(draft).profiles.openai?.compact_threshold).toMatch(/below the context window/);
   });
 
   it("rejects duplicate names and a missing active profile", () => {
     const draft = toDraft(settings);
     draft.profiles.push({ ...newProfile(draft.profiles), label: "OpenAI" });
-    draft.activeProfile = "gone";
+    draft.active_profile = "gone";
     const errors = validateSettings(draft);
     expect(errors.form).toMatch(/active/);
     expect(Object.values(errors.profiles).some((e) => e.label === "Another profile has this name.")).toBe(true);

@@ -6,23 +6,23 @@ export interface ProfileDraft {
   id: string;
   kind: ProviderKind;
   label: string;
-  baseUrl: string;
+  base_url: string;
   model: string;
-  hasKey: boolean;
-  contextWindow: string;
-  compactThreshold: string;
+  has_key: boolean;
+  context_window: string;
+  compact_threshold: string;
   /** Not saved yet: keys can be stored once it is. */
   isNew: boolean;
 }
 
 export interface SettingsDraft {
   profiles: ProfileDraft[];
-  activeProfile: string;
-  approvalPolicy: ApprovalPolicy;
+  active_profile: string;
+  approval_policy: ApprovalPolicy;
   theme: Theme;
 }
 
-export type ProfileField = "label" | "model" | "baseUrl" | "contextWindow" | "compactThreshold";
+export type ProfileField = "label" | "model" | "base_url" | "context_window" | "compact_threshold";
 export type ProfileErrors = Partial<Record<ProfileField, string>>;
 
 export interface SettingsErrors {
@@ -30,27 +30,21 @@ export interface SettingsErrors {
   profiles: Record<string, ProfileErrors>;
 }
 
-export const PROVIDER_KINDS: { kind: ProviderKind; label: string; defaultModel: string }[] = [
-  { kind: "openai-responses", label: "OpenAI Responses", defaultModel: "gpt-5.4" },
-  { kind: "openai-chat", label: "OpenAI-compatible Chat Completions", defaultModel: "gpt-4.1-mini" },
-  { kind: "anthropic", label: "Anthropic Messages", defaultModel: "claude-sonnet-4-5" },
-  { kind: "demo", label: "Offline demo model", defaultModel: "strata-demo" },
-];
 
 export function toDraft(settings: Settings): SettingsDraft {
   return {
-    activeProfile: settings.activeProfile,
-    approvalPolicy: settings.approvalPolicy,
+    active_profile: settings.active_profile,
+    approval_policy: settings.approval_policy,
     theme: settings.theme,
     profiles: settings.profiles.map((p) => ({
       id: p.id,
       kind: p.kind,
       label: p.label,
-      baseUrl: p.baseUrl ?? "",
+      base_url: p.base_url ?? "",
       model: p.model,
-      hasKey: p.hasKey,
-      contextWindow: p.contextWindow == null ? "" : String(p.contextWindow),
-      compactThreshold: String(p.compactThreshold),
+      has_key: p.has_key,
+      context_window: p.context_window == null ? "" : String(p.context_window),
+      compact_threshold: String(p.compact_threshold),
       isNew: false,
     })),
   };
@@ -63,11 +57,11 @@ export function newProfile(existing: ProfileDraft[]): ProfileDraft {
     id: `profile-${n}`,
     kind: "openai-responses",
     label: `Profile ${n}`,
-    baseUrl: "",
+    base_url: "",
     model: "gpt-5.4",
-    hasKey: false,
-    contextWindow: "",
-    compactThreshold: "8000",
+    has_key: false,
+    context_window: "",
+    compact_threshold: "8000",
     isNew: true,
   };
 }
@@ -87,23 +81,23 @@ function validateProfile(profile: ProfileDraft, all: ProfileDraft[]): ProfileErr
     errors.label = "Another profile has this name.";
   }
   if (!profile.model.trim()) errors.model = "Enter the model name, e.g. gpt-5.4.";
-  if (profile.baseUrl.trim()) {
+  if (profile.base_url.trim()) {
     let url: URL | null = null;
     try {
-      url = new URL(profile.baseUrl.trim());
+      url = new URL(profile.base_url.trim());
     } catch {
       url = null;
     }
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-      errors.baseUrl = "Enter a full http:// or https:// URL, or leave it empty for the default.";
+      errors.base_url = "Enter a full http:// or https:// URL, or leave it empty for the default.";
     }
   }
-  const window = profile.contextWindow.trim() ? parseCount(profile.contextWindow) : undefined;
-  if (window === null) errors.contextWindow = "Enter a whole number of tokens, or leave it empty.";
-  const threshold = parseCount(profile.compactThreshold);
-  if (threshold === null) errors.compactThreshold = "Enter a whole number of tokens (at least 1).";
+  const window = profile.context_window.trim() ? parseCount(profile.context_window) : undefined;
+  if (window === null) errors.context_window = "Enter a whole number of tokens, or leave it empty.";
+  const threshold = parseCount(profile.compact_threshold);
+  if (threshold === null) errors.compact_threshold = "Enter a whole number of tokens (at least 1).";
   else if (window && threshold >= window) {
-    errors.compactThreshold = "The threshold must be below the context window, or the model overflows before compacting.";
+    errors.compact_threshold = "The threshold must be below the context window, or the model overflows before compacting.";
   }
   return errors;
 }
@@ -117,7 +111,7 @@ export function validateSettings(draft: SettingsDraft): SettingsErrors {
   }
   let form: string | undefined;
   if (draft.profiles.length === 0) form = "Keep at least one provider profile.";
-  else if (!draft.profiles.some((p) => p.id === draft.activeProfile)) form = "Choose which profile is active.";
+  else if (!draft.profiles.some((p) => p.id === draft.active_profile)) form = "Choose which profile is active.";
   return form ? { form, profiles } : { profiles };
 }
 
@@ -128,8 +122,8 @@ export function hasErrors(errors: SettingsErrors): boolean {
 /** The `Settings` to save; call only on a draft without errors. */
 export function fromDraft(draft: SettingsDraft): Settings {
   return {
-    activeProfile: draft.activeProfile,
-    approvalPolicy: draft.approvalPolicy,
+    active_profile: draft.active_profile,
+    approval_policy: draft.approval_policy,
     theme: draft.theme,
     profiles: draft.profiles.map(
       (p): ProfileView => ({
@@ -137,10 +131,10 @@ export function fromDraft(draft: SettingsDraft): Settings {
         kind: p.kind,
         label: p.label.trim(),
         model: p.model.trim(),
-        hasKey: p.hasKey,
-        compactThreshold: parseCount(p.compactThreshold) ?? 0,
-        ...(p.baseUrl.trim() ? { baseUrl: p.baseUrl.trim() } : {}),
-        ...(p.contextWindow.trim() ? { contextWindow: parseCount(p.contextWindow) ?? 0 } : {}),
+        has_key: p.has_key,
+        compact_threshold: parseCount(p.compact_threshold) ?? 0,
+        ...(p.base_url.trim() ? { base_url: p.base_url.trim() } : {}),
+        ...(p.context_window.trim() ? { context_window: parseCount(p.context_window) ?? 0 } : {}),
       }),
     ),
   };

@@ -105,7 +105,7 @@ describe("foldEvent", () => {
     ]);
     expect(kinds(state)).toEqual(["compaction"]);
     expect(state.entries[0]).toMatchObject({ summaryId: "summary-1", summary: "Parser done." });
-    expect(state.contextTokens).toBe(9000);
+    expect(state.context_tokens).toBe(9000);
     expect(state.threshold).toBe(8000);
   });
 
@@ -176,7 +176,7 @@ describe("fromRecords", () => {
     expect(state.entries.find((e) => e.kind === "retry")).toMatchObject({ attempt: 1, of: 4, settled: true });
     // The system prompt is not part of the person's transcript.
     expect(state.entries.some((e) => e.kind === "user" && e.text.includes("careful coding agent"))).toBe(false);
-    expect(state.contextTokens).toBe(2930);
+    expect(state.context_tokens).toBe(2930);
     expect(state.threshold).toBe(8000);
     expect(lastUserMessage(state)).toBe("Sounds good, go ahead. Keep the public API small.");
   });

@@ -61,8 +61,8 @@ export interface Transcript {
   /** The turn running now, if any. */
   runningTurn: string | null;
   /** The last reported usage and its context tokens (input + output). */
-  lastUsage: TokenUsage | null;
-  contextTokens: number | null;
+  last_usage: TokenUsage | null;
+  context_tokens: number | null;
   threshold: number | null;
   /** The last sequence number folded, to drop duplicates. */
   lastSeq: number;
@@ -73,8 +73,8 @@ export interface Transcript {
 export const emptyTranscript: Transcript = {
   entries: [],
   runningTurn: null,
-  lastUsage: null,
-  contextTokens: null,
+  last_usage: null,
+  context_tokens: null,
   threshold: null,
   lastSeq: -1,
   debugEvents: [],
@@ -300,8 +300,8 @@ function foldDebug(state: Transcript, event: DebugEvent, seq: number): Transcrip
     case "usage_reported":
       return {
         ...state,
-        lastUsage: event.usage,
-        contextTokens: event.context_tokens ?? contextTokensOf(event.usage),
+        last_usage: event.usage,
+        context_tokens: event.context_tokens ?? contextTokensOf(event.usage),
         threshold: event.threshold,
       };
     case "retrying":
@@ -352,7 +352,7 @@ export function foldEvent(state: Transcript, envelope: EventEnvelope): Transcrip
 /** Builds the transcript of a session file, as `open_session` returns it. */
 export function fromRecords(records: SessionRecord[], threshold: number | null = null): Transcript {
   let entries: Entry[] = [];
-  let lastUsage: TokenUsage | null = null;
+  let last_usage: TokenUsage | null = null;
   let turn: string | undefined;
   records.forEach((record, index) => {
     switch (record.type) {
@@ -394,7 +394,7 @@ export function fromRecords(records: SessionRecord[], threshold: number | null =
         }));
         break;
       case "token_usage":
-        lastUsage = record.payload.usage;
+        last_usage = record.payload.usage;
         break;
       case "error":
         entries = [
@@ -421,18 +421,26 @@ export function fromRecords(records: SessionRecord[], threshold: number | null =
           },
         ];
         break;
+      case "profile_set": {
+        const { change, provider_kind, model, base_url, profile } = record.payload;
+        const verb = change === "created" ? "Created on" : "Switched to";
+        const at = base_url ? ` at ${base_url}` : "";
+        const name = profile ? ` (profile ${profile})` : "";
+        entries = [...entries, { kind: "notice", key: `profile:${index}`, text: `${verb} ${provider_kind} · ${model}${at}${name}` }];
+        break;
+      }
       case "session_meta":
       case "round":
       case "title_set":
         break;
     }
   });
-  const usage = lastUsage as TokenUsage | null;
+  const usage = last_usage as TokenUsage | null;
   return {
     ...emptyTranscript,
     entries,
-    lastUsage: usage,
-    contextTokens: usage ? contextTokensOf(usage) : null,
+    last_usage: usage,
+    context_tokens: usage ? contextTokensOf(usage) : null,
     threshold,
   };
 }

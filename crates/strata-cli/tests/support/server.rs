@@ -315,3 +315,21 @@ pub fn input_texts(request: &Value) -> Vec<String> {
         .map(message_text)
         .collect()
 }
+
+/// A streamed Chat Completions answer (`POST /chat/completions` with
+/// `stream: true`): the text in one delta, the finish reason, the usage
+/// chunk and `[DONE]`.
+pub fn sse_chat_text(text: &str, prompt_tokens: u64, completion_tokens: u64) -> String {
+    let chunk = |body: Value| format!("data: {body}\n\n");
+    let mut sse = chunk(
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "qwen3-coder", "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": null}]}),
+    );
+    sse.push_str(&chunk(
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "qwen3-coder", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ));
+    sse.push_str(&chunk(
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "qwen3-coder", "choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}}),
+    ));
+    sse.push_str("data: [DONE]\n\n");
+    sse
+}

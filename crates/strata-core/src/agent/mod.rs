@@ -99,8 +99,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use strata_protocol::{
-    ApprovalPolicy, CompactionSummary, ModelError, ResponseItem, Role, SessionId, TurnId,
-    TurnOutcome,
+    ApprovalPolicy, CompactionSummary, ModelError, ProfileSet, RecordBody, ResponseItem, Role,
+    SessionId, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
@@ -307,6 +307,14 @@ impl Agent {
     /// the session, its broker and its event numbering are kept.
     pub fn set_title(&mut self, title: impl Into<String>) -> Result<()> {
         self.session.set_title(title)?;
+        self.session.sync()
+    }
+
+    /// Records the provider profile the session talks to from now on (a
+    /// `profile_set` record, made durable at once). The caller builds the
+    /// agent's gateway for it; the agent itself does not change.
+    pub fn record_profile(&mut self, profile: ProfileSet) -> Result<()> {
+        self.session.append(RecordBody::ProfileSet(profile))?;
         self.session.sync()
     }
 

@@ -302,8 +302,15 @@ fn summarize(read: &SessionRead) -> SessionSummary {
         items: state.response_items(),
         compactions: state.compactions(),
         workspace: meta.workspace.clone(),
-        provider_kind: meta.provider_kind.clone(),
-        model: meta.model.clone(),
+        // The profile it talks to now (after any switch), else the one it
+        // was created with.
+        provider_kind: state.profile().map_or_else(
+            || meta.provider_kind.clone(),
+            |p| p.provider_kind.as_str().to_owned(),
+        ),
+        model: state
+            .profile()
+            .map_or_else(|| meta.model.clone(), |p| p.model.clone()),
         skipped_lines: read.report.skipped_lines(),
         torn_tail: read.report.torn_tail.is_some(),
     }

@@ -6,7 +6,7 @@
 //! resumed session holds is, by construction, what the live one held.
 
 use chrono::{DateTime, Utc};
-use strata_protocol::{Record, RecordBody, ResponseItem, Role, SessionMeta};
+use strata_protocol::{ProfileSet, Record, RecordBody, ResponseItem, Role, SessionMeta};
 
 use crate::history::{Applied, History};
 
@@ -20,6 +20,7 @@ pub struct Replay {
     history: History,
     explicit_title: Option<String>,
     first_user_message: Option<String>,
+    profile: Option<ProfileSet>,
     records: usize,
     response_items: usize,
     compactions: usize,
@@ -47,6 +48,7 @@ impl Replay {
             history: History::new(),
             explicit_title: None,
             first_user_message: None,
+            profile: None,
             records: 0,
             response_items: 0,
             compactions: 0,
@@ -75,6 +77,7 @@ impl Replay {
                 self.explicit_title =
                     Some(title.title.trim().to_owned()).filter(|title| !title.is_empty());
             }
+            RecordBody::ProfileSet(profile) => self.profile = Some(profile.clone()),
             // A round is written before its response items, with how many
             // items it sent; a mismatch means the file and the request
             // disagree.
@@ -120,6 +123,12 @@ impl Replay {
     /// The last title_set, if any.
     pub fn explicit_title(&self) -> Option<&str> {
         self.explicit_title.as_deref()
+    }
+
+    /// The last `profile_set`: the provider the session talks to now.
+    /// `None` for sessions written before that record existed.
+    pub fn profile(&self) -> Option<&ProfileSet> {
+        self.profile.as_ref()
     }
 
     /// Records folded, session_meta included.

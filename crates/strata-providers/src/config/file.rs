@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{ProviderKind, catalog, write_atomically};
+use super::{ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 

@@ -10,11 +10,7 @@ mod catalog;
 mod file;
 mod resolve;
 
-use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
 
 use crate::error::{ProviderError, Result};
 
@@ -26,43 +22,26 @@ pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig};
 pub use resolve::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, MetadataSource, OPENAI_API_KEY_ENV, OPENAI_BASE_URL_ENV,
     ProfileFlags, ProfileOrigin, ProviderProfile, ResolvedProfile, load_and_resolve, process_env,
-    resolve, resolve_profile,
+    resolve, resolve_profile, with_key,
 };
 
-/// The wire protocol a profile speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// OpenAI Responses API (`POST {base_url}/responses`).
-    OpenaiResponses,
-    /// OpenAI-compatible Chat Completions (`POST {base_url}/chat/completions`).
-    OpenaiChat,
-    /// Anthropic Messages (`POST {base_url}/messages`).
-    Anthropic,
-    /// The offline demo model: no network, no key.
-    Demo,
-}
+pub use strata_protocol::ProviderKind;
 
-impl ProviderKind {
-    pub const ALL: [ProviderKind; 4] = [
-        ProviderKind::OpenaiResponses,
-        ProviderKind::OpenaiChat,
-        ProviderKind::Anthropic,
-        ProviderKind::Demo,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenaiResponses => "openai-responses",
-            ProviderKind::OpenaiChat => "openai-chat",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Demo => "demo",
-        }
-    }
-
+/// What the providers crate knows about each [`ProviderKind`]: its default
+/// endpoint, key variable and model.
+pub trait ProviderKindExt {
     /// The base URL a profile of this kind uses unless it names one; it
     /// includes the version segment, so endpoints are `base_url + path`.
-    pub fn default_base_url(self) -> Option<&'static str> {
+    fn default_base_url(self) -> Option<&'static str>;
+    /// The environment variable holding the key unless a profile says
+    /// otherwise.
+    fn default_api_key_env(self) -> Option<&'static str>;
+    /// The model used when a profile of this kind names none.
+    fn default_model(self) -> &'static str;
+}
+
+impl ProviderKindExt for ProviderKind {
+    fn default_base_url(self) -> Option<&'static str> {
         match self {
             ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat => {
                 Some("https://api.openai.com/v1")
@@ -72,9 +51,7 @@ impl ProviderKind {
         }
     }
 
-    /// The environment variable holding the key unless a profile says
-    /// otherwise.
-    pub fn default_api_key_env(self) -> Option<&'static str> {
+    fn default_api_key_env(self) -> Option<&'static str> {
         match self {
             ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat => Some(OPENAI_API_KEY_ENV),
             ProviderKind::Anthropic => Some(ANTHROPIC_API_KEY_ENV),
@@ -82,37 +59,13 @@ impl ProviderKind {
         }
     }
 
-    /// The model used when a profile of this kind names none.
-    pub fn default_model(self) -> &'static str {
+    fn default_model(self) -> &'static str {
         match self {
             ProviderKind::OpenaiResponses => "gpt-5.4",
             ProviderKind::OpenaiChat => "gpt-4.1-mini",
             ProviderKind::Anthropic => "claude-sonnet-4-5",
             ProviderKind::Demo => crate::demo::DEMO_MODEL,
         }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ProviderKind {
-    type Err = ProviderError;
-
-    fn from_str(s: &str) -> Result<Self> {
-        ProviderKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == s)
-            .ok_or_else(|| ProviderError::InvalidArgument {
-                what: "provider kind",
-                message: format!(
-                    "{s:?} is not one of {}",
-                    ProviderKind::ALL.map(ProviderKind::as_str).join(", ")
-                ),
-            })
     }
 }
 
@@ -154,25 +107,6 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kinds_use_kebab_case_names_everywhere() {
-        for kind in ProviderKind::ALL {
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{}\"", kind.as_str()));
-            assert_eq!(kind.as_str().parse::<ProviderKind>().unwrap(), kind);
-        }
-        assert_eq!(ProviderKind::OpenaiResponses.as_str(), "openai-responses");
-    }
-
-    #[test]
-    fn an_unknown_kind_lists_the_known_ones() {
-        let err = "openai".parse::<ProviderKind>().unwrap_err().to_string();
-        assert!(
-            err.contains("openai-responses, openai-chat, anthropic, demo"),
-            "{err}"
-        );
-    }
 
     #[test]
     fn atomic_write_replaces_the_whole_file() {

@@ -9,9 +9,9 @@ use std::path::Path;
 use serde::Serialize;
 use strata_core::StrataPaths;
 
-use super::ProviderKind;
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
+use super::{ProviderKind, ProviderKindExt};
 use crate::error::{ProviderError, Result};
 use crate::keys::KeyStore;
 use crate::secret::ApiKey;
@@ -131,6 +131,18 @@ pub fn load_and_resolve(
 ) -> Result<(StrataConfig, ResolvedProfile)> {
     let config = StrataConfig::load(&paths.config_file())?;
     let profile = resolve_profile(&config, flags, env)?;
+    let resolved = with_key(paths, &config, profile, env)?;
+    Ok((config, resolved))
+}
+
+/// `profile` (resolved from `config`) with its key loaded. Blocking: see
+/// [`load_and_resolve`].
+pub fn with_key(
+    paths: &StrataPaths,
+    config: &StrataConfig,
+    profile: ProviderProfile,
+    env: EnvLookup<'_>,
+) -> Result<ResolvedProfile> {
     // Probing the keychain can take a while on a desktop without one; only
     // profiles that keep their key in the store pay for it.
     let keys = match profile.api_key_source {
@@ -138,7 +150,7 @@ pub fn load_and_resolve(
         _ => KeyStore::file(paths.config.join(crate::keys::KEY_FILE_NAME)),
     };
     let api_key = profile.load_api_key(env, &keys, &paths.config)?;
-    Ok((config, ResolvedProfile { profile, api_key }))
+    Ok(ResolvedProfile { profile, api_key })
 }
 
 /// Resolves which provider, model, endpoint, key source and limits to use,

@@ -1,4 +1,4 @@
-//! The settings screen's model. Provider profiles live in the config file the
+//! Settings and profiles. Provider profiles live in the config file the
 //! command line reads too (`config/config.toml`, see `strata_providers::config`);
 //! the desktop's own preferences (theme, approval policy) in
 //! `config/desktop.toml`. Everything is validated before anything is written.
@@ -22,6 +22,10 @@ pub const DESKTOP_FILE: &str = "desktop.toml";
 /// The id the built-in offline demo profile is shown under when the config
 /// file has no demo profile of its own.
 pub const DEMO_PROFILE_ID: &str = "demo";
+/// The id it is shown under when a config profile is already named `demo`.
+pub const OTHER_DEMO_PROFILE_ID: &str = "offline-demo";
+/// Both, for commands that take a profile id.
+pub const DEMO_PROFILE_IDS: [&str; 2] = [DEMO_PROFILE_ID, OTHER_DEMO_PROFILE_ID];
 
 /// What only the desktop app keeps.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,24 +89,6 @@ fn temp_sibling(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-pub fn view_kind(kind: ProviderKind) -> strata_protocol::ProviderKind {
-    match kind {
-        ProviderKind::OpenaiResponses => strata_protocol::ProviderKind::OpenaiResponses,
-        ProviderKind::OpenaiChat => strata_protocol::ProviderKind::OpenaiChat,
-        ProviderKind::Anthropic => strata_protocol::ProviderKind::Anthropic,
-        ProviderKind::Demo => strata_protocol::ProviderKind::Demo,
-    }
-}
-
-fn config_kind(kind: strata_protocol::ProviderKind) -> ProviderKind {
-    match kind {
-        strata_protocol::ProviderKind::OpenaiResponses => ProviderKind::OpenaiResponses,
-        strata_protocol::ProviderKind::OpenaiChat => ProviderKind::OpenaiChat,
-        strata_protocol::ProviderKind::Anthropic => ProviderKind::Anthropic,
-        strata_protocol::ProviderKind::Demo => ProviderKind::Demo,
-    }
-}
-
 /// What the UI calls a profile: derived, so it always matches the profile.
 fn label_for(profile: &ProviderProfile) -> String {
     let kind = match profile.kind {
@@ -118,7 +104,7 @@ fn label_for(profile: &ProviderProfile) -> String {
 pub fn profile_view(id: &str, profile: &ProviderProfile, has_key: bool) -> ProfileView {
     ProfileView {
         id: id.to_owned(),
-        kind: view_kind(profile.kind),
+        kind: profile.kind,
         label: label_for(profile),
         base_url: profile.base_url.clone(),
         model: profile.model.clone(),
@@ -186,13 +172,10 @@ pub fn profile_views(
     if active.origin != ProfileOrigin::ConfigFile {
         views.push(profile_view(&active.name, &active, keys.has_key(&active)));
     }
-    if !views
-        .iter()
-        .any(|view| view.kind == strata_protocol::ProviderKind::Demo)
-    {
+    if !views.iter().any(|view| view.kind == ProviderKind::Demo) {
         let demo = demo_profile(env)?;
         let id = if views.iter().any(|view| view.id == DEMO_PROFILE_ID) {
-            "offline-demo"
+            OTHER_DEMO_PROFILE_ID
         } else {
             DEMO_PROFILE_ID
         };
@@ -268,6 +251,18 @@ pub fn config_from_settings(
             problems.push("Every profile needs a name.".to_owned());
             continue;
         }
+        if let Err(error) = crate::validate::profile_id(&id) {
+            problems.push(error.message);
+            continue;
+        }
+        if view.label.chars().any(char::is_control)
+            || view.label.chars().count() > crate::validate::MAX_TITLE_CHARS
+        {
+            problems.push(format!(
+                "Profile {id:?}: the name shown must be one line of at most {} characters.",
+                crate::validate::MAX_TITLE_CHARS
+            ));
+        }
         let profile = profile_config(view, existing.profiles.get(&id), &mut problems);
         if profiles.insert(id.clone(), profile).is_some() {
             problems.push(format!("Two profiles are named {id:?}; names must differ."));
@@ -310,7 +305,7 @@ fn profile_config(
     existing: Option<&ProfileConfig>,
     problems: &mut Vec<String>,
 ) -> ProfileConfig {
-    let kind = config_kind(view.kind);
+    let kind = view.kind;
     let same_kind = existing.filter(|p| p.kind == kind);
     let model = view.model.trim();
     if model.is_empty() && kind != ProviderKind::Demo {

@@ -1,6 +1,7 @@
-//! How the core's and the providers' errors reach the UI: as a
-//! [`CommandError`] whose kind picks the UI's recovery and whose message a
-//! person can read. Messages come from the errors' `Display`, which never
+//! The contract's one error type, [`CommandError`]: how the core's and the
+//! providers' errors reach both front ends, with a kind that picks the
+//! recovery (the UI's wording, the command line's exit code) and a message
+//! a person can read. Messages come from the errors' `Display`, which never
 //! holds an API key (both crates guarantee that).
 
 use strata_core::CoreError;
@@ -63,7 +64,10 @@ impl ToCommandError for ProviderError {
 /// messages hold no key (see the module docs).
 fn logged(error: CommandError) -> CommandError {
     match error.kind {
-        CommandErrorKind::InvalidInput | CommandErrorKind::NotFound | CommandErrorKind::Busy => {
+        CommandErrorKind::InvalidInput
+        | CommandErrorKind::NotFound
+        | CommandErrorKind::Busy
+        | CommandErrorKind::ProfileUnavailable => {
             tracing::debug!(kind = ?error.kind, message = %error.message, "command refused");
         }
         CommandErrorKind::Locked
@@ -82,6 +86,10 @@ pub fn invalid_input(message: impl Into<String>) -> CommandError {
 
 pub fn not_found(message: impl Into<String>) -> CommandError {
     CommandError::new(CommandErrorKind::NotFound, message)
+}
+
+pub fn profile_unavailable(message: impl Into<String>) -> CommandError {
+    CommandError::new(CommandErrorKind::ProfileUnavailable, message)
 }
 
 pub fn busy(message: impl Into<String>) -> CommandError {

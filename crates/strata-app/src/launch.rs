@@ -1,0 +1,227 @@
+//! Agent construction, the one way both front ends build an agent: the
+//! provider profile (see [`crate::profile`]), its gateway, the workspace's
+//! tools, the approval policy, and the session, new or resumed.
+
+use std::path::{Path, PathBuf};
+
+use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
+use strata_core::{SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry};
+use strata_protocol::{
+    ApprovalPolicy, CONTRACT_FORMAT_VERSION, OutputKind, ProfileChange, ProfileSet, SessionId,
+    SessionStarted,
+};
+use strata_providers::config::{EnvLookup, load_and_resolve};
+use strata_providers::{ProfileFlags, ProviderProfile, ResolvedProfile, agent_parts, tool_config};
+
+use crate::error::{CommandResult, ToCommandError, invalid_input};
+use crate::profile::{self, profile_set};
+
+/// How to build an agent.
+#[derive(Clone, Debug)]
+pub struct LaunchOptions {
+    /// Profile flags a person gave explicitly. Starting: they pick the
+    /// profile (none: the active one). Resuming: they switch the session
+    /// to another (none: back to the recorded one).
+    pub profile: ProfileFlags,
+    /// Resuming: a folder other than the session's own.
+    pub workspace: Option<PathBuf>,
+    pub policy: ApprovalPolicy,
+    /// Whether approvals wait for an answer (a person is there to give
+    /// one) or are refused at once.
+    pub interactive: bool,
+    /// Overrides the profile's compaction threshold.
+    pub compact_threshold: Option<u64>,
+    /// Lets the tools work in a folder as broad as the home folder or `/`
+    /// (refused by default).
+    pub allow_broad_workspace: bool,
+}
+
+impl LaunchOptions {
+    pub fn new(policy: ApprovalPolicy, interactive: bool) -> Self {
+        Self {
+            profile: ProfileFlags::default(),
+            workspace: None,
+            policy,
+            interactive,
+            compact_threshold: None,
+            allow_broad_workspace: false,
+        }
+    }
+}
+
+/// An agent ready to run, with where its events arrive.
+pub struct Launched {
+    pub agent: Agent,
+    pub events: EventReceiver,
+    pub profile: ProviderProfile,
+    pub policy: ApprovalPolicy,
+    pub resumed: bool,
+    /// The switch recorded at this resume, if the person chose another
+    /// profile.
+    pub switched: Option<ProfileSet>,
+    /// The session predates `profile_set` records and resumed on its
+    /// `session_meta`'s kind and model.
+    pub legacy: bool,
+}
+
+impl Launched {
+    /// The first line of the command line's `--json` output.
+    pub fn started_line(&self) -> SessionStarted {
+        let record = profile_set(&self.profile, ProfileChange::Created);
+        SessionStarted {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::SessionStarted,
+            session_id: self.agent.id(),
+            resumed: self.resumed,
+            workspace: self.agent.workspace().display().to_string(),
+            provider_kind: self.profile.kind,
+            model: self.profile.model.clone(),
+            model_label: self.profile.model_label.clone(),
+            base_url: record.base_url,
+            profile: record.profile,
+            switched: self.switched.clone(),
+            legacy_profile: self.legacy,
+            approval: self.policy,
+            compact_threshold: self.agent.threshold(),
+            path: self.agent.session().path().display().to_string(),
+        }
+    }
+
+    /// What a person reads after the session id: model, endpoint,
+    /// workspace, policy and threshold.
+    pub fn details(&self) -> String {
+        let at = self
+            .profile
+            .base_url
+            .as_deref()
+            .map(|url| format!(" at {}", strata_protocol::endpoint_without_secrets(url)))
+            .unwrap_or_default();
+        format!(
+            "{} ({}){at} · {} · approval {} · compacts at {} tokens",
+            self.profile.model_label,
+            self.profile.kind.as_str(),
+            self.agent.workspace().display(),
+            self.policy.as_str(),
+            self.agent.threshold(),
+        )
+    }
+}
+
+/// A new session in `workspace`, its profile recorded.
+pub fn start(
+    store: &SessionStore,
+    paths: &StrataPaths,
+    env: EnvLookup<'_>,
+    workspace: &Path,
+    options: &LaunchOptions,
+) -> CommandResult<Launched> {
+    let (_, resolved) =
+        load_and_resolve(paths, &options.profile, env).map_err(ToCommandError::to_command_error)?;
+    let (parts, events) = parts(&resolved, env, workspace, options)?;
+    let mut agent = Agent::start(store, parts).map_err(ToCommandError::to_command_error)?;
+    agent
+        .record_profile(profile_set(&resolved.profile, ProfileChange::Created))
+        .map_err(ToCommandError::to_command_error)?;
+    tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
+    Ok(Launched {
+        agent,
+        events,
+        profile: resolved.profile,
+        policy: options.policy,
+        resumed: false,
+        switched: None,
+        legacy: false,
+    })
+}
+
+/// The session `id`, opened for writing, on its recorded profile unless
+/// `options.profile` switches it (the switch is recorded), in its own
+/// workspace unless `options.workspace` moves it.
+pub fn resume(
+    store: &SessionStore,
+    paths: &StrataPaths,
+    env: EnvLookup<'_>,
+    id: SessionId,
+    options: &LaunchOptions,
+) -> CommandResult<Launched> {
+    let session = store
+        .open_writer(id)
+        .map_err(ToCommandError::to_command_error)?;
+    log_recovery(&session);
+    let meta = session.meta().clone();
+    let chosen = profile::for_resume(
+        paths,
+        env,
+        &meta,
+        session.state().profile(),
+        &options.profile,
+    )?;
+    let workspace = options
+        .workspace
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&meta.workspace));
+    let (parts, events) = parts(&chosen.resolved, env, &workspace, options)?;
+    let mut agent = Agent::resume(session, parts).map_err(ToCommandError::to_command_error)?;
+    if let Some(switch) = &chosen.switched {
+        agent
+            .record_profile(switch.clone())
+            .map_err(ToCommandError::to_command_error)?;
+        tracing::info!(session = %id, kind = %switch.provider_kind, model = %switch.model, "session switched to another profile");
+    }
+    tracing::info!(session = %id, legacy = chosen.legacy, "session resumed");
+    Ok(Launched {
+        agent,
+        events,
+        profile: chosen.resolved.profile,
+        policy: options.policy,
+        resumed: true,
+        switched: chosen.switched,
+        legacy: chosen.legacy,
+    })
+}
+
+fn parts(
+    resolved: &ResolvedProfile,
+    env: EnvLookup<'_>,
+    workspace: &Path,
+    options: &LaunchOptions,
+) -> CommandResult<(strata_core::agent::AgentParts, EventReceiver)> {
+    let config = ToolConfig {
+        allow_broad_workspace: options.allow_broad_workspace,
+        ..tool_config(resolved, env)
+    };
+    let tools = ToolRegistry::new(workspace, config).map_err(|error| {
+        invalid_input(format!(
+            "Cannot use {} as the workspace: {error}",
+            workspace.display()
+        ))
+    })?;
+    let broker = if options.interactive {
+        ApprovalBroker::interactive()
+    } else {
+        ApprovalBroker::non_interactive()
+    };
+    let (mut parts, events) = agent_parts(
+        resolved,
+        tools,
+        SessionApprovals::new(options.policy),
+        broker,
+    )
+    .map_err(ToCommandError::to_command_error)?;
+    if let Some(threshold) = options.compact_threshold {
+        parts.config.compact_threshold = threshold;
+    }
+    Ok((parts, events))
+}
+
+fn log_recovery(session: &strata_core::LiveSession) {
+    let recovery = session.recovery();
+    if !recovery.is_empty() {
+        tracing::warn!(
+            session = %session.id(),
+            torn_tail = recovery.torn_tail.is_some(),
+            aborted_calls = recovery.aborted_calls.len(),
+            "the session needed repairs when it was reopened"
+        );
+    }
+}

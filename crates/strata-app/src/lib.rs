@@ -1,0 +1,99 @@
+//! Strata's application layer, shared by both front ends (the Tauri shell
+//! and the `strata` command line), above strata-core and strata-providers
+//! and free of Tauri:
+//!
+//! - the session manager ([`manager`]): sessions open for turns, turns and
+//!   compactions with their events handed to the caller's sink, approvals
+//!   routed to the waiting tool call, cancellation;
+//! - agent construction ([`launch`]) and which profile a session talks to
+//!   ([`profile`]): sessions resume on the profile recorded when they were
+//!   made, and another is only ever chosen explicitly;
+//! - the session library ([`library`]): list, search, open, rename, delete,
+//!   export, switch profile, the console's views;
+//! - settings and profiles ([`settings`], [`preferences`]);
+//! - the typed command contract (request and result types in
+//!   `strata_protocol::contract`, one error type
+//!   [`CommandError`](strata_protocol::CommandError)), with every input
+//!   validated once, here ([`validate`]).
+
+pub mod error;
+pub mod export;
+pub mod launch;
+pub mod library;
+pub mod manager;
+pub mod preferences;
+pub mod profile;
+pub mod settings;
+pub mod validate;
+pub mod views;
+
+use std::sync::Arc;
+
+use strata_core::{SessionStore, StrataPaths};
+use strata_providers::StrataConfig;
+use strata_providers::config::EnvLookup;
+
+pub use error::{CommandResult, ToCommandError};
+pub use launch::{LaunchOptions, Launched};
+pub use preferences::provider_kinds;
+
+use crate::manager::LiveSessions;
+use crate::settings::DesktopPrefs;
+
+/// Reads an environment variable (the process environment in the app; tests
+/// pass an empty one so a developer's keys never leak into them).
+pub type EnvFn = fn(&str) -> Option<String>;
+
+/// The application: where Strata's files are, and the sessions it holds
+/// open. One per app; shared behind an `Arc`.
+pub struct App {
+    paths: StrataPaths,
+    store: SessionStore,
+    env: EnvFn,
+    live: LiveSessions,
+}
+
+impl App {
+    pub fn new(paths: StrataPaths, env: EnvFn) -> Self {
+        Self {
+            store: SessionStore::from_paths(&paths),
+            paths,
+            env,
+            live: LiveSessions::default(),
+        }
+    }
+
+    pub fn paths(&self) -> &StrataPaths {
+        &self.paths
+    }
+
+    pub fn store(&self) -> &SessionStore {
+        &self.store
+    }
+
+    pub fn env(&self) -> EnvLookup<'_> {
+        &self.env
+    }
+
+    /// The config file, or why it cannot be read.
+    pub fn config(&self) -> CommandResult<StrataConfig> {
+        StrataConfig::load(&self.paths.config_file()).map_err(ToCommandError::to_command_error)
+    }
+
+    pub fn prefs(&self) -> DesktopPrefs {
+        DesktopPrefs::load(&self.paths.config)
+    }
+
+    /// Runs blocking work (file reads, keychain access) off the async
+    /// runtime's threads.
+    pub async fn blocking<T, F>(self: &Arc<Self>, work: F) -> CommandResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&App) -> CommandResult<T> + Send + 'static,
+    {
+        let app = Arc::clone(self);
+        tokio::task::spawn_blocking(move || work(&app))
+            .await
+            .map_err(error::task_failed)?
+    }
+}

@@ -1,0 +1,311 @@
+//! The session library: list and search, open read-only, rename, delete,
+//! export, switch a session's profile, and the debug console's views. The
+//! session file is never rewritten: a rename appends a `title_set` record,
+//! a switch a `profile_set`.
+
+use std::sync::Arc;
+
+use strata_core::ReadMode;
+use strata_core::store::{SessionRead, compaction_views as views_of, round_requests as rounds_of};
+use strata_protocol::{
+    CONTRACT_FORMAT_VERSION, CompactionView, DeleteSession, ExportSession, GetCompactionViews,
+    GetRoundRequests, ListSessions, OpenSession, ProfileChange, ProfileSet, RenameSession,
+    RoundPage, SessionId, SessionListItem, SessionPage, SessionView, SwitchProfile,
+};
+use strata_providers::config::{resolve_profile, with_key};
+use strata_providers::{ProfileFlags, ProviderKind};
+
+use crate::error::{CommandResult, ToCommandError};
+use crate::profile::{self, profile_set};
+use crate::settings::DEMO_PROFILE_IDS;
+use crate::views::{
+    contains, first_user_message, list_item, list_item_of_replay, needle, row_matches,
+};
+use crate::{App, export, validate};
+
+/// Sessions per page when the caller does not say.
+pub const DEFAULT_SESSION_PAGE: u32 = 500;
+/// Rounds per page when the caller does not say.
+pub const DEFAULT_ROUND_PAGE: u32 = 50;
+/// The most rounds one call returns: each carries its whole request.
+pub const MAX_ROUND_PAGE: u32 = 200;
+
+fn to_usize(value: u32) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}
+
+fn to_u32(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+impl App {
+    /// Reads the session for viewing: corrupt lines are skipped and a torn
+    /// tail ignored; nothing is written.
+    pub fn browse(&self, id: SessionId) -> CommandResult<SessionRead> {
+        self.store
+            .open_reader(id, ReadMode::Browsing)
+            .map_err(ToCommandError::to_command_error)
+    }
+
+    /// `list_sessions`: newest first, filtered by `query` (title, first user
+    /// message, workspace; case ignored), one page of them.
+    pub async fn list_sessions(
+        self: &Arc<Self>,
+        request: ListSessions,
+    ) -> CommandResult<SessionPage> {
+        self.blocking(move |app| app.list_sessions_blocking(&request))
+            .await
+    }
+
+    /// [`Self::list_sessions`] on the calling thread (the command line's).
+    pub fn list_sessions_blocking(&self, request: &ListSessions) -> CommandResult<SessionPage> {
+        let summaries = self
+            .store
+            .list()
+            .map_err(ToCommandError::to_command_error)?;
+        let needle = needle(request.query.as_deref());
+        let mut items = Vec::with_capacity(summaries.len());
+        for summary in &summaries {
+            let item = list_item(summary);
+            let keep = match &needle {
+                None => true,
+                Some(needle) if row_matches(&item, needle) => true,
+                // A renamed session's title no longer shows its first
+                // message, so that needs the file.
+                Some(needle) => self
+                    .store
+                    .open_reader(summary.id, ReadMode::Browsing)
+                    .ok()
+                    .is_some_and(|read| {
+                        first_user_message(&read).is_some_and(|m| contains(m, needle))
+                    }),
+            };
+            if keep {
+                items.push(item);
+            }
+        }
+        let total = items.len();
+        let offset = to_usize(request.offset.unwrap_or(0)).min(total);
+        let limit = to_usize(request.limit.unwrap_or(DEFAULT_SESSION_PAGE));
+        let end = offset.saturating_add(limit).min(total);
+        let sessions: Vec<SessionListItem> = items.drain(offset..end).collect();
+        Ok(SessionPage {
+            v: CONTRACT_FORMAT_VERSION,
+            sessions,
+            total: to_u32(total),
+            next_offset: (end < total).then(|| to_u32(end)),
+        })
+    }
+
+    /// `open_session`: a read-only snapshot: the records from `from_record`
+    /// on, and the model-visible history the core replays from all of them.
+    pub async fn open_session(
+        self: &Arc<Self>,
+        request: OpenSession,
+    ) -> CommandResult<SessionView> {
+        let id = request.session_id;
+        let live = self.live(id);
+        self.blocking(move |app| {
+            let read = app.browse(id)?;
+            let replay = read.replay();
+            let history = replay.history();
+            let last_usage = history.last_usage().cloned();
+            let (threshold, context_window) = match &live {
+                Some(slot) => (slot.threshold, slot.context_window),
+                None => app.limits_for(&replay),
+            };
+            let record_count = to_u32(read.records.len());
+            let from = to_usize(request.from_record.unwrap_or(0)).min(read.records.len());
+            Ok(SessionView {
+                summary: list_item_of_replay(&replay),
+                context: history.items().to_vec(),
+                context_tokens: last_usage.as_ref().and_then(|usage| usage.context_tokens()),
+                last_usage,
+                threshold,
+                context_window,
+                live: live.is_some(),
+                profile: replay.profile().cloned(),
+                record_count,
+                records: read.records[from..].to_vec(),
+            })
+        })
+        .await
+    }
+
+    /// The compaction threshold and context window a session that is not
+    /// live is shown with: those an agent on its recorded profile would use
+    /// (the active profile's when that cannot be resolved).
+    fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
+        let config = self.config().unwrap_or_default();
+        let current = replay
+            .profile()
+            .cloned()
+            .or_else(|| profile::legacy_profile(replay.meta()));
+        let flags = profile::switch_flags(current.as_ref(), &ProfileFlags::default());
+        let profile = resolve_profile(&config, &flags, self.env())
+            .or_else(|_| resolve_profile(&config, &ProfileFlags::default(), self.env()));
+        match profile {
+            Ok(profile) => {
+                let config = strata_providers::agent_config(&profile);
+                (config.effective_threshold(), config.context_window)
+            }
+            Err(_) => (0, None),
+        }
+    }
+
+    /// `rename_session`: a `title_set` record. A live session is renamed
+    /// through its agent, which stays live as it was; refused while
+    /// something runs in it.
+    pub async fn rename_session(
+        self: &Arc<Self>,
+        request: RenameSession,
+    ) -> CommandResult<SessionListItem> {
+        let title = validate::title(&request.title)?;
+        let id = request.session_id;
+        let _opening = self.live.opening.lock().await;
+        let live = self.idle_agent(id)?;
+        self.blocking(move |app| match live {
+            Some(mut live) => {
+                live.agent
+                    .set_title(title)
+                    .map_err(ToCommandError::to_command_error)?;
+                Ok(list_item_of_replay(live.agent.session().state()))
+            }
+            None => {
+                let mut session = app
+                    .store
+                    .open_writer(id)
+                    .map_err(ToCommandError::to_command_error)?;
+                session
+                    .set_title(title)
+                    .and_then(|()| session.sync())
+                    .map_err(ToCommandError::to_command_error)?;
+                Ok(list_item_of_replay(session.state()))
+            }
+        })
+        .await
+    }
+
+    /// `switch_profile`: the session talks to the settings' profile
+    /// `profile_id` from its next turn on. The choice is a `profile_set`
+    /// record; a live session closes so its next turn resumes on it.
+    pub async fn switch_profile(
+        self: &Arc<Self>,
+        request: SwitchProfile,
+    ) -> CommandResult<SessionListItem> {
+        let profile_id = validate::profile_id(&request.profile_id)?;
+        let id = request.session_id;
+        let _opening = self.live.opening.lock().await;
+        self.close_locked(id)?;
+        self.blocking(move |app| {
+            let config = app.config()?;
+            let flags = if !config.profiles.contains_key(&profile_id)
+                && DEMO_PROFILE_IDS.contains(&profile_id.as_str())
+            {
+                ProfileFlags {
+                    kind: Some(ProviderKind::Demo),
+                    ..Default::default()
+                }
+            } else {
+                ProfileFlags {
+                    profile: Some(profile_id.clone()),
+                    ..Default::default()
+                }
+            };
+            let profile = resolve_profile(&config, &flags, app.env())
+                .map_err(ToCommandError::to_command_error)?;
+            // Refuses a profile whose key is missing now, not at the turn.
+            let resolved = with_key(&app.paths, &config, profile, app.env())
+                .map_err(ToCommandError::to_command_error)?;
+            let mut session = app
+                .store
+                .open_writer(id)
+                .map_err(ToCommandError::to_command_error)?;
+            let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
+            session
+                .append(strata_protocol::RecordBody::ProfileSet(record))
+                .and_then(|_| session.sync())
+                .map_err(ToCommandError::to_command_error)?;
+            tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
+            Ok(list_item_of_replay(session.state()))
+        })
+        .await
+    }
+
+    /// `delete_session`: deletes the session's file; refused while a turn
+    /// runs in it.
+    pub async fn delete_session(self: &Arc<Self>, request: DeleteSession) -> CommandResult<()> {
+        let id = request.session_id;
+        self.close(id).await?;
+        self.blocking(move |app| app.delete_blocking(id)).await
+    }
+
+    /// [`Self::delete_session`] for a session this app does not hold open.
+    pub fn delete_blocking(&self, id: SessionId) -> CommandResult<()> {
+        self.store
+            .delete(id)
+            .map_err(ToCommandError::to_command_error)?;
+        tracing::info!(session = %id, "session deleted");
+        Ok(())
+    }
+
+    /// `export_session`: writes the session as Markdown or JSON lines to the
+    /// path the person chose.
+    pub async fn export_session(self: &Arc<Self>, request: ExportSession) -> CommandResult<()> {
+        let target = validate::export_path(&request.path, request.format)?;
+        let id = request.session_id;
+        self.blocking(move |app| {
+            let read = app.browse(id)?;
+            let text = export::render(&read, request.format)?;
+            export::write(&target, &text)?;
+            tracing::info!(session = %id, format = ?request.format, "session exported");
+            Ok(())
+        })
+        .await
+    }
+
+    /// `compaction_views`: every compaction of the session, in order, with
+    /// the history before and after it.
+    pub async fn compaction_views(
+        self: &Arc<Self>,
+        request: GetCompactionViews,
+    ) -> CommandResult<Vec<CompactionView>> {
+        self.blocking(move |app| {
+            let read = app.browse(request.session_id)?;
+            Ok(views_of(&read.meta, &read.records))
+        })
+        .await
+    }
+
+    /// `round_requests`: a page of the session's rounds (at most
+    /// [`MAX_ROUND_PAGE`]), each with the exact request it sent.
+    pub async fn round_requests(
+        self: &Arc<Self>,
+        request: GetRoundRequests,
+    ) -> CommandResult<RoundPage> {
+        let (offset, limit) = page_bounds(request.offset, request.limit);
+        self.blocking(move |app| {
+            let read = app.browse(request.session_id)?;
+            Ok(rounds_of(&read.meta, &read.records, offset, limit))
+        })
+        .await
+    }
+}
+
+/// The window a `round_requests` call asks for, clamped to one page.
+fn page_bounds(offset: Option<u32>, limit: Option<u32>) -> (usize, usize) {
+    let limit = limit.unwrap_or(DEFAULT_ROUND_PAGE).min(MAX_ROUND_PAGE);
+    (to_usize(offset.unwrap_or(0)), to_usize(limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_pages_default_and_are_capped() {
+        assert_eq!(page_bounds(None, None), (0, 50));
+        assert_eq!(page_bounds(Some(4_950), Some(10_000)), (4_950, 200));
+        assert_eq!(page_bounds(Some(3), Some(0)), (3, 0));
+    }
+}

@@ -1,0 +1,400 @@
+//! The session manager: the sessions this app holds open for turns, each
+//! with its agent, approval broker and the cancellation token of whatever
+//! runs in it now; turns and compactions on them; approvals routed to them.
+//!
+//! A live session keeps its writer lock until it is closed (deleted, its
+//! settings or profile changed), so another process cannot write it
+//! meanwhile.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use strata_core::agent::{
+    ApprovalBroker, CompactOutcome as CoreCompactOutcome, EventHandler, EventReceiver,
+    forward_events,
+};
+use strata_core::{Agent, CancellationToken};
+use strata_protocol::{
+    AnswerApproval, CommandErrorKind, CompactNow, CompactOutcome, CreateSession, SendMessage,
+    SessionId, SessionListItem, StopTurn, TurnReport,
+};
+
+use crate::App;
+use crate::error::{CommandResult, ToCommandError, busy, task_failed};
+use crate::launch::{self, LaunchOptions};
+use crate::validate;
+use crate::views::list_item_of_replay;
+
+/// A session open for turns.
+pub struct LiveSlot {
+    agent: Arc<tokio::sync::Mutex<LiveAgent>>,
+    broker: ApprovalBroker,
+    /// Set while a turn or a compaction runs.
+    cancel: Mutex<Option<CancellationToken>>,
+    /// The compaction threshold and window its agent uses.
+    pub threshold: u64,
+    pub context_window: Option<u64>,
+    /// Settings changed while it ran: close it once it is idle, so the next
+    /// turn resumes with the new settings.
+    stale: AtomicBool,
+}
+
+/// An agent and the receiving end of its event stream.
+pub struct LiveAgent {
+    pub agent: Agent,
+    pub events: EventReceiver,
+}
+
+/// An exclusive hold on a live session for one turn or compaction: the agent
+/// is locked, and `stop_turn` reaches `cancel`. Dropping it releases both.
+pub struct Running {
+    slot: Arc<LiveSlot>,
+    guard: tokio::sync::OwnedMutexGuard<LiveAgent>,
+    cancel: CancellationToken,
+}
+
+impl Running {
+    /// The token `stop_turn` cancels.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Cleared before the agent's lock is released (fields drop after
+        // this), so a turn started right after cannot lose its token.
+        *lock(&self.slot.cancel) = None;
+    }
+}
+
+impl LiveSlot {
+    fn new(agent: Agent, events: EventReceiver) -> Self {
+        let broker = agent.broker().clone();
+        let threshold = agent.threshold();
+        let context_window = agent.config().context_window;
+        Self {
+            agent: Arc::new(tokio::sync::Mutex::new(LiveAgent { agent, events })),
+            broker,
+            cancel: Mutex::new(None),
+            threshold,
+            context_window,
+            stale: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a turn or a compaction runs in it now.
+    pub fn is_busy(&self) -> bool {
+        self.agent.try_lock().is_err()
+    }
+
+    /// Cancels what runs; `false` when nothing does.
+    pub fn cancel(&self) -> bool {
+        match lock(&self.cancel).as_ref() {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn broker(&self) -> &ApprovalBroker {
+        &self.broker
+    }
+}
+
+/// A std mutex whose data stays usable after a panicking holder: every value
+/// kept under these locks is valid at any point.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The sessions open for turns, by id.
+#[derive(Default)]
+pub(crate) struct LiveSessions {
+    slots: Mutex<HashMap<SessionId, Arc<LiveSlot>>>,
+    /// Serialises opening and closing sessions, so two commands never open
+    /// the same session's writer at once.
+    pub(crate) opening: tokio::sync::Mutex<()>,
+}
+
+const TURN_RUNNING: &str =
+    "A turn is running in this session; stop it or wait for it to finish first.";
+
+impl App {
+    /// The live session, if this app holds it open.
+    pub fn live(&self, id: SessionId) -> Option<Arc<LiveSlot>> {
+        lock(&self.live.slots).get(&id).cloned()
+    }
+
+    fn insert_live(&self, id: SessionId, slot: Arc<LiveSlot>) {
+        lock(&self.live.slots).insert(id, slot);
+    }
+
+    /// How agents of this app are launched: the desktop's approval policy,
+    /// approvals waiting for the UI.
+    fn launch_options(&self) -> LaunchOptions {
+        LaunchOptions::new(self.prefs().approval_policy, true)
+    }
+
+    /// `create_session`: a session in `workspace` on the active profile,
+    /// its system prompt and profile committed, kept live.
+    pub async fn create_session(
+        self: &Arc<Self>,
+        request: CreateSession,
+    ) -> CommandResult<SessionListItem> {
+        let workspace = validate::workspace(&request.workspace)?;
+        let _opening = self.live.opening.lock().await;
+        let (id, item, slot) = self
+            .blocking(move |app| {
+                let launched = launch::start(
+                    &app.store,
+                    &app.paths,
+                    app.env(),
+                    &workspace,
+                    &app.launch_options(),
+                )?;
+                let id = launched.agent.id();
+                let item = list_item_of_replay(launched.agent.session().state());
+                Ok((id, item, LiveSlot::new(launched.agent, launched.events)))
+            })
+            .await?;
+        self.insert_live(id, Arc::new(slot));
+        Ok(item)
+    }
+
+    /// The live session `id`, resumed from its file on its recorded profile
+    /// if this app does not hold it yet.
+    pub async fn ensure_live(self: &Arc<Self>, id: SessionId) -> CommandResult<Arc<LiveSlot>> {
+        if let Some(slot) = self.live(id) {
+            return Ok(slot);
+        }
+        let _opening = self.live.opening.lock().await;
+        if let Some(slot) = self.live(id) {
+            return Ok(slot);
+        }
+        let slot = self
+            .blocking(move |app| {
+                let launched =
+                    launch::resume(&app.store, &app.paths, app.env(), id, &app.launch_options())?;
+                Ok(LiveSlot::new(launched.agent, launched.events))
+            })
+            .await?;
+        let slot = Arc::new(slot);
+        self.insert_live(id, Arc::clone(&slot));
+        Ok(slot)
+    }
+
+    /// Takes the session for one turn or compaction; `busy` when something
+    /// already runs in it.
+    pub async fn start_running(self: &Arc<Self>, id: SessionId) -> CommandResult<Running> {
+        let slot = self.ensure_live(id).await?;
+        let guard = Arc::clone(&slot.agent).try_lock_owned().map_err(|_| {
+            busy("A turn is already running in this session; stop it or wait for it to finish.")
+        })?;
+        let cancel = CancellationToken::new();
+        *lock(&slot.cancel) = Some(cancel.clone());
+        Ok(Running {
+            slot,
+            guard,
+            cancel,
+        })
+    }
+
+    /// Called when a turn or compaction ended: closes a session whose
+    /// settings changed meanwhile, or whose file can no longer be trusted
+    /// (`failed`), so the next turn reopens (and repairs) it.
+    fn finished(&self, id: SessionId, running: Running, failed: bool) {
+        let stale = running.slot.stale.load(Ordering::Acquire);
+        drop(running);
+        if stale || failed {
+            let mut live = lock(&self.live.slots);
+            if live.get(&id).is_some_and(|slot| !slot.is_busy()) {
+                live.remove(&id);
+                tracing::info!(session = %id, "session closed to pick up new settings");
+            }
+        }
+    }
+
+    /// Closes the live session (releasing its writer lock) unless something
+    /// runs in it; `busy` when something does. Closing an unknown session is
+    /// a no-op.
+    pub async fn close(&self, id: SessionId) -> CommandResult<()> {
+        let _opening = self.live.opening.lock().await;
+        self.close_locked(id)
+    }
+
+    /// [`Self::close`] with `opening` already held.
+    pub(crate) fn close_locked(&self, id: SessionId) -> CommandResult<()> {
+        let mut live = lock(&self.live.slots);
+        if let Some(slot) = live.get(&id) {
+            if slot.is_busy() {
+                return Err(busy(TURN_RUNNING));
+            }
+            live.remove(&id);
+            tracing::info!(session = %id, "session closed");
+        }
+        Ok(())
+    }
+
+    /// A live session's agent for a change between turns; `busy` while
+    /// something runs in it.
+    pub(crate) fn idle_agent(
+        &self,
+        id: SessionId,
+    ) -> CommandResult<Option<tokio::sync::OwnedMutexGuard<LiveAgent>>> {
+        match self.live(id) {
+            Some(slot) => Ok(Some(
+                Arc::clone(&slot.agent)
+                    .try_lock_owned()
+                    .map_err(|_| busy(TURN_RUNNING))?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// After settings were saved: idle sessions close now, running ones
+    /// when their turn ends, so every next turn uses the new settings.
+    pub fn settings_changed(&self) {
+        lock(&self.live.slots).retain(|_, slot| {
+            slot.stale.store(true, Ordering::Release);
+            slot.is_busy()
+        });
+    }
+
+    /// `send_message`: one turn of `text`, resuming the session if this app
+    /// does not hold it open yet; every event goes to `sink`, in order,
+    /// before this returns.
+    pub async fn send_message<H>(
+        self: &Arc<Self>,
+        request: SendMessage,
+        mut sink: H,
+    ) -> CommandResult<TurnReport>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        validate::message(&request.text)?;
+        let id = request.session_id;
+        let mut running = self.start_running(id).await?;
+        let cancel = running.cancel.clone();
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            let live = &mut *running.guard;
+            let result = forward_events(
+                live.agent.run_turn(request.text, cancel),
+                &mut live.events,
+                &mut sink,
+            )
+            .await;
+            app.finished(id, running, result.is_err());
+            let report = result.map_err(ToCommandError::to_command_error)?;
+            tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
+            Ok(TurnReport {
+                turn_id: report.turn_id,
+                outcome: report.outcome,
+                rounds: report.rounds,
+            })
+        })
+        .await
+        .map_err(task_failed)?
+    }
+
+    /// `compact_now`: compacts the session's history now.
+    pub async fn compact_now<H>(
+        self: &Arc<Self>,
+        request: CompactNow,
+        mut sink: H,
+    ) -> CommandResult<CompactOutcome>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        let id = request.session_id;
+        let mut running = self.start_running(id).await?;
+        let cancel = running.cancel.clone();
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            let live = &mut *running.guard;
+            let result = forward_events(
+                live.agent.compact_now(request.focus, cancel),
+                &mut live.events,
+                &mut sink,
+            )
+            .await;
+            let history_items = u32::try_from(live.agent.history().len()).unwrap_or(u32::MAX);
+            app.finished(id, running, result.is_err());
+            let outcome = result.map_err(ToCommandError::to_command_error)?;
+            tracing::info!(session = %id, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+            compact_outcome(outcome, history_items)
+        })
+        .await
+        .map_err(task_failed)?
+    }
+
+    /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
+    pub fn stop_turn(&self, request: &StopTurn) -> bool {
+        self.live(request.session_id)
+            .is_some_and(|slot| slot.cancel())
+    }
+
+    /// `answer_approval`: answers a waiting approval; `false` when none
+    /// waits for `call_id`.
+    pub fn answer_approval(&self, request: &AnswerApproval) -> bool {
+        self.live(request.session_id)
+            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision))
+    }
+}
+
+/// The contract's view of a core compaction outcome.
+pub fn compact_outcome(
+    outcome: CoreCompactOutcome,
+    history_items: u32,
+) -> CommandResult<CompactOutcome> {
+    let skipped = |reason: String| CompactOutcome {
+        summary: None,
+        skipped: Some(reason),
+        history_items,
+    };
+    match outcome {
+        CoreCompactOutcome::Compacted(summary) => Ok(CompactOutcome {
+            summary: Some(summary),
+            skipped: None,
+            history_items,
+        }),
+        CoreCompactOutcome::NothingToCompact { .. } => Ok(skipped(
+            "Nothing to compact yet: the history holds only the opening messages and your requests."
+                .to_owned(),
+        )),
+        CoreCompactOutcome::Cancelled => Ok(skipped("The compaction was stopped.".to_owned())),
+        CoreCompactOutcome::SummaryFailed { attempts, message } => {
+            Err(strata_protocol::CommandError::new(
+                CommandErrorKind::Provider,
+                format!("No summary could be made ({attempts} attempts): {message}"),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_summary_is_a_provider_error_and_a_cancel_is_not() {
+        let error = compact_outcome(
+            CoreCompactOutcome::SummaryFailed {
+                attempts: 4,
+                message: "rate limited".into(),
+            },
+            3,
+        )
+        .unwrap_err();
+        assert_eq!(error.kind, CommandErrorKind::Provider);
+        assert!(error.message.contains("4 attempts"), "{error:?}");
+        let stopped = compact_outcome(CoreCompactOutcome::Cancelled, 3).unwrap();
+        assert_eq!(stopped.summary, None);
+        assert_eq!(stopped.history_items, 3);
+        assert!(stopped.skipped.is_some());
+    }
+}

@@ -1,0 +1,218 @@
+//! The IPC commands of docs/desktop-commands.md, each mapped one to one onto
+//! strata-app: arguments become the contract's request type, the result and
+//! the error ([`CommandError`]) go back as they are. Validation, sessions,
+//! settings and profiles all live in strata-app.
+
+use std::sync::Arc;
+
+use strata_app::App;
+use strata_core::agent::EventHandler;
+use strata_protocol::{
+    AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
+    CompactionView, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
+    GetCompactionViews, GetRoundRequests, ListSessions, OpenSession, ProviderKindInfo,
+    RenameSession, RoundPage, SaveSettings, SendMessage, SessionListItem, SessionPage, SessionView,
+    SetApiKey, Settings, StopTurn, SwitchProfile, TurnReport,
+};
+use tauri::State;
+use tauri::ipc::Channel;
+
+/// What Tauri manages: the application behind an `Arc`, so blocking tasks
+/// and turns can hold it past the command's return.
+pub type Shared = Arc<App>;
+
+type Result<T> = std::result::Result<T, CommandError>;
+
+fn id(text: &str) -> Result<strata_protocol::SessionId> {
+    strata_app::validate::session_id(text)
+}
+
+/// A turn's events, sent to the webview's channel in the agent's order.
+pub struct ChannelSink(pub Channel<EventEnvelope>);
+
+impl EventHandler for ChannelSink {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        // A window that went away must not stop the turn: the session file
+        // still records everything.
+        if let Err(error) = self.0.send(envelope) {
+            tracing::debug!(%error, "the UI stopped listening to a turn's events");
+        }
+    }
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn app_info(app: State<'_, Shared>) -> Result<AppInfo> {
+    app.app_info().await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_sessions(
+    app: State<'_, Shared>,
+    query: Option<String>,
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> Result<SessionPage> {
+    app.list_sessions(ListSessions {
+        query,
+        offset,
+        limit,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_session(
+    app: State<'_, Shared>,
+    session_id: String,
+    from_record: Option<u32>,
+) -> Result<SessionView> {
+    let session_id = id(&session_id)?;
+    app.open_session(OpenSession {
+        session_id,
+        from_record,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn create_session(app: State<'_, Shared>, workspace: String) -> Result<SessionListItem> {
+    app.create_session(CreateSession { workspace }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn send_message(
+    app: State<'_, Shared>,
+    session_id: String,
+    text: String,
+    on_event: Channel<EventEnvelope>,
+) -> Result<TurnReport> {
+    let session_id = id(&session_id)?;
+    app.send_message(SendMessage { session_id, text }, ChannelSink(on_event))
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn stop_turn(app: State<'_, Shared>, session_id: String) -> Result<bool> {
+    let session_id = id(&session_id)?;
+    Ok(app.stop_turn(&StopTurn { session_id }))
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn answer_approval(
+    app: State<'_, Shared>,
+    session_id: String,
+    call_id: String,
+    decision: ApprovalDecision,
+) -> Result<bool> {
+    let session_id = id(&session_id)?;
+    Ok(app.answer_approval(&AnswerApproval {
+        session_id,
+        call_id,
+        decision,
+    }))
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn compact_now(
+    app: State<'_, Shared>,
+    session_id: String,
+    focus: Option<String>,
+    on_event: Channel<EventEnvelope>,
+) -> Result<CompactOutcome> {
+    let session_id = id(&session_id)?;
+    app.compact_now(CompactNow { session_id, focus }, ChannelSink(on_event))
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rename_session(
+    app: State<'_, Shared>,
+    session_id: String,
+    title: String,
+) -> Result<SessionListItem> {
+    let session_id = id(&session_id)?;
+    app.rename_session(RenameSession { session_id, title })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn delete_session(app: State<'_, Shared>, session_id: String) -> Result<()> {
+    let session_id = id(&session_id)?;
+    app.delete_session(DeleteSession { session_id }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_session(
+    app: State<'_, Shared>,
+    session_id: String,
+    format: ExportFormat,
+    path: String,
+) -> Result<()> {
+    let session_id = id(&session_id)?;
+    app.export_session(ExportSession {
+        session_id,
+        format,
+        path,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn switch_profile(
+    app: State<'_, Shared>,
+    session_id: String,
+    profile_id: String,
+) -> Result<SessionListItem> {
+    let session_id = id(&session_id)?;
+    app.switch_profile(SwitchProfile {
+        session_id,
+        profile_id,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn get_settings(app: State<'_, Shared>) -> Result<Settings> {
+    app.get_settings().await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn save_settings(app: State<'_, Shared>, settings: Settings) -> Result<Settings> {
+    app.save_settings(SaveSettings { settings }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_api_key(app: State<'_, Shared>, profile_id: String, key: String) -> Result<()> {
+    app.set_api_key(SetApiKey { profile_id, key }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn provider_kinds() -> Vec<ProviderKindInfo> {
+    strata_app::provider_kinds()
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn compaction_views(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<Vec<CompactionView>> {
+    let session_id = id(&session_id)?;
+    app.compaction_views(GetCompactionViews { session_id })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn round_requests(
+    app: State<'_, Shared>,
+    session_id: String,
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> Result<RoundPage> {
+    let session_id = id(&session_id)?;
+    app.round_requests(GetRoundRequests {
+        session_id,
+        offset,
+        limit,
+    })
+    .await
+}
