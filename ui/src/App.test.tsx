@@ -109,7 +109,7 @@ describe("App", () => {
     await user.click(screen.getByRole("button", { name: /Stop/ }));
     expect(await screen.findByText("Stopped. The turn was cancelled.")).toBeInTheDocument();
     expect(calls.filter((c) => c.cmd === "stop_turn")).toHaveLength(1);
-  });
+   }, 20_000); // Many keystrokes: slow on a loaded two-core machine.
 
   it("shows the title a session gets after its first turn in the conversation header, and the session's model", async () => {
     const session = { ...sampleSessions(new Date("2026-11-29T12:00:00Z"))[0]! };

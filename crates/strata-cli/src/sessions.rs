@@ -2,8 +2,7 @@
 
 use std::io::Write;
 
-use serde_json::json;
-use strata_core::SessionSummary;
+use strata_protocol::{CONTRACT_FORMAT_VERSION, ListSessions, OutputKind, SessionDeleted};
 
 use crate::store::Context;
 use crate::style::{BOLD, DIM, paint};
@@ -11,14 +10,17 @@ use crate::visible::{json_safe, visible_inline};
 
 /// `strata sessions list [--json]`.
 pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
-    let sessions = ctx.store.list()?;
     let mut out = ctx.out.stdout();
     if json {
-        for session in &sessions {
-            writeln!(out, "{}", json_safe(&summary_json(session).to_string()))?;
-        }
+        // The same typed page the desktop's `list_sessions` returns.
+        let page = ctx.app.list_sessions_blocking(&ListSessions {
+            limit: Some(u32::MAX),
+            ..ListSessions::default()
+        })?;
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&page)?))?;
         return Ok(());
     }
+    let sessions = ctx.store.list()?;
     if sessions.is_empty() {
         writeln!(
             ctx.out.stderr(),
@@ -55,30 +57,18 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
     Ok(())
 }
 
-fn summary_json(session: &SessionSummary) -> serde_json::Value {
-    json!({
-        "id": session.id,
-        "title": session.title,
-        "created": session.created,
-        "updated": session.updated,
-        "items": session.items,
-        "compactions": session.compactions,
-        "workspace": session.workspace,
-        "provider_kind": session.provider_kind,
-        "model": session.model,
-        "skipped_lines": session.skipped_lines,
-        "torn_tail": session.torn_tail,
-        "path": session.path,
-    })
-}
-
 /// `strata sessions delete SESSION [--json]`.
 pub fn delete(ctx: &Context, query: &str, json: bool) -> crate::error::Result<()> {
     let id = ctx.resolve(query)?;
-    ctx.store.delete(id)?;
+    ctx.app.delete_blocking(id)?;
     let mut out = ctx.out.stdout();
     if json {
-        writeln!(out, "{}", json!({ "deleted": id }))?;
+        let deleted = SessionDeleted {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::SessionDeleted,
+            session_id: id,
+        };
+        writeln!(out, "{}", serde_json::to_string(&deleted)?)?;
     } else {
         writeln!(out, "deleted session {id}")?;
     }

@@ -2,14 +2,18 @@
 //! folder), a session named by id or unique prefix, and the warnings a
 //! browsing read owes the person.
 
+use strata_app::App;
 use strata_core::store::{ReadMode, SessionRead};
 use strata_core::{SessionStore, StrataPaths};
 use strata_protocol::SessionId;
+use strata_providers::config::process_env;
 
 use crate::style::Output;
 
 /// What every command works with: where sessions live and how to write.
 pub struct Context {
+    /// The application layer the desktop uses too.
+    pub app: App,
     pub paths: StrataPaths,
     pub store: SessionStore,
     pub out: Output,
@@ -19,7 +23,13 @@ impl Context {
     pub fn from_env(out: Output) -> strata_core::Result<Self> {
         let paths = StrataPaths::from_env()?;
         let store = SessionStore::from_paths(&paths);
-        Ok(Self { paths, store, out })
+        let app = App::new(paths.clone(), process_env);
+        Ok(Self {
+            app,
+            paths,
+            store,
+            out,
+        })
     }
 
     /// The session a full id or a unique id prefix names.

@@ -13,7 +13,7 @@ use strata_protocol::{Record, ResponseItem};
 use support::{Home, common_prefix};
 
 #[test]
-fn sessions_list_shows_every_session_newest_first_and_json_is_one_object_per_line() {
+fn sessions_list_shows_every_session_newest_first_and_json_is_one_page() {
     let home = Home::new();
     let older = home.small_session("first question about parsers");
     let newer = home.compacted_session();
@@ -28,14 +28,17 @@ fn sessions_list_shows_every_session_newest_first_and_json_is_one_object_per_lin
 
     let run = home.run(&["sessions", "list", "--json"]);
     let lines = run.json_lines();
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["id"], newer.to_string());
-    assert_eq!(lines[0]["title"], "Count the widgets");
-    assert_eq!(lines[0]["compactions"], 1);
-    assert_eq!(lines[0]["items"], 7);
-    assert_eq!(lines[0]["model"], "gpt-test");
-    assert_eq!(lines[1]["id"], older.to_string());
-    assert_eq!(lines[1]["provider_kind"], "demo");
+    assert_eq!(lines.len(), 1, "one page");
+    assert_eq!(lines[0]["v"], 1);
+    assert_eq!(lines[0]["total"], 2);
+    let sessions = &lines[0]["sessions"];
+    assert_eq!(sessions[0]["id"], newer.to_string());
+    assert_eq!(sessions[0]["title"], "Count the widgets");
+    assert_eq!(sessions[0]["compaction_count"], 1);
+    assert_eq!(sessions[0]["item_count"], 7);
+    assert_eq!(sessions[0]["model"], "gpt-test");
+    assert_eq!(sessions[1]["id"], older.to_string());
+    assert_eq!(sessions[1]["provider_kind"], "demo");
 }
 
 #[test]
@@ -45,7 +48,10 @@ fn an_empty_home_lists_nothing_and_succeeds() {
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
     assert!(run.stderr.contains("no sessions"), "{run:?}");
-    assert_eq!(home.run(&["sessions", "list", "--json"]).ok(), "");
+    assert_eq!(
+        home.run(&["sessions", "list", "--json"]).ok(),
+        "{\"v\":1,\"sessions\":[],\"total\":0}\n"
+    );
 }
 
 #[test]
@@ -347,7 +353,10 @@ fn delete_removes_the_session_and_is_refused_while_it_is_open() {
     drop(writer);
 
     let run = home.run(&["sessions", "delete", &id.to_string(), "--json"]);
-    assert_eq!(run.json_lines(), vec![serde_json::json!({"deleted": id})]);
+    assert_eq!(
+        run.json_lines(),
+        vec![serde_json::json!({"v": 1, "kind": "session_deleted", "session_id": id})]
+    );
     assert!(!home.session_file(id).exists());
     let listed = home.run(&["sessions", "list"]).ok();
     assert!(!listed.contains(&id.to_string()));

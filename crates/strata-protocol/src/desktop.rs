@@ -109,8 +109,9 @@ pub struct AppInfo {
     pub is_demo: bool,
 }
 
-/// One row of the session sidebar.
+/// One row of the session sidebar (and of `strata sessions list --json`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
 pub struct SessionListItem {
     pub id: SessionId,
     /// The last title set, else the start of the first user message.

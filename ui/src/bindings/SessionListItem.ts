@@ -2,7 +2,7 @@
 import type { SessionId } from "./SessionId";
 
 /**
- * One row of the session sidebar.
+ * One row of the session sidebar (and of `strata sessions list --json`).
  */
 export type SessionListItem = { id: SessionId, 
 /**

@@ -87,7 +87,7 @@ describe("SettingsDialog", () => {
     await user.type(key, "sk-secret-123");
     await user.click(screen.getByRole("button", { name: "Store key" }));
     expect(await screen.findByText("Key stored in the system keychain.")).toBeInTheDocument();
-    expect(calls).toEqual([["set_api_key", { profileId: "openai", key: "sk-secret-123" }]]);
+    expect(calls.filter(([cmd]) => cmd !== "provider_kinds")).toEqual([["set_api_key", { profile_id: "openai", key: "sk-secret-123" }]]);
     expect(key).toHaveValue("");
     expect(document.body.textContent).not.toContain("sk-secret-123");
     expect(screen.getByText("Configured")).toBeInTheDocument();

@@ -240,7 +240,7 @@ function useProviderKinds(): ProviderKindInfo[] {
   useEffect(() => {
     let current = true;
     providerKinds()
-      .then((loaded) => current && setKinds(loaded))
+      .then((loaded) => current && Array.isArray(loaded) && setKinds(loaded))
       // Without the list the select still shows the profile's own kind.
       .catch(() => {});
     return () => {
