@@ -1,0 +1,361 @@
+//! The application layer end to end, as both front ends use it: create,
+//! the live-turn flow, resume on the recorded endpoint against a local
+//! server speaking the Chat Completions wire format, an explicit profile
+//! switch, and the library (list, search, rename, delete, export).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use strata_app::App;
+use strata_core::StrataPaths;
+use strata_core::agent::EventHandler;
+use strata_protocol::{
+    CommandErrorKind, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
+    ListSessions, OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage,
+    SwitchProfile, TurnOutcome,
+};
+
+/// A local server answering every request with one streamed Chat
+/// Completions reply; it keeps each request's model.
+struct ChatServer {
+    base_url: String,
+    models: Arc<Mutex<Vec<String>>>,
+}
+
+impl ChatServer {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let models = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&models);
+        std::thread::spawn(move || {
+            for socket in listener.incoming() {
+                let Ok(mut socket) = socket else { return };
+                let mut reader = BufReader::new(socket.try_clone().unwrap());
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap();
+                let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                seen.lock()
+                    .unwrap()
+                    .push(request["model"].as_str().unwrap_or_default().to_owned());
+                let chunk = |v: serde_json::Value| format!("data: {v}\n\n");
+                let sse = [
+                    chunk(serde_json::json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Noted."}, "finish_reason": null}]})),
+                    chunk(serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
+                    chunk(serde_json::json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 2, "total_tokens": 42}})),
+                    "data: [DONE]\n\n".to_owned(),
+                ]
+                .concat();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    sse.len()
+                );
+                let _ = socket.write_all(head.as_bytes());
+                let _ = socket.write_all(sse.as_bytes());
+            }
+        });
+        Self { base_url, models }
+    }
+
+    fn models(&self) -> Vec<String> {
+        self.models.lock().unwrap().clone()
+    }
+}
+
+/// Keeps every event of a turn.
+#[derive(Clone, Default)]
+struct Collect(Arc<Mutex<Vec<EventEnvelope>>>);
+
+impl EventHandler for Collect {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        self.0.lock().unwrap().push(envelope);
+    }
+}
+
+struct Fixture {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+    paths: StrataPaths,
+}
+
+impl Fixture {
+    fn new(config: &str) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        let paths = StrataPaths::under(home.path());
+        std::fs::create_dir_all(&paths.config).unwrap();
+        std::fs::write(paths.config_file(), config).unwrap();
+        Self {
+            home,
+            workspace,
+            paths,
+        }
+    }
+
+    fn app(&self) -> Arc<App> {
+        Arc::new(App::new(self.paths.clone(), |_| None))
+    }
+}
+
+fn profiles(first: &ChatServer, second: &ChatServer) -> String {
+    format!(
+        "default_profile = \"local\"\n\
+         [profiles.local]\nkind = \"openai-chat\"\nmodel = \"qwen3-coder\"\nbase_url = \"{}\"\n\
+         [profiles.other]\nkind = \"openai-chat\"\nmodel = \"llama3\"\nbase_url = \"{}\"\n",
+        first.base_url, second.base_url
+    )
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explicitly() {
+    let (first, second) = (ChatServer::start(), ChatServer::start());
+    let fixture = Fixture::new(&profiles(&first, &second));
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let created = app
+            .create_session(CreateSession {
+                workspace: fixture.workspace.path().display().to_string(),
+            })
+            .await
+            .unwrap();
+        let id = created.id;
+        let events = Collect::default();
+        let report = app
+            .send_message(
+                SendMessage {
+                    session_id: id,
+                    text: "Count the widgets".into(),
+                },
+                events.clone(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(report.outcome, TurnOutcome::Completed);
+        let seqs: Vec<u64> = events.0.lock().unwrap().iter().map(|e| e.seq).collect();
+        assert!(!seqs.is_empty());
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+        assert_eq!(first.models(), ["qwen3-coder"]);
+
+        // The active profile changes; a fresh app (a restart) still resumes
+        // the session where it was made.
+        std::fs::write(
+            fixture.paths.config_file(),
+            profiles(&first, &second)
+                .replace("default_profile = \"local\"", "default_profile = \"other\""),
+        )
+        .unwrap();
+        drop(app);
+        let app = fixture.app();
+        app.send_message(
+            SendMessage {
+                session_id: id,
+                text: "Again".into(),
+            },
+            Collect::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(first.models(), ["qwen3-coder", "qwen3-coder"]);
+        assert!(second.models().is_empty());
+
+        // Switching is explicit and recorded.
+        let switched = app
+            .switch_profile(SwitchProfile {
+                session_id: id,
+                profile_id: "other".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(switched.model, "llama3");
+        app.send_message(
+            SendMessage {
+                session_id: id,
+                text: "Third".into(),
+            },
+            Collect::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(second.models(), ["llama3"]);
+        let view = app
+            .open_session(OpenSession {
+                session_id: id,
+                from_record: None,
+            })
+            .await
+            .unwrap();
+        let profile = view.profile.unwrap();
+        assert_eq!(profile.change, ProfileChange::Switched);
+        assert_eq!(profile.provider_kind, ProviderKind::OpenaiChat);
+        assert_eq!(profile.base_url.as_deref(), Some(second.base_url.as_str()));
+        assert_eq!(view.summary.model, "llama3");
+        let tail = app
+            .open_session(OpenSession {
+                session_id: id,
+                from_record: Some(view.record_count - 1),
+            })
+            .await
+            .unwrap();
+        assert_eq!(tail.records.len(), 1);
+    });
+}
+
+#[test]
+fn a_session_whose_profile_is_gone_is_not_resumed_elsewhere() {
+    let (first, second) = (ChatServer::start(), ChatServer::start());
+    let fixture = Fixture::new(&profiles(&first, &second));
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = app
+            .create_session(CreateSession {
+                workspace: fixture.workspace.path().display().to_string(),
+            })
+            .await
+            .unwrap()
+            .id;
+        drop(app);
+        std::fs::write(
+            fixture.paths.config_file(),
+            format!(
+                "[profiles.other]\nkind = \"openai-chat\"\nmodel = \"llama3\"\nbase_url = \"{}\"\n",
+                second.base_url
+            ),
+        )
+        .unwrap();
+        let app = fixture.app();
+        let error = app
+            .send_message(
+                SendMessage {
+                    session_id: id,
+                    text: "Hello".into(),
+                },
+                Collect::default(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind, CommandErrorKind::ProfileUnavailable);
+        assert!(error.message.contains("\"local\""), "{error:?}");
+        assert!(first.models().is_empty() && second.models().is_empty());
+    });
+}
+
+#[test]
+fn the_library_lists_searches_pages_renames_exports_and_deletes() {
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let mut ids = Vec::new();
+        for text in ["Fix the CSV parser", "Write the release notes"] {
+            let id = app
+                .create_session(CreateSession {
+                    workspace: fixture.workspace.path().display().to_string(),
+                })
+                .await
+                .unwrap()
+                .id;
+            app.send_message(
+                SendMessage {
+                    session_id: id,
+                    text: text.into(),
+                },
+                Collect::default(),
+            )
+            .await
+            .unwrap();
+            ids.push(id);
+        }
+        let page = app.list_sessions(ListSessions::default()).await.unwrap();
+        assert_eq!(page.total, 2);
+        let first = app
+            .list_sessions(ListSessions {
+                limit: Some(1),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(first.sessions.len(), 1);
+        assert_eq!(first.next_offset, Some(1));
+        let found = app
+            .list_sessions(ListSessions {
+                query: Some("csv".into()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(found.sessions.len(), 1);
+        assert_eq!(found.sessions[0].id, ids[0]);
+
+        let renamed = app
+            .rename_session(RenameSession {
+                session_id: ids[0],
+                title: "  Parser   work ".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(renamed.title.as_deref(), Some("Parser work"));
+        let refused = app
+            .rename_session(RenameSession {
+                session_id: ids[0],
+                title: "bad\u{1b}[31m".into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.kind, CommandErrorKind::InvalidInput);
+        // Search still finds a renamed session by its first message.
+        let found = app
+            .list_sessions(ListSessions {
+                query: Some("CSV".into()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(found.sessions[0].title.as_deref(), Some("Parser work"));
+
+        let target = fixture.home.path().join("parser");
+        app.export_session(ExportSession {
+            session_id: ids[0],
+            format: ExportFormat::Md,
+            path: target.display().to_string(),
+        })
+        .await
+        .unwrap();
+        let text = std::fs::read_to_string(target.with_extension("md")).unwrap();
+        assert!(text.contains("Fix the CSV parser"), "{text}");
+        assert!(text.contains("created on demo"), "{text}");
+
+        app.delete_session(DeleteSession { session_id: ids[0] })
+            .await
+            .unwrap();
+        let page = app.list_sessions(ListSessions::default()).await.unwrap();
+        assert_eq!(page.total, 1);
+        assert_eq!(page.sessions[0].id, ids[1]);
+    });
+}
