@@ -31,15 +31,8 @@ pub fn list_item_of_replay(state: &Replay) -> SessionListItem {
         id: meta.session_id,
         title: state.title(),
         workspace: meta.workspace.clone(),
-        // The profile it talks to now (after any switch), else the one its
-        // session_meta names.
-        provider_kind: state.profile().map_or_else(
-            || meta.provider_kind.clone(),
-            |p| p.provider_kind.as_str().to_owned(),
-        ),
-        model: state
-            .profile()
-            .map_or_else(|| meta.model.clone(), |p| p.model.clone()),
+        provider_kind: state.provider_kind(),
+        model: state.model(),
         created_at: meta.created_at,
         updated_at: state.last_record_at(),
         item_count: count(state.response_items()),

@@ -302,15 +302,8 @@ fn summarize(read: &SessionRead) -> SessionSummary {
         items: state.response_items(),
         compactions: state.compactions(),
         workspace: meta.workspace.clone(),
-        // The profile it talks to now (after any switch), else the one it
-        // was created with.
-        provider_kind: state.profile().map_or_else(
-            || meta.provider_kind.clone(),
-            |p| p.provider_kind.as_str().to_owned(),
-        ),
-        model: state
-            .profile()
-            .map_or_else(|| meta.model.clone(), |p| p.model.clone()),
+        provider_kind: state.provider_kind(),
+        model: state.model(),
         skipped_lines: read.report.skipped_lines(),
         torn_tail: read.report.torn_tail.is_some(),
     }

@@ -131,6 +131,22 @@ impl Replay {
         self.profile.as_ref()
     }
 
+    /// The provider kind the session talks to now: its last `profile_set`'s,
+    /// else its session_meta's.
+    pub fn provider_kind(&self) -> String {
+        self.profile.as_ref().map_or_else(
+            || self.meta.provider_kind.clone(),
+            |p| p.provider_kind.as_str().to_owned(),
+        )
+    }
+
+    /// The model the session talks to now (see [`Self::provider_kind`]).
+    pub fn model(&self) -> String {
+        self.profile
+            .as_ref()
+            .map_or_else(|| self.meta.model.clone(), |p| p.model.clone())
+    }
+
     /// Records folded, session_meta included.
     pub fn records(&self) -> usize {
         self.records
