@@ -62,10 +62,9 @@ fn render(entry: &Entry<'_>) -> String {
             "{}\n",
             paint(DIM, format!("renamed to \"{}\"", visible_inline(title)))
         ),
-        Entry::Profile(profile) => format!(
-            "{}\n",
-            paint(DIM, visible_inline(&profile_line(profile)))
-        ),
+        Entry::Profile(profile) => {
+            format!("{}\n", paint(DIM, visible_inline(&profile_line(profile))))
+        }
         Entry::TurnStarted { number, at } => format!(
             "\n{}\n",
             paint(

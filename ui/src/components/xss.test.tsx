@@ -98,12 +98,12 @@ describe("hostile text in the UI", () => {
       id: `s${index}`,
       title: p.text,
       workspace: `/home/ana/${p.text}`,
-      providerKind: "openai-responses",
+      provider_kind: "openai-responses",
       model: p.text,
-      createdAt: "2026-11-29T10:00:00Z",
-      updatedAt: "2026-11-29T11:00:00Z",
-      itemCount: 1,
-      compactionCount: 0,
+      created_at: "2026-11-29T10:00:00Z",
+      updated_at: "2026-11-29T11:00:00Z",
+      item_count: 1,
+      compaction_count: 0,
     }));
     const noop = () => {};
     const { container } = render(
@@ -125,7 +125,7 @@ describe("hostile text in the UI", () => {
   });
 
   it("renders every payload as a compaction summary", async () => {
-    const view = { ...consoleViews[0]!, summaryModelText: everything };
+    const view = { ...consoleViews[0]!, summary_model_text: everything };
     const { container } = render(<CompactionCard view={view} number={1} of={1} focused={false} onReveal={() => {}} />);
     await userEvent.click(screen.getByRole("button", { name: /Summary sent to the model/ }));
     expect(screen.getByTestId("compaction-summary").textContent).toBe(everything);
