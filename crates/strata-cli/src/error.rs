@@ -48,9 +48,13 @@ pub enum CliError {
 /// follow `strata: error:` in lower case, like every other one.
 fn sentence_case_off(message: &str) -> String {
     let mut chars = message.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
+    match (chars.next(), chars.clone().next()) {
+        // "AGENTS.md …", "HTTP …": a name, kept as written.
+        (Some(first), Some(second)) if second.is_uppercase() => {
+            std::iter::once(first).chain(chars).collect()
+        }
+        (Some(first), _) => first.to_lowercase().chain(chars).collect(),
+        (None, _) => String::new(),
     }
 }
 

@@ -243,6 +243,7 @@ fn five_demo_prompts_read_the_files_report_exact_usage_and_compact() {
         "{labels:?}"
     );
     let listed = home.run(&["sessions", "list", "--json"]).json_lines();
-    assert_eq!(listed[0]["provider_kind"], "demo");
-    assert_eq!(listed[0]["compactions"], seen.summaries.len());
+    let row = &listed[0]["sessions"][0];
+    assert_eq!(row["provider_kind"], "demo");
+    assert_eq!(row["compaction_count"], seen.summaries.len());
 }
