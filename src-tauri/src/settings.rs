@@ -284,6 +284,7 @@ pub fn config_from_settings(
         key_store: existing.key_store,
         profiles,
         models: existing.models.clone(),
+        network: existing.network.clone(),
     };
     problems.extend(config.problems());
     if !problems.is_empty() {

@@ -19,9 +19,10 @@ use crate::http::{HttpClient, HttpOptions};
 use crate::openai_responses::OpenAiResponsesGateway;
 use crate::render::Endpoint;
 
-/// The gateway `resolved` names, with the default transport settings.
+/// The gateway `resolved` names, with its transport settings (the config's
+/// `[network]` table over the defaults).
 pub fn gateway_for(resolved: &ResolvedProfile) -> Result<Arc<dyn ModelGateway>, ProviderError> {
-    gateway_with(resolved, HttpOptions::default())
+    gateway_with(resolved, resolved.http.clone())
 }
 
 /// The gateway `resolved` names, over an HTTP client with `options`.
@@ -113,6 +114,7 @@ mod tests {
         ResolvedProfile {
             profile,
             api_key: None,
+            http: HttpOptions::default(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! From bytes to [`ModelEvent`]s: the SSE layer feeds one provider-specific
 //! decoder, the same way for a live HTTP body and for a recorded fixture.
 
+use std::time::Duration;
+
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
@@ -9,6 +11,7 @@ use strata_protocol::{
     ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
 };
 
+use crate::limits::ByteLimits;
 use crate::sse::{SseEvent, sse_stream};
 
 /// The three wire protocols spoken over HTTP.
@@ -66,21 +69,42 @@ pub fn replay(
     format: WireFormat,
     bytes: impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
 ) -> BoxStream<'static, Result<ModelEvent, ModelError>> {
-    decode_events(decoder_for(format), bytes).boxed()
+    decode_events(decoder_for(format), bytes, ByteLimits::default(), None).boxed()
 }
 
+/// Decodes `bytes` with `decoder` within `limits`. With `idle` set, the
+/// stream fails when no event arrives for that long: only dispatched events
+/// count, so comments (keep-alives) cannot hold a dead stream open.
 pub(crate) fn decode_events<D, S>(
     mut decoder: D,
     bytes: S,
+    limits: ByteLimits,
+    idle: Option<Duration>,
 ) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send
 where
     D: StreamDecoder,
     S: Stream<Item = Result<Bytes, ModelError>> + Send,
 {
     async_stream::stream! {
-        let mut events = std::pin::pin!(sse_stream(bytes));
+        let mut events = std::pin::pin!(sse_stream(bytes, limits));
         let mut out = Vec::new();
-        while let Some(event) = events.next().await {
+        loop {
+            let next = match idle {
+                Some(idle) => match tokio::time::timeout(idle, events.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        yield Err(ModelError::StreamInterrupted {
+                            message: format!(
+                                "no data from the provider for {}s (keep-alive comments do not count)",
+                                idle.as_secs_f32()
+                            ),
+                        });
+                        return;
+                    }
+                },
+                None => events.next().await,
+            };
+            let Some(event) = next else { break };
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
@@ -183,8 +207,8 @@ pub(crate) fn run_decoder(
     sse: &str,
 ) -> (Vec<ModelEvent>, Option<ModelError>) {
     let mut sse_decoder = crate::sse::SseDecoder::new();
-    let mut events = sse_decoder.push(sse.as_bytes());
-    events.extend(sse_decoder.finish());
+    let mut events = sse_decoder.push(sse.as_bytes()).unwrap_or_default();
+    events.extend(sse_decoder.finish().unwrap_or_default());
     let mut out = Vec::new();
     for event in events {
         match decoder.on_event(&event, &mut out) {

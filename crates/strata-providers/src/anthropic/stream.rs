@@ -7,6 +7,7 @@ use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
 use crate::classify::classify_error_value;
+use crate::limits::{push_arguments, push_reasoning};
 use crate::sse::SseEvent;
 use crate::wire::{
     Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
@@ -140,10 +141,15 @@ impl AnthropicDecoder {
         self.blocks.insert(index, state);
     }
 
-    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<ModelEvent>) {
+    fn on_block_delta(
+        &mut self,
+        index: u64,
+        delta: &Value,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
         let Some(block) = self.blocks.get_mut(&index) else {
             tracing::debug!(index, "delta for a content block that never started");
-            return;
+            return Ok(());
         };
         match (block, str_field(delta, "type")) {
             (Block::Text, Some("text_delta")) => {
@@ -156,7 +162,7 @@ impl AnthropicDecoder {
             (Block::ToolUse { id, json, .. }, Some("input_json_delta")) => {
                 let part = str_field(delta, "partial_json").unwrap_or_default();
                 if !part.is_empty() {
-                    json.push_str(part);
+                    push_arguments(json, part)?;
                     out.push(ModelEvent::ToolCallArgumentsDelta {
                         call_id: id.clone(),
                         delta: part.to_string(),
@@ -164,13 +170,14 @@ impl AnthropicDecoder {
                 }
             }
             (Block::Thinking { thinking, .. }, Some("thinking_delta")) => {
-                thinking.push_str(str_field(delta, "thinking").unwrap_or_default());
+                push_reasoning(thinking, str_field(delta, "thinking").unwrap_or_default())?;
             }
             (Block::Thinking { signature, .. }, Some("signature_delta")) => {
-                signature.push_str(str_field(delta, "signature").unwrap_or_default());
+                push_reasoning(signature, str_field(delta, "signature").unwrap_or_default())?;
             }
             (_, other) => tracing::debug!(delta_type = ?other, "ignoring a content block delta"),
         }
+        Ok(())
     }
 
     fn on_block_stop(&mut self, index: u64, out: &mut Vec<ModelEvent>) {
@@ -234,7 +241,7 @@ impl StreamDecoder for AnthropicDecoder {
                 self.on_block_start(index, data.get("content_block").unwrap_or(&empty), out);
             }
             "content_block_delta" => {
-                self.on_block_delta(index, data.get("delta").unwrap_or(&empty), out);
+                self.on_block_delta(index, data.get("delta").unwrap_or(&empty), out)?;
             }
             "content_block_stop" => self.on_block_stop(index, out),
             "message_delta" => {

@@ -7,6 +7,7 @@ use strata_protocol::{ItemId, ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
 use crate::classify::classify_error_value;
+use crate::limits::{push_arguments, push_reasoning};
 use crate::sse::SseEvent;
 use crate::wire::{
     Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
@@ -51,7 +52,11 @@ impl ChatDecoder {
         });
     }
 
-    fn on_tool_call(&mut self, fragment: &Value, out: &mut Vec<ModelEvent>) {
+    fn on_tool_call(
+        &mut self,
+        fragment: &Value,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
         let id = str_field(fragment, "id").filter(|s| !s.is_empty());
         // Without an index, a fragment with an id opens a new call and one
         // without continues the last.
@@ -75,7 +80,7 @@ impl ChatDecoder {
         let delta = function
             .and_then(|f| str_field(f, "arguments"))
             .unwrap_or_default();
-        call.arguments.push_str(delta);
+        push_arguments(&mut call.arguments, delta)?;
         if !call.started {
             if let (Some(call_id), Some(name)) = (&call.call_id, &call.name) {
                 call.started = true;
@@ -99,6 +104,7 @@ impl ChatDecoder {
                 delta: delta.to_string(),
             });
         }
+        Ok(())
     }
 
     /// Closes every open call: done, unless the output limit cut it (then
@@ -202,7 +208,7 @@ impl StreamDecoder for ChatDecoder {
             let reasoning =
                 str_field(delta, "reasoning_content").or_else(|| str_field(delta, "reasoning"));
             if let Some(reasoning) = reasoning {
-                self.reasoning.push_str(reasoning);
+                push_reasoning(&mut self.reasoning, reasoning)?;
             }
             let text = str_field(delta, "content").or_else(|| str_field(delta, "refusal"));
             if let Some(text) = text.filter(|t| !t.is_empty()) {
@@ -214,7 +220,7 @@ impl StreamDecoder for ChatDecoder {
             if let Some(fragments) = delta.get("tool_calls").and_then(Value::as_array) {
                 self.flush_reasoning(out);
                 for fragment in fragments {
-                    self.on_tool_call(fragment, out);
+                    self.on_tool_call(fragment, out)?;
                 }
             }
         }

@@ -16,6 +16,9 @@
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
 //! max_output_tokens = 4096
+//!
+//! [network]                     # timeouts and retries, see `network.rs`
+//! response_deadline_ms = 1800000
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{ProviderKind, catalog, write_atomically};
+use super::{NetworkConfig, ProviderKind, catalog, write_atomically};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 
@@ -45,6 +48,9 @@ pub struct StrataConfig {
     /// Limits of models by id, over the built-in catalog.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelOverride>,
+    /// Timeouts, the response deadline and retries.
+    #[serde(default, skip_serializing_if = "NetworkConfig::is_default")]
+    pub network: NetworkConfig,
 }
 
 /// One provider profile as written in the file; absent fields take the
@@ -242,6 +248,7 @@ impl StrataConfig {
                 &mut problems,
             );
         }
+        problems.extend(self.network.problems());
         problems
     }
 

@@ -7,6 +7,7 @@ use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
 use crate::classify::classify_error_value;
+use crate::limits::{check_arguments, push_arguments};
 use crate::sse::SseEvent;
 use crate::wire::{
     Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
@@ -54,7 +55,7 @@ impl ResponsesDecoder {
         self.order.push(item_id.to_string());
     }
 
-    fn on_item_done(&mut self, item: &Value, out: &mut Vec<ModelEvent>) {
+    fn on_item_done(&mut self, item: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
         let item_id = str_field(item, "id").unwrap_or_default();
         match str_field(item, "type") {
             Some("function_call") => {
@@ -62,6 +63,7 @@ impl ResponsesDecoder {
                 if let Some(call) = self.calls.get_mut(item_id) {
                     // The finished item's arguments are authoritative.
                     if let Some(arguments) = str_field(item, "arguments") {
+                        check_arguments(arguments.len())?;
                         call.arguments = arguments.to_string();
                     }
                     call.done = true;
@@ -86,6 +88,7 @@ impl ResponsesDecoder {
             }
             other => tracing::debug!(item_type = ?other, "ignoring an unknown output item"),
         }
+        Ok(())
     }
 
     fn finish(&mut self, response: &Value, stop: StopReason, out: &mut Vec<ModelEvent>) {
@@ -141,7 +144,7 @@ impl StreamDecoder for ResponsesDecoder {
                 let delta = str_field(&data, "delta").unwrap_or_default();
                 match self.calls.get_mut(item_id) {
                     Some(call) if !delta.is_empty() => {
-                        call.arguments.push_str(delta);
+                        push_arguments(&mut call.arguments, delta)?;
                         out.push(ModelEvent::ToolCallArgumentsDelta {
                             call_id: call.call_id.clone(),
                             delta: delta.to_string(),
@@ -152,7 +155,7 @@ impl StreamDecoder for ResponsesDecoder {
                 }
             }
             "response.output_item.done" => {
-                self.on_item_done(data.get("item").unwrap_or(&empty), out);
+                self.on_item_done(data.get("item").unwrap_or(&empty), out)?;
             }
             "response.completed" => {
                 let stop = if self.any_call_done() {
