@@ -15,7 +15,9 @@ use strata_protocol::{ModelError, ModelEvent};
 
 use crate::classify::{classify_error_value, classify_http, classify_transport, redact};
 use crate::error::ProviderError;
-use crate::limits::{ByteLimits, read_capped, too_large};
+use crate::limits::{
+    ByteLimits, content_bytes, deadline_passed, read_capped, too_large, with_deadline,
+};
 use crate::render::Endpoint;
 use crate::retry::RetryPolicy;
 use crate::secret::ApiKey;
@@ -237,7 +239,6 @@ where
     F: Fn() -> D + Send + 'static,
 {
     let deadline = client.options.response_deadline;
-    let key = request.key.clone();
     let attempts = async_stream::stream! {
         let policy = client.options.retry.clone();
         let options = &client.options;
@@ -307,57 +308,7 @@ where
             }
         }
     };
-    with_deadline(attempts, deadline, key).boxed()
-}
-
-/// Ends `stream` with an error once `deadline` has passed since it was
-/// first polled; dropping it there drops the request in flight.
-fn with_deadline(
-    stream: impl Stream<Item = Result<ModelEvent, ModelError>> + Send + 'static,
-    deadline: Duration,
-    key: Option<ApiKey>,
-) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send + 'static {
-    async_stream::stream! {
-        let until = tokio::time::Instant::now() + deadline;
-        let mut stream = std::pin::pin!(stream);
-        loop {
-            match tokio::time::timeout_at(until, stream.next()).await {
-                Ok(Some(item)) => yield item,
-                Ok(None) => return,
-                Err(_) => {
-                    yield Err(scrubbed(deadline_passed(deadline), key.as_ref()));
-                    return;
-                }
-            }
-        }
-    }
-}
-
-fn deadline_passed(deadline: Duration) -> ModelError {
-    ModelError::StreamInterrupted {
-        message: format!(
-            "no complete response within the {}s response deadline",
-            deadline.as_secs_f32()
-        ),
-    }
-}
-
-/// What an event adds to the response Strata holds: its text, reasoning or
-/// tool-call arguments.
-fn content_bytes(event: &ModelEvent) -> usize {
-    match event {
-        ModelEvent::TextDelta { delta } => delta.len(),
-        ModelEvent::ToolCallArgumentsDelta { delta, .. } => delta.len(),
-        ModelEvent::ToolCallDone { arguments, .. } => arguments.len(),
-        ModelEvent::ToolCallIncomplete {
-            partial_arguments, ..
-        } => partial_arguments.len(),
-        ModelEvent::Reasoning { item } => serde_json::to_string(item).map_or(0, |text| text.len()),
-        ModelEvent::ToolCallStarted { .. }
-        | ModelEvent::Usage { .. }
-        | ModelEvent::Retrying { .. }
-        | ModelEvent::Finished { .. } => 0,
-    }
+    with_deadline(attempts, deadline).boxed()
 }
 
 /// Sends a non-streaming request with retries and parses its JSON body
@@ -371,7 +322,7 @@ pub(crate) async fn json_with_retries<T>(
     let deadline = client.options.response_deadline;
     match tokio::time::timeout(deadline, json_attempts(client, request, parse)).await {
         Ok(result) => result,
-        Err(_) => Err(scrubbed(deadline_passed(deadline), request.key.as_ref())),
+        Err(_) => Err(deadline_passed(deadline)),
     }
 }
 

@@ -1,10 +1,13 @@
-//! How much of a provider's answer Strata will hold: every buffer that a
-//! provider fills is capped, so a hostile or broken endpoint cannot make the
-//! process grow without bound (a 4 GB event, an endless error page).
+//! How much of a provider's answer Strata will hold, and for how long:
+//! every buffer that a provider fills is capped and every response has a
+//! deadline, so a hostile or broken endpoint cannot make the process grow
+//! or wait without bound (a 4 GB event, an endless error page or answer).
+
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use strata_protocol::ModelError;
+use strata_protocol::{ModelError, ModelEvent};
 
 const MIB: usize = 1024 * 1024;
 
@@ -107,6 +110,55 @@ where
         body.extend_from_slice(&chunk);
     }
     Ok((body, false))
+}
+
+/// Ends `stream` with an error once `deadline` has passed since it was
+/// first polled; dropping it there drops the request in flight.
+pub fn with_deadline(
+    stream: impl Stream<Item = Result<ModelEvent, ModelError>> + Send + 'static,
+    deadline: Duration,
+) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send + 'static {
+    async_stream::stream! {
+        let until = tokio::time::Instant::now() + deadline;
+        let mut stream = std::pin::pin!(stream);
+        loop {
+            match tokio::time::timeout_at(until, stream.next()).await {
+                Ok(Some(item)) => yield item,
+                Ok(None) => return,
+                Err(_) => {
+                    yield Err(deadline_passed(deadline));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+pub fn deadline_passed(deadline: Duration) -> ModelError {
+    ModelError::StreamInterrupted {
+        message: format!(
+            "no complete response within the {}s response deadline",
+            deadline.as_secs_f32()
+        ),
+    }
+}
+
+/// What an event adds to the response Strata holds: its text, reasoning or
+/// tool-call arguments.
+pub fn content_bytes(event: &ModelEvent) -> usize {
+    match event {
+        ModelEvent::TextDelta { delta } => delta.len(),
+        ModelEvent::ToolCallArgumentsDelta { delta, .. } => delta.len(),
+        ModelEvent::ToolCallDone { arguments, .. } => arguments.len(),
+        ModelEvent::ToolCallIncomplete {
+            partial_arguments, ..
+        } => partial_arguments.len(),
+        ModelEvent::Reasoning { item } => serde_json::to_string(item).map_or(0, |text| text.len()),
+        ModelEvent::ToolCallStarted { .. }
+        | ModelEvent::Usage { .. }
+        | ModelEvent::Retrying { .. }
+        | ModelEvent::Finished { .. } => 0,
+    }
 }
 
 #[cfg(test)]
