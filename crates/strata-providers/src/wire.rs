@@ -146,6 +146,24 @@ pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, ModelError> {
     })
 }
 
+/// An event whose JSON parses but does not have its type's shape (a text
+/// delta that is a number, say).
+pub(crate) fn malformed(event: &SseEvent, error: &serde_json::Error) -> ModelError {
+    ModelError::StreamInterrupted {
+        message: format!(
+            "the provider sent a malformed {:?} event ({error})",
+            event.event
+        ),
+    }
+}
+
+/// A whole response body that does not have the API's shape.
+pub(crate) fn malformed_body(error: &serde_json::Error) -> ModelError {
+    ModelError::Transient {
+        message: format!("the provider sent a malformed response body ({error})"),
+    }
+}
+
 /// Ends a response: its usage, when known, right before `Finished`.
 pub(crate) fn push_finish(
     out: &mut Vec<ModelEvent>,

@@ -1,5 +1,6 @@
 //! OpenAI Responses API (`POST {base_url}/responses`).
 
+mod events;
 mod request;
 mod response;
 mod stream;
