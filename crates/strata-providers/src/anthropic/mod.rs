@@ -1,5 +1,6 @@
 //! Anthropic Messages API (`POST {base_url}/messages`).
 
+mod events;
 mod request;
 mod response;
 mod stream;
