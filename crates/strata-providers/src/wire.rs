@@ -201,23 +201,6 @@ pub(crate) fn arguments_or_empty_object(arguments: &str) -> String {
     }
 }
 
-pub(crate) fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-/// An array field's items; none when it is missing or not an array.
-pub(crate) fn array_field<'a>(value: &'a Value, key: &str) -> &'a [Value] {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
-pub(crate) fn u64_field(value: &Value, key: &str) -> Option<u64> {
-    value.get(key).and_then(Value::as_u64)
-}
-
 /// Runs a decoder over SSE text synchronously, for unit tests.
 #[cfg(test)]
 pub(crate) fn run_decoder(

@@ -2,6 +2,7 @@
 //! OpenAI itself and the many servers that copy it (vLLM, llama.cpp, Groq,
 //! DeepSeek, xAI, OpenRouter, ...).
 
+mod events;
 mod request;
 mod response;
 mod stream;
