@@ -97,18 +97,25 @@ impl PreparedRequest {
     /// A JSON POST of `body` to `path` under `endpoint`. The endpoint's key
     /// is kept for scrubbing; [`Self::bearer_auth`] or [`Self::key_header`]
     /// sends it.
-    pub fn post(endpoint: &Endpoint, path: &str, body: &Value) -> Self {
+    pub fn post(
+        endpoint: &Endpoint,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<Self, ModelError> {
+        let body = serde_json::to_vec(body).map_err(|error| ModelError::InvalidRequest {
+            message: format!("the request could not be encoded ({error})"),
+        })?;
         let mut headers = HeaderMap::new();
         headers.insert(
             reqwest::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        Self {
+        Ok(Self {
             url: endpoint.url(path),
             headers,
-            body: Bytes::from(body.to_string()),
+            body: Bytes::from(body),
             key: endpoint.key().cloned(),
-        }
+        })
     }
 
     /// Sends the key, when there is one, as `Authorization: Bearer <key>`.
