@@ -172,3 +172,28 @@ async fn a_huge_error_body_is_read_only_up_to_its_cap_and_shown_shortened() {
     assert!(text.len() < 1200, "{}", text.len());
     assert!(text.contains("HTTP 400: {\"error\""), "{text}");
 }
+
+#[tokio::test]
+async fn a_non_streaming_body_over_its_cap_is_refused_not_parsed() {
+    let body = format!(
+        "{{\"output\":[{{\"type\":\"message\",\"content\":[{{\"type\":\"output_text\",\"text\":\"{}\"}}]}}]}}",
+        "z".repeat(8 * 1024)
+    );
+    let server = TestServer::start(vec![Reply::status(200, &body)]).await;
+    let options = HttpOptions {
+        limits: ByteLimits {
+            json_body: 4 * 1024,
+            ..ByteLimits::default()
+        },
+        ..fast_options(1)
+    };
+    let error = gateway(&server, options)
+        .create_response(simple_request("s", "hi"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        message(&error),
+        "the response stream ended early: the provider sent a response body larger than 4 KiB; \
+         the response was abandoned"
+    );
+}
