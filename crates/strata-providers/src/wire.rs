@@ -88,14 +88,17 @@ where
     async_stream::stream! {
         let mut events = std::pin::pin!(sse_stream(bytes, limits));
         let mut out = Vec::new();
+        // Only data counts as progress: comments never reach here, and
+        // `ping` events (Anthropic's keep-alives) do not move this on.
+        let mut progress = tokio::time::Instant::now();
         loop {
             let next = match idle {
-                Some(idle) => match tokio::time::timeout(idle, events.next()).await {
+                Some(idle) => match tokio::time::timeout_at(progress + idle, events.next()).await {
                     Ok(next) => next,
                     Err(_) => {
                         yield Err(ModelError::StreamInterrupted {
                             message: format!(
-                                "no data from the provider for {}s (keep-alive comments do not count)",
+                                "no data from the provider for {}s (keep-alives do not count)",
                                 idle.as_secs_f32()
                             ),
                         });
@@ -112,6 +115,9 @@ where
                     return;
                 }
             };
+            if !is_keep_alive(&event) {
+                progress = tokio::time::Instant::now();
+            }
             let flow = decoder.on_event(&event, &mut out);
             for item in std::mem::take(&mut out) {
                 yield Ok(item);
@@ -133,6 +139,11 @@ where
             yield Err(error);
         }
     }
+}
+
+/// An event sent only to keep the connection open.
+fn is_keep_alive(event: &SseEvent) -> bool {
+    event.event == "ping"
 }
 
 /// Parses an event's JSON payload; a malformed payload ends the stream, as

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use strata_core::ModelGateway;
 use strata_protocol::ModelError;
-use strata_providers::{ByteLimits, HttpOptions, OpenAiResponsesGateway};
+use strata_providers::{AnthropicGateway, ByteLimits, HttpOptions, OpenAiResponsesGateway};
 use support::*;
 
 const DELTA: &str = "data: {\"type\":\"response.output_text.delta\",\"item_id\":\"m\",\"delta\":\"more text \"}\n\n";
@@ -66,6 +66,25 @@ async fn keep_alive_comments_do_not_hold_a_silent_stream_open() {
         "{error}"
     );
     assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[tokio::test]
+async fn anthropic_ping_events_do_not_hold_a_silent_stream_open() {
+    let ping = b"event: ping\ndata: {\"type\": \"ping\"}\n\n";
+    let server = TestServer::start(vec![stream_of(ping, 80, Duration::from_millis(50))]).await;
+    let options = HttpOptions {
+        idle_timeout: Duration::from_millis(300),
+        ..fast_options(1)
+    };
+    let gateway = AnthropicGateway::new(client(options), server.endpoint(None));
+    let started = Instant::now();
+    let outcome = collect(gateway.stream_response(simple_request("s", "hi"))).await;
+    let error = outcome.error.expect("the stream should fail");
+    assert!(
+        message(&error).contains("no data from the provider for 0.3s"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
 }
 
 #[tokio::test]
