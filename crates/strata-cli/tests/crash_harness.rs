@@ -62,16 +62,11 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
         let cycle_seed = seed.wrapping_add(cycle);
         let scenario = scenario(cycle_seed, &mut names);
         let tally = harness
-            .kill_cycle(
-                &format!("task {cycle}"),
-                scenario.plan.clone(),
-                &scenario.kill,
-                scenario.resume.clone(),
-            )
+            .kill_cycle(&format!("task {cycle}"), &scenario)
             .unwrap_or_else(|error| {
                 panic!(
-                    "seed {seed}, cycle {cycle} (cycle seed {cycle_seed}), {} kill at {:?}: {error}",
-                    scenario.label, scenario.kill
+                    "seed {seed}, cycle {cycle} (cycle seed {cycle_seed}), {} kill at {:?}, tear {:?}: {error}",
+                    scenario.label, scenario.kill, scenario.tear
                 )
             });
         *by_label.entry(scenario.label).or_default() += tally.kills;
@@ -80,8 +75,8 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
     }
     eprintln!(
         "crash harness: {} kills in {cycle} cycles, {:.1} s; by moment {by_label:?}; \
-         {} finished before their moment, {} before the session file, {} torn tails, \
-         {} calls answered as aborted",
+         {} finished before their moment, {} before the session file, {} torn tails \
+         (cut after the kill) moved to sidecars, {} calls answered as aborted",
         total.kills,
         started.elapsed().as_secs_f64(),
         total.finished_first,

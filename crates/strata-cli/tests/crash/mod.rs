@@ -18,7 +18,7 @@ use strata_protocol::EventEnvelope;
 
 use crate::support::Home;
 use check::Check;
-use plan::{Kill, THRESHOLD};
+use plan::{Kill, Scenario, THRESHOLD};
 use server::{CrashServer, Plan};
 
 /// How long a targeted kill waits for its moment before giving up on it.
@@ -94,6 +94,25 @@ impl Running {
         let stderr = self.stderr.join().unwrap();
         (status, self.stdout, stderr)
     }
+}
+
+/// What a power loss can do that SIGKILL does not (a kill never tore a
+/// record in our runs): cuts the file inside its last line, keeping
+/// `keep` (0..1) of it, when that line was written by the killed process.
+fn tear_last_line(file: &std::path::Path, before: usize, keep: f64) {
+    let bytes = std::fs::read(file).unwrap();
+    let body = &bytes[..bytes.len().saturating_sub(1)];
+    let start = body
+        .iter()
+        .rposition(|&byte| byte == b'\n')
+        .map_or(0, |at| at + 1);
+    if start < before || start == 0 || bytes.len() - start < 2 {
+        return;
+    }
+    let line = bytes.len() - 1 - start;
+    let cut = start + 1 + ((line - 1) as f64 * keep) as usize;
+    let handle = std::fs::OpenOptions::new().write(true).open(file).unwrap();
+    handle.set_len(cut as u64).unwrap();
 }
 
 impl<'a> Harness<'a> {
@@ -181,17 +200,11 @@ impl<'a> Harness<'a> {
 
     /// Runs one process on `plan`, kills it at `kill`'s moment, checks the
     /// file, then resumes the session to completion and checks that.
-    pub fn kill_cycle(
-        &mut self,
-        prompt: &str,
-        plan: Plan,
-        kill: &Kill,
-        resume: Plan,
-    ) -> Check<Tally> {
-        self.server.set_plan(plan);
+    pub fn kill_cycle(&mut self, prompt: &str, scenario: &Scenario) -> Check<Tally> {
+        self.server.set_plan(scenario.plan.clone());
         let started = Instant::now();
         let mut running = self.spawn(prompt);
-        let reached = match kill {
+        let reached = match &scenario.kill {
             Kill::AfterMs(ms) => {
                 running.wait_for_line(|_| false, Duration::from_millis(*ms));
                 true
@@ -239,6 +252,9 @@ impl<'a> Harness<'a> {
             tally.before_session += 1;
             return Ok(tally);
         };
+        if let Some(keep) = scenario.tear {
+            tear_last_line(&file, self.before.len(), keep);
+        }
         let Some(killed) =
             check::after_kill(&file, &self.before, &self.server.ledger()).map_err(context)?
         else {
@@ -251,7 +267,7 @@ impl<'a> Harness<'a> {
         let torn = killed.read.report.torn_tail.is_some();
         tally.torn_tails += usize::from(torn);
         tally.aborted_calls += killed.read.replay().history().pending_call_ids().len();
-        self.verify_resume(&file, &killed, resume)
+        self.verify_resume(&file, &killed, scenario.resume.clone())
             .map_err(context)?;
         Ok(tally)
     }

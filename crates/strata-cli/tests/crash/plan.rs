@@ -33,6 +33,9 @@ pub struct Scenario {
     pub label: &'static str,
     pub plan: Plan,
     pub kill: Kill,
+    /// After the kill, cut the last line short (keeping this fraction of
+    /// it), as a power loss could.
+    pub tear: Option<f64>,
     pub resume: Plan,
 }
 
@@ -198,10 +201,12 @@ pub fn scenario(seed: u64, names: &mut Names) -> Scenario {
         None,
         0,
     );
+    let tear = (rng.u8(0..5) == 0).then(|| rng.f64());
     Scenario {
         label,
         plan: plan(seed, answers, stall, max_delay_ms),
         kill,
+        tear,
         resume,
     }
 }
