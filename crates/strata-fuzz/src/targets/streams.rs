@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 use regex::Regex;
 use strata_protocol::{ModelError, ModelEvent};
-use strata_providers::sse::SseDecoder;
+use strata_providers::sse::{SseDecoder, SseEvent};
 use strata_providers::{WireFormat, replay};
 
 use super::{Shape, shape_of};
@@ -96,16 +96,11 @@ pub fn run(format: WireFormat, data: &[u8]) -> Shape {
         "the same bytes in other chunks decoded differently"
     );
 
-    let mut once = SseDecoder::new();
-    let mut events = once.push(body);
-    events.extend(once.finish());
-    let mut bytewise = SseDecoder::new();
-    let mut one_by_one = Vec::new();
-    for byte in body {
-        one_by_one.extend(bytewise.push(std::slice::from_ref(byte)));
-    }
-    one_by_one.extend(bytewise.finish());
-    assert_eq!(events, one_by_one, "the SSE decoder depends on chunking");
+    assert_eq!(
+        sse_alone(body, false),
+        sse_alone(body, true),
+        "the SSE decoder depends on chunking"
+    );
 
     let mut kinds: Vec<&str> = whole
         .events
@@ -120,6 +115,21 @@ pub fn run(format: WireFormat, data: &[u8]) -> Shape {
             .as_ref()
             .map(|error| format!("{:?}", std::mem::discriminant(error))),
     ))
+}
+
+/// The SSE decoder alone, fed `body` whole or byte by byte.
+fn sse_alone(body: &[u8], bytewise: bool) -> Result<Vec<SseEvent>, ModelError> {
+    let mut decoder = SseDecoder::new();
+    let mut events = Vec::new();
+    if bytewise {
+        for byte in body {
+            events.extend(decoder.push(std::slice::from_ref(byte))?);
+        }
+    } else {
+        events.extend(decoder.push(body)?);
+    }
+    events.extend(decoder.finish()?);
+    Ok(events)
 }
 
 fn decode(format: WireFormat, chunks: Vec<Vec<u8>>) -> Outcome {
