@@ -44,7 +44,6 @@ fn every_kept_crash_input_now_runs_clean() {
 }
 
 #[test]
-#[ignore = "the path escapes of issue 10 the fuzzer found; un-ignored with the resolver rewrite"]
 fn path_escapes_the_fuzzer_found_now_stay_inside_the_workspace() {
     let (replayed, failures) = replay_crashes(&[Target::Paths]);
     assert!(replayed > 0, "no kept path inputs");
