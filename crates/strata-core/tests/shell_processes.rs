@@ -19,17 +19,8 @@ use serde_json::json;
 use strata_core::tools::{CancellationToken, RUN_SHELL, ToolConfig, ToolOutcome, ToolRegistry};
 use strata_protocol::ToolCallStatus;
 
-/// Helpers every command sources: `record` appends this shell's id and
-/// start time (field 22 of `/proc/$$/stat`) to `pids`; `ready N` waits
-/// until `N` processes recorded themselves.
-const LIB: &str = r#"record() {
-  read -r _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ start _ < /proc/$$/stat
-  echo "$$ $start" >> pids
-}
-ready() {
-  until [ "$(wc -l < pids)" -ge "$1" ]; do sleep 0.01; done
-}
-"#;
+/// Helpers every command sources (`record`, `ready N`).
+const LIB: &str = include_str!("../../../tests/fixtures/shell/lib.sh");
 /// A process meant to outlive the command: records itself, then sleeps.
 const ESCAPEE: &str = ". ./lib.sh; record; exec sleep 1000\n";
 /// The same, ignoring SIGTERM (inherited through exec).
