@@ -285,6 +285,7 @@ pub fn config_from_settings(
         profiles,
         models: existing.models.clone(),
         network: existing.network.clone(),
+        tools: existing.tools.clone(),
     };
     problems.extend(config.problems());
     if !problems.is_empty() {

@@ -67,7 +67,8 @@ pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
 }
 
 /// Tool settings for a session on `resolved`: tool output is scrubbed of
-/// the profile's key and of the provider keys set in `env`.
+/// the profile's key and of the provider keys set in `env`, and `run_shell`
+/// gets the variables the config's `[tools] shell_env` names.
 pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig {
     let mut secrets: Vec<String> = [OPENAI_API_KEY_ENV, ANTHROPIC_API_KEY_ENV]
         .into_iter()
@@ -77,6 +78,7 @@ pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig
     secrets.retain(|secret| !secret.is_empty());
     ToolConfig {
         secrets,
+        shell_env: resolved.shell_env.clone(),
         ..ToolConfig::default()
     }
 }
@@ -115,6 +117,7 @@ mod tests {
             profile,
             api_key: None,
             http: HttpOptions::default(),
+            shell_env: Vec::new(),
         }
     }
 

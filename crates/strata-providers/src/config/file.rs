@@ -19,6 +19,8 @@
 //!
 //! [network]                     # timeouts and retries, see `network.rs`
 //! response_deadline_ms = 1800000
+//! [tools]
+//! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.
@@ -51,6 +53,24 @@ pub struct StrataConfig {
     /// Timeouts, the response deadline and retries.
     #[serde(default, skip_serializing_if = "NetworkConfig::is_default")]
     pub network: NetworkConfig,
+    #[serde(default, skip_serializing_if = "ToolsConfig::is_empty")]
+    pub tools: ToolsConfig,
+}
+
+/// The `[tools]` table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// Environment variables `run_shell` commands get besides the built-in
+    /// allow-list (`strata_core::tools::SHELL_ENV_ALLOWED` and `LC_*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_env: Vec<String>,
+}
+
+impl ToolsConfig {
+    fn is_empty(&self) -> bool {
+        self.shell_env.is_empty()
+    }
 }
 
 /// One provider profile as written in the file; absent fields take the
@@ -249,6 +269,13 @@ impl StrataConfig {
             );
         }
         problems.extend(self.network.problems());
+        for name in &self.tools.shell_env {
+            if !is_env_name(name) {
+                problems.push(format!(
+                    "tools.shell_env: {name:?} is not an environment variable name"
+                ));
+            }
+        }
         problems
     }
 

@@ -108,6 +108,8 @@ pub struct ResolvedProfile {
     pub api_key: Option<ApiKey>,
     /// Timeouts, deadline, retries and byte caps (the config's `[network]`).
     pub http: HttpOptions,
+    /// The config's `[tools] shell_env`, for [`crate::tool_config`].
+    pub shell_env: Vec<String>,
 }
 
 /// Resolves the profile and loads its key from `keys` (or the environment,
@@ -125,6 +127,7 @@ pub fn resolve(
         profile,
         api_key,
         http: config.network.options(),
+        shell_env: config.tools.shell_env.clone(),
     })
 }
 
@@ -147,12 +150,14 @@ pub fn load_and_resolve(
     };
     let api_key = profile.load_api_key(env, &keys, &paths.config)?;
     let http = config.network.options();
+    let shell_env = config.tools.shell_env.clone();
     Ok((
         config,
         ResolvedProfile {
             profile,
             api_key,
             http,
+            shell_env,
         },
     ))
 }
