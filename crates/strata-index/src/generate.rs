@@ -354,7 +354,7 @@ fn compact(writer: &mut Writer, rng: &mut fastrand::Rng) -> Result<()> {
 /// calls with 0.5–20 KB outputs, now and then a compaction.
 pub fn library_shape(rng: &mut fastrand::Rng) -> Shape {
     Shape {
-        records: rng.u64(8..=90),
+        records: rng.u64(8..=60),
         max_rounds_per_turn: 3,
         max_calls_per_round: 2,
         output_bytes: (512, 20 * 1024),
