@@ -8,8 +8,12 @@ use std::path::{Path, PathBuf};
 /// The seed every figure in docs/PERFORMANCE.md was measured with.
 pub const SEED: u64 = 13;
 
-/// A folder under the target directory kept between runs.
+/// A folder kept between runs: under `STRATA_BENCH_DIR` when set (a tmpfs,
+/// say), else under the target directory.
 pub fn cache_dir(name: &str) -> PathBuf {
+    if let Some(dir) = std::env::var_os("STRATA_BENCH_DIR") {
+        return PathBuf::from(dir).join(name);
+    }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
