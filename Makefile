@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench
 
 all: build
 
@@ -55,6 +55,12 @@ screenshots: e2e
 	scripts/screenshots.sh
 
 test: fmt-check clippy rust-tests ui-tests e2e
+
+# The benchmarks (not part of `make test`): the session library's index
+# against file scans, replay and append throughput. Generated data is cached
+# under $(CARGO_TARGET_DIR)/strata-bench/; figures go in docs/PERFORMANCE.md.
+bench: setup
+	cargo bench -p strata-index --locked
 
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).
