@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench
 
 all: build
 
@@ -56,6 +56,12 @@ screenshots: e2e
 
 test: fmt-check clippy rust-tests ui-tests e2e
 
+# The benchmarks (not part of `make test`): the session library's index
+# against file scans, replay and append throughput. Generated data is cached
+# under $(CARGO_TARGET_DIR)/strata-bench/; figures go in docs/PERFORMANCE.md.
+bench: setup
+	cargo bench -p strata-index --locked
+
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).
 run-cli: setup
@@ -87,3 +93,15 @@ package: setup ui-build $(TAURI_CLI)
 # Regenerates ui/src/bindings from the Rust types (a test fails when they drift).
 bindings:
 	STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings
+
+# The crash harness at soak size: the CLI SIGKILLed 500 times (CRASH_KILLS)
+# mid-stream, mid-tool, mid-compaction and at random; CRASH_SEED repeats a
+# run. `make test` runs the same harness with 24 kills.
+soak: setup
+	CRASH_KILLS=$${CRASH_KILLS:-500} cargo test -p strata-cli --locked --test crash_harness -- --nocapture
+
+# Every fuzz target for FUZZ_SECONDS (default 60) each, on stable Rust; new
+# crash inputs land in crates/strata-fuzz/crashes/<target>/ and `make test`
+# replays them.
+fuzz: setup
+	cargo run -p strata-fuzz --release --locked -- all --seconds $${FUZZ_SECONDS:-60}

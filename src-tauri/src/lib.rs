@@ -58,14 +58,24 @@ pub fn run() -> Result<(), Box<dyn std::error::Error>> {
         sessions = %paths.sessions.display(),
         "Strata desktop starting"
     );
+    strata_core::tools::end_commands_on_signals(
+        strata_core::tools::ExitSignals::TermHangupAndInterrupt,
+    );
     configure(
         tauri::Builder::default(),
         paths,
         strata_providers::config::process_env,
     )
-    .run(tauri::generate_context!())
+    .build(tauri::generate_context!())
     .map_err(|error| {
         tracing::error!(%error, "the app stopped with an error");
-        error.into()
-    })
+        Box::new(error) as Box<dyn std::error::Error>
+    })?
+    .run(|_, event| {
+        // No command the agent started outlives the app.
+        if let tauri::RunEvent::Exit = event {
+            strata_core::tools::end_all_commands();
+        }
+    });
+    Ok(())
 }

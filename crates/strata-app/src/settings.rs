@@ -279,6 +279,8 @@ pub fn config_from_settings(
         key_store: existing.key_store,
         profiles,
         models: existing.models.clone(),
+        network: existing.network.clone(),
+        tools: existing.tools.clone(),
     };
     problems.extend(config.problems());
     if !problems.is_empty() {

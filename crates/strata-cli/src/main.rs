@@ -40,6 +40,7 @@ use crate::store::Context;
 use crate::style::{ERROR, Output, paint};
 
 fn main() -> ExitCode {
+    strata_core::tools::end_commands_on_signals(strata_core::tools::ExitSignals::TermAndHangup);
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2, as clap decides.

@@ -330,3 +330,29 @@ fn a_session_file_under_another_sessions_name_is_refused() {
         Err(CoreError::NotASession { .. })
     ));
 }
+
+#[test]
+fn a_new_session_file_appears_only_with_its_session_meta_and_staging_files_are_not_listed() {
+    let (_dir, store) = store();
+    let id = closed_session(&store);
+    let names: Vec<String> = std::fs::read_dir(store.root())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![format!("{id}.jsonl")],
+        "no staging file is left"
+    );
+    let first = std::fs::read_to_string(store.session_path(id)).unwrap();
+    assert!(first.contains(r#""type":"session_meta""#), "{first}");
+    // What a crash during creation leaves: a staging file, empty or not.
+    let other = SessionId::new();
+    std::fs::write(store.root().join(format!("{other}.jsonl.new")), "").unwrap();
+    let listed: Vec<SessionId> = store.list().unwrap().iter().map(|s| s.id).collect();
+    assert_eq!(listed, vec![id]);
+    assert!(matches!(
+        store.resolve(&other.to_string()),
+        Err(CoreError::SessionNotFound { .. })
+    ));
+}

@@ -130,11 +130,40 @@ pub fn redact(text: &str, key: Option<&ApiKey>) -> String {
     out
 }
 
+/// One line of at most [`MAX_MESSAGE_CHARS`]: runs of whitespace (line
+/// breaks included) become one space, so an error never spills a page.
 fn shorten(text: &str) -> String {
-    let text = text.trim();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match text.char_indices().nth(MAX_MESSAGE_CHARS) {
         Some((at, _)) => format!("{}...", &text[..at]),
-        None => text.to_string(),
+        None => text,
+    }
+}
+
+/// Whether an error body is a web page (a proxy's, a load balancer's or a
+/// login page) rather than an API error.
+fn is_html(headers: &HeaderMap, body: &str) -> bool {
+    let declared = headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/html"));
+    let start = body
+        .trim_start()
+        .get(..14)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    declared || start.starts_with("<!doctype html") || start.starts_with("<html")
+}
+
+/// "Bad Gateway; the server answered with an HTML page, not the API".
+fn html_summary(status: u16) -> String {
+    let page = "the server answered with an HTML page, not the API";
+    match reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|code| code.canonical_reason())
+    {
+        Some(reason) => format!("{reason}; {page}"),
+        None => page.to_string(),
     }
 }
 
@@ -146,7 +175,11 @@ pub fn classify_http(
     key: Option<&ApiKey>,
 ) -> ModelError {
     let details = ErrorDetails::from_body(body);
-    let summary = details.message.clone().unwrap_or_else(|| body.to_string());
+    let summary = match &details.message {
+        Some(message) => message.clone(),
+        None if is_html(headers, body) => html_summary(status),
+        None => body.to_string(),
+    };
     // Redact before shortening: a cut through a key would hide it from the scrub.
     let message = shorten(&redact(&format!("HTTP {status}: {summary}"), key));
     if status != 429 && status != 401 && status != 403 && details.is_context_overflow(body) {
@@ -166,7 +199,7 @@ pub fn classify_http(
         // the problem, and compaction is the cure.
         413 => ModelError::ContextOverflow { message },
         // A redirect left unfollowed (to another origin, see
-        // `same_origin_redirects`): a retry would meet it again.
+        // `redirect.rs`): a retry would meet it again.
         300..=399 => ModelError::InvalidRequest { message },
         408 | 409 => ModelError::Transient { message },
         400..=499 if details.is_quota(body) => ModelError::QuotaExhausted { message },

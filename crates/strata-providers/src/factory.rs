@@ -19,9 +19,10 @@ use crate::http::{HttpClient, HttpOptions};
 use crate::openai_responses::OpenAiResponsesGateway;
 use crate::render::Endpoint;
 
-/// The gateway `resolved` names, with the default transport settings.
+/// The gateway `resolved` names, with its transport settings (the config's
+/// `[network]` table over the defaults).
 pub fn gateway_for(resolved: &ResolvedProfile) -> Result<Arc<dyn ModelGateway>, ProviderError> {
-    gateway_with(resolved, HttpOptions::default())
+    gateway_with(resolved, resolved.http.clone())
 }
 
 /// The gateway `resolved` names, over an HTTP client with `options`.
@@ -66,7 +67,8 @@ pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
 }
 
 /// Tool settings for a session on `resolved`: tool output is scrubbed of
-/// the profile's key and of the provider keys set in `env`.
+/// the profile's key and of the provider keys set in `env`, and `run_shell`
+/// gets the variables the config's `[tools] shell_env` names.
 pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig {
     let mut secrets: Vec<String> = [OPENAI_API_KEY_ENV, ANTHROPIC_API_KEY_ENV]
         .into_iter()
@@ -76,6 +78,7 @@ pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig
     secrets.retain(|secret| !secret.is_empty());
     ToolConfig {
         secrets,
+        shell_env: resolved.shell_env.clone(),
         ..ToolConfig::default()
     }
 }
@@ -113,6 +116,8 @@ mod tests {
         ResolvedProfile {
             profile,
             api_key: None,
+            http: HttpOptions::default(),
+            shell_env: Vec::new(),
         }
     }
 

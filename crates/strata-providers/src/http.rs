@@ -1,7 +1,8 @@
 //! The shared HTTP client and the attempt loop every provider uses: send the
 //! POST, classify failures, retry with backoff while nothing of the attempt
-//! was handed on, and time out streams that go quiet. Dropping the returned
-//! stream drops the in-flight request, which closes the connection.
+//! was handed on, time out streams that go quiet, and end any response that
+//! outlives its deadline or its byte caps. Dropping the returned stream
+//! drops the in-flight request, which closes the connection.
 
 use std::time::Duration;
 
@@ -14,6 +15,9 @@ use strata_protocol::{ModelError, ModelEvent};
 
 use crate::classify::{classify_error_value, classify_http, classify_transport, redact};
 use crate::error::ProviderError;
+use crate::limits::{
+    ByteLimits, content_bytes, deadline_passed, read_capped, too_large, with_deadline,
+};
 use crate::render::Endpoint;
 use crate::retry::RetryPolicy;
 use crate::secret::ApiKey;
@@ -23,14 +27,20 @@ use crate::wire::{StreamDecoder, decode_events};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpOptions {
     pub retry: RetryPolicy,
-    /// An attempt fails when no bytes arrive for this long, waiting for the
-    /// response headers included. Reasoning models can think quietly for
-    /// minutes, so the default is generous.
+    /// An attempt fails when no event arrives for this long, waiting for the
+    /// response headers included. Only events count: keep-alive comments do
+    /// not reset it. Reasoning models can think quietly for minutes, so the
+    /// default is generous.
     pub idle_timeout: Duration,
     /// How long a non-streaming request may take to answer: such a response
     /// sends nothing until the whole answer is written.
     pub response_timeout: Duration,
     pub connect_timeout: Duration,
+    /// The longest one model response may take, from its first request to
+    /// its last event, every retry and wait included. A stream that keeps
+    /// sending (endless text, a trickle of events) ends here.
+    pub response_deadline: Duration,
+    pub limits: ByteLimits,
 }
 
 impl Default for HttpOptions {
@@ -40,6 +50,8 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(300),
             response_timeout: Duration::from_secs(600),
             connect_timeout: Duration::from_secs(15),
+            response_deadline: Duration::from_secs(1800),
+            limits: ByteLimits::default(),
         }
     }
 }
@@ -57,7 +69,7 @@ impl HttpClient {
         let client = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
-            .redirect(same_origin_redirects())
+            .redirect(crate::redirect::same_origin_only())
             .build()
             .map_err(|error| ProviderError::InvalidArgument {
                 what: "HTTP client settings",
@@ -69,24 +81,6 @@ impl HttpClient {
     pub fn options(&self) -> &HttpOptions {
         &self.options
     }
-}
-
-/// Follows a redirect only within the origin (scheme, host and port) of
-/// the request: reqwest drops `Authorization` on a cross-host redirect, but
-/// not a provider's own key header (`x-api-key`), nor on a move to plain
-/// http. A redirect elsewhere ends as the redirect response, an error.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if same && attempt.previous().len() < 10 {
-            attempt.follow()
-        } else {
-            attempt.stop()
-        }
-    })
 }
 
 /// One POST, ready to be sent as many times as the retry policy allows.
@@ -103,18 +97,25 @@ impl PreparedRequest {
     /// A JSON POST of `body` to `path` under `endpoint`. The endpoint's key
     /// is kept for scrubbing; [`Self::bearer_auth`] or [`Self::key_header`]
     /// sends it.
-    pub fn post(endpoint: &Endpoint, path: &str, body: &Value) -> Self {
+    pub fn post(
+        endpoint: &Endpoint,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<Self, ModelError> {
+        let body = serde_json::to_vec(body).map_err(|error| ModelError::InvalidRequest {
+            message: format!("the request could not be encoded ({error})"),
+        })?;
         let mut headers = HeaderMap::new();
         headers.insert(
             reqwest::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        Self {
+        Ok(Self {
             url: endpoint.url(path),
             headers,
-            body: Bytes::from(body.to_string()),
+            body: Bytes::from(body),
             key: endpoint.key().cloned(),
-        }
+        })
     }
 
     /// Sends the key, when there is one, as `Authorization: Bearer <key>`.
@@ -158,6 +159,7 @@ impl std::fmt::Debug for PreparedRequest {
 
 /// Sends the request once and returns the successful response, or the
 /// classified failure. `idle` bounds the wait for the response headers.
+/// Only the first [`ByteLimits::error_body`] bytes of an error body are read.
 async fn open(
     client: &HttpClient,
     request: &PreparedRequest,
@@ -183,9 +185,17 @@ async fn open(
         return Ok(response);
     }
     let headers = response.headers().clone();
-    let body = match tokio::time::timeout(idle, response.text()).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) | Err(_) => String::new(),
+    if status.is_redirection() {
+        return Err(crate::redirect::refused(
+            status.as_u16(),
+            &headers,
+            &request.url,
+        ));
+    }
+    let limit = client.options.limits.error_body;
+    let body = match read_capped(body_bytes(response, idle), limit).await {
+        Ok((body, _)) => String::from_utf8_lossy(&body).into_owned(),
+        Err(_) => String::new(),
     };
     Err(classify_http(
         status.as_u16(),
@@ -235,23 +245,39 @@ where
     D: StreamDecoder,
     F: Fn() -> D + Send + 'static,
 {
-    async_stream::stream! {
+    let deadline = client.options.response_deadline;
+    let attempts = async_stream::stream! {
         let policy = client.options.retry.clone();
+        let options = &client.options;
         let mut attempt = 1;
         loop {
-            let error = match open(&client, &request, client.options.idle_timeout).await {
+            let error = match open(&client, &request, options.idle_timeout).await {
                 Err(error) => error,
                 Ok(response) if is_json(&response) => {
-                    json_instead_of_stream(response, client.options.idle_timeout).await
+                    json_instead_of_stream(response, options).await
                 }
+                Ok(response) if is_html(&response) => html_instead_of_stream(&response),
                 Ok(response) => {
-                    let bytes = body_bytes(response, client.options.idle_timeout);
-                    let mut events = std::pin::pin!(decode_events(make_decoder(), bytes));
+                    let bytes = response
+                        .bytes_stream()
+                        .map(|chunk| chunk.map_err(|error| classify_transport(&error, true)));
+                    let decoded =
+                        decode_events(make_decoder(), bytes, options.limits, Some(options.idle_timeout));
+                    let mut events = std::pin::pin!(decoded);
                     let mut handed_on = false;
                     let mut failure = None;
+                    let mut content = 0usize;
                     while let Some(event) = events.next().await {
                         match event {
                             Ok(event) => {
+                                content = content.saturating_add(content_bytes(&event));
+                                if content > options.limits.response_content {
+                                    failure = Some(too_large(
+                                        "a response",
+                                        options.limits.response_content,
+                                    ));
+                                    break;
+                                }
                                 handed_on = true;
                                 yield Ok(event);
                             }
@@ -288,8 +314,8 @@ where
                 }
             }
         }
-    }
-    .boxed()
+    };
+    with_deadline(attempts, deadline).boxed()
 }
 
 /// Sends a non-streaming request with retries and parses its JSON body
@@ -300,11 +326,24 @@ pub(crate) async fn json_with_retries<T>(
     request: &PreparedRequest,
     parse: impl Fn(&Value) -> Result<T, ModelError>,
 ) -> Result<T, ModelError> {
+    let deadline = client.options.response_deadline;
+    match tokio::time::timeout(deadline, json_attempts(client, request, parse)).await {
+        Ok(result) => result,
+        Err(_) => Err(deadline_passed(deadline)),
+    }
+}
+
+async fn json_attempts<T>(
+    client: &HttpClient,
+    request: &PreparedRequest,
+    parse: impl Fn(&Value) -> Result<T, ModelError>,
+) -> Result<T, ModelError> {
     let policy = &client.options.retry;
     let mut attempt = 1;
     loop {
         let result = match open(client, request, client.options.response_timeout).await {
-            Ok(response) => read_json(response, client.options.idle_timeout)
+            Ok(response) if is_html(&response) => Err(html_instead_of_stream(&response)),
+            Ok(response) => read_json(response, &client.options)
                 .await
                 .and_then(|body| parse(&body)),
             Err(error) => Err(error),
@@ -336,19 +375,38 @@ fn retry_delay(policy: &RetryPolicy, attempt: &mut u32, error: &ModelError) -> O
     Some(delay)
 }
 
-fn is_json(response: &reqwest::Response) -> bool {
+fn content_type_starts(response: &reqwest::Response, prefix: &str) -> bool {
     response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().starts_with("application/json"))
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with(prefix))
+}
+
+fn is_json(response: &reqwest::Response) -> bool {
+    content_type_starts(response, "application/json")
+}
+
+fn is_html(response: &reqwest::Response) -> bool {
+    content_type_starts(response, "text/html")
+}
+
+/// A login page, a proxy's or a captive portal's answer with status 200:
+/// one line naming the status, never the page.
+fn html_instead_of_stream(response: &reqwest::Response) -> ModelError {
+    ModelError::InvalidRequest {
+        message: format!(
+            "HTTP {}: the server answered with an HTML page, not the API (check the base URL)",
+            response.status().as_u16()
+        ),
+    }
 }
 
 /// Some servers answer a streaming request that failed early with a plain
 /// JSON error body and status 200; classify that error instead of reporting
 /// an empty stream.
-async fn json_instead_of_stream(response: reqwest::Response, idle: Duration) -> ModelError {
-    match read_json(response, idle).await {
+async fn json_instead_of_stream(response: reqwest::Response, options: &HttpOptions) -> ModelError {
+    match read_json(response, options).await {
         Ok(body) if body.get("error").is_some_and(|e| !e.is_null()) => classify_error_value(&body),
         Ok(_) => ModelError::InvalidRequest {
             message: "the provider answered with JSON instead of an event stream".to_string(),
@@ -357,11 +415,14 @@ async fn json_instead_of_stream(response: reqwest::Response, idle: Duration) -> 
     }
 }
 
-async fn read_json(response: reqwest::Response, idle: Duration) -> Result<Value, ModelError> {
-    let mut body = Vec::new();
-    let mut bytes = std::pin::pin!(body_bytes(response, idle));
-    while let Some(chunk) = bytes.next().await {
-        body.extend_from_slice(&chunk?);
+async fn read_json(
+    response: reqwest::Response,
+    options: &HttpOptions,
+) -> Result<Value, ModelError> {
+    let limit = options.limits.json_body;
+    let (body, more) = read_capped(body_bytes(response, options.idle_timeout), limit).await?;
+    if more {
+        return Err(too_large("a response body", limit));
     }
     serde_json::from_slice(&body).map_err(|error| ModelError::Transient {
         message: format!("the provider sent a malformed response body ({error})"),

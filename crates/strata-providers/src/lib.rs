@@ -13,7 +13,9 @@ pub mod chat;
 mod classify;
 mod gateway;
 mod http;
+mod limits;
 pub mod openai_responses;
+mod redirect;
 mod render;
 mod retry;
 pub mod sse;
@@ -32,6 +34,7 @@ pub use factory::{agent_config, agent_parts, gateway_for, gateway_with, tool_con
 pub use gateway::HttpGateway;
 pub use http::{HttpClient, HttpOptions};
 pub use keys::{KeyStore, KeyStoreChoice, KeyStoreKind};
+pub use limits::{ByteLimits, MAX_TOOL_ARGUMENT_BYTES};
 pub use openai_responses::OpenAiResponsesGateway;
 pub use render::Endpoint;
 pub use retry::RetryPolicy;

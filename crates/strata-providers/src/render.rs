@@ -45,22 +45,20 @@ pub(crate) fn split_system(items: &[ResponseItem]) -> (Option<&str>, &[ResponseI
     }
 }
 
-/// Sets `tools` and `tool_choice` in `body`, each tool and the choice in the
-/// provider's shape. Both are left out when the request has no tools: the
-/// APIs reject a `tool_choice` without tools.
-pub(crate) fn insert_tools(
-    body: &mut Value,
-    request: &ModelRequest,
-    tool: impl Fn(&ToolSpec) -> Value,
-    choice: impl Fn(&ToolChoice) -> Value,
-) {
-    if request.tools.is_empty() {
-        return;
-    }
-    body["tools"] = request.tools.iter().map(tool).collect();
-    if let Some(tool_choice) = &request.tool_choice {
-        body["tool_choice"] = choice(tool_choice);
-    }
+/// The request's tools and tool choice, each in the provider's shape. No
+/// choice without tools: the APIs reject a `tool_choice` without tools.
+pub(crate) fn tools_and_choice<'a, T, C>(
+    request: &'a ModelRequest,
+    tool: impl Fn(&'a ToolSpec) -> T,
+    choice: impl Fn(&'a ToolChoice) -> C,
+) -> (Vec<T>, Option<C>) {
+    let tools: Vec<T> = request.tools.iter().map(tool).collect();
+    let choice = request
+        .tool_choice
+        .as_ref()
+        .filter(|_| !tools.is_empty())
+        .map(choice);
+    (tools, choice)
 }
 
 /// A function call's arguments as a JSON value, for APIs that want an object

@@ -6,9 +6,15 @@
 //! a trailing blank line is dispatched, not dropped. Real providers and
 //! recorded fixtures end that way, and the dropped event is usually the
 //! terminal one. There is no reconnection: a POST is never re-sent here.
+//!
+//! A line or an event longer than its cap ends the stream with an error, so
+//! an endless line (a 4 GB event without a line end) is never held.
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
+use strata_protocol::ModelError;
+
+use crate::limits::{ByteLimits, too_large};
 
 /// One dispatched event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,8 +28,10 @@ pub struct SseEvent {
 }
 
 /// An incremental decoder: push byte chunks in, take events out.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
+    max_line: usize,
+    max_event: usize,
     line: Vec<u8>,
     /// The previous chunk ended in `\r`; a `\n` that starts the next chunk
     /// belongs to the same line ending.
@@ -35,45 +43,76 @@ pub struct SseDecoder {
     id: Option<String>,
 }
 
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::with_limits(&ByteLimits::default())
+    }
+}
+
 impl SseDecoder {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Feeds one chunk and returns the events it completed.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    /// A decoder that refuses lines and events over `limits`' caps.
+    pub fn with_limits(limits: &ByteLimits) -> Self {
+        Self {
+            max_line: limits.sse_line,
+            max_event: limits.sse_event,
+            line: Vec::new(),
+            after_cr: false,
+            started: false,
+            event: String::new(),
+            data: String::new(),
+            has_data: false,
+            id: None,
+        }
+    }
+
+    /// Feeds one chunk and returns the events it completed, or an error once
+    /// a line or an event passes its cap.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, ModelError> {
         let mut events = Vec::new();
-        for &byte in chunk {
+        let mut rest = chunk;
+        while let Some((&byte, tail)) = rest.split_first() {
             if self.after_cr {
                 self.after_cr = false;
                 if byte == b'\n' {
+                    rest = tail;
                     continue;
                 }
             }
-            match byte {
-                b'\r' => {
-                    self.after_cr = true;
-                    self.end_line(&mut events);
-                }
-                b'\n' => self.end_line(&mut events),
-                _ => self.line.push(byte),
+            // Copy the run up to the next line end in one go.
+            let run = rest
+                .iter()
+                .position(|&b| b == b'\r' || b == b'\n')
+                .unwrap_or(rest.len());
+            if self.line.len().saturating_add(run) > self.max_line {
+                return Err(too_large("an event-stream line", self.max_line));
+            }
+            self.line.extend_from_slice(&rest[..run]);
+            rest = &rest[run..];
+            if let Some((&end, tail)) = rest.split_first() {
+                self.after_cr = end == b'\r';
+                self.end_line(&mut events)?;
+                rest = tail;
             }
         }
-        events
+        Ok(events)
     }
 
     /// The bytes ended: processes an unterminated last line and dispatches
     /// the pending event, if any.
-    pub fn finish(&mut self) -> Option<SseEvent> {
+    pub fn finish(&mut self) -> Result<Option<SseEvent>, ModelError> {
         let mut events = Vec::new();
         if !self.line.is_empty() {
-            self.end_line(&mut events);
+            self.end_line(&mut events)?;
         }
         self.dispatch(&mut events);
-        events.pop()
+        Ok(events.pop())
     }
 
-    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
+    fn end_line(&mut self, events: &mut Vec<SseEvent>) -> Result<(), ModelError> {
         let mut line = std::mem::take(&mut self.line);
         if !self.started {
             self.started = true;
@@ -84,10 +123,10 @@ impl SseDecoder {
         }
         if line.is_empty() {
             self.dispatch(events);
-            return;
+            return Ok(());
         }
         if line[0] == b':' {
-            return;
+            return Ok(());
         }
         let text = String::from_utf8_lossy(&line);
         let (field, value) = match text.find(':') {
@@ -100,6 +139,9 @@ impl SseDecoder {
         match field {
             "event" => self.event = value.to_string(),
             "data" => {
+                if self.data.len().saturating_add(value.len()) > self.max_event {
+                    return Err(too_large("an event", self.max_event));
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -111,6 +153,7 @@ impl SseDecoder {
             // `retry` only matters to a reconnecting client, which this is not.
             _ => {}
         }
+        Ok(())
     }
 
     fn dispatch(&mut self, events: &mut Vec<SseEvent>) {
@@ -131,20 +174,23 @@ impl SseDecoder {
     }
 }
 
-/// Decodes a stream of byte chunks into events. Errors from the byte stream
-/// are passed through and end the stream.
-pub fn sse_stream<S, E>(bytes: S) -> impl Stream<Item = Result<SseEvent, E>> + Send
+/// Decodes a stream of byte chunks into events, within `limits`. Errors
+/// from the byte stream, and a line or event over its cap, end the stream.
+pub fn sse_stream<S>(
+    bytes: S,
+    limits: ByteLimits,
+) -> impl Stream<Item = Result<SseEvent, ModelError>> + Send
 where
-    S: Stream<Item = Result<Bytes, E>> + Send,
-    E: Send,
+    S: Stream<Item = Result<Bytes, ModelError>> + Send,
 {
     async_stream::stream! {
-        let mut decoder = SseDecoder::new();
+        let mut decoder = SseDecoder::with_limits(&limits);
         let mut bytes = std::pin::pin!(bytes);
         while let Some(chunk) = bytes.next().await {
-            match chunk {
-                Ok(chunk) => {
-                    for event in decoder.push(&chunk) {
+            let decoded = chunk.and_then(|chunk| decoder.push(&chunk));
+            match decoded {
+                Ok(events) => {
+                    for event in events {
                         yield Ok(event);
                     }
                 }
@@ -154,8 +200,10 @@ where
                 }
             }
         }
-        if let Some(event) = decoder.finish() {
-            yield Ok(event);
+        match decoder.finish() {
+            Ok(Some(event)) => yield Ok(event),
+            Ok(None) => {}
+            Err(error) => yield Err(error),
         }
     }
 }
@@ -166,8 +214,8 @@ mod tests {
 
     fn decode_all(input: &[u8]) -> Vec<SseEvent> {
         let mut decoder = SseDecoder::new();
-        let mut events = decoder.push(input);
-        events.extend(decoder.finish());
+        let mut events = decoder.push(input).unwrap();
+        events.extend(decoder.finish().unwrap());
         events
     }
 
@@ -175,10 +223,61 @@ mod tests {
         let mut decoder = SseDecoder::new();
         let mut events = Vec::new();
         for byte in input {
-            events.extend(decoder.push(std::slice::from_ref(byte)));
+            events.extend(decoder.push(std::slice::from_ref(byte)).unwrap());
         }
-        events.extend(decoder.finish());
+        events.extend(decoder.finish().unwrap());
         events
+    }
+
+    fn small(line: usize, event: usize) -> SseDecoder {
+        SseDecoder::with_limits(&ByteLimits {
+            sse_line: line,
+            sse_event: event,
+            ..ByteLimits::default()
+        })
+    }
+
+    #[test]
+    fn a_line_without_an_end_stops_at_the_line_cap() {
+        let mut decoder = small(64, 1024);
+        assert!(decoder.push(b"data: ").unwrap().is_empty());
+        let mut fed = 6;
+        let error = loop {
+            match decoder.push(&[b'x'; 10]) {
+                Ok(events) => assert!(events.is_empty()),
+                Err(error) => break error,
+            }
+            fed += 10;
+            assert!(fed < 200, "the cap never stopped the line");
+        };
+        assert!(decoder.line.len() <= 64);
+        assert!(
+            error.to_string().contains("larger than 64 bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn many_short_data_lines_stop_at_the_event_cap() {
+        let mut decoder = small(64, 100);
+        let lines = "data: 0123456789\n".repeat(20);
+        let error = decoder.push(lines.as_bytes()).unwrap_err();
+        assert!(decoder.data.len() < 100);
+        assert!(
+            error.to_string().contains("an event larger than 100 bytes"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn comments_do_not_count_toward_the_event_cap() {
+        let mut decoder = small(64, 100);
+        let comments = ": keep-alive\n".repeat(100);
+        assert!(decoder.push(comments.as_bytes()).unwrap().is_empty());
+        assert_eq!(
+            decoder.push(b"data: x\n\n").unwrap(),
+            vec![event("message", "x")]
+        );
     }
 
     fn event(name: &str, data: &str) -> SseEvent {
@@ -254,11 +353,13 @@ mod tests {
 
     #[tokio::test]
     async fn the_stream_adapter_dispatches_the_pending_event_at_eof() {
-        let chunks: Vec<Result<Bytes, ()>> = vec![
+        let chunks: Vec<Result<Bytes, ModelError>> = vec![
             Ok(Bytes::from_static(b"data: 1\n\nda")),
             Ok(Bytes::from_static(b"ta: 2")),
         ];
-        let events: Vec<_> = sse_stream(futures::stream::iter(chunks)).collect().await;
+        let events: Vec<_> = sse_stream(futures::stream::iter(chunks), ByteLimits::default())
+            .collect()
+            .await;
         assert_eq!(
             events,
             vec![Ok(event("message", "1")), Ok(event("message", "2"))]
@@ -267,12 +368,17 @@ mod tests {
 
     #[tokio::test]
     async fn the_stream_adapter_stops_at_a_byte_stream_error() {
-        let chunks: Vec<Result<Bytes, &str>> = vec![
+        let reset = || ModelError::StreamInterrupted {
+            message: "reset".into(),
+        };
+        let chunks: Vec<Result<Bytes, ModelError>> = vec![
             Ok(Bytes::from_static(b"data: 1\n\ndata: 2")),
-            Err("reset"),
+            Err(reset()),
             Ok(Bytes::from_static(b"\n\n")),
         ];
-        let events: Vec<_> = sse_stream(futures::stream::iter(chunks)).collect().await;
-        assert_eq!(events, vec![Ok(event("message", "1")), Err("reset")]);
+        let events: Vec<_> = sse_stream(futures::stream::iter(chunks), ByteLimits::default())
+            .collect()
+            .await;
+        assert_eq!(events, vec![Ok(event("message", "1")), Err(reset())]);
     }
 }

@@ -1,6 +1,8 @@
 //! From bytes to [`ModelEvent`]s: the SSE layer feeds one provider-specific
 //! decoder, the same way for a live HTTP body and for a recorded fixture.
 
+use std::time::Duration;
+
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
@@ -9,6 +11,7 @@ use strata_protocol::{
     ItemId, ModelError, ModelEvent, ReasoningItem, ResponseItem, StopReason, TokenUsage,
 };
 
+use crate::limits::ByteLimits;
 use crate::sse::{SseEvent, sse_stream};
 
 /// The three wire protocols spoken over HTTP.
@@ -79,21 +82,45 @@ pub fn replay(
     format: WireFormat,
     bytes: impl Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
 ) -> BoxStream<'static, Result<ModelEvent, ModelError>> {
-    decode_events(decoder_for(format), bytes).boxed()
+    decode_events(decoder_for(format), bytes, ByteLimits::default(), None).boxed()
 }
 
+/// Decodes `bytes` with `decoder` within `limits`. With `idle` set, the
+/// stream fails when no event arrives for that long: only dispatched events
+/// count, so comments (keep-alives) cannot hold a dead stream open.
 pub(crate) fn decode_events<D, S>(
     mut decoder: D,
     bytes: S,
+    limits: ByteLimits,
+    idle: Option<Duration>,
 ) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send
 where
     D: StreamDecoder,
     S: Stream<Item = Result<Bytes, ModelError>> + Send,
 {
     async_stream::stream! {
-        let mut events = std::pin::pin!(sse_stream(bytes));
+        let mut events = std::pin::pin!(sse_stream(bytes, limits));
         let mut out = Vec::new();
-        while let Some(event) = events.next().await {
+        // Only data counts as progress: comments never reach here, and
+        // `ping` events (Anthropic's keep-alives) do not move this on.
+        let mut progress = tokio::time::Instant::now();
+        loop {
+            let next = match idle {
+                Some(idle) => match tokio::time::timeout_at(progress + idle, events.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        yield Err(ModelError::StreamInterrupted {
+                            message: format!(
+                                "no data from the provider for {}s (keep-alives do not count)",
+                                idle.as_secs_f32()
+                            ),
+                        });
+                        return;
+                    }
+                },
+                None => events.next().await,
+            };
+            let Some(event) = next else { break };
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
@@ -101,6 +128,9 @@ where
                     return;
                 }
             };
+            if !is_keep_alive(&event) {
+                progress = tokio::time::Instant::now();
+            }
             let flow = decoder.on_event(&event, &mut out);
             for item in std::mem::take(&mut out) {
                 yield Ok(item);
@@ -124,6 +154,11 @@ where
     }
 }
 
+/// An event sent only to keep the connection open.
+fn is_keep_alive(event: &SseEvent) -> bool {
+    event.event == "ping"
+}
+
 /// Parses an event's JSON payload; a malformed payload ends the stream, as
 /// skipping it could silently lose text or corrupt a tool call's arguments.
 pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, ModelError> {
@@ -133,6 +168,24 @@ pub(crate) fn parse_json(event: &SseEvent) -> Result<Value, ModelError> {
             event.event
         ),
     })
+}
+
+/// An event whose JSON parses but does not have its type's shape (a text
+/// delta that is a number, say).
+pub(crate) fn malformed(event: &SseEvent, error: &serde_json::Error) -> ModelError {
+    ModelError::StreamInterrupted {
+        message: format!(
+            "the provider sent a malformed {:?} event ({error})",
+            event.event
+        ),
+    }
+}
+
+/// A whole response body that does not have the API's shape.
+pub(crate) fn malformed_body(error: &serde_json::Error) -> ModelError {
+    ModelError::Transient {
+        message: format!("the provider sent a malformed response body ({error})"),
+    }
 }
 
 /// Ends a response: its usage, when known, right before `Finished`.
@@ -172,23 +225,6 @@ pub(crate) fn arguments_or_empty_object(arguments: &str) -> String {
     }
 }
 
-pub(crate) fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-/// An array field's items; none when it is missing or not an array.
-pub(crate) fn array_field<'a>(value: &'a Value, key: &str) -> &'a [Value] {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
-pub(crate) fn u64_field(value: &Value, key: &str) -> Option<u64> {
-    value.get(key).and_then(Value::as_u64)
-}
-
 /// Runs a decoder over SSE text synchronously, for unit tests.
 #[cfg(test)]
 pub(crate) fn run_decoder(
@@ -196,8 +232,8 @@ pub(crate) fn run_decoder(
     sse: &str,
 ) -> (Vec<ModelEvent>, Option<ModelError>) {
     let mut sse_decoder = crate::sse::SseDecoder::new();
-    let mut events = sse_decoder.push(sse.as_bytes());
-    events.extend(sse_decoder.finish());
+    let mut events = sse_decoder.push(sse.as_bytes()).unwrap_or_default();
+    events.extend(sse_decoder.finish().unwrap_or_default());
     let mut out = Vec::new();
     for event in events {
         match decoder.on_event(&event, &mut out) {

@@ -70,6 +70,7 @@ fn sample_config() -> StrataConfig {
             max_output_tokens: Some(1_000),
         },
     );
+    config.tools.shell_env = vec!["GOPATH".into()];
     config
 }
 
@@ -482,4 +483,31 @@ fn load_and_resolve_reads_the_config_under_strata_home() {
     fs::write(paths.config_file(), "default_profile = 3\n").unwrap();
     let err = load_and_resolve(&paths, &ProfileFlags::default(), &env).unwrap_err();
     assert!(err.to_string().contains("config.toml:1:"), "{err}");
+}
+
+#[test]
+fn tools_shell_env_names_the_variables_run_shell_gets() {
+    let home = tempfile::tempdir().unwrap();
+    let paths = StrataPaths::under(home.path());
+    fs::create_dir_all(&paths.config).unwrap();
+    fs::write(
+        paths.config_file(),
+        "[tools]\nshell_env = [\"GOPATH\", \"CARGO_HOME\"]\n",
+    )
+    .unwrap();
+    let (config, resolved) = load_and_resolve(&paths, &ProfileFlags::default(), &no_env()).unwrap();
+    assert_eq!(config.tools.shell_env, ["GOPATH", "CARGO_HOME"]);
+    let tools = strata_providers::tool_config(&resolved, &no_env());
+    assert_eq!(tools.shell_env, ["GOPATH", "CARGO_HOME"]);
+
+    let error = StrataConfig::parse(
+        "[tools]\nshell_env = [\"GOPATH\", \"NOT A NAME\"]\n",
+        &paths.config_file(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("tools.shell_env: \"NOT A NAME\" is not an environment variable name"),
+        "{error}"
+    );
 }

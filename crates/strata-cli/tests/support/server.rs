@@ -160,7 +160,9 @@ fn stall(socket: &mut TcpStream, text: &str) {
     while matches!(socket.read(&mut sink), Ok(n) if n > 0) {}
 }
 
-fn read_request(socket: &mut TcpStream, heads: &Mutex<Vec<String>>) -> Option<Value> {
+/// Reads one HTTP request (its head goes to `heads`) and parses its body as
+/// JSON.
+pub fn read_request(socket: &mut TcpStream, heads: &Mutex<Vec<String>>) -> Option<Value> {
     let mut reader = BufReader::new(socket.try_clone().ok()?);
     let mut length = 0usize;
     let mut head = String::new();

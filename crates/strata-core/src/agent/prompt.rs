@@ -21,8 +21,8 @@ pub const AGENTS_FILE_MAX_BYTES: usize = 32 * 1024;
 pub fn default_system_prompt(workspace: &Path, tools: &[ToolSpec]) -> String {
     let mut prompt = format!(
         "You are Strata, a coding agent working on the user's computer in the workspace \
-         folder {}. Paths you give tools are relative to it, and tools cannot reach \
-         outside it.\n",
+         folder {}. Paths you give tools are relative to it; file tools cannot reach \
+         outside it, but run_shell has no sandbox: commands run with the user's rights.\n",
         workspace.display()
     );
     if !tools.is_empty() {
@@ -113,6 +113,10 @@ mod tests {
         assert!(prompt.contains("- read_file: Reads a file.\n"));
         assert!(prompt.contains("- run_shell: Runs a command.\n"));
         assert!(!prompt.contains("More detail."));
+        assert!(
+            prompt.contains("run_shell has no sandbox: commands run with the user's rights"),
+            "{prompt}"
+        );
     }
 
     #[test]

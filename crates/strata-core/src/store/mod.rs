@@ -53,11 +53,12 @@ use crate::paths::StrataPaths;
 use crate::session::LiveSession;
 
 pub use inspect::{compaction_views, round_count, round_requests};
-pub use reader::{ReadMode, ReadReport, SessionRead, SkippedLine, TornTail, read_session_file};
+pub use reader::{
+    ReadMode, ReadReport, SessionRead, SkippedLine, TornTail, parse_session, read_session_file,
+};
 pub use replay::{DERIVED_TITLE_CHARS, Replay, derived_title, replay};
 pub use writer::TornTailRepair;
 
-pub(crate) use reader::parse_session;
 pub(crate) use writer::SessionWriter;
 
 /// The file extension of session files.
@@ -110,8 +111,9 @@ impl SessionStore {
         self.root.join(format!("{id}.{SESSION_FILE_EXTENSION}"))
     }
 
-    /// Starts a session: writes and syncs its session_meta record, and
-    /// returns it open for writing. The workspace is recorded as text
+    /// Starts a session: writes and syncs its session_meta record (the file
+    /// appears only with it, see [`SessionWriter::create`]), and returns it
+    /// open for writing. The workspace is recorded as text
     /// (lossily for a path that is not Unicode).
     pub fn create(
         &self,
@@ -130,13 +132,11 @@ impl SessionStore {
             model: model.to_owned(),
             strata_version: env!("CARGO_PKG_VERSION").to_owned(),
         };
-        let mut writer = SessionWriter::create(&self.session_path(session_id), session_id)?;
         let record = Record {
             ts: meta.created_at,
             ..Record::now(RecordBody::SessionMeta(meta.clone()))
         };
-        writer.append(&record)?;
-        writer.sync()?;
+        let writer = SessionWriter::create(&self.session_path(session_id), session_id, &record)?;
         Ok(LiveSession::started(writer, meta, &record))
     }
 

@@ -102,8 +102,9 @@ pub(crate) fn complete_len(bytes: &[u8]) -> usize {
         .map_or(0, |index| index + 1)
 }
 
-/// Parses a session file's bytes (`path` only names it in errors).
-pub(crate) fn parse_session(path: &Path, bytes: &[u8], mode: ReadMode) -> Result<SessionRead> {
+/// Parses a session file's bytes (`path` only names it in errors): what
+/// [`read_session_file`] does after reading, public for the fuzzer.
+pub fn parse_session(path: &Path, bytes: &[u8], mode: ReadMode) -> Result<SessionRead> {
     let complete = complete_len(bytes);
     let torn_tail = (complete < bytes.len()).then(|| TornTail {
         offset: complete as u64,

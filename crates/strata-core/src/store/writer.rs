@@ -37,24 +37,34 @@ pub(crate) struct SessionWriter {
 }
 
 impl SessionWriter {
-    /// Creates a new, empty session file and locks it.
-    pub(crate) fn create(path: &Path, session_id: SessionId) -> Result<Self> {
+    /// Creates the session file holding `first` (its session_meta record)
+    /// and locks it. The file is written and synced under a staging name
+    /// and only then renamed into place, so a crash never leaves a session
+    /// file without its session_meta (which would not read as a session).
+    /// The id is new, so the rename replaces nothing.
+    pub(crate) fn create(path: &Path, session_id: SessionId, first: &Record) -> Result<Self> {
+        let staging = staging_path(path);
         let file = crate::private::file_options()
             .read(true)
             .append(true)
             .create_new(true)
-            .open(path)
-            .map_err(CoreError::io("create session", path))?;
+            .open(&staging)
+            .map_err(CoreError::io("create session", &staging))?;
         lock(&file, session_id, path)?;
+        let mut writer = Self {
+            file,
+            path: staging.clone(),
+            session_id,
+            failed: AtomicBool::new(false),
+        };
+        writer.append(first)?;
+        writer.sync()?;
+        std::fs::rename(&staging, path).map_err(CoreError::io("create session", path))?;
+        writer.path = path.to_owned();
         if let Some(dir) = path.parent() {
             sync_dir(dir)?;
         }
-        Ok(Self {
-            file,
-            path: path.to_owned(),
-            session_id,
-            failed: AtomicBool::new(false),
-        })
+        Ok(writer)
     }
 
     /// Opens an existing session file and locks it. Changes nothing: the
@@ -189,6 +199,17 @@ pub(crate) fn not_found_or_io(
             source,
         }
     }
+}
+
+/// Where a new session file is written before it is renamed into place:
+/// not a `.jsonl` name, so listings never see it.
+fn staging_path(session_path: &Path) -> PathBuf {
+    let mut name = session_path
+        .file_name()
+        .map(|name| name.to_os_string())
+        .unwrap_or_default();
+    name.push(".new");
+    session_path.with_file_name(name)
 }
 
 /// The prefix every torn-tail sidecar of `session_path` starts with.

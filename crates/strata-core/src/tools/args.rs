@@ -152,9 +152,11 @@ pub(crate) fn specs(max_timeout_ms: u64, default_timeout_ms: u64) -> Vec<ToolSpe
         spec(
             names::RUN_SHELL,
             &format!(
-                "Run a command with 'sh -c' in the workspace folder. Output (stdout and stderr \
-                 interleaved) and the exit code are returned. Timeout {default_timeout_ms} ms \
-                 unless given, at most {max_timeout_ms} ms. May need the user's approval."
+                "Run a command with 'sh -c' in the workspace folder with the user's rights (no \
+                 sandbox). Output (stdout and stderr interleaved) and the exit code are \
+                 returned. Timeout {default_timeout_ms} ms unless given, at most \
+                 {max_timeout_ms} ms; processes left running are killed. Only PATH, HOME, \
+                 LANG and such basic variables are set. May need the user's approval."
             ),
             json!({
                 "type": "object",
@@ -195,5 +197,23 @@ mod tests {
         assert!(text.contains("missing field `path`"), "{text}");
         assert!(parse::<ListDirectoryArgs>(names::LIST_DIRECTORY, "").is_ok());
         assert!(parse::<RunShellArgs>(names::RUN_SHELL, r#"{"command":"ls","cwd":"/"}"#).is_err());
+    }
+
+    #[test]
+    fn run_shell_says_it_runs_with_the_users_rights_and_no_sandbox() {
+        let specs = specs(600_000, 60_000);
+        let shell = specs.iter().find(|s| s.name == names::RUN_SHELL).unwrap();
+        let text = &shell.description;
+        assert!(
+            !text.contains('\n'),
+            "the system prompt shows only the first line"
+        );
+        for claim in [
+            "with the user's rights (no sandbox)",
+            "processes left running are killed",
+            "Only PATH, HOME, LANG and such basic variables",
+        ] {
+            assert!(text.contains(claim), "{claim}: {text}");
+        }
     }
 }

@@ -38,6 +38,7 @@ pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use output::OutputCap;
 pub use secrets::is_secret_path;
+pub use shell::{ExitSignals, SHELL_ENV_ALLOWED, end_all_commands, end_commands_on_signals};
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
 };
@@ -94,6 +95,9 @@ pub struct ToolConfig {
     /// (falling back by itself where missing) or the portable walk, which
     /// tests force to prove it as strict.
     pub open_strategy: OpenStrategy,
+    /// Environment variables `run_shell` commands get besides
+    /// [`SHELL_ENV_ALLOWED`] and `LC_*`: names the person chose to pass.
+    pub shell_env: Vec<String>,
 }
 
 impl Default for ToolConfig {
@@ -111,6 +115,7 @@ impl Default for ToolConfig {
             allowed_secret_files: Vec::new(),
             allow_broad_workspace: false,
             open_strategy: OpenStrategy::Kernel,
+            shell_env: Vec::new(),
         }
     }
 }
@@ -408,8 +413,8 @@ impl ToolRegistry {
                 }
             }
             Action::Shell { plan, cwd, .. } => {
-                let limit = self.config.shell_capture_bytes;
-                match shell::run(plan, cwd, limit, &self.redactor, cancel).await {
+                let (limit, env) = (self.config.shell_capture_bytes, &self.config.shell_env);
+                match shell::run(plan, cwd, env, limit, &self.redactor, cancel).await {
                     Ok(run) => return self.finish(run.text, run.status, run.exit_code, started),
                     Err(error) => Err(error),
                 }

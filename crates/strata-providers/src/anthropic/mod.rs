@@ -1,5 +1,6 @@
 //! Anthropic Messages API (`POST {base_url}/messages`).
 
+mod events;
 mod request;
 mod response;
 mod stream;
@@ -11,7 +12,7 @@ use crate::gateway::{HttpGateway, WireProtocol};
 use crate::http::{HttpClient, PreparedRequest};
 use crate::render::Endpoint;
 
-pub use request::render_request;
+pub use request::{MessagesRequest, render_request};
 pub(crate) use stream::AnthropicDecoder;
 
 /// Reasoning items (thinking blocks) tagged with this are sent back as is.
@@ -62,7 +63,7 @@ impl WireProtocol for AnthropicProtocol {
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
         let body = render_request(request, stream, self.default_max_tokens);
-        PreparedRequest::post(endpoint, "/messages", &body)
+        PreparedRequest::post(endpoint, "/messages", &body)?
             .header("anthropic-version", ANTHROPIC_VERSION)?
             .key_header("x-api-key")
     }

@@ -1,16 +1,78 @@
 //! Rendering a [`ModelRequest`] as a Messages API request body.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
-use crate::render::{arguments_object, insert_tools, split_system};
+use crate::render::{arguments_object, split_system, tools_and_choice};
 
 /// The JSON body for `POST /messages`.
-pub fn render_request(request: &ModelRequest, stream: bool, default_max_tokens: u32) -> Value {
+#[derive(Debug, Serialize)]
+pub struct MessagesRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<String>,
+    messages: Vec<Turn<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Choice<'a>>,
+}
+
+/// One message: a role and its content blocks.
+#[derive(Debug, Serialize)]
+struct Turn<'a> {
+    role: &'static str,
+    content: Vec<Block<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+    },
+    /// A thinking block of this API, sent back verbatim.
+    #[serde(untagged)]
+    Verbatim(&'a Value),
+}
+
+#[derive(Debug, Serialize)]
+struct Tool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+}
+
+#[derive(Debug, Serialize)]
+struct Choice<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+}
+
+/// The body for `POST /messages`.
+pub fn render_request(
+    request: &ModelRequest,
+    stream: bool,
+    default_max_tokens: u32,
+) -> MessagesRequest<'_> {
     let (system, items) = split_system(&request.input);
     let mut system = system.map(str::to_string);
-    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut messages: Vec<Turn<'_>> = Vec::new();
     for item in items {
         let (role, block) = match item {
             ResponseItem::Message(m) => match m.role {
@@ -29,24 +91,22 @@ pub fn render_request(request: &ModelRequest, stream: bool, default_max_tokens: 
             ResponseItem::CompactionSummary(summary) => ("user", text_block(&summary.model_text())),
             ResponseItem::FunctionCall(call) => (
                 "assistant",
-                Some(json!({
-                    "type": "tool_use",
-                    "id": call.call_id,
-                    "name": call.name,
-                    "input": arguments_object(&call.arguments),
-                })),
+                Some(Block::ToolUse {
+                    id: &call.call_id,
+                    name: &call.name,
+                    input: arguments_object(&call.arguments),
+                }),
             ),
             // Tool results are user-role content blocks.
             ResponseItem::FunctionCallOutput(output) => (
                 "user",
-                Some(json!({
-                    "type": "tool_result",
-                    "tool_use_id": output.call_id,
-                    "content": output.output,
-                })),
+                Some(Block::ToolResult {
+                    tool_use_id: &output.call_id,
+                    content: &output.output,
+                }),
             ),
             ResponseItem::Reasoning(reasoning) if reasoning.provider == PROVIDER => {
-                ("assistant", Some(reasoning.payload.clone()))
+                ("assistant", Some(Block::Verbatim(&reasoning.payload)))
             }
             ResponseItem::Reasoning(reasoning) => {
                 tracing::debug!(provider = %reasoning.provider, "not sending another provider's reasoning item");
@@ -58,51 +118,53 @@ pub fn render_request(request: &ModelRequest, stream: bool, default_max_tokens: 
         // become one message (assistant text and its tool_use blocks, tool
         // results and the user text after them).
         match messages.last_mut() {
-            Some((last_role, blocks)) if *last_role == role => blocks.push(block),
-            _ => messages.push((role, vec![block])),
+            Some(last) if last.role == role => last.content.push(block),
+            _ => messages.push(Turn {
+                role,
+                content: vec![block],
+            }),
         }
     }
-    let messages: Vec<Value> = messages
-        .into_iter()
-        .map(|(role, mut blocks)| {
-            if role == "user" {
-                // Tool results must come before any text in their message.
-                blocks.sort_by_key(|block| block["type"] != "tool_result");
-            }
-            json!({"role": role, "content": blocks})
-        })
-        .collect();
-    let mut body = json!({
-        "model": request.model,
-        "max_tokens": request.max_output_tokens.unwrap_or(default_max_tokens),
-        "messages": messages,
-        "stream": stream,
-    });
-    if let Some(system) = system {
-        body["system"] = json!(system);
+    for turn in &mut messages {
+        if turn.role == "user" {
+            // Tool results must come before any text in their message.
+            turn.content
+                .sort_by_key(|block| !matches!(block, Block::ToolResult { .. }));
+        }
     }
-    insert_tools(&mut body, request, render_tool, render_tool_choice);
-    body
+    let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
+    MessagesRequest {
+        model: &request.model,
+        max_tokens: request.max_output_tokens.unwrap_or(default_max_tokens),
+        system,
+        messages,
+        stream,
+        tools,
+        tool_choice,
+    }
 }
 
-fn render_tool(tool: &ToolSpec) -> Value {
-    json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.parameters,
-    })
+fn render_tool(tool: &ToolSpec) -> Tool<'_> {
+    Tool {
+        name: &tool.name,
+        description: &tool.description,
+        input_schema: &tool.parameters,
+    }
 }
 
-fn render_tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => json!({"type": "auto"}),
-        ToolChoice::None => json!({"type": "none"}),
-        ToolChoice::Required => json!({"type": "any"}),
-        ToolChoice::Tool { name } => json!({"type": "tool", "name": name}),
-    }
+fn render_tool_choice(choice: &ToolChoice) -> Choice<'_> {
+    let (kind, name) = match choice {
+        ToolChoice::Auto => ("auto", None),
+        ToolChoice::None => ("none", None),
+        ToolChoice::Required => ("any", None),
+        ToolChoice::Tool { name } => ("tool", Some(name.as_str())),
+    };
+    Choice { kind, name }
 }
 
 /// A text block, or nothing for empty text: the API rejects empty blocks.
-fn text_block(text: &str) -> Option<Value> {
-    (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+fn text_block(text: &str) -> Option<Block<'static>> {
+    (!text.is_empty()).then(|| Block::Text {
+        text: text.to_string(),
+    })
 }

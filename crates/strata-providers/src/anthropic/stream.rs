@@ -2,15 +2,18 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
+use super::events::{BlockDelta, ContentBlock, StreamEvent, Usage};
 use crate::classify::classify_error_value;
+use crate::limits::{push_arguments, push_reasoning};
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
-    reasoning_item, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, malformed, parse_json,
+    push_finish, reasoning_item,
 };
 
 #[derive(Debug)]
@@ -41,16 +44,16 @@ pub(crate) struct AnthropicUsage {
 }
 
 impl AnthropicUsage {
-    pub fn merge(&mut self, usage: &Value) {
+    pub fn merge(&mut self, usage: &Usage) {
         let fields = [
-            (&mut self.input, "input_tokens"),
-            (&mut self.cache_creation, "cache_creation_input_tokens"),
-            (&mut self.cache_read, "cache_read_input_tokens"),
-            (&mut self.output, "output_tokens"),
+            (&mut self.input, usage.input_tokens),
+            (&mut self.cache_creation, usage.cache_creation_input_tokens),
+            (&mut self.cache_read, usage.cache_read_input_tokens),
+            (&mut self.output, usage.output_tokens),
         ];
-        for (slot, key) in fields {
-            if let Some(value) = u64_field(usage, key) {
-                *slot = Some(value);
+        for (slot, value) in fields {
+            if value.is_some() {
+                *slot = value;
             }
         }
     }
@@ -102,19 +105,22 @@ impl AnthropicDecoder {
         Self::default()
     }
 
-    fn on_block_start(&mut self, index: u64, block: &Value, out: &mut Vec<ModelEvent>) {
-        let state = match str_field(block, "type") {
-            Some("text") => {
-                if let Some(text) = str_field(block, "text").filter(|t| !t.is_empty()) {
-                    out.push(ModelEvent::TextDelta {
-                        delta: text.to_string(),
-                    });
+    fn on_block_start(
+        &mut self,
+        index: u64,
+        raw: &Value,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
+        let state = match ContentBlock::parse(raw)? {
+            ContentBlock::Text { text } => {
+                if let Some(text) = text.filter(|t| !t.is_empty()) {
+                    out.push(ModelEvent::TextDelta { delta: text });
                 }
                 Block::Text
             }
-            Some("tool_use") => {
-                let id = str_field(block, "id").unwrap_or_default().to_string();
-                let name = str_field(block, "name").unwrap_or_default().to_string();
+            ContentBlock::ToolUse { id, name, .. } => {
+                let id = id.unwrap_or_default();
+                let name = name.unwrap_or_default();
                 out.push(ModelEvent::ToolCallStarted {
                     call_id: id.clone(),
                     name: name.clone(),
@@ -125,52 +131,58 @@ impl AnthropicDecoder {
                     json: String::new(),
                 }
             }
-            Some("thinking") => Block::Thinking {
-                thinking: str_field(block, "thinking").unwrap_or_default().to_string(),
-                signature: str_field(block, "signature")
-                    .unwrap_or_default()
-                    .to_string(),
+            ContentBlock::Thinking {
+                thinking,
+                signature,
+            } => Block::Thinking {
+                thinking: thinking.unwrap_or_default(),
+                signature: signature.unwrap_or_default(),
             },
-            Some("redacted_thinking") => Block::Opaque(block.clone()),
-            other => {
-                tracing::debug!(block_type = ?other, "ignoring an unknown content block");
+            ContentBlock::RedactedThinking => Block::Opaque(raw.clone()),
+            ContentBlock::Unknown => {
+                tracing::debug!("ignoring an unknown content block");
                 Block::Ignored
             }
         };
         self.blocks.insert(index, state);
+        Ok(())
     }
 
-    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<ModelEvent>) {
+    fn on_block_delta(
+        &mut self,
+        index: u64,
+        delta: BlockDelta,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
         let Some(block) = self.blocks.get_mut(&index) else {
             tracing::debug!(index, "delta for a content block that never started");
-            return;
+            return Ok(());
         };
-        match (block, str_field(delta, "type")) {
-            (Block::Text, Some("text_delta")) => {
-                if let Some(text) = str_field(delta, "text").filter(|t| !t.is_empty()) {
-                    out.push(ModelEvent::TextDelta {
-                        delta: text.to_string(),
-                    });
+        match (block, delta) {
+            (Block::Text, BlockDelta::Text { text }) => {
+                if let Some(text) = text.filter(|t| !t.is_empty()) {
+                    out.push(ModelEvent::TextDelta { delta: text });
                 }
             }
-            (Block::ToolUse { id, json, .. }, Some("input_json_delta")) => {
-                let part = str_field(delta, "partial_json").unwrap_or_default();
+            (Block::ToolUse { id, json, .. }, BlockDelta::InputJson { partial_json }) => {
+                let part = partial_json.unwrap_or_default();
                 if !part.is_empty() {
-                    json.push_str(part);
+                    push_arguments(json, &part)?;
                     out.push(ModelEvent::ToolCallArgumentsDelta {
                         call_id: id.clone(),
-                        delta: part.to_string(),
+                        delta: part,
                     });
                 }
             }
-            (Block::Thinking { thinking, .. }, Some("thinking_delta")) => {
-                thinking.push_str(str_field(delta, "thinking").unwrap_or_default());
+            (Block::Thinking { thinking, .. }, BlockDelta::Thinking { thinking: part }) => {
+                push_reasoning(thinking, part.as_deref().unwrap_or_default())?;
             }
-            (Block::Thinking { signature, .. }, Some("signature_delta")) => {
-                signature.push_str(str_field(delta, "signature").unwrap_or_default());
+            (Block::Thinking { signature, .. }, BlockDelta::Signature { signature: part }) => {
+                push_reasoning(signature, part.as_deref().unwrap_or_default())?;
             }
-            (_, other) => tracing::debug!(delta_type = ?other, "ignoring a content block delta"),
+            (_, other) => tracing::debug!(delta = ?other, "ignoring a content block delta"),
         }
+        Ok(())
     }
 
     fn on_block_stop(&mut self, index: u64, out: &mut Vec<ModelEvent>) {
@@ -220,40 +232,43 @@ impl StreamDecoder for AnthropicDecoder {
         event: &SseEvent,
         out: &mut Vec<ModelEvent>,
     ) -> Result<Flow, ModelError> {
-        let data = parse_json(event)?;
-        let kind = str_field(&data, "type").unwrap_or(event.event.as_str());
-        let index = u64_field(&data, "index").unwrap_or(0);
-        let empty = Value::Null;
-        match kind {
-            "message_start" => {
-                if let Some(usage) = data.get("message").and_then(|m| m.get("usage")) {
+        let mut data = parse_json(event)?;
+        // Some proxies name the event only in the SSE `event:` field.
+        if let Value::Object(fields) = &mut data
+            && !fields.contains_key("type")
+        {
+            fields.insert("type".into(), Value::String(event.event.clone()));
+        }
+        let parsed = StreamEvent::deserialize(&data).map_err(|error| malformed(event, &error))?;
+        match parsed {
+            StreamEvent::MessageStart { message } => {
+                if let Some(usage) = &message.usage {
                     self.usage.merge(usage);
                 }
             }
-            "content_block_start" => {
-                self.on_block_start(index, data.get("content_block").unwrap_or(&empty), out);
-            }
-            "content_block_delta" => {
-                self.on_block_delta(index, data.get("delta").unwrap_or(&empty), out);
-            }
-            "content_block_stop" => self.on_block_stop(index, out),
-            "message_delta" => {
-                if let Some(reason) = data.get("delta").and_then(|d| str_field(d, "stop_reason")) {
-                    self.stop_reason = Some(reason.to_string());
+            StreamEvent::BlockStart {
+                index,
+                content_block,
+            } => self.on_block_start(index, &content_block, out)?,
+            StreamEvent::BlockDelta { index, delta } => self.on_block_delta(index, delta, out)?,
+            StreamEvent::BlockStop { index } => self.on_block_stop(index, out),
+            StreamEvent::MessageDelta { delta, usage } => {
+                if let Some(reason) = delta.stop_reason {
+                    self.stop_reason = Some(reason);
                 }
-                if let Some(usage) = data.get("usage") {
+                if let Some(usage) = &usage {
                     self.usage.merge(usage);
                 }
             }
-            "message_stop" => {
+            StreamEvent::MessageStop => {
                 self.finish(out);
                 return Ok(Flow::Done);
             }
-            "ping" => {}
-            "error" => {
-                return Err(classify_error_value(&data));
+            StreamEvent::Ping => {}
+            StreamEvent::Error => return Err(classify_error_value(&data)),
+            StreamEvent::Unknown => {
+                tracing::debug!(event = %event.event, "ignoring an unknown Messages event");
             }
-            other => tracing::debug!(event = other, "ignoring an unknown Messages event"),
         }
         Ok(Flow::Continue)
     }
@@ -332,8 +347,9 @@ data: {"type":"message_stop"}
     #[test]
     fn cache_reads_and_writes_count_as_input() {
         let mut usage = AnthropicUsage::default();
-        usage.merge(&json!({"input_tokens": 10, "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000, "output_tokens": 1}));
-        usage.merge(&json!({"output_tokens": 50}));
+        let parse = |value| serde_json::from_value::<Usage>(value).unwrap();
+        usage.merge(&parse(json!({"input_tokens": 10, "cache_creation_input_tokens": 200, "cache_read_input_tokens": 3000, "output_tokens": 1})));
+        usage.merge(&parse(json!({"output_tokens": 50})));
         assert_eq!(
             usage.normalised(),
             Some(TokenUsage {

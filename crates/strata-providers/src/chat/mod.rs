@@ -2,6 +2,7 @@
 //! OpenAI itself and the many servers that copy it (vLLM, llama.cpp, Groq,
 //! DeepSeek, xAI, OpenRouter, ...).
 
+mod events;
 mod request;
 mod response;
 mod stream;
@@ -13,7 +14,7 @@ use crate::gateway::{HttpGateway, WireProtocol};
 use crate::http::{HttpClient, PreparedRequest};
 use crate::render::Endpoint;
 
-pub use request::render_request;
+pub use request::{ChatRequest, render_request};
 pub(crate) use stream::ChatDecoder;
 
 /// Reasoning items this API produces (DeepSeek/xAI `reasoning_content`) are
@@ -36,13 +37,6 @@ impl MaxTokensField {
             MaxTokensField::MaxCompletionTokens
         } else {
             MaxTokensField::MaxTokens
-        }
-    }
-
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            MaxTokensField::MaxTokens => "max_tokens",
-            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
         }
     }
 }
@@ -82,7 +76,7 @@ impl WireProtocol for ChatProtocol {
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
         let body = render_request(request, stream, self.max_tokens_field);
-        PreparedRequest::post(endpoint, "/chat/completions", &body).bearer_auth()
+        PreparedRequest::post(endpoint, "/chat/completions", &body)?.bearer_auth()
     }
 
     fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {

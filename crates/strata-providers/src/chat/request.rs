@@ -1,53 +1,141 @@
 //! Rendering a [`ModelRequest`] as a Chat Completions request body.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
-use crate::render::{insert_tools, split_system};
+use crate::render::{split_system, tools_and_choice};
 
 /// The JSON body for `POST /chat/completions`.
-pub fn render_request(request: &ModelRequest, stream: bool, max_tokens: MaxTokensField) -> Value {
-    let mut body = json!({
-        "model": request.model,
-        "messages": render_messages(&request.input),
-        "stream": stream,
-    });
-    if stream {
-        body["stream_options"] = json!({"include_usage": true});
-    }
-    insert_tools(&mut body, request, render_tool, render_tool_choice);
-    if let Some(max) = request.max_output_tokens {
-        body[max_tokens.as_str()] = json!(max);
-    }
-    body
+#[derive(Debug, Serialize)]
+pub struct ChatRequest<'a> {
+    model: &'a str,
+    messages: Vec<ChatMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Choice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
 }
 
-fn render_tool(tool: &ToolSpec) -> Value {
-    json!({
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
+#[derive(Debug, Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+/// One message; `content` is always sent, `null` for an assistant message
+/// that only calls tools.
+#[derive(Debug, Serialize)]
+struct ChatMessage<'a> {
+    role: &'static str,
+    content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct ToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionCall<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct FunctionCall<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct Tool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Choice<'a> {
+    Mode(&'static str),
+    Function {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: ChoiceName<'a>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+struct ChoiceName<'a> {
+    name: &'a str,
+}
+
+/// The body for `POST /chat/completions`.
+pub fn render_request(
+    request: &ModelRequest,
+    stream: bool,
+    max_tokens: MaxTokensField,
+) -> ChatRequest<'_> {
+    let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
+    let limit = |field| request.max_output_tokens.filter(|_| max_tokens == field);
+    ChatRequest {
+        model: &request.model,
+        messages: render_messages(&request.input),
+        stream,
+        stream_options: stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+        tools,
+        tool_choice,
+        max_tokens: limit(MaxTokensField::MaxTokens),
+        max_completion_tokens: limit(MaxTokensField::MaxCompletionTokens),
+    }
+}
+
+fn render_tool(tool: &ToolSpec) -> Tool<'_> {
+    Tool {
+        kind: "function",
+        function: Function {
+            name: &tool.name,
+            description: &tool.description,
+            parameters: &tool.parameters,
         },
-    })
-}
-
-fn render_tool_choice(choice: &ToolChoice) -> Value {
-    match choice {
-        ToolChoice::Auto => json!("auto"),
-        ToolChoice::None => json!("none"),
-        ToolChoice::Required => json!("required"),
-        ToolChoice::Tool { name } => json!({"type": "function", "function": {"name": name}}),
     }
 }
 
-fn render_messages(input: &[ResponseItem]) -> Vec<Value> {
+fn render_tool_choice(choice: &ToolChoice) -> Choice<'_> {
+    match choice {
+        ToolChoice::Auto => Choice::Mode("auto"),
+        ToolChoice::None => Choice::Mode("none"),
+        ToolChoice::Required => Choice::Mode("required"),
+        ToolChoice::Tool { name } => Choice::Function {
+            kind: "function",
+            function: ChoiceName { name },
+        },
+    }
+}
+
+fn render_messages(input: &[ResponseItem]) -> Vec<ChatMessage<'_>> {
     let (system, items) = split_system(input);
     let mut messages = Vec::new();
     if let Some(system) = system {
-        messages.push(json!({"role": "system", "content": system}));
+        messages.push(text_message("system", system.to_string()));
     }
     for item in items {
         match item {
@@ -61,32 +149,34 @@ fn render_messages(input: &[ResponseItem]) -> Vec<Value> {
                 push_text(&mut messages, "user", &summary.model_text());
             }
             ResponseItem::FunctionCall(call) => {
-                let tool_call = json!({
-                    "id": call.call_id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                });
+                let tool_call = ToolCall {
+                    id: &call.call_id,
+                    kind: "function",
+                    function: FunctionCall {
+                        name: &call.name,
+                        arguments: &call.arguments,
+                    },
+                };
                 // A call belongs to the assistant message just before it, so
                 // text and calls of one reply stay one message.
                 match messages.last_mut() {
-                    Some(last) if last["role"] == "assistant" => {
-                        match last.get_mut("tool_calls").and_then(Value::as_array_mut) {
-                            Some(calls) => calls.push(tool_call),
-                            None => last["tool_calls"] = json!([tool_call]),
-                        }
+                    Some(last) if last.role == "assistant" => {
+                        last.tool_calls.get_or_insert_with(Vec::new).push(tool_call);
                     }
-                    _ => messages.push(json!({
-                        "role": "assistant",
-                        "content": null,
-                        "tool_calls": [tool_call],
-                    })),
+                    _ => messages.push(ChatMessage {
+                        role: "assistant",
+                        content: None,
+                        tool_calls: Some(vec![tool_call]),
+                        tool_call_id: None,
+                    }),
                 }
             }
-            ResponseItem::FunctionCallOutput(output) => messages.push(json!({
-                "role": "tool",
-                "tool_call_id": output.call_id,
-                "content": output.output,
-            })),
+            ResponseItem::FunctionCallOutput(output) => messages.push(ChatMessage {
+                role: "tool",
+                content: Some(output.output.clone()),
+                tool_calls: None,
+                tool_call_id: Some(&output.call_id),
+            }),
             ResponseItem::Reasoning(_) => {
                 tracing::debug!("reasoning items are not sent to Chat Completions");
             }
@@ -95,19 +185,27 @@ fn render_messages(input: &[ResponseItem]) -> Vec<Value> {
     messages
 }
 
+fn text_message(role: &'static str, text: String) -> ChatMessage<'static> {
+    ChatMessage {
+        role,
+        content: Some(text),
+        tool_calls: None,
+        tool_call_id: None,
+    }
+}
+
 /// Appends text, merging it into the previous message when that has the
 /// same role and is plain text: several chat templates (Mistral, Llama
 /// via llama.cpp) reject two user or two assistant messages in a row.
-fn push_text(messages: &mut Vec<Value>, role: &str, text: &str) {
-    if let Some(last) = messages.last_mut() {
-        let plain = last.get("tool_calls").is_none();
-        if last["role"] == role
-            && plain
-            && let Some(content) = last["content"].as_str()
-        {
-            last["content"] = json!(format!("{content}\n\n{text}"));
-            return;
-        }
+fn push_text(messages: &mut Vec<ChatMessage<'_>>, role: &'static str, text: &str) {
+    if let Some(last) = messages.last_mut()
+        && last.role == role
+        && last.tool_calls.is_none()
+        && let Some(content) = &mut last.content
+    {
+        content.push_str("\n\n");
+        content.push_str(text);
+        return;
     }
-    messages.push(json!({"role": role, "content": text}));
+    messages.push(text_message(role, text.to_string()));
 }

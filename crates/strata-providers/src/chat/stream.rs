@@ -2,15 +2,18 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::Value;
 use strata_protocol::{ItemId, ModelError, ModelEvent, StopReason, TokenUsage};
 
 use super::PROVIDER;
+use super::events::{Completion, ToolCall};
 use crate::classify::classify_error_value;
+use crate::limits::{push_arguments, push_reasoning};
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
-    reasoning_item, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, malformed, parse_json,
+    push_finish, reasoning_item,
 };
 
 #[derive(Debug, Default)]
@@ -51,11 +54,15 @@ impl ChatDecoder {
         });
     }
 
-    fn on_tool_call(&mut self, fragment: &Value, out: &mut Vec<ModelEvent>) {
-        let id = str_field(fragment, "id").filter(|s| !s.is_empty());
+    fn on_tool_call(
+        &mut self,
+        fragment: &ToolCall,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<(), ModelError> {
+        let id = fragment.id.as_deref().filter(|s| !s.is_empty());
         // Without an index, a fragment with an id opens a new call and one
         // without continues the last.
-        let index = match (u64_field(fragment, "index"), id, self.last_index) {
+        let index = match (fragment.index, id, self.last_index) {
             (Some(index), _, _) => index,
             (None, None, Some(last)) => last,
             (None, _, _) => self.calls.keys().next_back().map_or(0, |k| k + 1),
@@ -65,17 +72,17 @@ impl ChatDecoder {
         if let Some(id) = id {
             call.call_id.get_or_insert_with(|| id.to_string());
         }
-        let function = fragment.get("function");
+        let function = fragment.function.as_ref();
         if let Some(name) = function
-            .and_then(|f| str_field(f, "name"))
+            .and_then(|f| f.name.as_deref())
             .filter(|s| !s.is_empty())
         {
             call.name.get_or_insert_with(|| name.to_string());
         }
         let delta = function
-            .and_then(|f| str_field(f, "arguments"))
+            .and_then(|f| f.arguments.as_deref())
             .unwrap_or_default();
-        call.arguments.push_str(delta);
+        push_arguments(&mut call.arguments, delta)?;
         if !call.started {
             if let (Some(call_id), Some(name)) = (&call.call_id, &call.name) {
                 call.started = true;
@@ -99,6 +106,7 @@ impl ChatDecoder {
                 delta: delta.to_string(),
             });
         }
+        Ok(())
     }
 
     /// Closes every open call: done, unless the output limit cut it (then
@@ -174,52 +182,41 @@ impl StreamDecoder for ChatDecoder {
             self.finish(out);
             return Ok(Flow::Done);
         }
-        let chunk = parse_json(event)?;
-        if chunk.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(classify_error_value(&chunk));
+        let data = parse_json(event)?;
+        let chunk = Completion::deserialize(&data).map_err(|error| malformed(event, &error))?;
+        if chunk.has_error() {
+            return Err(classify_error_value(&data));
         }
-        // Usage may come on the finish chunk, on a choices-less last chunk,
-        // or (Groq) inside `x_groq`.
-        let usage = chunk
-            .get("usage")
-            .filter(|u| u.is_object())
-            .or_else(|| chunk.get("x_groq").and_then(|x| x.get("usage")));
-        if let Some(usage) = usage.and_then(parse_usage) {
-            self.usage = Some(usage);
+        if let Some(usage) = chunk.usage() {
+            self.usage = Some(usage.tokens());
         }
-        let choice = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|choices| {
-                choices
-                    .iter()
-                    .find(|c| u64_field(c, "index").unwrap_or(0) == 0)
-            });
-        let Some(choice) = choice else {
+        let Some(choice) = chunk.first_choice() else {
             return Ok(Flow::Continue);
         };
-        if let Some(delta) = choice.get("delta") {
-            let reasoning =
-                str_field(delta, "reasoning_content").or_else(|| str_field(delta, "reasoning"));
+        if let Some(delta) = &choice.delta {
+            let reasoning = delta
+                .reasoning_content
+                .as_deref()
+                .or(delta.reasoning.as_deref());
             if let Some(reasoning) = reasoning {
-                self.reasoning.push_str(reasoning);
+                push_reasoning(&mut self.reasoning, reasoning)?;
             }
-            let text = str_field(delta, "content").or_else(|| str_field(delta, "refusal"));
+            let text = delta.content.as_deref().or(delta.refusal.as_deref());
             if let Some(text) = text.filter(|t| !t.is_empty()) {
                 self.flush_reasoning(out);
                 out.push(ModelEvent::TextDelta {
                     delta: text.to_string(),
                 });
             }
-            if let Some(fragments) = delta.get("tool_calls").and_then(Value::as_array) {
+            if let Some(fragments) = &delta.tool_calls {
                 self.flush_reasoning(out);
                 for fragment in fragments {
-                    self.on_tool_call(fragment, out);
+                    self.on_tool_call(fragment, out)?;
                 }
             }
         }
-        if let Some(reason) = str_field(choice, "finish_reason") {
-            self.finish_reason = Some(reason.to_string());
+        if let Some(reason) = &choice.finish_reason {
+            self.finish_reason = Some(reason.clone());
             self.flush_reasoning(out);
             self.close_calls(out);
         }
@@ -237,39 +234,6 @@ impl StreamDecoder for ChatDecoder {
             Err(interrupted("before a finish reason"))
         }
     }
-}
-
-/// Chat usage. `completion_tokens` normally includes reasoning; xAI counts
-/// reasoning only in `total_tokens` (total = prompt + completion +
-/// reasoning), and then reasoning is added so output still includes it.
-/// The provider's total is kept verbatim.
-pub(crate) fn parse_usage(usage: &Value) -> Option<TokenUsage> {
-    if !usage.is_object() {
-        return None;
-    }
-    let input = u64_field(usage, "prompt_tokens");
-    let completion = u64_field(usage, "completion_tokens");
-    let reasoning = usage
-        .get("completion_tokens_details")
-        .and_then(|d| u64_field(d, "reasoning_tokens"));
-    let total = u64_field(usage, "total_tokens");
-    let output = match (input, completion, reasoning, total) {
-        (Some(i), Some(c), Some(r), Some(t))
-            if r > 0 && i.checked_add(c).and_then(|s| s.checked_add(r)) == Some(t) =>
-        {
-            Some(c + r)
-        }
-        _ => completion,
-    };
-    Some(TokenUsage {
-        input_tokens: input,
-        cached_input_tokens: usage
-            .get("prompt_tokens_details")
-            .and_then(|d| u64_field(d, "cached_tokens")),
-        output_tokens: output,
-        reasoning_output_tokens: reasoning,
-        total_tokens: total,
-    })
 }
 
 #[cfg(test)]
@@ -341,6 +305,36 @@ data: [DONE]
         let cut = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n";
         let (_, error) = run(cut);
         assert!(matches!(error, Some(ModelError::StreamInterrupted { .. })));
+    }
+
+    #[test]
+    fn unknown_fields_null_and_array_text_are_tolerated() {
+        let sse = "data: {\"id\":\"x\",\"system_fingerprint\":null,\"choices\":[{\"index\":0,\"logprobs\":null,\"delta\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\"}],\"tool_calls\":null}}]}\n\n\
+                   data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n\
+                   data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n";
+        let (events, error) = run(sse);
+        assert_eq!(error, None);
+        assert_eq!(
+            events,
+            vec![
+                ModelEvent::TextDelta { delta: "ok".into() },
+                ModelEvent::Finished {
+                    stop_reason: StopReason::EndTurn
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_a_malformed_event() {
+        let sse = "data: {\"choices\":[{\"index\":\"zero\",\"delta\":{}}]}\n\n";
+        let (_, error) = run(sse);
+        match error {
+            Some(ModelError::StreamInterrupted { message }) => {
+                assert!(message.contains("malformed \"message\" event"), "{message}");
+            }
+            other => panic!("expected a malformed event, got {other:?}"),
+        }
     }
 
     #[test]

@@ -16,6 +16,11 @@
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
 //! max_output_tokens = 4096
+//!
+//! [network]                     # timeouts and retries, see `network.rs`
+//! response_deadline_ms = 1800000
+//! [tools]
+//! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.
@@ -27,7 +32,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{ProviderKind, ProviderKindExt, catalog, write_atomically};
+use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 
@@ -45,6 +50,27 @@ pub struct StrataConfig {
     /// Limits of models by id, over the built-in catalog.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelOverride>,
+    /// Timeouts, the response deadline and retries.
+    #[serde(default, skip_serializing_if = "NetworkConfig::is_default")]
+    pub network: NetworkConfig,
+    #[serde(default, skip_serializing_if = "ToolsConfig::is_empty")]
+    pub tools: ToolsConfig,
+}
+
+/// The `[tools]` table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// Environment variables `run_shell` commands get besides the built-in
+    /// allow-list (`strata_core::tools::SHELL_ENV_ALLOWED` and `LC_*`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_env: Vec<String>,
+}
+
+impl ToolsConfig {
+    fn is_empty(&self) -> bool {
+        self.shell_env.is_empty()
+    }
 }
 
 /// One provider profile as written in the file; absent fields take the
@@ -241,6 +267,14 @@ impl StrataConfig {
                 None,
                 &mut problems,
             );
+        }
+        problems.extend(self.network.problems());
+        for name in &self.tools.shell_env {
+            if !is_env_name(name) {
+                problems.push(format!(
+                    "tools.shell_env: {name:?} is not an environment variable name"
+                ));
+            }
         }
         problems
     }

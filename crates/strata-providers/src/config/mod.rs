@@ -8,6 +8,7 @@
 
 mod catalog;
 mod file;
+mod network;
 mod resolve;
 
 use std::path::Path;
@@ -18,7 +19,8 @@ pub use catalog::{
     DEFAULT_COMPACTION_PERCENT, FALLBACK_CONTEXT_WINDOW, FALLBACK_MAX_OUTPUT_TOKENS, MODEL_CATALOG,
     ModelInfo, default_compaction_threshold, lookup_model, model_label,
 };
-pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig};
+pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig, ToolsConfig};
+pub use network::NetworkConfig;
 pub use resolve::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, MetadataSource, OPENAI_API_KEY_ENV, OPENAI_BASE_URL_ENV,
     ProfileFlags, ProfileOrigin, ProviderProfile, ResolvedProfile, load_and_resolve, process_env,

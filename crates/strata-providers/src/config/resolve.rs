@@ -13,6 +13,7 @@ use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
 use super::{ProviderKind, ProviderKindExt};
 use crate::error::{ProviderError, Result};
+use crate::http::HttpOptions;
 use crate::keys::KeyStore;
 use crate::secret::ApiKey;
 
@@ -98,12 +99,17 @@ pub struct ProviderProfile {
     pub metadata_source: MetadataSource,
 }
 
-/// A profile with its key loaded. Not serialisable, and its `Debug` shows
-/// the key as redacted.
+/// A profile with its key loaded, and the transport settings of the config
+/// it came from. Not serialisable, and its `Debug` shows the key as
+/// redacted.
 #[derive(Clone, Debug)]
 pub struct ResolvedProfile {
     pub profile: ProviderProfile,
     pub api_key: Option<ApiKey>,
+    /// Timeouts, deadline, retries and byte caps (the config's `[network]`).
+    pub http: HttpOptions,
+    /// The config's `[tools] shell_env`, for [`crate::tool_config`].
+    pub shell_env: Vec<String>,
 }
 
 /// Resolves the profile and loads its key from `keys` (or the environment,
@@ -117,7 +123,12 @@ pub fn resolve(
 ) -> Result<ResolvedProfile> {
     let profile = resolve_profile(config, flags, env)?;
     let api_key = profile.load_api_key(env, keys, config_dir)?;
-    Ok(ResolvedProfile { profile, api_key })
+    Ok(ResolvedProfile {
+        profile,
+        api_key,
+        http: config.network.options(),
+        shell_env: config.tools.shell_env.clone(),
+    })
 }
 
 /// What a command line or app does at startup: reads the config file under
@@ -150,7 +161,12 @@ pub fn with_key(
         _ => KeyStore::file(paths.config.join(crate::keys::KEY_FILE_NAME)),
     };
     let api_key = profile.load_api_key(env, &keys, &paths.config)?;
-    Ok(ResolvedProfile { profile, api_key })
+    Ok(ResolvedProfile {
+        profile,
+        api_key,
+        http: config.network.options(),
+        shell_env: config.tools.shell_env.clone(),
+    })
 }
 
 /// Resolves which provider, model, endpoint, key source and limits to use,

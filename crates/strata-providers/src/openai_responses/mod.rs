@@ -1,5 +1,6 @@
 //! OpenAI Responses API (`POST {base_url}/responses`).
 
+mod events;
 mod request;
 mod response;
 mod stream;
@@ -11,7 +12,7 @@ use crate::gateway::{HttpGateway, WireProtocol};
 use crate::http::{HttpClient, PreparedRequest};
 use crate::render::Endpoint;
 
-pub use request::render_request;
+pub use request::{ResponsesRequest, render_request};
 pub(crate) use stream::ResponsesDecoder;
 
 /// What reasoning items from this API are tagged with, so only they are sent
@@ -44,7 +45,7 @@ impl WireProtocol for ResponsesProtocol {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
-        PreparedRequest::post(endpoint, "/responses", &render_request(request, stream))
+        PreparedRequest::post(endpoint, "/responses", &render_request(request, stream))?
             .bearer_auth()
     }
 

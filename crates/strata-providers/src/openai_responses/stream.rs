@@ -2,15 +2,18 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::Value;
-use strata_protocol::{ModelError, ModelEvent, StopReason, TokenUsage};
+use strata_protocol::{ModelError, ModelEvent, StopReason};
 
 use super::PROVIDER;
+use super::events::{OutputItem, Response, StreamEvent, message_text};
 use crate::classify::classify_error_value;
+use crate::limits::{check_arguments, push_arguments};
 use crate::sse::SseEvent;
 use crate::wire::{
-    Flow, StreamDecoder, arguments_or_empty_object, interrupted, parse_json, push_finish,
-    reasoning_item, str_field, u64_field,
+    Flow, StreamDecoder, arguments_or_empty_object, interrupted, malformed, parse_json,
+    push_finish, reasoning_item,
 };
 
 #[derive(Debug)]
@@ -36,13 +39,19 @@ impl ResponsesDecoder {
         Self::default()
     }
 
-    fn start_call(&mut self, item_id: &str, item: &Value, out: &mut Vec<ModelEvent>) {
+    fn start_call(
+        &mut self,
+        item_id: &str,
+        call_id: Option<&str>,
+        name: Option<&str>,
+        out: &mut Vec<ModelEvent>,
+    ) {
         if self.calls.contains_key(item_id) {
             return;
         }
         let call = Call {
-            call_id: str_field(item, "call_id").unwrap_or(item_id).to_string(),
-            name: str_field(item, "name").unwrap_or_default().to_string(),
+            call_id: call_id.unwrap_or(item_id).to_string(),
+            name: name.unwrap_or_default().to_string(),
             arguments: String::new(),
             done: false,
         };
@@ -54,15 +63,21 @@ impl ResponsesDecoder {
         self.order.push(item_id.to_string());
     }
 
-    fn on_item_done(&mut self, item: &Value, out: &mut Vec<ModelEvent>) {
-        let item_id = str_field(item, "id").unwrap_or_default();
-        match str_field(item, "type") {
-            Some("function_call") => {
-                self.start_call(item_id, item, out);
-                if let Some(call) = self.calls.get_mut(item_id) {
+    fn on_item_done(&mut self, raw: &Value, out: &mut Vec<ModelEvent>) -> Result<(), ModelError> {
+        match OutputItem::parse(raw)? {
+            OutputItem::FunctionCall {
+                id,
+                call_id,
+                name,
+                arguments,
+            } => {
+                let item_id = id.unwrap_or_default();
+                self.start_call(&item_id, call_id.as_deref(), name.as_deref(), out);
+                if let Some(call) = self.calls.get_mut(&item_id) {
                     // The finished item's arguments are authoritative.
-                    if let Some(arguments) = str_field(item, "arguments") {
-                        call.arguments = arguments.to_string();
+                    if let Some(arguments) = arguments {
+                        check_arguments(arguments.len())?;
+                        call.arguments = arguments;
                     }
                     call.done = true;
                     out.push(ModelEvent::ToolCallDone {
@@ -72,23 +87,25 @@ impl ResponsesDecoder {
                     });
                 }
             }
-            Some("reasoning") => out.push(ModelEvent::Reasoning {
-                item: reasoning_item(PROVIDER, item.clone()),
+            OutputItem::Reasoning => out.push(ModelEvent::Reasoning {
+                item: reasoning_item(PROVIDER, raw.clone()),
             }),
-            Some("message") => {
+            OutputItem::Message { id, content } => {
                 // A proxy that sends only finished items still gets its text shown.
-                if !self.streamed_messages.iter().any(|id| id == item_id) {
-                    let text = message_text(item);
+                let id = id.unwrap_or_default();
+                if !self.streamed_messages.contains(&id) {
+                    let text = message_text(&content);
                     if !text.is_empty() {
                         out.push(ModelEvent::TextDelta { delta: text });
                     }
                 }
             }
-            other => tracing::debug!(item_type = ?other, "ignoring an unknown output item"),
+            OutputItem::Unknown => tracing::debug!("ignoring an unknown output item"),
         }
+        Ok(())
     }
 
-    fn finish(&mut self, response: &Value, stop: StopReason, out: &mut Vec<ModelEvent>) {
+    fn finish(&mut self, response: &Response, stop: StopReason, out: &mut Vec<ModelEvent>) {
         for item_id in &self.order {
             if let Some(call) = self.calls.get(item_id).filter(|call| !call.done) {
                 out.push(ModelEvent::ToolCallIncomplete {
@@ -98,7 +115,7 @@ impl ResponsesDecoder {
                 });
             }
         }
-        push_finish(out, response.get("usage").and_then(parse_usage), stop);
+        push_finish(out, response.usage.as_ref().map(|u| u.tokens()), stop);
     }
 
     fn any_call_done(&self) -> bool {
@@ -112,79 +129,69 @@ impl StreamDecoder for ResponsesDecoder {
         event: &SseEvent,
         out: &mut Vec<ModelEvent>,
     ) -> Result<Flow, ModelError> {
-        let data = parse_json(event)?;
-        let kind = str_field(&data, "type").unwrap_or(event.event.as_str());
-        let empty = Value::Null;
-        let response = data.get("response").unwrap_or(&empty);
-        match kind {
-            "response.output_text.delta" | "response.refusal.delta" => {
-                if let Some(item_id) = str_field(&data, "item_id")
-                    && !self.streamed_messages.iter().any(|id| id == item_id)
+        let mut data = parse_json(event)?;
+        // Some proxies name the event only in the SSE `event:` field.
+        if let Value::Object(fields) = &mut data
+            && !fields.contains_key("type")
+        {
+            fields.insert("type".into(), Value::String(event.event.clone()));
+        }
+        let parsed = StreamEvent::deserialize(&data).map_err(|error| malformed(event, &error))?;
+        match parsed {
+            StreamEvent::TextDelta { item_id, delta } => {
+                if let Some(item_id) = item_id
+                    && !self.streamed_messages.contains(&item_id)
                 {
-                    self.streamed_messages.push(item_id.to_string());
+                    self.streamed_messages.push(item_id);
                 }
-                if let Some(delta) = str_field(&data, "delta").filter(|d| !d.is_empty()) {
-                    out.push(ModelEvent::TextDelta {
-                        delta: delta.to_string(),
-                    });
+                if let Some(delta) = delta.filter(|d| !d.is_empty()) {
+                    out.push(ModelEvent::TextDelta { delta });
                 }
             }
-            "response.output_item.added" => {
-                let item = data.get("item").unwrap_or(&empty);
-                if str_field(item, "type") == Some("function_call") {
-                    let item_id = str_field(item, "id").unwrap_or_default().to_string();
-                    self.start_call(&item_id, item, out);
+            StreamEvent::ItemAdded { item } => {
+                if let OutputItem::FunctionCall {
+                    id, call_id, name, ..
+                } = OutputItem::parse(&item)?
+                {
+                    let item_id = id.unwrap_or_default();
+                    self.start_call(&item_id, call_id.as_deref(), name.as_deref(), out);
                 }
             }
-            "response.function_call_arguments.delta" => {
-                let item_id = str_field(&data, "item_id").unwrap_or_default();
-                let delta = str_field(&data, "delta").unwrap_or_default();
-                match self.calls.get_mut(item_id) {
+            StreamEvent::ArgumentsDelta { item_id, delta } => {
+                let item_id = item_id.unwrap_or_default();
+                let delta = delta.unwrap_or_default();
+                match self.calls.get_mut(&item_id) {
                     Some(call) if !delta.is_empty() => {
-                        call.arguments.push_str(delta);
+                        push_arguments(&mut call.arguments, &delta)?;
                         out.push(ModelEvent::ToolCallArgumentsDelta {
                             call_id: call.call_id.clone(),
-                            delta: delta.to_string(),
+                            delta,
                         });
                     }
                     Some(_) => {}
                     None => tracing::debug!(item_id, "arguments for an unknown function call"),
                 }
             }
-            "response.output_item.done" => {
-                self.on_item_done(data.get("item").unwrap_or(&empty), out);
-            }
-            "response.completed" => {
+            StreamEvent::ItemDone { item } => self.on_item_done(&item, out)?,
+            StreamEvent::Completed { response } => {
                 let stop = if self.any_call_done() {
                     StopReason::ToolUse
                 } else {
                     StopReason::EndTurn
                 };
-                self.finish(response, stop, out);
+                self.finish(&response, stop, out);
                 return Ok(Flow::Done);
             }
-            "response.incomplete" => {
-                self.finish(response, incomplete_reason(response), out);
+            StreamEvent::Incomplete { response } => {
+                self.finish(&response, incomplete_reason(&response), out);
                 return Ok(Flow::Done);
             }
-            "response.failed" => return Err(failure(response)),
-            "error" => return Err(classify_error_value(&data)),
-            "response.created"
-            | "response.in_progress"
-            | "response.queued"
-            | "response.content_part.added"
-            | "response.content_part.done"
-            | "response.output_text.done"
-            | "response.refusal.done"
-            | "response.output_text.annotation.added"
-            | "response.function_call_arguments.done"
-            | "response.reasoning_summary_part.added"
-            | "response.reasoning_summary_part.done"
-            | "response.reasoning_summary_text.delta"
-            | "response.reasoning_summary_text.done"
-            | "response.reasoning_text.delta"
-            | "response.reasoning_text.done" => {}
-            other => tracing::debug!(event = other, "ignoring an unknown Responses event"),
+            StreamEvent::Failed { response } => return Err(failure(&response)),
+            StreamEvent::Error => return Err(classify_error_value(&data)),
+            StreamEvent::Progress => {}
+            StreamEvent::Unknown => {
+                tracing::debug!(event = %event.event, "ignoring an unknown Responses event");
+            }
         }
         Ok(Flow::Continue)
     }
@@ -196,16 +203,17 @@ impl StreamDecoder for ResponsesDecoder {
 
 /// The error of a failed response (`response.failed`, or a whole body with
 /// status `failed`).
-pub(crate) fn failure(response: &Value) -> ModelError {
-    classify_error_value(response.get("error").unwrap_or(&Value::Null))
+pub(crate) fn failure(response: &Response) -> ModelError {
+    classify_error_value(response.error.as_ref().unwrap_or(&Value::Null))
 }
 
 /// Why an incomplete response (`response.incomplete`, or a whole body with
 /// status `incomplete`) stopped.
-pub(crate) fn incomplete_reason(response: &Value) -> StopReason {
+pub(crate) fn incomplete_reason(response: &Response) -> StopReason {
     let reason = response
-        .get("incomplete_details")
-        .and_then(|d| str_field(d, "reason"))
+        .incomplete_details
+        .as_ref()
+        .and_then(|d| d.reason.as_deref())
         .unwrap_or("unknown");
     match reason {
         "max_output_tokens" => StopReason::MaxTokens,
@@ -214,41 +222,11 @@ pub(crate) fn incomplete_reason(response: &Value) -> StopReason {
     }
 }
 
-/// `output_text` parts of a message item, joined.
-pub(crate) fn message_text(item: &Value) -> String {
-    item.get("content")
-        .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|part| str_field(part, "text").or_else(|| str_field(part, "refusal")))
-                .collect::<String>()
-        })
-        .unwrap_or_default()
-}
-
-/// Responses usage: `input_tokens` already includes cached ones and
-/// `output_tokens` includes reasoning, as [`TokenUsage`] wants.
-pub(crate) fn parse_usage(usage: &Value) -> Option<TokenUsage> {
-    if !usage.is_object() {
-        return None;
-    }
-    Some(TokenUsage {
-        input_tokens: u64_field(usage, "input_tokens"),
-        cached_input_tokens: usage
-            .get("input_tokens_details")
-            .and_then(|d| u64_field(d, "cached_tokens")),
-        output_tokens: u64_field(usage, "output_tokens"),
-        reasoning_output_tokens: usage
-            .get("output_tokens_details")
-            .and_then(|d| u64_field(d, "reasoning_tokens")),
-        total_tokens: u64_field(usage, "total_tokens"),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strata_protocol::TokenUsage;
+
     use crate::wire::run_decoder;
 
     fn run(sse: &str) -> (Vec<ModelEvent>, Option<ModelError>) {

@@ -399,9 +399,17 @@ async fn serve(
             headers,
             body,
         } => {
+            let typed = headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
             let mut head = format!(
-                "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                "HTTP/1.1 {status} {}\r\n{}content-length: {}\r\nconnection: close\r\n",
                 reason(status),
+                if typed {
+                    ""
+                } else {
+                    "content-type: application/json\r\n"
+                },
                 body.len()
             );
             for (k, v) in headers {
@@ -464,6 +472,8 @@ pub fn fast_options(max_attempts: u32) -> HttpOptions {
         idle_timeout: Duration::from_secs(5),
         response_timeout: Duration::from_secs(5),
         connect_timeout: Duration::from_secs(5),
+        response_deadline: Duration::from_secs(30),
+        ..HttpOptions::default()
     }
 }
 

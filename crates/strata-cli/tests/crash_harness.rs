@@ -1,0 +1,87 @@
+//! The crash harness: the built `strata` killed with SIGKILL mid-stream,
+//! mid-tool, mid-compaction, right after a record and at random moments,
+//! against a local Responses server. After every kill the session file
+//! reads, only grew, holds nothing the server did not send whole, its
+//! finished turns are whole, and a resume moves any torn tail to a sidecar,
+//! continues the session and reports the history `strata context --json`
+//! replays.
+//!
+//! `CRASH_KILLS` (default 24) sets how many kills; `CRASH_SEED` repeats a
+//! run (`make soak` runs 500).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+mod crash;
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crash::plan::{Names, scenario};
+use crash::server::CrashServer;
+use crash::{Harness, Tally};
+
+/// Kills per session before the harness starts a new one (so kills before
+/// and during a session's first turn keep happening).
+const KILLS_PER_SESSION: usize = 8;
+
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+}
+
+#[test]
+fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
+    let kills_wanted = env_number("CRASH_KILLS").unwrap_or(24) as usize;
+    let seed = env_number("CRASH_SEED").unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    });
+    eprintln!(
+        "crash harness: seed {seed} (CRASH_SEED={seed} repeats this run), {kills_wanted} kills"
+    );
+    let started = Instant::now();
+    let server = CrashServer::start();
+    let mut names = Names::new(seed);
+    let mut total = Tally::default();
+    let mut by_label: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut harness = Harness::new(&server);
+    let mut cycle = 0u64;
+    while total.kills < kills_wanted {
+        assert!(
+            cycle < kills_wanted as u64 * 3,
+            "seed {seed}: only {} kills in {cycle} cycles",
+            total.kills
+        );
+        if total.kills > 0 && total.kills % KILLS_PER_SESSION == 0 && harness.session_started() {
+            harness = Harness::new(&server);
+        }
+        let cycle_seed = seed.wrapping_add(cycle);
+        let scenario = scenario(cycle_seed, &mut names);
+        let tally = harness
+            .kill_cycle(&format!("task {cycle}"), &scenario)
+            .unwrap_or_else(|error| {
+                panic!(
+                    "seed {seed}, cycle {cycle} (cycle seed {cycle_seed}), {} kill at {:?}, tear {:?}: {error}",
+                    scenario.label, scenario.kill, scenario.tear
+                )
+            });
+        *by_label.entry(scenario.label).or_default() += tally.kills;
+        total = total.plus(tally);
+        cycle += 1;
+    }
+    eprintln!(
+        "crash harness: {} kills in {cycle} cycles, {:.1} s; by moment {by_label:?}; \
+         {} finished before their moment, {} before the session file, {} torn tails \
+         (cut after the kill) moved to sidecars, {} calls answered as aborted",
+        total.kills,
+        started.elapsed().as_secs_f64(),
+        total.finished_first,
+        total.before_session,
+        total.torn_tails,
+        total.aborted_calls,
+    );
+}

@@ -1,0 +1,27 @@
+//! Fuzzing Strata on stable Rust: targets for the session record reader,
+//! the three stream decoders, replay with compactions and the workspace
+//! path resolver ([`targets`]); a seeded mutation loop with shape feedback
+//! that runs them for a set time ([`campaign`]); and the crash inputs it
+//! found, kept under `crates/strata-fuzz/crashes/<target>/` and replayed by
+//! this crate's tests.
+
+pub mod campaign;
+pub mod mutate;
+pub mod targets;
+
+pub use campaign::{Campaign, Report};
+pub use targets::Target;
+
+use std::path::PathBuf;
+
+/// The repository's root (for the fixtures the seeds come from).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where a target's crash inputs are kept.
+pub fn crash_dir(target: Target) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("crashes")
+        .join(target.name())
+}

@@ -1,0 +1,142 @@
+//! The session library's derived index: each session's metadata and
+//! searchable text in SQLite (FTS5, trigram tokenizer), kept beside the
+//! `sessions/` folder.
+//!
+//! The session files stay the truth. The index is rebuilt when missing or of
+//! another schema version; [`Index::refresh`] stats the sessions folder and
+//! reindexes only files whose size or mtime changed (from the last indexed
+//! byte when the file only grew); deleting the index file loses nothing.
+//! Several Strata processes may share one library: the database runs in WAL
+//! mode with a busy timeout, and every reindex happens in an immediate
+//! transaction that rereads what it replaces.
+
+mod error;
+pub mod generate;
+mod query;
+mod refresh;
+mod scan;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+use strata_core::StrataPaths;
+use strata_protocol::SessionId;
+
+pub use error::{IndexError, Result};
+pub use query::{
+    Filters, Page, PageRequest, SearchHit, SessionSummary, SnippetSpan, snippet_spans,
+};
+pub use scan::{MATCH_END, MATCH_START, MAX_PIECE_BYTES, line_hash};
+pub use schema::SCHEMA_VERSION;
+
+/// The index file's name, in the data folder beside `sessions/`.
+pub const INDEX_FILE_NAME: &str = "library.sqlite3";
+
+/// How long a process waits for another one's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The session library's index.
+pub struct Index {
+    connection: Connection,
+    sessions: PathBuf,
+    path: PathBuf,
+}
+
+/// What a refresh did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Session files found.
+    pub sessions: usize,
+    /// Files read whole (new, or no longer a prefix of what was indexed).
+    pub reindexed: usize,
+    /// Files read from the last indexed byte on.
+    pub appended: usize,
+    /// Sessions dropped because their file is gone.
+    pub removed: usize,
+    /// `<uuid>.jsonl` files that do not hold that session.
+    pub not_sessions: usize,
+}
+
+/// Whether a session file still ends in the record the index last read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TailCheck {
+    /// The file holds, at the indexed offset, the record the index hashed.
+    Matches,
+    /// The file changed under the index (appended, rewritten or truncated).
+    Differs,
+    /// The index holds nothing for the session.
+    NotIndexed,
+}
+
+/// Where the index of `paths` lives: beside the sessions folder.
+pub fn index_path(paths: &StrataPaths) -> PathBuf {
+    paths.sessions.parent().map_or_else(
+        || PathBuf::from(INDEX_FILE_NAME),
+        |data| data.join(INDEX_FILE_NAME),
+    )
+}
+
+impl Index {
+    /// Opens (creating, owner-only) the index of `paths`' library. It is not
+    /// refreshed: call [`Index::refresh`] before reading it.
+    pub fn open(paths: &StrataPaths) -> Result<Self> {
+        Self::open_at(&index_path(paths), &paths.sessions)
+    }
+
+    /// Opens the index file `path` over the session files in `sessions`.
+    pub fn open_at(path: &Path, sessions: &Path) -> Result<Self> {
+        if let Some(parent) = path.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            strata_core::private::ensure_dir(parent)
+                .map_err(IndexError::io("create data folder", parent))?;
+        }
+        // Created here, owner-only, before SQLite sees it: SQLite gives its
+        // -wal and -shm files the database file's mode.
+        let file = strata_core::private::file_options()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(IndexError::io("create index", path))?;
+        strata_core::private::tighten_file(&file).map_err(IndexError::io("tighten index", path))?;
+        drop(file);
+        let mut connection = Connection::open(path)?;
+        connection.busy_timeout(BUSY_TIMEOUT)?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        schema::ensure(&mut connection)?;
+        Ok(Self {
+            connection,
+            sessions: sessions.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The index file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the session's file still ends in the record the index last
+    /// read (what opening a session checks before trusting the index).
+    pub fn check_tail(&mut self, id: SessionId) -> Result<TailCheck> {
+        let path = self.sessions.join(format!("{id}.jsonl"));
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let Some(facts) = refresh::stored_facts(&transaction, id)? else {
+            return Ok(TailCheck::NotIndexed);
+        };
+        let size = refresh::Stamp::of(&path)?.map(|stamp| stamp.size);
+        if size != Some(facts.indexed_offset) {
+            return Ok(TailCheck::Differs);
+        }
+        Ok(if refresh::tail_matches(&path, &facts)? {
+            TailCheck::Matches
+        } else {
+            TailCheck::Differs
+        })
+    }
+}

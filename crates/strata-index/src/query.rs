@@ -1,0 +1,375 @@
+//! Reading the index: pages of sessions, newest update first, and
+//! full-text search whose query is always literal text.
+
+use chrono::{DateTime, TimeZone, Utc};
+use rusqlite::types::Value;
+use serde::Serialize;
+use strata_protocol::SessionId;
+
+use crate::Index;
+use crate::error::{IndexError, Result};
+use crate::scan::{MATCH_END, MATCH_START};
+
+/// What narrows a listing or a search.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// Sessions whose workspace is exactly this folder.
+    pub workspace: Option<String>,
+    /// Sessions recorded with exactly this model.
+    pub model: Option<String>,
+    /// Sessions updated at or after this instant.
+    pub updated_from: Option<DateTime<Utc>>,
+    /// Sessions updated before this instant.
+    pub updated_until: Option<DateTime<Utc>>,
+}
+
+/// Which page of the listing to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageRequest {
+    pub limit: usize,
+    /// Rows to skip (ignored when a cursor is given).
+    pub offset: usize,
+    /// The `next_cursor` of the previous page: stable while sessions change.
+    pub cursor: Option<String>,
+    pub filters: Filters,
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        Self {
+            limit: 50,
+            offset: 0,
+            cursor: None,
+            filters: Filters::default(),
+        }
+    }
+}
+
+/// One page of sessions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Sessions matching the filters, all pages together.
+    pub total: usize,
+    /// Where the next page starts, when there is one.
+    pub next_cursor: Option<String>,
+}
+
+/// One session as the library lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub id: SessionId,
+    /// The last title_set, else the start of the first user message.
+    pub title: Option<String>,
+    pub workspace: String,
+    pub provider_kind: String,
+    pub model: String,
+    pub created: DateTime<Utc>,
+    /// The timestamp of the last record.
+    pub updated: DateTime<Utc>,
+    pub records: u64,
+    /// response_item records (summaries included).
+    pub items: u64,
+    pub turns: u64,
+    pub rounds: u64,
+    pub compactions: u64,
+    /// Corrupt lines the index skipped.
+    pub skipped_lines: u64,
+    /// The session this one was forked from, once forks exist.
+    pub parent_session: Option<String>,
+    /// The item of the parent it was forked at.
+    pub fork_item: Option<String>,
+}
+
+/// One search match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SearchHit {
+    pub session_id: SessionId,
+    pub session_title: Option<String>,
+    /// The item the text is in (what the front end scrolls to).
+    pub item_id: Option<String>,
+    /// `user`, `assistant`, `tool_call`, `tool_output` or `summary`.
+    pub kind: String,
+    /// Plain text around the match, the match between [`MATCH_START`] and
+    /// [`MATCH_END`] (which never occur in indexed text); split it with
+    /// [`snippet_spans`].
+    pub snippet: String,
+    pub updated: DateTime<Utc>,
+}
+
+/// A run of snippet text, matched or not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SnippetSpan {
+    pub text: String,
+    pub matched: bool,
+}
+
+/// Splits a snippet at its markers.
+pub fn snippet_spans(snippet: &str) -> Vec<SnippetSpan> {
+    let mut spans = Vec::new();
+    let mut matched = false;
+    let mut text = String::new();
+    for character in snippet.chars() {
+        let flip = if matched { MATCH_END } else { MATCH_START };
+        if character == flip {
+            if !text.is_empty() {
+                spans.push(SnippetSpan {
+                    text: std::mem::take(&mut text),
+                    matched,
+                });
+            }
+            matched = !matched;
+        } else if character != MATCH_START && character != MATCH_END {
+            text.push(character);
+        }
+    }
+    if !text.is_empty() {
+        spans.push(SnippetSpan { text, matched });
+    }
+    spans
+}
+
+/// Trigram search needs at least three characters; shorter queries scan.
+const TRIGRAM: usize = 3;
+/// Characters either side of a match in a substring-scan snippet.
+const SCAN_CONTEXT_CHARS: usize = 40;
+
+const SUMMARY_COLUMNS: &str = "s.id, s.explicit_title, s.first_user_message, s.workspace,
+    s.provider_kind, s.model, s.created_ms, s.updated_ms, s.records, s.items, s.turns,
+    s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_item";
+
+impl Index {
+    /// A page of the sessions the index holds, newest update first. Call
+    /// [`Index::refresh`] first to see the folder as it is now.
+    pub fn list(&self, page: &PageRequest) -> Result<Page<SessionSummary>> {
+        let (mut clauses, mut values) = filter_clauses(&page.filters);
+        let total: i64 = self.connection.query_row(
+            &format!("SELECT count(*) FROM sessions s {}", where_sql(&clauses)),
+            rusqlite::params_from_iter(values.iter()),
+            |row| row.get(0),
+        )?;
+        let mut offset = page.offset;
+        if let Some(cursor) = &page.cursor {
+            let (updated, id) = parse_cursor(cursor)?;
+            clauses.push("(s.updated_ms < ? OR (s.updated_ms = ? AND s.id < ?))".into());
+            values.extend([
+                Value::Integer(updated),
+                Value::Integer(updated),
+                Value::Text(id),
+            ]);
+            offset = 0;
+        }
+        let limit = page.limit.max(1);
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM sessions s {} ORDER BY s.updated_ms DESC, s.id DESC
+             LIMIT {} OFFSET {}",
+            where_sql(&clauses),
+            limit + 1,
+            offset
+        );
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let mut items = statement
+            .query_map(rusqlite::params_from_iter(values.iter()), summary_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            items
+                .last()
+                .map(|last| format!("{}:{}", last.updated.timestamp_millis(), last.id))
+        } else {
+            None
+        };
+        Ok(Page {
+            items,
+            total: usize::try_from(total).unwrap_or(0),
+            next_cursor,
+        })
+    }
+
+    /// Pieces of session text containing `query` as literal text (case
+    /// folded for ASCII), newest session first, at most `limit`. Quotes,
+    /// operators and column filters in the query are searched for, never
+    /// interpreted. A query under three characters is matched by a slower
+    /// substring scan (the trigram index cannot serve it).
+    pub fn search(&self, query: &str, filters: &Filters, limit: usize) -> Result<Vec<SearchHit>> {
+        let query = query.trim();
+        if query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (mut clauses, mut values) = filter_clauses(filters);
+        let literal = query.replace([MATCH_START, MATCH_END], "");
+        let by_trigrams = literal.chars().count() >= TRIGRAM;
+        let snippet = if by_trigrams {
+            clauses.push("texts MATCH ?".into());
+            values.push(Value::Text(format!("\"{}\"", literal.replace('"', "\"\""))));
+            // highlight(), not snippet(): snippet() counts trigrams, so its
+            // window can cut a long match; the window is cut here instead.
+            format!("highlight(texts, 0, '{MATCH_START}', '{MATCH_END}')")
+        } else {
+            clauses.push("p.body LIKE ? ESCAPE '\\'".into());
+            values.push(Value::Text(format!("%{}%", escape_like(&literal))));
+            "p.body".to_owned()
+        };
+        let from = if by_trigrams {
+            "texts JOIN pieces p ON p.rowid = texts.rowid"
+        } else {
+            "pieces p"
+        };
+        let sql = format!(
+            "SELECT s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind, {snippet},
+                s.updated_ms
+             FROM {from} JOIN sessions s ON s.rowid = p.session {}
+             ORDER BY s.updated_ms DESC, p.rowid LIMIT {}",
+            where_sql(&clauses),
+            limit.max(1)
+        );
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let hits = statement
+            .query_map(rusqlite::params_from_iter(values.iter()), |row| {
+                let text: String = row.get(5)?;
+                Ok(SearchHit {
+                    session_id: parse_id(row.get::<_, String>(0)?)?,
+                    session_title: row.get::<_, Option<String>>(1)?.or(row.get(2)?),
+                    item_id: row.get(3)?,
+                    kind: row.get(4)?,
+                    snippet: if by_trigrams {
+                        window(&text)
+                    } else {
+                        window(&mark_substring(&text, &literal))
+                    },
+                    updated: millis(row.get(6)?),
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(hits)
+    }
+}
+
+fn filter_clauses(filters: &Filters) -> (Vec<String>, Vec<Value>) {
+    let mut clauses = Vec::new();
+    let mut values = Vec::new();
+    if let Some(workspace) = &filters.workspace {
+        clauses.push("s.workspace = ?".to_owned());
+        values.push(Value::Text(workspace.clone()));
+    }
+    if let Some(model) = &filters.model {
+        clauses.push("s.model = ?".to_owned());
+        values.push(Value::Text(model.clone()));
+    }
+    if let Some(from) = filters.updated_from {
+        clauses.push("s.updated_ms >= ?".to_owned());
+        values.push(Value::Integer(from.timestamp_millis()));
+    }
+    if let Some(until) = filters.updated_until {
+        clauses.push("s.updated_ms < ?".to_owned());
+        values.push(Value::Integer(until.timestamp_millis()));
+    }
+    (clauses, values)
+}
+
+fn where_sql(clauses: &[String]) -> String {
+    if clauses.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", clauses.join(" AND "))
+    }
+}
+
+fn parse_cursor(cursor: &str) -> Result<(i64, String)> {
+    let bad = || IndexError::BadCursor(cursor.to_owned());
+    let (updated, id) = cursor.split_once(':').ok_or_else(bad)?;
+    let updated = updated.parse::<i64>().map_err(|_| bad())?;
+    let id = id.parse::<SessionId>().map_err(|_| bad())?;
+    Ok((updated, id.to_string()))
+}
+
+fn escape_like(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        if matches!(character, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(character);
+    }
+    escaped
+}
+
+/// The text with its first occurrence of `query` (ASCII case folded, as
+/// LIKE matches) marked.
+fn mark_substring(text: &str, query: &str) -> String {
+    let Some(start) = text.to_ascii_lowercase().find(&query.to_ascii_lowercase()) else {
+        return text.to_owned();
+    };
+    let end = start + query.len();
+    format!(
+        "{}{MATCH_START}{}{MATCH_END}{}",
+        &text[..start],
+        &text[start..end],
+        &text[end..]
+    )
+}
+
+/// The first marked match of `marked` with some context either side, the
+/// other marks dropped; an ellipsis where text was cut.
+fn window(marked: &str) -> String {
+    let Some(start) = marked.find(MATCH_START) else {
+        return marked.chars().take(2 * SCAN_CONTEXT_CHARS).collect();
+    };
+    let end = marked[start..]
+        .find(MATCH_END)
+        .map_or(marked.len(), |at| start + at + MATCH_END.len_utf8());
+    let unmarked = |text: &str| text.replace([MATCH_START, MATCH_END], "");
+    let before = unmarked(&marked[..start]);
+    let after = unmarked(&marked[end..]);
+    let kept_before: Vec<char> = before.chars().rev().take(SCAN_CONTEXT_CHARS).collect();
+    let lead = if kept_before.len() < before.chars().count() {
+        "…"
+    } else {
+        ""
+    };
+    let mut snippet: String = lead.to_owned();
+    snippet.extend(kept_before.into_iter().rev());
+    snippet.push(MATCH_START);
+    snippet.push_str(&unmarked(&marked[start..end]));
+    snippet.push(MATCH_END);
+    let mut rest = after.chars();
+    snippet.extend(rest.by_ref().take(SCAN_CONTEXT_CHARS));
+    if rest.next().is_some() {
+        snippet.push('…');
+    }
+    snippet
+}
+
+fn millis(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+fn parse_id(id: String) -> rusqlite::Result<SessionId> {
+    id.parse::<SessionId>().map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(error))
+    })
+}
+
+fn count(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
+    Ok(SessionSummary {
+        id: parse_id(row.get(0)?)?,
+        title: row.get::<_, Option<String>>(1)?.or(row.get(2)?),
+        workspace: row.get(3)?,
+        provider_kind: row.get(4)?,
+        model: row.get(5)?,
+        created: millis(row.get(6)?),
+        updated: millis(row.get(7)?),
+        records: count(row.get(8)?),
+        items: count(row.get(9)?),
+        turns: count(row.get(10)?),
+        rounds: count(row.get(11)?),
+        compactions: count(row.get(12)?),
+        skipped_lines: count(row.get(13)?),
+        parent_session: row.get(14)?,
+        fork_item: row.get(15)?,
+    })
+}

@@ -1,0 +1,393 @@
+//! Bringing the index in line with the sessions folder: a stat of every
+//! file, and a scan only of the files whose size or mtime changed (from the
+//! last indexed byte when the file only grew, else whole).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use strata_protocol::SessionId;
+
+use crate::error::{IndexError, Result};
+use crate::scan::{Facts, Piece, line_hash, scan_from};
+use crate::{Index, RefreshReport};
+
+/// Files reindexed per transaction: enough to amortise the commit, few
+/// enough that another process waiting on the lock is not held for long.
+const FILES_PER_TRANSACTION: usize = 128;
+
+/// A session file as `stat` saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl Stamp {
+    pub(crate) fn of(path: &Path) -> Result<Option<Self>> {
+        let metadata = match std::fs::metadata(path) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(IndexError::io("stat session", path)(source)),
+        };
+        let mtime_ns = metadata
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |since| {
+                i64::try_from(since.as_nanos()).unwrap_or(i64::MAX)
+            });
+        Ok(Some(Self {
+            size: metadata.len(),
+            mtime_ns,
+        }))
+    }
+}
+
+/// The `<uuid>.jsonl` files of the sessions folder (none when it is missing).
+pub(crate) fn session_files(root: &Path) -> Result<Vec<(SessionId, PathBuf)>> {
+    let entries = match std::fs::read_dir(root) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(IndexError::io("list sessions folder", root)(source)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(IndexError::io("list sessions folder", root))?;
+        let name = entry.file_name();
+        let Some(id) = name
+            .to_str()
+            .and_then(|name| name.strip_suffix(".jsonl"))
+            .and_then(|stem| stem.parse::<SessionId>().ok())
+        else {
+            continue;
+        };
+        files.push((id, entry.path()));
+    }
+    Ok(files)
+}
+
+impl Index {
+    /// Stats every session file and reindexes those whose size or mtime
+    /// differ from the index; drops sessions whose file is gone.
+    pub fn refresh(&mut self) -> Result<RefreshReport> {
+        let files = session_files(&self.sessions)?;
+        let known = self.known_stamps()?;
+        let mut changed = Vec::new();
+        for (id, path) in &files {
+            let Some(stamp) = Stamp::of(path)? else {
+                continue;
+            };
+            if known.get(id) != Some(&stamp) {
+                changed.push((*id, path.clone()));
+            }
+        }
+        let on_disk: std::collections::HashSet<SessionId> =
+            files.iter().map(|(id, _)| *id).collect();
+        let gone: Vec<SessionId> = known
+            .keys()
+            .filter(|id| !on_disk.contains(id))
+            .copied()
+            .collect();
+        let mut report = RefreshReport {
+            sessions: files.len(),
+            ..RefreshReport::default()
+        };
+        for batch in changed.chunks(FILES_PER_TRANSACTION) {
+            let transaction = self
+                .connection
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for (id, path) in batch {
+                match reindex(&transaction, *id, path)? {
+                    Reindexed::Unchanged => {}
+                    Reindexed::Appended => report.appended += 1,
+                    Reindexed::Whole => report.reindexed += 1,
+                    Reindexed::NotASession => report.not_sessions += 1,
+                }
+            }
+            transaction.commit()?;
+        }
+        if !gone.is_empty() {
+            let transaction = self
+                .connection
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for id in &gone {
+                forget(&transaction, *id)?;
+            }
+            transaction.commit()?;
+            report.removed = gone.len();
+        }
+        Ok(report)
+    }
+
+    /// Brings one session up to date (what a writer calls after appending).
+    pub fn note_appended(&mut self, id: SessionId) -> Result<()> {
+        let path = self.sessions.join(format!("{id}.jsonl"));
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        reindex(&transaction, id, &path)?;
+        transaction.commit()?;
+        Ok(())
+    }
+
+    /// Drops a session from the index (its file is the caller's business).
+    pub fn remove(&mut self, id: SessionId) -> Result<()> {
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        forget(&transaction, id)?;
+        transaction.commit()?;
+        Ok(())
+    }
+
+    fn known_stamps(&self) -> Result<HashMap<SessionId, Stamp>> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT id, file_size, file_mtime_ns FROM sessions")?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut known = HashMap::new();
+        for row in rows {
+            let (id, size, mtime_ns) = row?;
+            if let Ok(id) = id.parse::<SessionId>() {
+                let size = u64::try_from(size).unwrap_or(0);
+                known.insert(id, Stamp { size, mtime_ns });
+            }
+        }
+        Ok(known)
+    }
+}
+
+enum Reindexed {
+    Unchanged,
+    Appended,
+    Whole,
+    NotASession,
+}
+
+/// What the index holds of one session.
+struct Indexed {
+    rowid: i64,
+    stamp: Stamp,
+    facts: Facts,
+}
+
+/// Reindexes one file inside the caller's (immediate) transaction. The row
+/// is read again here, under the write lock, so two processes refreshing at
+/// once never both apply the same bytes.
+fn reindex(transaction: &Transaction<'_>, id: SessionId, path: &Path) -> Result<Reindexed> {
+    let Some(stamp) = Stamp::of(path)? else {
+        forget(transaction, id)?;
+        return Ok(Reindexed::Unchanged);
+    };
+    let indexed = load(transaction, id)?;
+    if let Some(indexed) = &indexed
+        && indexed.stamp == stamp
+    {
+        return Ok(Reindexed::Unchanged);
+    }
+    // Sessions are append-only: a file that grew and still holds the last
+    // record read where it was is read on from there. Anything else (same
+    // size with a new mtime, shrunk, the last record changed) is read whole.
+    if let Some(indexed) = indexed
+        && stamp.size > indexed.stamp.size
+        && tail_matches(path, &indexed.facts)?
+    {
+        let mut facts = indexed.facts;
+        let pieces = scan_from(path, &mut facts)?;
+        update(transaction, indexed.rowid, &facts, stamp)?;
+        insert_pieces(transaction, indexed.rowid, &pieces)?;
+        return Ok(Reindexed::Appended);
+    }
+    forget(transaction, id)?;
+    let mut facts = Facts::default();
+    let pieces = scan_from(path, &mut facts)?;
+    match &facts.meta {
+        Some(meta) if meta.session_id == id => {}
+        _ => {
+            tracing::warn!(path = %path.display(), "not indexing a file that is not this session");
+            return Ok(Reindexed::NotASession);
+        }
+    }
+    let rowid = insert(transaction, id, path, &facts, stamp)?;
+    insert_pieces(transaction, rowid, &pieces)?;
+    Ok(Reindexed::Whole)
+}
+
+/// Whether the last record the index read is still where it was: the file
+/// only grew since.
+pub(crate) fn tail_matches(path: &Path, facts: &Facts) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    if facts.indexed_offset == 0 {
+        return Ok(true);
+    }
+    let mut file = std::fs::File::open(path).map_err(IndexError::io("open session", path))?;
+    file.seek(SeekFrom::Start(facts.last_record_offset))
+        .map_err(IndexError::io("seek session", path))?;
+    let length = facts
+        .indexed_offset
+        .saturating_sub(facts.last_record_offset);
+    let mut line = Vec::new();
+    file.take(length)
+        .read_to_end(&mut line)
+        .map_err(IndexError::io("read session", path))?;
+    if line.len() as u64 != length || line.pop() != Some(b'\n') {
+        return Ok(false);
+    }
+    Ok(line_hash(&line) == facts.last_record_hash)
+}
+
+fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>> {
+    let mut statement = transaction.prepare_cached(
+        "SELECT rowid, file_size, file_mtime_ns, explicit_title, first_user_message, updated_ms,
+                records, items, turns, rounds, compactions, skipped_lines, indexed_offset,
+                last_record_offset, last_record_hash
+         FROM sessions WHERE id = ?1",
+    )?;
+    let row = statement
+        .query_row([id.to_string()], |row| {
+            Ok(Indexed {
+                rowid: row.get(0)?,
+                stamp: Stamp {
+                    size: row.get::<_, i64>(1)?.try_into().unwrap_or(0),
+                    mtime_ns: row.get(2)?,
+                },
+                facts: Facts {
+                    meta: None,
+                    explicit_title: row.get(3)?,
+                    first_user_message: row.get(4)?,
+                    updated_ms: row.get(5)?,
+                    records: row.get(6)?,
+                    items: row.get(7)?,
+                    turns: row.get(8)?,
+                    rounds: row.get(9)?,
+                    compactions: row.get(10)?,
+                    skipped_lines: row.get(11)?,
+                    indexed_offset: row.get::<_, i64>(12)?.try_into().unwrap_or(0),
+                    last_record_offset: row.get::<_, i64>(13)?.try_into().unwrap_or(0),
+                    last_record_hash: row.get(14)?,
+                },
+            })
+        })
+        .optional()?;
+    Ok(row)
+}
+
+fn as_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn update(transaction: &Transaction<'_>, rowid: i64, facts: &Facts, stamp: Stamp) -> Result<()> {
+    transaction
+        .prepare_cached(
+            "UPDATE sessions SET explicit_title = ?2, first_user_message = ?3, updated_ms = ?4,
+                records = ?5, items = ?6, turns = ?7, rounds = ?8, compactions = ?9,
+                skipped_lines = ?10, file_size = ?11, file_mtime_ns = ?12, indexed_offset = ?13,
+                last_record_offset = ?14, last_record_hash = ?15
+             WHERE rowid = ?1",
+        )?
+        .execute(params![
+            rowid,
+            facts.explicit_title,
+            facts.first_user_message,
+            facts.updated_ms,
+            facts.records,
+            facts.items,
+            facts.turns,
+            facts.rounds,
+            facts.compactions,
+            facts.skipped_lines,
+            as_i64(stamp.size),
+            stamp.mtime_ns,
+            as_i64(facts.indexed_offset),
+            as_i64(facts.last_record_offset),
+            facts.last_record_hash,
+        ])?;
+    Ok(())
+}
+
+fn insert(
+    transaction: &Transaction<'_>,
+    id: SessionId,
+    path: &Path,
+    facts: &Facts,
+    stamp: Stamp,
+) -> Result<i64> {
+    let Some(meta) = &facts.meta else {
+        return Ok(0);
+    };
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    transaction
+        .prepare_cached(
+            "INSERT INTO sessions (id, file_name, explicit_title, first_user_message, workspace,
+                provider_kind, model, created_ms, updated_ms, records, items, turns, rounds,
+                compactions, skipped_lines, parent_session, fork_item, file_size, file_mtime_ns,
+                indexed_offset, last_record_offset, last_record_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, NULL, NULL,
+                ?16, ?17, ?18, ?19, ?20)",
+        )?
+        .execute(params![
+            id.to_string(),
+            file_name,
+            facts.explicit_title,
+            facts.first_user_message,
+            meta.workspace,
+            meta.provider_kind,
+            meta.model,
+            meta.created_at.timestamp_millis(),
+            facts.updated_ms,
+            facts.records,
+            facts.items,
+            facts.turns,
+            facts.rounds,
+            facts.compactions,
+            facts.skipped_lines,
+            as_i64(stamp.size),
+            stamp.mtime_ns,
+            as_i64(facts.indexed_offset),
+            as_i64(facts.last_record_offset),
+            facts.last_record_hash,
+        ])?;
+    Ok(transaction.last_insert_rowid())
+}
+
+fn insert_pieces(transaction: &Transaction<'_>, session: i64, pieces: &[Piece]) -> Result<()> {
+    let mut statement = transaction.prepare_cached(
+        "INSERT INTO pieces (session, item_id, kind, body) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for piece in pieces {
+        statement.execute(params![session, piece.item_id, piece.kind, piece.body])?;
+    }
+    Ok(())
+}
+
+fn forget(transaction: &Transaction<'_>, id: SessionId) -> Result<()> {
+    let rowid: Option<i64> = transaction
+        .prepare_cached("SELECT rowid FROM sessions WHERE id = ?1")?
+        .query_row([id.to_string()], |row| row.get(0))
+        .optional()?;
+    if let Some(rowid) = rowid {
+        transaction
+            .prepare_cached("DELETE FROM pieces WHERE session = ?1")?
+            .execute([rowid])?;
+        transaction
+            .prepare_cached("DELETE FROM sessions WHERE rowid = ?1")?
+            .execute([rowid])?;
+    }
+    Ok(())
+}
+
+/// The stored facts of a session whose tail the caller wants to check.
+pub(crate) fn stored_facts(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Facts>> {
+    Ok(load(transaction, id)?.map(|indexed| indexed.facts))
+}

@@ -1,0 +1,175 @@
+//! Reading a session file (or the part appended since the last look) into
+//! the facts the index keeps: counts, title, and the searchable pieces of
+//! text with the item each came from.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use strata_protocol::{Record, RecordBody, ResponseItem, Role, SessionMeta};
+
+use crate::error::{IndexError, Result};
+
+/// Marks where a search match starts in a snippet. A private-use character:
+/// it is removed from every indexed text, so session content cannot forge it.
+pub const MATCH_START: char = '\u{E000}';
+/// Marks where a search match ends in a snippet.
+pub const MATCH_END: char = '\u{E001}';
+
+/// The longest piece of text indexed from one item (a longer one is cut at
+/// a character boundary): keeps one pasted log from bloating the index.
+pub const MAX_PIECE_BYTES: usize = 64 * 1024;
+
+/// One searchable piece of text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub item_id: Option<String>,
+    pub kind: &'static str,
+    pub body: String,
+}
+
+/// What the index knows of a session beyond its text. Fields from the
+/// session_meta record are set by the first scan; the rest accumulate.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Facts {
+    pub meta: Option<SessionMeta>,
+    pub explicit_title: Option<String>,
+    pub first_user_message: Option<String>,
+    pub updated_ms: i64,
+    pub records: i64,
+    pub items: i64,
+    pub turns: i64,
+    pub rounds: i64,
+    pub compactions: i64,
+    pub skipped_lines: i64,
+    /// Where the complete lines read so far end.
+    pub indexed_offset: u64,
+    /// Where the last complete line starts, and its hash.
+    pub last_record_offset: u64,
+    pub last_record_hash: String,
+}
+
+/// Reads the complete lines from `facts.indexed_offset` on, folding them
+/// into `facts` and returning their pieces. A torn trailing line is left
+/// for the next look.
+pub(crate) fn scan_from(path: &Path, facts: &mut Facts) -> Result<Vec<Piece>> {
+    let mut file = File::open(path).map_err(IndexError::io("open session", path))?;
+    file.seek(SeekFrom::Start(facts.indexed_offset))
+        .map_err(IndexError::io("seek session", path))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(IndexError::io("read session", path))?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut pieces = Vec::new();
+    let mut offset = facts.indexed_offset;
+    for terminated in bytes[..complete].split_inclusive(|&b| b == b'\n') {
+        let line = &terminated[..terminated.len() - 1];
+        facts.last_record_offset = offset;
+        facts.last_record_hash = line_hash(line);
+        offset += terminated.len() as u64;
+        match serde_json::from_slice::<Record>(line) {
+            Ok(record) => fold(facts, &record, &mut pieces),
+            Err(_) => facts.skipped_lines += 1,
+        }
+    }
+    facts.indexed_offset = offset;
+    Ok(pieces)
+}
+
+/// The hash of a record's line as the index keeps it (64-bit FNV-1a, hex):
+/// enough to notice that a file was rewritten, not a security check.
+pub fn line_hash(line: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in line {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
+    facts.records += 1;
+    facts.updated_ms = record.ts.timestamp_millis();
+    match &record.body {
+        RecordBody::SessionMeta(meta) => {
+            if facts.meta.is_none() {
+                facts.meta = Some(meta.clone());
+            }
+        }
+        RecordBody::ResponseItem(item) => {
+            facts.items += 1;
+            fold_item(facts, item, pieces);
+        }
+        RecordBody::TurnStarted(_) => facts.turns += 1,
+        RecordBody::Round(_) => facts.rounds += 1,
+        RecordBody::TitleSet(title) => {
+            // A blank title clears a rename back to the derived title.
+            let title = title.title.trim();
+            facts.explicit_title = (!title.is_empty()).then(|| title.to_owned());
+        }
+        RecordBody::FullToolOutput(full) => pieces.push(piece(
+            Some(full.item_id.to_string()),
+            "tool_output",
+            &full.output,
+        )),
+        RecordBody::TokenUsage(_)
+        | RecordBody::TurnFinished(_)
+        | RecordBody::Retry(_)
+        | RecordBody::Error(_)
+        | RecordBody::ApprovalDecision(_)
+        | RecordBody::Unknown(_) => {}
+    }
+}
+
+fn fold_item(facts: &mut Facts, item: &ResponseItem, pieces: &mut Vec<Piece>) {
+    match item {
+        ResponseItem::Message(message) => {
+            let kind = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+                // The system and developer prompts repeat in every session
+                // and are Strata's, not the person's: not worth searching.
+                Role::System | Role::Developer => return,
+            };
+            if message.role == Role::User && facts.first_user_message.is_none() {
+                facts.first_user_message =
+                    Some(strata_core::store::derived_title(&message.content));
+            }
+            pieces.push(piece(Some(message.id.to_string()), kind, &message.content));
+        }
+        ResponseItem::FunctionCall(call) => pieces.push(piece(
+            Some(call.id.to_string()),
+            "tool_call",
+            &format!("{} {}", call.name, call.arguments),
+        )),
+        ResponseItem::FunctionCallOutput(output) => pieces.push(piece(
+            Some(output.id.to_string()),
+            "tool_output",
+            &output.output,
+        )),
+        ResponseItem::CompactionSummary(summary) => {
+            facts.compactions += 1;
+            pieces.push(piece(
+                Some(summary.id.to_string()),
+                "summary",
+                &summary.summary,
+            ));
+        }
+        ResponseItem::Reasoning(_) => {}
+    }
+}
+
+/// A piece of text as indexed: the snippet markers removed (so the text
+/// cannot forge a match) and cut to [`MAX_PIECE_BYTES`].
+fn piece(item_id: Option<String>, kind: &'static str, text: &str) -> Piece {
+    let mut end = text.len().min(MAX_PIECE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let body = text[..end].replace([MATCH_START, MATCH_END], "");
+    Piece {
+        item_id,
+        kind,
+        body,
+    }
+}

@@ -1,0 +1,86 @@
+//! The index's tables. The session files are the truth: a database whose
+//! schema version differs from [`SCHEMA_VERSION`] is emptied and rebuilt
+//! from them, so changing the schema only means bumping the version.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::Result;
+
+/// Bumped whenever a table or what is extracted into it changes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const TABLES: &str = "
+CREATE TABLE sessions (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    file_name TEXT NOT NULL,
+    explicit_title TEXT,
+    first_user_message TEXT,
+    workspace TEXT NOT NULL,
+    provider_kind TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    items INTEGER NOT NULL,
+    turns INTEGER NOT NULL,
+    rounds INTEGER NOT NULL,
+    compactions INTEGER NOT NULL,
+    skipped_lines INTEGER NOT NULL,
+    parent_session TEXT,
+    fork_item TEXT,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL,
+    indexed_offset INTEGER NOT NULL,
+    last_record_offset INTEGER NOT NULL,
+    last_record_hash TEXT NOT NULL
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_ms DESC, id DESC);
+CREATE TABLE pieces (
+    rowid INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (rowid),
+    item_id TEXT,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX pieces_by_session ON pieces (session);
+CREATE VIRTUAL TABLE texts USING fts5 (
+    body, content = 'pieces', content_rowid = 'rowid', tokenize = 'trigram'
+);
+CREATE TRIGGER pieces_added AFTER INSERT ON pieces BEGIN
+    INSERT INTO texts (rowid, body) VALUES (new.rowid, new.body);
+END;
+CREATE TRIGGER pieces_removed AFTER DELETE ON pieces BEGIN
+    INSERT INTO texts (texts, rowid, body) VALUES ('delete', old.rowid, old.body);
+END;
+";
+
+const DROP: &str = "
+DROP TRIGGER IF EXISTS pieces_added;
+DROP TRIGGER IF EXISTS pieces_removed;
+DROP TABLE IF EXISTS texts;
+DROP TABLE IF EXISTS pieces;
+DROP TABLE IF EXISTS sessions;
+";
+
+/// Makes the tables match [`SCHEMA_VERSION`], emptying an index of another
+/// version. Runs in an immediate transaction, so two processes opening a
+/// fresh library at once do not both create the tables.
+pub(crate) fn ensure(connection: &mut Connection) -> Result<()> {
+    if version(connection)? == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found: i64 = transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found != SCHEMA_VERSION {
+        transaction.execute_batch(DROP)?;
+        transaction.execute_batch(TABLES)?;
+        transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    transaction.commit()?;
+    Ok(())
+}
+
+fn version(connection: &Connection) -> Result<i64> {
+    Ok(connection.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
