@@ -100,6 +100,14 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
             facts.items += 1;
             fold_item(facts, item, pieces);
         }
+        // The session now talks to another model: listing and the model
+        // filter follow the latest profile, as replay does.
+        RecordBody::ProfileSet(profile) => {
+            if let Some(meta) = facts.meta.as_mut() {
+                meta.provider_kind = profile.provider_kind.as_str().to_owned();
+                meta.model = profile.model.clone();
+            }
+        }
         RecordBody::TurnStarted(_) => facts.turns += 1,
         RecordBody::Round(_) => facts.rounds += 1,
         RecordBody::TitleSet(title) => {
