@@ -22,6 +22,7 @@ impl ToCommandError for CoreError {
                 CommandErrorKind::NotFound
             }
             CoreError::SessionLocked { .. } => CommandErrorKind::Locked,
+            CoreError::MessageTooLong { .. } => CommandErrorKind::InvalidInput,
             CoreError::Io { .. }
             | CoreError::CorruptRecord { .. }
             | CoreError::NotASession { .. }

@@ -3,6 +3,7 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod context;
 mod desktop;
 mod events;
 mod ids;
@@ -13,6 +14,11 @@ mod records;
 mod tools;
 mod usage;
 
+pub use context::{
+    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
+    LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
+    ToolOutputsEvicted,
+};
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
     ProviderKind, SessionListItem, SessionView, Settings, Theme, TurnReport,
@@ -30,9 +36,9 @@ pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };
 pub use records::{
-    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FullToolOutput, RECORD_FORMAT_VERSION,
-    Record, RecordBody, RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord,
-    TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
+    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FIRST_RECORD_FORMAT_VERSION,
+    FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody, RetryRecord, RoundRecord,
+    SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use usage::TokenUsage;

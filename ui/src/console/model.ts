@@ -58,6 +58,8 @@ export const TRIGGER_LABEL: Record<CompactionTrigger, string> = {
   auto: "Automatic",
   manual: "Manual",
   context_overflow: "Context overflow",
+  pre_turn: "Before the message",
+  model_switch: "Model switch",
 };
 
 // --------------------------------------------------------------- the chart
@@ -341,6 +343,25 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
     }
     case "title_set":
       return { ...base, family: "mainline", kind: "title", tone: "neutral", title: "Renamed", detail: record.payload.title || "(title cleared)" };
+    case "compaction_policy":
+      return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: `Compaction policy: ${record.payload.policy}`, detail: record.payload.threshold ? `threshold ${record.payload.threshold}` : "threshold from the model" };
+    case "tool_outputs_evicted": {
+      const { evicted, estimated_before, estimated_after } = record.payload;
+      return { ...base, family: "debug", kind: "compaction", tone: "accent", title: `${evicted.length} tool output${evicted.length === 1 ? "" : "s"} evicted`, detail: `about ${formatTokens(estimated_before)} → ${formatTokens(estimated_after)} tokens (estimates), no model call` };
+    }
+    case "layered_compaction": {
+      const { summary, state_sheet, loss_audit, estimated_after } = record.payload;
+      const m = summary.metadata;
+      return {
+        ...base,
+        family: "debug",
+        kind: "compaction",
+        tone: "accent",
+        title: `History compacted with a state sheet (${TRIGGER_LABEL[m.trigger].toLowerCase()})`,
+        detail: `${m.removed} removed, ${m.kept} kept · about ${formatTokens(estimated_after)} tokens after (estimate) · sheet: ${state_sheet.files.length} files, ${state_sheet.commands.length} commands · lost paths ${loss_audit.paths.length}, commands ${loss_audit.commands.length} · ${m.reason}`,
+        summaryId: summary.id,
+      };
+    }
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {
