@@ -15,13 +15,13 @@ use strata_protocol::{
 
 use super::compact::{CompactionCause, Done};
 use super::{Agent, CompactOutcome};
-use crate::compaction::MIN_HISTORY_ITEMS;
 use crate::compaction::{
     EVICTED_PREFIX, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
     build_layered_summary_request, build_state_sheet, extract, ineffective_level, item_text,
     loss_audit, low_water_mark, plan_eviction, plan_layered, previous_summary_text,
     restore_originals, span_originals,
 };
+use crate::compaction::{MIN_HISTORY_ITEMS, summary_level};
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
@@ -157,7 +157,7 @@ impl Agent {
             return Ok(None);
         }
         let after = self.evict(&cause)?;
-        if !force_summary && after < ineffective_level(cause.threshold) {
+        if !force_summary && after < summary_level(cause.threshold) {
             self.guard.ineffective_at = None;
             return Ok(None);
         }

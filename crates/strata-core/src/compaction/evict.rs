@@ -18,6 +18,17 @@ pub const RECENT_ROUNDS_KEPT: usize = 3;
 /// rounds away and the provider's prompt cache lives between them.
 pub const LOW_WATER_PERCENT: u64 = 50;
 
+/// Eviction that cannot bring the estimate under this share of the
+/// threshold is followed by a summary: what eviction cannot free (messages,
+/// calls, placeholders) has grown so large that evicting alone would run
+/// at nearly every round and keep the context near the threshold.
+pub const SUMMARY_LEVEL_PERCENT: u64 = 60;
+
+/// The estimate above which eviction is followed by a summary.
+pub fn summary_level(threshold: u64) -> u64 {
+    threshold / 100 * SUMMARY_LEVEL_PERCENT + threshold % 100 * SUMMARY_LEVEL_PERCENT / 100
+}
+
 /// Every placeholder starts with this, so a placeholder is never evicted again.
 pub const EVICTED_PREFIX: &str = "[tool output evicted";
 
@@ -81,8 +92,8 @@ pub fn digest(output: &str) -> String {
 /// The text that replaces an evicted output.
 pub fn placeholder(item_id: ItemId, tool: &str, chars: u64, output: &str) -> String {
     format!(
-        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars; starts: {}. The full output \
-         is kept in the session file.]",
+        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars, kept in the session file; \
+         starts: {}]",
         digest(output)
     )
 }

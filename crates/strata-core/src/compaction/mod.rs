@@ -18,8 +18,9 @@ pub use decide::{
 };
 pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_text};
 pub use evict::{
-    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, apply_eviction, digest,
-    low_water_mark, placeholder, plan_eviction, recent_rounds_start,
+    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, SUMMARY_LEVEL_PERCENT,
+    apply_eviction, digest, low_water_mark, placeholder, plan_eviction, recent_rounds_start,
+    summary_level,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{
