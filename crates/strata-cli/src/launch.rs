@@ -12,7 +12,7 @@ use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::{
     ProfileFlags, ProviderKind, ProviderProfile, load_and_resolve, process_env,
 };
-use strata_providers::{agent_parts, tool_config};
+use strata_providers::{agent_parts, estimator_for, tool_config};
 
 use crate::cli::{AgentFlags, ApprovalArg, ProviderArg};
 use crate::error::CliError;
@@ -74,7 +74,8 @@ pub fn start(
         })?,
     };
     let (parts, events, profile, policy) = parts(ctx, flags, None, &workspace, interactive)?;
-    let agent = Agent::start(&ctx.store, parts)?;
+    let agent = Agent::start(&ctx.store, parts)?
+        .with_estimator(estimator_for(profile.kind, &profile.model));
     Ok(Launched {
         agent,
         events,
@@ -112,7 +113,8 @@ pub fn resume(
         .clone()
         .unwrap_or_else(|| PathBuf::from(&meta.workspace));
     let (parts, events, profile, policy) = parts(ctx, flags, Some(&meta), &workspace, interactive)?;
-    let agent = Agent::resume(session, parts)?;
+    let agent =
+        Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
     Ok(Launched {
         agent,
         events,
@@ -142,21 +144,37 @@ fn parts(
             path: workspace.to_owned(),
             source,
         })?;
-    let policy = match flags.approval {
-        ApprovalArg::Ask => ApprovalPolicy::Ask,
-        ApprovalArg::Auto => ApprovalPolicy::Auto,
-        ApprovalArg::ReadOnly => ApprovalPolicy::ReadOnly,
-    };
+    let policy = approval_policy(flags.approval);
     let broker = if interactive {
         ApprovalBroker::interactive()
     } else {
         ApprovalBroker::non_interactive()
     };
     let (mut parts, events) = agent_parts(&resolved, tools, SessionApprovals::new(policy), broker)?;
-    if let Some(threshold) = flags.compact_threshold {
-        parts.config.compact_threshold = threshold;
-    }
+    parts.config.threshold_setting = flags.compact_threshold;
+    parts.config.compaction = flags.compaction;
     Ok((parts, events, resolved.profile, policy))
+}
+
+/// The approval policy a flag names.
+pub fn approval_policy(arg: ApprovalArg) -> ApprovalPolicy {
+    match arg {
+        ApprovalArg::Ask => ApprovalPolicy::Ask,
+        ApprovalArg::Auto => ApprovalPolicy::Auto,
+        ApprovalArg::ReadOnly => ApprovalPolicy::ReadOnly,
+    }
+}
+
+/// The profile a session would run on with these flags, without building
+/// its gateway (for `compact --preview`, which calls no model).
+pub fn session_profile(
+    ctx: &Context,
+    flags: &AgentFlags,
+    meta: &SessionMeta,
+) -> crate::error::Result<ProviderProfile> {
+    let (_config, resolved) =
+        load_and_resolve(&ctx.paths, &profile_flags(flags, Some(meta)), &process_env)?;
+    Ok(resolved.profile)
 }
 
 /// The flags the resolver sees. A resumed session keeps its own provider

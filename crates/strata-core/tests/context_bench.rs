@@ -349,6 +349,8 @@ struct Outcome {
     summary_calls: usize,
     evictions: usize,
     overflowed_at: Option<usize>,
+    /// Paths and commands the loss audits of the summaries name.
+    audited_losses: usize,
     /// For 1, 2 and 5 compaction steps: each fact's availability.
     snapshots: Vec<(Snapshot, Vec<Seen>)>,
 }
@@ -437,8 +439,22 @@ async fn simulate(policy: CompactionPolicy, rounds: usize, window: u64) -> Outco
             }
         }
     }
+    let records = store
+        .open_reader(agent.id(), strata_core::store::ReadMode::Strict)
+        .unwrap()
+        .records;
+    let audited_losses = records
+        .iter()
+        .filter_map(|record| match &record.body {
+            strata_protocol::RecordBody::LayeredCompaction(c) => {
+                Some(c.loss_audit.paths.len() + c.loss_audit.commands.len())
+            }
+            _ => None,
+        })
+        .sum();
     let meter = model.meter.lock().unwrap();
     Outcome {
+        audited_losses,
         policy,
         rounds: meter.rounds,
         input: meter.input + meter.summary_input,
@@ -567,6 +583,7 @@ async fn layered_keeps_every_planted_path_command_and_rule_over_50_rounds() {
     assert!(layered.peak <= 24_000, "{report}");
     assert_eq!(layered.overflowed_at, None, "{report}");
     assert_eq!(layered.rounds, 50, "{report}");
+    assert_eq!(layered.audited_losses, 0, "{report}");
     // The lossy summarizer loses what only the summary could have kept
     // under base: the comparison measures something.
     assert!(!promised_facts_kept(&outcomes[1]).is_empty(), "{report}");

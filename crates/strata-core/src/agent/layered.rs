@@ -245,7 +245,12 @@ impl Agent {
         } else {
             HashMap::new()
         };
-        let originals = span_originals(restore_originals(&span, &file_items));
+        // Everything after the leading messages, evicted outputs put back
+        // and earlier summaries and sheets left out: the span's originals
+        // with the person's kept messages in place, so the summary reads
+        // the requests it serves.
+        let originals =
+            span_originals(restore_originals(&items[plan.leading.len()..], &file_items));
         let folded = self.fold_to_fit(
             &originals,
             previous_summary.as_deref(),
@@ -365,8 +370,9 @@ impl Agent {
     }
 
     /// How many of the oldest originals to leave out so the summarizer's
-    /// input fits the threshold (the model's usable window) with the
-    /// previous summary and sheet; at least one original always stays.
+    /// input fits the model's window less its output budget (the threshold
+    /// when the window is unknown) with the previous summary and sheet; at
+    /// least one original always stays.
     fn fold_to_fit(
         &self,
         originals: &[ResponseItem],
@@ -374,7 +380,10 @@ impl Agent {
         previous_sheet: Option<&strata_protocol::StateSheet>,
     ) -> usize {
         let estimate = self.estimate();
-        let budget = self.threshold();
+        let budget = self.config.context_window.map_or_else(
+            || self.threshold(),
+            |window| window.saturating_sub(self.config.max_output_tokens.map_or(0, u64::from)),
+        );
         let context = previous_summary.map_or(0, |s| estimate.text(s))
             + previous_sheet.map_or(0, |s| estimate.text(&s.text));
         let costs: Vec<u64> = originals

@@ -102,8 +102,10 @@ pub fn preview_compaction(
             preview.evicted = eviction.evicted;
             preview.summary_needed = eviction.estimated_after >= ineffective_level(threshold);
             let plan = plan_layered(&after);
-            let span: Vec<ResponseItem> = plan.span.iter().map(|&i| after[i].clone()).collect();
-            let facts = extract(&span_originals(restore_originals(&span, originals)));
+            let facts = extract(&span_originals(restore_originals(
+                &after[plan.leading.len()..],
+                originals,
+            )));
             let sheet = build_state_sheet(
                 previous_sheet,
                 &facts,
