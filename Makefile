@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-context
 
 all: build
 
@@ -105,3 +105,9 @@ soak: setup
 # replays them.
 fuzz: setup
 	cargo run -p strata-fuzz --release --locked -- all --seconds $${FUZZ_SECONDS:-60}
+
+# The context-management simulation (300 scripted rounds per policy through
+# the real agent loop); its table is recorded in docs/CONTEXT.md. The
+# 50-round version runs with the other tests.
+bench-context:
+	cargo test -p strata-core --test context_bench --locked -- --ignored --nocapture bench_context

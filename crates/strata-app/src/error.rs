@@ -23,6 +23,7 @@ impl ToCommandError for CoreError {
                 CommandErrorKind::NotFound
             }
             CoreError::SessionLocked { .. } => CommandErrorKind::Locked,
+            CoreError::MessageTooLong { .. } => CommandErrorKind::InvalidInput,
             CoreError::Io { .. }
             | CoreError::CorruptRecord { .. }
             | CoreError::NotASession { .. }

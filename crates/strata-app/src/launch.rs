@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
 use strata_core::{SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry};
 use strata_protocol::{
-    ApprovalPolicy, CONTRACT_FORMAT_VERSION, OutputKind, ProfileChange, ProfileSet, SessionId,
-    SessionStarted,
+    ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
+    ProfileSet, SessionId, SessionStarted, ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
-use strata_providers::{ProfileFlags, ProviderProfile, ResolvedProfile, agent_parts, tool_config};
+use strata_providers::{
+    ProfileFlags, ProviderProfile, ResolvedProfile, agent_parts, estimator_for, tool_config,
+};
 
 use crate::error::{CommandResult, ToCommandError, invalid_input};
 use crate::profile::{self, profile_set};
@@ -29,8 +31,12 @@ pub struct LaunchOptions {
     /// Whether approvals wait for an answer (a person is there to give
     /// one) or are refused at once.
     pub interactive: bool,
-    /// Overrides the profile's compaction threshold.
-    pub compact_threshold: Option<u64>,
+    /// Overrides the profile's compaction threshold (a percentage of the
+    /// window, tokens, or tokens left).
+    pub compact_threshold: Option<ThresholdSetting>,
+    /// The compaction policy; `None` keeps a resumed session's recorded
+    /// one (a new session gets the default).
+    pub compaction: Option<CompactionPolicy>,
     /// Lets the tools work in a folder as broad as the home folder or `/`
     /// (refused by default).
     pub allow_broad_workspace: bool,
@@ -44,6 +50,7 @@ impl LaunchOptions {
             policy,
             interactive,
             compact_threshold: None,
+            compaction: None,
             allow_broad_workspace: false,
         }
     }
@@ -118,7 +125,12 @@ pub fn start(
     let (_, resolved) =
         load_and_resolve(paths, &options.profile, env).map_err(ToCommandError::to_command_error)?;
     let (parts, events) = parts(&resolved, env, workspace, options)?;
-    let mut agent = Agent::start(store, parts).map_err(ToCommandError::to_command_error)?;
+    let mut agent = Agent::start(store, parts)
+        .map_err(ToCommandError::to_command_error)?
+        .with_estimator(estimator_for(
+            resolved.profile.kind,
+            &resolved.profile.model,
+        ));
     agent
         .record_profile(profile_set(&resolved.profile, ProfileChange::Created))
         .map_err(ToCommandError::to_command_error)?;
@@ -161,7 +173,10 @@ pub fn resume(
         .clone()
         .unwrap_or_else(|| PathBuf::from(&meta.workspace));
     let (parts, events) = parts(&chosen.resolved, env, &workspace, options)?;
-    let mut agent = Agent::resume(session, parts).map_err(ToCommandError::to_command_error)?;
+    let profile = &chosen.resolved.profile;
+    let mut agent = Agent::resume(session, parts)
+        .map_err(ToCommandError::to_command_error)?
+        .with_estimator(estimator_for(profile.kind, &profile.model));
     if let Some(switch) = &chosen.switched {
         agent
             .record_profile(switch.clone())
@@ -208,9 +223,8 @@ fn parts(
         broker,
     )
     .map_err(ToCommandError::to_command_error)?;
-    if let Some(threshold) = options.compact_threshold {
-        parts.config.compact_threshold = threshold;
-    }
+    parts.config.threshold_setting = options.compact_threshold;
+    parts.config.compaction = options.compaction;
     Ok((parts, events))
 }
 

@@ -3,7 +3,7 @@
 
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use strata_protocol::ProviderKind;
+use strata_protocol::{CompactionPolicy, ProviderKind, ThresholdSetting};
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
 /// and compacts what the model sees when a conversation grows too long.
@@ -91,6 +91,12 @@ pub struct CompactArgs {
     #[arg(value_name = "SESSION")]
     pub session: String,
 
+    /// Show what a compaction would evict, summarize and keep, the state
+    /// sheet and estimated tokens, without calling a model or changing the
+    /// session file.
+    #[arg(long)]
+    pub preview: bool,
+
     /// What the summary should stress.
     #[arg(long, value_name = "TEXT")]
     pub focus: Option<String>,
@@ -142,10 +148,18 @@ pub struct AgentFlags {
     #[arg(long, value_enum, default_value_t = ApprovalArg::Ask, value_name = "POLICY")]
     pub approval: ApprovalArg,
 
-    /// Compact once a round reports this many context tokens (default: the
-    /// model's profile).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub compact_threshold: Option<u64>,
+    /// When to compact: a token count (`12000`), a share of the model's
+    /// window (`80%`), or tokens left in it (`left:20000`) (default: the
+    /// model's profile; a resumed session keeps the one it recorded).
+    #[arg(long, value_name = "N|P%|left:N", value_parser = parse_threshold)]
+    pub compact_threshold: Option<ThresholdSetting>,
+
+    /// How the session manages its context: `layered` (evict old tool
+    /// outputs first, then summarize with a state sheet; the default for
+    /// new sessions), `base` (one summary at the threshold) or `off` (never
+    /// compact automatically). A resumed session keeps its own unless given.
+    #[arg(long, value_name = "POLICY", value_parser = parse_policy)]
+    pub compaction: Option<CompactionPolicy>,
 
     /// One JSON object per line: a session line, then every event.
     #[arg(long)]
@@ -236,4 +250,12 @@ fn non_blank(text: &str) -> Result<String, String> {
     } else {
         Ok(text.to_owned())
     }
+}
+
+fn parse_threshold(text: &str) -> Result<ThresholdSetting, String> {
+    text.parse()
+}
+
+fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {
+    text.parse()
 }

@@ -110,9 +110,11 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
     let mut out = ctx.out.stdout();
     let mut count = 0;
     for record in &read.records {
-        let RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) = &record.body
-        else {
-            continue;
+        // Base summaries and layered ones (which carry a state sheet).
+        let summary = match &record.body {
+            RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => summary,
+            RecordBody::LayeredCompaction(layered) => &layered.summary,
+            _ => continue,
         };
         count += 1;
         let meta = &summary.metadata;

@@ -1,13 +1,14 @@
 //! Command-line flags to strata-app's agent construction: the profile flags,
-//! the workspace, the approval policy and threshold. Which profile a session
+//! the workspace, the approval policy, the compaction policy and threshold.
+//! Which profile a session
 //! resumes on, and the recording of an explicit switch, are strata-app's.
 
 use std::path::PathBuf;
 
 use strata_app::launch::{self, LaunchOptions};
-use strata_protocol::ApprovalPolicy;
-use strata_providers::ProfileFlags;
+use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::process_env;
+use strata_providers::{ProfileFlags, ProviderProfile};
 
 pub use strata_app::Launched;
 
@@ -15,21 +16,31 @@ use crate::cli::{AgentFlags, ApprovalArg};
 use crate::error::CliError;
 use crate::store::Context;
 
-fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
-    let policy = match flags.approval {
+/// The approval policy a flag names.
+pub fn approval_policy(arg: ApprovalArg) -> ApprovalPolicy {
+    match arg {
         ApprovalArg::Ask => ApprovalPolicy::Ask,
         ApprovalArg::Auto => ApprovalPolicy::Auto,
         ApprovalArg::ReadOnly => ApprovalPolicy::ReadOnly,
-    };
+    }
+}
+
+fn profile_flags(flags: &AgentFlags) -> ProfileFlags {
+    ProfileFlags {
+        profile: None,
+        kind: flags.provider,
+        model: flags.model.clone(),
+        base_url: flags.base_url.clone(),
+    }
+}
+
+fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
+    let policy = approval_policy(flags.approval);
     LaunchOptions {
-        profile: ProfileFlags {
-            profile: None,
-            kind: flags.provider,
-            model: flags.model.clone(),
-            base_url: flags.base_url.clone(),
-        },
+        profile: profile_flags(flags),
         workspace: flags.workspace.clone(),
         compact_threshold: flags.compact_threshold,
+        compaction: flags.compaction,
         allow_broad_workspace: flags.allow_broad_workspace,
         ..LaunchOptions::new(policy, interactive)
     }
@@ -93,4 +104,23 @@ pub fn resume(
         ctx.out.warn(strata_core::transcript::profile_line(switch));
     }
     Ok(launched)
+}
+
+/// The profile a session would run on with these flags (its recorded one
+/// unless they switch it), without building its gateway: for
+/// `compact --preview`, which calls no model.
+pub fn session_profile(
+    ctx: &Context,
+    flags: &AgentFlags,
+    meta: &SessionMeta,
+    recorded: Option<&strata_protocol::ProfileSet>,
+) -> crate::error::Result<ProviderProfile> {
+    let chosen = strata_app::profile::for_resume(
+        &ctx.paths,
+        &process_env,
+        meta,
+        recorded,
+        &profile_flags(flags),
+    )?;
+    Ok(chosen.resolved.profile)
 }

@@ -20,6 +20,7 @@ mod context;
 mod error;
 mod export;
 mod launch;
+mod preview;
 mod render;
 mod repl;
 mod run;

@@ -192,6 +192,9 @@ impl Ui {
             MainlineEvent::Error { message, .. } => {
                 self.note(paint(ERROR, format!("error: {}", visible_inline(message))))
             }
+            MainlineEvent::CompactionCircuitOpen { message, .. } => {
+                self.note(paint(WARN, format!("warning: {message}")))
+            }
         }
     }
 
@@ -235,8 +238,9 @@ impl Ui {
             } => self.note(paint(
                 WARN,
                 format!(
-                    "warning: the compacted history is still about {estimated_tokens} tokens, \
-                     above the threshold {threshold}"
+                    "warning (compaction_ineffective): the compacted history is still about \
+                     {estimated_tokens} tokens (an estimate), close to or above the threshold \
+                     {threshold}"
                 ),
             )),
             DebugEvent::SummaryFailed {
@@ -247,6 +251,33 @@ impl Ui {
                     "warning: compaction failed after {attempts} attempt(s), the history was \
                      left as it was: {}",
                     visible_inline(message)
+                ),
+            )),
+            DebugEvent::ToolOutputsEvicted {
+                eviction,
+                history_items,
+                ..
+            } => self.note(paint(
+                COMPACTION,
+                format!(
+                    "── {} older tool outputs evicted (no model call): about {} → {} tokens \
+                     (estimates), {history_items} items ──",
+                    eviction.evicted.len(),
+                    eviction.estimated_before,
+                    eviction.estimated_after
+                ),
+            )),
+            DebugEvent::LayeredCompacted { compaction, .. } => self.note(paint(
+                DIM,
+                format!(
+                    "   state sheet: {} files, {} commands, {} rules; about {} tokens after \
+                     (an estimate); lost paths {}, commands {}",
+                    compaction.state_sheet.files.len(),
+                    compaction.state_sheet.commands.len(),
+                    compaction.state_sheet.rules.len(),
+                    compaction.estimated_after,
+                    compaction.loss_audit.paths.len(),
+                    compaction.loss_audit.commands.len()
                 ),
             )),
         }

@@ -57,6 +57,9 @@ fn one_turn(
 
 /// `strata compact SESSION [--focus TEXT] [flags]`.
 pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
+    if args.preview {
+        return crate::preview::preview(ctx, &args);
+    }
     let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
     let json = args.agent.json;
     runtime()?.block_on(async move {

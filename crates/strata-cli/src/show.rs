@@ -124,6 +124,16 @@ fn render(entry: &Entry<'_>) -> String {
             paint(DIM, indented(&summary.metadata.reason, "  ")),
             indented(&summary.summary, "  ")
         ),
+        Entry::StateSheet(text) => format!("{}\n", paint(DIM, indented(text, "  "))),
+        Entry::Eviction { outputs, chars } => format!(
+            "{}\n",
+            paint(
+                COMPACTION,
+                format!(
+                    "── {outputs} older tool outputs ({chars} chars) evicted from the model's view; the originals stay above ──"
+                )
+            )
+        ),
         Entry::Approval { tool, decision } => format!(
             "{}\n",
             paint(

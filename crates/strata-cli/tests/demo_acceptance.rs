@@ -183,6 +183,11 @@ fn five_demo_prompts_read_the_files_report_exact_usage_and_compact() {
             "demo",
             "--compact-threshold",
             "1500",
+            // What this checks is the base design's summary (it names every
+            // prompt and file); layered sessions keep those in the state
+            // sheet, which crates/strata-core/tests/agent_layered.rs covers.
+            "--compaction",
+            "base",
             "--json",
         ] {
             args.push(arg.to_owned());

@@ -50,6 +50,16 @@ pub enum CoreError {
     BroadWorkspace { path: PathBuf, what: &'static str },
     #[error("AGENTS.md was not used: {reason}")]
     AgentsFileRefused { reason: String },
+    /// The message alone is estimated over the compaction threshold, so no
+    /// compaction could make room for it; nothing was sent or written.
+    #[error(
+        "the message is too long: about {estimated_tokens} tokens (an estimate), over the \
+         compaction threshold of {threshold}; shorten it or attach less text"
+    )]
+    MessageTooLong {
+        estimated_tokens: u64,
+        threshold: u64,
+    },
 }
 
 impl CoreError {
@@ -78,7 +88,8 @@ impl CoreError {
             | CoreError::Encode(_)
             | CoreError::NoDataDir
             | CoreError::BroadWorkspace { .. }
-            | CoreError::AgentsFileRefused { .. } => false,
+            | CoreError::AgentsFileRefused { .. }
+            | CoreError::MessageTooLong { .. } => false,
         }
     }
 }

@@ -113,6 +113,13 @@ fn render(entry: &Entry<'_>, model_label: ModelLabel) -> String {
             one_line(&summary.metadata.reason),
             summary.summary.lines().collect::<Vec<_>>().join("\n> ")
         ),
+        Entry::StateSheet(text) => format!(
+            "<details><summary>State sheet</summary>\n\n{}\n</details>\n\n",
+            fenced(text, "text")
+        ),
+        Entry::Eviction { outputs, chars } => format!(
+            "*{outputs} older tool outputs ({chars} characters) were replaced by placeholders in the model's view; the originals are above.*\n\n"
+        ),
         Entry::Approval { tool, decision } => {
             format!("*Approval: `{tool}` {}.*\n\n", decision_text(*decision))
         }

@@ -5,7 +5,9 @@
 
 use strata_protocol::{RecordBody, ResponseItem, TokenUsage};
 
-use crate::compaction::{CompactionPlan, apply_compaction};
+use crate::compaction::{
+    CompactionPlan, apply_compaction, apply_eviction, apply_layered_compaction,
+};
 
 /// What the model sees, plus the last usage a round reported since the last
 /// compaction.
@@ -13,6 +15,9 @@ use crate::compaction::{CompactionPlan, apply_compaction};
 pub struct History {
     items: Vec<ResponseItem>,
     last_usage: Option<TokenUsage>,
+    /// How many items the history held when the last usage was reported:
+    /// the items after it are what the pre-turn check estimates.
+    items_at_last_usage: usize,
 }
 
 /// What applying one record did.
@@ -22,6 +27,8 @@ pub enum Applied {
     Item,
     /// A compaction summary replaced the history.
     Compacted { removed: usize, kept: usize },
+    /// Tool outputs were replaced by their placeholders.
+    Evicted { outputs: usize },
     /// A round's usage became the last reported usage.
     Usage,
     /// A record replay does not fold into the history (turns, rounds, retries, ...).
@@ -40,6 +47,7 @@ impl History {
         Self {
             items,
             last_usage: None,
+            items_at_last_usage: 0,
         }
     }
 
@@ -61,6 +69,15 @@ impl History {
         self.last_usage.as_ref()
     }
 
+    /// The items added since the last usage was reported (all of them when
+    /// none was).
+    pub fn items_since_last_usage(&self) -> &[ResponseItem] {
+        match self.last_usage {
+            Some(_) => &self.items[self.items_at_last_usage.min(self.items.len())..],
+            None => &self.items,
+        }
+    }
+
     /// Folds one record in. Every change to a history goes through here.
     pub fn apply(&mut self, body: &RecordBody) -> Applied {
         match body {
@@ -79,7 +96,25 @@ impl History {
             }
             RecordBody::TokenUsage(record) => {
                 self.last_usage = Some(record.usage.clone());
+                self.items_at_last_usage = self.items.len();
                 Applied::Usage
+            }
+            // The stored placeholders replace the outputs by id; the figure
+            // reported before no longer describes the history.
+            RecordBody::ToolOutputsEvicted(eviction) => {
+                let outputs = apply_eviction(&mut self.items, eviction);
+                self.last_usage = None;
+                Applied::Evicted { outputs }
+            }
+            RecordBody::LayeredCompaction(compaction) => {
+                let before = self.items.len();
+                self.items = apply_layered_compaction(&self.items, compaction);
+                self.last_usage = None;
+                let kept = compaction.leading.len() + compaction.kept.len();
+                Applied::Compacted {
+                    removed: before.saturating_sub(kept),
+                    kept,
+                }
             }
             RecordBody::Unknown(_) => Applied::Unknown,
             RecordBody::SessionMeta(_)
@@ -91,7 +126,8 @@ impl History {
             | RecordBody::ApprovalDecision(_)
             | RecordBody::TitleSet(_)
             | RecordBody::FullToolOutput(_)
-            | RecordBody::ProfileSet(_) => Applied::NotHistory,
+            | RecordBody::ProfileSet(_)
+            | RecordBody::CompactionPolicy(_) => Applied::NotHistory,
         }
     }
 

@@ -5,16 +5,19 @@
 //! resume replays the file with: the live history and the replayed one
 //! cannot differ.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use strata_protocol::{
-    CompactionSummary, Record, RecordBody, ResponseItem, RoundId, SessionId, SessionMeta, TitleSet,
-    TokenUsage, TokenUsageRecord,
+    CompactionSummary, ItemId, Record, RecordBody, ResponseItem, RoundId, SessionId, SessionMeta,
+    TitleSet, TokenUsage, TokenUsageRecord,
 };
 
 use crate::error::Result;
 use crate::history::{Applied, History};
-use crate::store::{Replay, SessionRead, SessionWriter, TornTailRepair};
+use crate::store::{
+    ReadMode, Replay, SessionRead, SessionWriter, TornTailRepair, original_items, parse_session,
+};
 
 /// The output recorded for a function call a previous run never answered.
 pub const ABORTED_TOOL_OUTPUT: &str = "aborted: the session ended before this tool finished";
@@ -95,7 +98,7 @@ impl LiveSession {
         let boundary = matches!(
             record.body,
             RecordBody::TurnStarted(_) | RecordBody::TurnFinished(_)
-        ) || matches!(applied, Applied::Compacted { .. });
+        ) || matches!(applied, Applied::Compacted { .. } | Applied::Evicted { .. });
         if boundary {
             self.sync()?;
         }
@@ -127,6 +130,14 @@ impl LiveSession {
             title: title.into(),
         }))
         .map(|_| ())
+    }
+
+    /// Every item the file holds, as first written, by id: the originals of
+    /// evicted outputs and of compacted spans. Reads the file back.
+    pub fn original_items(&self) -> Result<HashMap<ItemId, ResponseItem>> {
+        let bytes = self.writer.read_all()?;
+        let read = parse_session(self.writer.path(), &bytes, ReadMode::Strict)?;
+        Ok(original_items(&read.records))
     }
 
     /// Makes every record written so far durable.

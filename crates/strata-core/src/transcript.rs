@@ -45,6 +45,13 @@ pub enum Entry<'a> {
         provider: &'a str,
     },
     Compaction(&'a CompactionSummary),
+    /// A layered summary's state sheet (right after its summary).
+    StateSheet(&'a str),
+    /// Older tool outputs replaced by placeholders.
+    Eviction {
+        outputs: usize,
+        chars: u64,
+    },
     Approval {
         tool: &'a str,
         decision: ApprovalDecision,
@@ -66,7 +73,17 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     let mut turns = 0;
     for record in &read.records {
         let entry = match &record.body {
-            RecordBody::SessionMeta(_) | RecordBody::TokenUsage(_) => continue,
+            RecordBody::SessionMeta(_)
+            | RecordBody::TokenUsage(_)
+            | RecordBody::CompactionPolicy(_) => continue,
+            RecordBody::ToolOutputsEvicted(eviction) => Entry::Eviction {
+                outputs: eviction.evicted.len(),
+                chars: eviction.evicted.iter().map(|e| e.chars).sum(),
+            },
+            RecordBody::LayeredCompaction(compaction) => {
+                entries.push(Entry::Compaction(&compaction.summary));
+                Entry::StateSheet(&compaction.state_sheet.text)
+            }
             RecordBody::Round(round) => {
                 model = &round.model;
                 continue;
@@ -175,6 +192,8 @@ pub fn trigger_name(trigger: CompactionTrigger) -> &'static str {
         CompactionTrigger::Auto => "auto",
         CompactionTrigger::Manual => "manual",
         CompactionTrigger::ContextOverflow => "context_overflow",
+        CompactionTrigger::PreTurn => "pre_turn",
+        CompactionTrigger::ModelSwitch => "model_switch",
     }
 }
 

@@ -7,14 +7,18 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use strata_core::compaction::CompactionPlan;
+use strata_core::compaction::{
+    Calibration, CharEstimator, CompactionPlan, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
+    build_state_sheet, extract, loss_audit, plan_eviction, plan_layered, span_originals,
+};
 use strata_core::store::{ReadMode, SessionStore};
 use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
 use strata_protocol::{
-    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionSummary,
-    CompactionTrigger, ErrorRecord, FullToolOutput, ItemId, ReasoningItem, RecordBody,
-    ResponseItem, RetryRecord, Role, RoundId, RoundRecord, TitleSet, TokenUsage, TurnFinished,
-    TurnId, TurnOutcome, TurnStarted, UnknownRecord,
+    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionPolicy,
+    CompactionPolicyRecord, CompactionSummary, CompactionTrigger, ErrorRecord, FullToolOutput,
+    ItemId, LayeredCompaction, ReasoningItem, RecordBody, ResponseItem, RetryRecord, Role, RoundId,
+    RoundRecord, ThresholdSetting, TitleSet, TokenUsage, ToolOutputsEvicted, TurnFinished, TurnId,
+    TurnOutcome, TurnStarted, UnknownRecord,
 };
 
 #[derive(Clone, Debug)]
@@ -51,6 +55,14 @@ enum Action {
     },
     NonHistory(NonHistory),
     Compaction,
+    /// A `compaction_policy` record.
+    Policy(CompactionPolicy),
+    /// A `tool_outputs_evicted` record, planned on the history as it is.
+    Eviction {
+        low_water: u64,
+    },
+    /// A `layered_compaction` record with a state sheet.
+    LayeredCompaction,
 }
 
 fn role() -> impl Strategy<Value = Role> {
@@ -83,6 +95,14 @@ fn action() -> impl Strategy<Value = Action> {
             .prop_map(|(input, output)| Action::Usage { input, output }),
         3 => non_history.prop_map(Action::NonHistory),
         2 => Just(Action::Compaction),
+        1 => prop_oneof![
+            Just(CompactionPolicy::Off),
+            Just(CompactionPolicy::Base),
+            Just(CompactionPolicy::Layered),
+        ]
+        .prop_map(Action::Policy),
+        2 => (0u64..200).prop_map(|low_water| Action::Eviction { low_water }),
+        2 => Just(Action::LayeredCompaction),
     ]
 }
 
@@ -174,7 +194,12 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     ))
                     .unwrap();
                 if *answered {
-                    let output = ResponseItem::function_call_output(call_id.as_str(), "a\nb");
+                    let text = if step % 3 == 0 {
+                        "a\nb".repeat(200)
+                    } else {
+                        "a\nb".to_owned()
+                    };
+                    let output = ResponseItem::function_call_output(call_id.as_str(), text);
                     let item_id = output.id();
                     session.commit_item(output).unwrap();
                     if *capped {
@@ -223,7 +248,82 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                 );
                 assert_eq!(session.history().last_usage(), None);
             }
+            Action::Policy(policy) => {
+                let applied = session
+                    .append(RecordBody::CompactionPolicy(CompactionPolicyRecord {
+                        policy: *policy,
+                        threshold: Some(ThresholdSetting::Percent(80)),
+                    }))
+                    .unwrap();
+                assert_eq!(applied, Applied::NotHistory);
+                assert_eq!(session.state().policy(), *policy);
+            }
+            Action::Eviction { low_water } => {
+                let estimate = Estimate::new(&CharEstimator, Calibration::default());
+                let plan = plan_eviction(session.history().items(), estimate, *low_water);
+                let outputs = plan.evicted.len();
+                let applied = session
+                    .append(RecordBody::ToolOutputsEvicted(ToolOutputsEvicted {
+                        trigger: CompactionTrigger::Auto,
+                        context_tokens: None,
+                        threshold: 8_000,
+                        low_water: *low_water,
+                        estimated_before: plan.estimated_before,
+                        estimated_after: plan.estimated_after,
+                        evicted: plan.evicted,
+                    }))
+                    .unwrap();
+                assert_eq!(applied, Applied::Evicted { outputs });
+                assert_eq!(
+                    estimate.items(session.history().items()),
+                    plan.estimated_after
+                );
+            }
+            Action::LayeredCompaction => {
+                let record = layered_record(session, step);
+                let kept = record.leading.len() + record.kept.len();
+                session
+                    .append(RecordBody::LayeredCompaction(Box::new(record.clone())))
+                    .unwrap();
+                let items = session.history().items();
+                assert_eq!(items.len(), kept + 2);
+                assert_eq!(
+                    items[record.leading.len()],
+                    ResponseItem::CompactionSummary(record.summary)
+                );
+                assert_eq!(session.history().last_usage(), None);
+            }
         }
+    }
+}
+
+/// A layered compaction decided the way the live loop decides it.
+fn layered_record(session: &LiveSession, step: usize) -> LayeredCompaction {
+    let items = session.history().items();
+    let plan = plan_layered(items);
+    let span: Vec<ResponseItem> = plan.span.iter().map(|&i| items[i].clone()).collect();
+    let estimate = Estimate::new(&CharEstimator, Calibration::default());
+    let facts = extract(&span_originals(span));
+    let sheet = build_state_sheet(
+        session.state().last_state_sheet(),
+        &facts,
+        &SheetContext::default(),
+        estimate,
+        STATE_SHEET_BUDGET_TOKENS,
+    );
+    let ResponseItem::Message(sheet_message) = ResponseItem::user(sheet.text.clone()) else {
+        unreachable!()
+    };
+    LayeredCompaction {
+        summary: summary_for(session, step),
+        sheet_message,
+        loss_audit: loss_audit(&facts, "", &sheet),
+        state_sheet: sheet,
+        leading: plan.leading.iter().map(|&i| items[i].id()).collect(),
+        kept: plan.kept.iter().map(|&i| items[i].id()).collect(),
+        folded_out: 0,
+        estimated_before: estimate.items(items),
+        estimated_after: 0,
     }
 }
 

@@ -248,6 +248,61 @@ fn one_of_each_record_type() -> Vec<RecordBody> {
             profile: Some("local".into()),
             change: ProfileChange::Created,
         }),
+        RecordBody::CompactionPolicy(strata_protocol::CompactionPolicyRecord {
+            policy: strata_protocol::CompactionPolicy::Layered,
+            threshold: Some(strata_protocol::ThresholdSetting::Left(20_000)),
+        }),
+        RecordBody::ToolOutputsEvicted(strata_protocol::ToolOutputsEvicted {
+            trigger: strata_protocol::CompactionTrigger::Auto,
+            context_tokens: Some(9_000),
+            threshold: 8_000,
+            low_water: 4_000,
+            estimated_before: 9_100,
+            estimated_after: 3_900,
+            evicted: vec![strata_protocol::EvictedOutput {
+                item_id: output_id,
+                call_id: "toolu_1".into(),
+                tool: "read_file".into(),
+                chars: 18,
+                placeholder: "[tool output evicted: read_file]".into(),
+            }],
+        }),
+        RecordBody::LayeredCompaction(Box::new(strata_protocol::LayeredCompaction {
+            summary: CompactionSummary {
+                id: ItemId::new(),
+                summary: "Read a.rs.".into(),
+                metadata: CompactionMetadata {
+                    trigger: strata_protocol::CompactionTrigger::PreTurn,
+                    reason: "before the message".into(),
+                    context_tokens: None,
+                    threshold: Some(8_000),
+                    removed: 4,
+                    kept: 2,
+                    summarizer_model: "m".into(),
+                    summarizer_usage: None,
+                    duration_ms: 9,
+                },
+            },
+            sheet_message: strata_protocol::Message {
+                id: ItemId::new(),
+                role: strata_protocol::Role::User,
+                content: "[State sheet] Files: src/a.rs".into(),
+            },
+            state_sheet: strata_protocol::StateSheet {
+                files: vec![strata_protocol::SheetFile {
+                    path: "src/a.rs".into(),
+                    last_action: "read".into(),
+                }],
+                text: "[State sheet] Files: src/a.rs".into(),
+                ..Default::default()
+            },
+            leading: Vec::new(),
+            kept: Vec::new(),
+            folded_out: 1,
+            estimated_before: 3_900,
+            estimated_after: 600,
+            loss_audit: strata_protocol::LossAudit::default(),
+        })),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -269,6 +324,9 @@ fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::TitleSet(_)
             | RecordBody::FullToolOutput(_)
             | RecordBody::ProfileSet(_)
+            | RecordBody::CompactionPolicy(_)
+            | RecordBody::ToolOutputsEvicted(_)
+            | RecordBody::LayeredCompaction(_)
             | RecordBody::Unknown(_) => {}
         }
     }

@@ -120,7 +120,19 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
             "tool_output",
             &full.output,
         )),
-        RecordBody::TokenUsage(_)
+        // A layered summary counts and is searched like a base one; its
+        // state sheet is derived from items already indexed.
+        RecordBody::LayeredCompaction(layered) => {
+            fold_item(
+                facts,
+                &ResponseItem::CompactionSummary(layered.summary.clone()),
+                pieces,
+            );
+        }
+        // Evicted outputs stay whole in their own records, indexed there.
+        RecordBody::ToolOutputsEvicted(_)
+        | RecordBody::CompactionPolicy(_)
+        | RecordBody::TokenUsage(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)
         | RecordBody::Error(_)

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::context::{LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
 use crate::model::{ModelError, ModelRequest};
@@ -100,6 +101,10 @@ pub enum MainlineEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model_error: Option<ModelError>,
     },
+    /// Automatic compaction stopped after `failures` compactions in a row
+    /// used up their summary attempts; it resumes when the person retries
+    /// or a manual compaction succeeds.
+    CompactionCircuitOpen { failures: u32, message: String },
 }
 
 /// What the debug console shows.
@@ -152,6 +157,21 @@ pub enum DebugEvent {
         turn_id: Option<TurnId>,
         attempts: u32,
         message: String,
+    },
+    /// Older tool outputs were replaced by placeholders (no model call).
+    ToolOutputsEvicted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<TurnId>,
+        eviction: ToolOutputsEvicted,
+        /// Items in the history right after.
+        history_items: u32,
+    },
+    /// A layered summary: its state sheet, loss audit and estimates (the
+    /// `history_compacted` event for the same summary comes first).
+    LayeredCompacted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<TurnId>,
+        compaction: Box<LayeredCompaction>,
     },
 }
 

@@ -105,6 +105,11 @@ pub enum CompactionTrigger {
     Manual,
     /// The provider rejected a round because the context was too long.
     ContextOverflow,
+    /// Before a new user message was sent: the last usage plus the estimate
+    /// of what was added would cross the threshold.
+    PreTurn,
+    /// The session moved to a model whose threshold the history exceeds.
+    ModelSwitch,
 }
 
 /// Everything the debug console shows about one compaction.

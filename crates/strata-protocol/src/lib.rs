@@ -3,6 +3,7 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod context;
 mod contract;
 mod desktop;
 mod events;
@@ -15,6 +16,11 @@ mod records;
 mod tools;
 mod usage;
 
+pub use context::{
+    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
+    LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
+    ToolOutputsEvicted,
+};
 pub use contract::{
     AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
@@ -42,9 +48,9 @@ pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
 pub use records::{
-    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FullToolOutput, RECORD_FORMAT_VERSION,
-    Record, RecordBody, RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord,
-    TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
+    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FIRST_RECORD_FORMAT_VERSION,
+    FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody, RetryRecord, RoundRecord,
+    SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use usage::TokenUsage;

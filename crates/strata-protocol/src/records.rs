@@ -12,14 +12,22 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::ResponseItem;
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
 use crate::usage::TokenUsage;
 
-/// The record format this version writes.
-pub const RECORD_FORMAT_VERSION: u32 = 1;
+/// The newest record format this version writes: 2 added the recorded
+/// profile (`profile_set`) and the layered context records
+/// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`).
+pub const RECORD_FORMAT_VERSION: u32 = 2;
+
+/// The format of the records the first version defined; they are still
+/// written with it, so a session that uses none of the newer types is
+/// exactly what the first version wrote.
+pub const FIRST_RECORD_FORMAT_VERSION: u32 = 1;
 
 /// One line of a session file.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,10 +39,10 @@ pub struct Record {
 }
 
 impl Record {
-    /// A record stamped now with the current format version.
+    /// A record stamped now with the format version its type needs.
     pub fn now(body: RecordBody) -> Self {
         Self {
-            v: RECORD_FORMAT_VERSION,
+            v: body.format_version(),
             ts: Utc::now(),
             body,
         }
@@ -80,6 +88,12 @@ pub enum RecordBody {
     /// The provider profile the session talks to from here on: written at
     /// creation and at every explicit switch; the last one wins.
     ProfileSet(ProfileSet),
+    /// The session's compaction policy from here on.
+    CompactionPolicy(CompactionPolicyRecord),
+    /// Older tool outputs replaced by placeholders (layered policy).
+    ToolOutputsEvicted(ToolOutputsEvicted),
+    /// A summary with its state sheet (layered policy).
+    LayeredCompaction(Box<LayeredCompaction>),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -100,7 +114,32 @@ impl RecordBody {
         "title_set",
         "full_tool_output",
         "profile_set",
+        "compaction_policy",
+        "tool_outputs_evicted",
+        "layered_compaction",
     ];
+
+    /// The format version that introduced this record's type.
+    pub fn format_version(&self) -> u32 {
+        match self {
+            RecordBody::ProfileSet(_)
+            | RecordBody::CompactionPolicy(_)
+            | RecordBody::ToolOutputsEvicted(_)
+            | RecordBody::LayeredCompaction(_) => 2,
+            RecordBody::SessionMeta(_)
+            | RecordBody::ResponseItem(_)
+            | RecordBody::Round(_)
+            | RecordBody::TokenUsage(_)
+            | RecordBody::TurnStarted(_)
+            | RecordBody::TurnFinished(_)
+            | RecordBody::Retry(_)
+            | RecordBody::Error(_)
+            | RecordBody::ApprovalDecision(_)
+            | RecordBody::TitleSet(_)
+            | RecordBody::FullToolOutput(_)
+            | RecordBody::Unknown(_) => FIRST_RECORD_FORMAT_VERSION,
+        }
+    }
 
     /// The record's `type` on the wire.
     pub fn type_name(&self) -> &str {
@@ -117,6 +156,9 @@ impl RecordBody {
             RecordBody::TitleSet(_) => "title_set",
             RecordBody::FullToolOutput(_) => "full_tool_output",
             RecordBody::ProfileSet(_) => "profile_set",
+            RecordBody::CompactionPolicy(_) => "compaction_policy",
+            RecordBody::ToolOutputsEvicted(_) => "tool_outputs_evicted",
+            RecordBody::LayeredCompaction(_) => "layered_compaction",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -301,7 +343,7 @@ mod tests {
             title: "Parser".into(),
         }));
         let value = serde_json::to_value(&record).unwrap();
-        assert_eq!(value["v"], RECORD_FORMAT_VERSION);
+        assert_eq!(value["v"], FIRST_RECORD_FORMAT_VERSION);
         assert!(value["ts"].is_string());
         assert_eq!(value["type"], "title_set");
         assert_eq!(value["payload"]["title"], "Parser");
@@ -331,6 +373,20 @@ mod tests {
     }
 
     #[test]
+    fn layered_records_carry_format_version_two_and_older_types_one() {
+        let policy = Record::now(RecordBody::CompactionPolicy(CompactionPolicyRecord {
+            policy: crate::CompactionPolicy::Off,
+            threshold: Some(crate::ThresholdSetting::Percent(80)),
+        }));
+        assert_eq!(policy.v, RECORD_FORMAT_VERSION);
+        let value = serde_json::to_value(&policy).unwrap();
+        assert_eq!(value["payload"]["threshold"], "80%");
+        assert_eq!(round_trip(&policy), policy);
+        let title = Record::now(RecordBody::TitleSet(TitleSet { title: "t".into() }));
+        assert_eq!(title.v, FIRST_RECORD_FORMAT_VERSION);
+    }
+
+    #[test]
     fn every_known_type_name_is_listed() {
         let bodies = [
             RecordBody::TitleSet(TitleSet {
@@ -340,6 +396,10 @@ mod tests {
                 turn_id: TurnId::new(),
             }),
             RecordBody::ResponseItem(ResponseItem::user("hi")),
+            RecordBody::CompactionPolicy(CompactionPolicyRecord {
+                policy: crate::CompactionPolicy::Layered,
+                threshold: None,
+            }),
         ];
         for body in bodies {
             assert!(RecordBody::KNOWN_TYPES.contains(&body.type_name()));

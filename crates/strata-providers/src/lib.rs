@@ -4,6 +4,7 @@
 pub mod config;
 pub mod demo;
 mod error;
+mod estimator;
 mod factory;
 pub mod keys;
 mod secret;
@@ -30,6 +31,7 @@ pub use config::{
 };
 pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, READ_FILE_TOOL};
 pub use error::ProviderError;
+pub use estimator::{TiktokenEstimator, estimator_for};
 pub use factory::{agent_config, agent_parts, gateway_for, gateway_with, tool_config};
 pub use gateway::HttpGateway;
 pub use http::{HttpClient, HttpOptions};

@@ -3,4 +3,4 @@
 /**
  * What caused a compaction.
  */
-export type CompactionTrigger = "auto" | "manual" | "context_overflow";
+export type CompactionTrigger = "auto" | "manual" | "context_overflow" | "pre_turn" | "model_switch";

@@ -58,6 +58,8 @@ export const TRIGGER_LABEL: Record<CompactionTrigger, string> = {
   auto: "Automatic",
   manual: "Manual",
   context_overflow: "Context overflow",
+  pre_turn: "Before the message",
+  model_switch: "Model switch",
 };
 
 // --------------------------------------------------------------- the chart
@@ -345,6 +347,25 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
       const { change, provider_kind, model, base_url, profile } = record.payload;
       const where = `${provider_kind} · ${model}${base_url ? ` at ${base_url}` : ""}${profile ? ` (profile ${profile})` : ""}`;
       return { ...base, family: "mainline", kind: "turn", tone: change === "switched" ? "warn" : "neutral", title: change === "switched" ? "Profile switched" : "Profile recorded", detail: where };
+    }
+    case "compaction_policy":
+      return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: `Compaction policy: ${record.payload.policy}`, detail: record.payload.threshold ? `threshold ${record.payload.threshold}` : "threshold from the model" };
+    case "tool_outputs_evicted": {
+      const { evicted, estimated_before, estimated_after } = record.payload;
+      return { ...base, family: "debug", kind: "compaction", tone: "accent", title: `${evicted.length} tool output${evicted.length === 1 ? "" : "s"} evicted`, detail: `about ${formatTokens(estimated_before)} → ${formatTokens(estimated_after)} tokens (estimates), no model call` };
+    }
+    case "layered_compaction": {
+      const { summary, state_sheet, loss_audit, estimated_after } = record.payload;
+      const m = summary.metadata;
+      return {
+        ...base,
+        family: "debug",
+        kind: "compaction",
+        tone: "accent",
+        title: `History compacted with a state sheet (${TRIGGER_LABEL[m.trigger].toLowerCase()})`,
+        detail: `${m.removed} removed, ${m.kept} kept · about ${formatTokens(estimated_after)} tokens after (estimate) · sheet: ${state_sheet.files.length} files, ${state_sheet.commands.length} commands · lost paths ${loss_audit.paths.length}, commands ${loss_audit.commands.length} · ${m.reason}`,
+        summaryId: summary.id,
+      };
     }
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };

@@ -263,6 +263,8 @@ function foldMainline(state: Transcript, event: MainlineEvent, seq: number): Tra
           { kind: "error", key: `error:${seq}`, message: event.message, modelError: event.model_error ?? undefined },
         ],
       };
+    case "compaction_circuit_open":
+      return { ...state, entries: [...entries, { kind: "error", key: `error:${seq}`, message: event.message }] };
   }
 }
 
@@ -335,6 +337,8 @@ function foldDebug(state: Transcript, event: DebugEvent, seq: number): Transcrip
       };
     case "round_started":
     case "compaction_ineffective":
+    case "tool_outputs_evicted":
+    case "layered_compacted":
       return state;
   }
 }
@@ -429,9 +433,16 @@ export function fromRecords(records: SessionRecord[], threshold: number | null =
         entries = [...entries, { kind: "notice", key: `profile:${index}`, text: `${verb} ${provider_kind} · ${model}${at}${name}` }];
         break;
       }
+      case "layered_compaction": {
+        const { summary } = record.payload;
+        entries = addCompaction(entries, summary.id, summary.summary, summary.metadata);
+        break;
+      }
       case "session_meta":
       case "round":
       case "title_set":
+      case "compaction_policy":
+      case "tool_outputs_evicted":
         break;
     }
   });

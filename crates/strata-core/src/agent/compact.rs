@@ -5,13 +5,14 @@
 use std::time::Instant;
 
 use strata_protocol::{
-    CompactionMetadata, CompactionSummary, CompactionTrigger, DebugEvent, ItemId, ModelError,
-    ResponseItem, Role, TokenUsage, TurnId,
+    CompactionMetadata, CompactionPolicy, CompactionSummary, CompactionTrigger, DebugEvent, ItemId,
+    ModelError, ModelRequest, ResponseItem, Role, TokenUsage, TurnId,
 };
 
 use super::{Agent, CompactOutcome};
 use crate::compaction::{
     CompactionDecision, CompactionPlan, build_compaction_summary_request, decide_compaction,
+    item_text,
 };
 use crate::error::Result;
 use crate::tools::CancellationToken;
@@ -26,15 +27,7 @@ pub const MAX_SUMMARY_ATTEMPTS: u32 = 4;
 pub fn estimate_tokens(items: &[ResponseItem]) -> u64 {
     let chars: usize = items
         .iter()
-        .map(|item| match item {
-            ResponseItem::Message(message) => message.content.chars().count(),
-            ResponseItem::FunctionCall(call) => {
-                call.name.chars().count() + call.arguments.chars().count()
-            }
-            ResponseItem::FunctionCallOutput(output) => output.output.chars().count(),
-            ResponseItem::CompactionSummary(summary) => summary.model_text().chars().count(),
-            ResponseItem::Reasoning(reasoning) => reasoning.payload.to_string().chars().count(),
-        })
+        .map(|item| item_text(item).chars().count())
         .sum();
     u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX)
 }
@@ -49,18 +42,18 @@ pub(super) struct CompactionCause<'a> {
     pub turn_id: Option<TurnId>,
 }
 
-enum Summarized {
-    Done {
-        text: String,
-        model: String,
-        usage: Option<TokenUsage>,
-        /// Oldest non-leading items left out of the summary's input.
-        left_out: usize,
-    },
-    Failed {
-        attempts: u32,
-        message: String,
-    },
+/// A summary the model wrote.
+pub(super) struct Done {
+    pub text: String,
+    pub model: String,
+    pub usage: Option<TokenUsage>,
+    /// Oldest items left out of the summary's input.
+    pub left_out: usize,
+}
+
+pub(super) enum Summarized {
+    Done(Done),
+    Failed { attempts: u32, message: String },
     Cancelled,
 }
 
@@ -89,7 +82,10 @@ impl Agent {
             focus,
             turn_id: None,
         };
-        self.compact(cause, &cancel).await
+        let outcome = self.compact(cause, &cancel).await?;
+        Ok(outcome.unwrap_or(CompactOutcome::NothingToCompact {
+            items: self.session.history().len(),
+        }))
     }
 
     /// The check after a round: compacts when `usage`, what that round
@@ -103,6 +99,10 @@ impl Agent {
         usage: Option<&TokenUsage>,
         cancel: &CancellationToken,
     ) -> Result<Option<CompactOutcome>> {
+        let policy = self.policy();
+        if policy == CompactionPolicy::Off {
+            return Ok(None);
+        }
         let items = self.session.history().items();
         let decision = decide_compaction(usage, self.threshold(), items);
         match decision {
@@ -120,12 +120,39 @@ impl Agent {
                     focus: None,
                     turn_id: Some(turn_id),
                 };
-                self.compact(cause, cancel).await.map(Some)
+                match policy {
+                    CompactionPolicy::Layered => self.layered_compact(cause, false, cancel).await,
+                    CompactionPolicy::Off | CompactionPolicy::Base => {
+                        self.base_compact(cause, cancel).await.map(Some)
+                    }
+                }
             }
         }
     }
 
+    /// Compacts under the session's policy: `layered` evicts first and
+    /// summarizes with a state sheet (always, when asked for by a person);
+    /// `off` compacts only when asked for; `base` summarizes. `Ok(None)`
+    /// after a layered step that evicted outputs but wrote no summary, or
+    /// skipped because a guard held it back.
     pub(super) async fn compact(
+        &mut self,
+        cause: CompactionCause<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CompactOutcome>> {
+        let manual = cause.trigger == CompactionTrigger::Manual;
+        match self.policy() {
+            CompactionPolicy::Layered => self.layered_compact(cause, manual, cancel).await,
+            CompactionPolicy::Off if !manual => Ok(None),
+            CompactionPolicy::Off | CompactionPolicy::Base => {
+                self.base_compact(cause, cancel).await.map(Some)
+            }
+        }
+    }
+
+    /// The base design's compaction: one summary, recorded as a
+    /// `compaction_summary` item.
+    pub(super) async fn base_compact(
         &mut self,
         cause: CompactionCause<'_>,
         cancel: &CancellationToken,
@@ -136,23 +163,33 @@ impl Agent {
         if plan.removed() == 0 {
             return Ok(CompactOutcome::NothingToCompact { items: items.len() });
         }
-        let (text, model, usage, left_out) = match self.summarize(&items, cause.focus, cancel).await
-        {
-            Summarized::Done {
-                text,
-                model,
-                usage,
-                left_out,
-            } => (text, model, usage, left_out),
-            Summarized::Failed { attempts, message } => {
-                self.events.debug(DebugEvent::SummaryFailed {
-                    turn_id: cause.turn_id,
-                    attempts,
-                    message: message.clone(),
-                });
-                return Ok(CompactOutcome::SummaryFailed { attempts, message });
-            }
-            Summarized::Cancelled => return Ok(CompactOutcome::Cancelled),
+        let leading = items
+            .iter()
+            .take_while(|item| {
+                item.is_message_with_role(Role::System)
+                    || item.is_message_with_role(Role::Developer)
+            })
+            .count();
+        let model = self.config.model.clone();
+        let focus = cause.focus;
+        let request_for = |left_out: usize| {
+            build_compaction_summary_request(
+                &summary_input(&items, leading, left_out),
+                focus,
+                &model,
+            )
+        };
+        let summarized = self
+            .summarize(items.len() - leading, &request_for, cancel)
+            .await;
+        let Done {
+            text,
+            model,
+            usage,
+            left_out,
+        } = match self.summary_done(summarized, cause.turn_id) {
+            Ok(done) => done,
+            Err(outcome) => return Ok(*outcome),
         };
         let mut reason = cause.reason;
         if left_out > 0 {
@@ -194,29 +231,46 @@ impl Agent {
         Ok(CompactOutcome::Compacted(summary))
     }
 
-    /// Asks the model for a summary of `items`. A failed attempt is retried
-    /// with the oldest half of the non-leading items folded out (a note says
-    /// how many), up to [`MAX_SUMMARY_ATTEMPTS`] attempts; errors no smaller
+    /// The summary, or the outcome to report when there is none (a failure
+    /// is announced as a debug event).
+    pub(super) fn summary_done(
+        &mut self,
+        summarized: Summarized,
+        turn_id: Option<TurnId>,
+    ) -> std::result::Result<Done, Box<CompactOutcome>> {
+        match summarized {
+            Summarized::Done(done) => Ok(done),
+            Summarized::Failed { attempts, message } => {
+                self.events.debug(DebugEvent::SummaryFailed {
+                    turn_id,
+                    attempts,
+                    message: message.clone(),
+                });
+                Err(Box::new(CompactOutcome::SummaryFailed {
+                    attempts,
+                    message,
+                }))
+            }
+            Summarized::Cancelled => Err(Box::new(CompactOutcome::Cancelled)),
+        }
+    }
+
+    /// Asks the model for a summary; `request_for(left_out)` builds the
+    /// request with the oldest `left_out` of the `foldable` items folded out.
+    /// A failed attempt is retried with the oldest half of what remains
+    /// folded out, up to [`MAX_SUMMARY_ATTEMPTS`] attempts; errors no smaller
     /// input can fix (credentials, quota) stop at once.
-    async fn summarize(
+    pub(super) async fn summarize(
         &self,
-        items: &[ResponseItem],
-        focus: Option<&str>,
+        foldable: usize,
+        request_for: &(dyn Fn(usize) -> ModelRequest + Sync),
         cancel: &CancellationToken,
     ) -> Summarized {
-        let leading = items
-            .iter()
-            .take_while(|item| {
-                item.is_message_with_role(Role::System)
-                    || item.is_message_with_role(Role::Developer)
-            })
-            .count();
         let mut left_out = 0usize;
         let mut attempts = 0u32;
         let message = loop {
             attempts += 1;
-            let input = summary_input(items, leading, left_out);
-            let request = build_compaction_summary_request(&input, focus, &self.config.model);
+            let request = request_for(left_out);
             let response = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Summarized::Cancelled,
@@ -231,12 +285,12 @@ impl Agent {
                         } else {
                             response.model
                         };
-                        return Summarized::Done {
+                        return Summarized::Done(Done {
                             text,
                             model,
                             usage: response.usage,
                             left_out,
-                        };
+                        });
                     }
                     ("the summarizer returned no text".to_owned(), false)
                 }
@@ -252,7 +306,7 @@ impl Agent {
                     (error.to_string(), fatal)
                 }
             };
-            let remaining = items.len() - leading - left_out;
+            let remaining = foldable.saturating_sub(left_out);
             if fatal || attempts >= MAX_SUMMARY_ATTEMPTS || remaining <= 1 {
                 break message;
             }

@@ -91,6 +91,7 @@ mod approvals;
 mod calls;
 mod compact;
 mod events;
+mod layered;
 mod prompt;
 mod stream;
 mod turn;
@@ -99,16 +100,19 @@ use std::path::Path;
 use std::sync::Arc;
 
 use strata_protocol::{
-    ApprovalPolicy, CompactionSummary, ModelError, ProfileSet, RecordBody, ResponseItem, Role,
-    SessionId, TurnId, TurnOutcome,
+    ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
+    ProfileSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
 pub use compact::{MAX_SUMMARY_ATTEMPTS, estimate_tokens};
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
+pub use layered::CIRCUIT_BREAKER_FAILURES;
 pub use prompt::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, agents_instructions, default_system_prompt};
 
-use crate::compaction::DEFAULT_COMPACTION_THRESHOLD;
+use crate::compaction::{
+    Calibration, CharEstimator, DEFAULT_COMPACTION_THRESHOLD, TokenEstimator, resolve_threshold,
+};
 use crate::error::Result;
 use crate::gateway::ModelGateway;
 use crate::history::History;
@@ -116,6 +120,7 @@ use crate::session::LiveSession;
 use crate::store::SessionStore;
 use crate::tools::{SessionApprovals, ToolRegistry};
 use events::EventEmitter;
+use layered::CompactionGuard;
 
 /// Rounds a turn may run before it stops with `round_limit`.
 pub const DEFAULT_MAX_ROUNDS: u32 = 32;
@@ -133,6 +138,12 @@ pub struct AgentConfig {
     /// The model's context window, when known; it caps the threshold (see
     /// [`Self::effective_threshold`]).
     pub context_window: Option<u64>,
+    /// The person's threshold override (`80%`, `12000`, `left:20000`); it
+    /// replaces `compact_threshold`.
+    pub threshold_setting: Option<ThresholdSetting>,
+    /// The compaction policy: for a new session, `None` means `layered`; for a
+    /// resumed one, `None` keeps the policy it recorded.
+    pub compaction: Option<CompactionPolicy>,
 }
 
 impl AgentConfig {
@@ -144,6 +155,8 @@ impl AgentConfig {
             max_rounds: DEFAULT_MAX_ROUNDS,
             max_output_tokens: None,
             context_window: None,
+            threshold_setting: None,
+            compaction: None,
         }
     }
 
@@ -151,13 +164,12 @@ impl AgentConfig {
     /// the context window less the output budget, where it could only ever
     /// be reached by overflowing.
     pub fn effective_threshold(&self) -> u64 {
-        match self.context_window {
-            Some(window) => {
-                let room = window.saturating_sub(self.max_output_tokens.map_or(0, u64::from));
-                self.compact_threshold.min(room.max(1))
-            }
-            None => self.compact_threshold,
-        }
+        resolve_threshold(
+            self.threshold_setting,
+            self.compact_threshold,
+            self.context_window,
+            self.max_output_tokens,
+        )
     }
 }
 
@@ -210,6 +222,11 @@ pub struct Agent {
     config: AgentConfig,
     events: EventEmitter,
     broker: ApprovalBroker,
+    /// Counts tokens for estimates (never for automatic triggers).
+    estimator: Arc<dyn TokenEstimator>,
+    /// How far the estimator missed the last reported usage.
+    calibration: Calibration,
+    guard: CompactionGuard,
 }
 
 impl Agent {
@@ -222,6 +239,12 @@ impl Agent {
         let agents = agents_instructions(&workspace)?;
         let session = store.create(&workspace, &parts.config.provider_kind, &parts.config.model)?;
         let mut agent = Self::assemble(session, parts);
+        // `base` sessions carry no policy record: they are exactly what
+        // Strata wrote before policies existed, and replay as `base`.
+        let policy = agent.config.compaction.unwrap_or_default();
+        if policy != CompactionPolicy::Base {
+            agent.record_policy(policy)?;
+        }
         agent.commit_preamble(agents)?;
         Ok(agent)
     }
@@ -232,6 +255,18 @@ impl Agent {
     /// empty (created but never started) gets the preamble first.
     pub fn resume(session: LiveSession, parts: AgentParts) -> Result<Self> {
         let mut agent = Self::assemble(session, parts);
+        let recorded = agent.session.state().policy_record().cloned();
+        if agent.config.threshold_setting.is_none() {
+            agent.config.threshold_setting = recorded.as_ref().and_then(|r| r.threshold);
+        }
+        if let Some(policy) = agent.config.compaction {
+            let recorded_threshold = recorded.as_ref().and_then(|r| r.threshold);
+            if policy != agent.session.state().policy()
+                || agent.config.threshold_setting != recorded_threshold && recorded.is_some()
+            {
+                agent.record_policy(policy)?;
+            }
+        }
         if agent.session.history().is_empty() {
             let agents = agents_instructions(agent.tools.workspace())?;
             agent.commit_preamble(agents)?;
@@ -249,7 +284,32 @@ impl Agent {
             config: parts.config,
             events,
             broker: parts.broker,
+            estimator: Arc::new(CharEstimator),
+            calibration: Calibration::default(),
+            guard: CompactionGuard::default(),
         }
+    }
+
+    /// Records the session's policy (with the threshold override in force).
+    fn record_policy(&mut self, policy: CompactionPolicy) -> Result<()> {
+        self.session
+            .append(RecordBody::CompactionPolicy(CompactionPolicyRecord {
+                policy,
+                threshold: self.config.threshold_setting,
+            }))?;
+        self.session.sync()
+    }
+
+    /// Counts estimates with `estimator` (the model's tokenizer, from
+    /// `strata-providers`) instead of characters ÷ 4.
+    pub fn with_estimator(mut self, estimator: Arc<dyn TokenEstimator>) -> Self {
+        self.estimator = estimator;
+        self
+    }
+
+    /// The session's compaction policy (as recorded; `base` without a record).
+    pub fn policy(&self) -> CompactionPolicy {
+        self.session.state().policy()
     }
 
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {

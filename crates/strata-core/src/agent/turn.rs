@@ -2,15 +2,15 @@
 //! compaction check at each round boundary.
 
 use strata_protocol::{
-    CompactionTrigger, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent, ModelError,
-    ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, TokenUsage, ToolChoice,
-    TurnFinished, TurnId, TurnOutcome, TurnStarted,
+    CompactionPolicy, CompactionTrigger, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent,
+    ModelError, ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, TokenUsage,
+    ToolChoice, TurnFinished, TurnId, TurnOutcome, TurnStarted,
 };
 
 use super::compact::CompactionCause;
 use super::stream::{Collected, Streamed};
 use super::{Agent, CompactOutcome, TurnReport};
-use crate::error::Result;
+use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
 /// How the rounds ended.
@@ -48,11 +48,19 @@ impl Agent {
         cancel: CancellationToken,
     ) -> Result<TurnReport> {
         let turn_id = TurnId::new();
-        let result = self.turn(turn_id, user_text.into(), &cancel).await;
+        let user_text = user_text.into();
+        let result = match self.pre_turn_check(turn_id, &user_text, &cancel).await {
+            Ok(()) => self.turn(turn_id, user_text, &cancel).await,
+            Err(error) => Err(error),
+        };
         if let Err(error) = &result {
+            let message = match error {
+                CoreError::MessageTooLong { .. } => format!("the message was not sent: {error}"),
+                _ => format!("the session could not be written, so the turn stopped: {error}"),
+            };
             self.events.mainline(MainlineEvent::Error {
                 turn_id: Some(turn_id),
-                message: format!("the session could not be written, so the turn stopped: {error}"),
+                message,
                 model_error: None,
             });
         }
@@ -134,21 +142,27 @@ impl Agent {
                 Streamed::Cancelled => return Ok(Ending::with(TurnOutcome::Cancelled)),
                 Streamed::Failed(ModelError::ContextOverflow { message }) if !overflow_retried => {
                     overflow_retried = true;
+                    let records = self.session.state().records();
                     match self
                         .compact_after_overflow(turn_id, &message, cancel)
                         .await?
                     {
-                        CompactOutcome::Compacted(_) => {
+                        Some(CompactOutcome::Compacted(_)) => {
                             progress.compactions += 1;
                             continue;
                         }
-                        CompactOutcome::Cancelled => {
+                        Some(CompactOutcome::Cancelled) => {
                             return Ok(Ending::with(TurnOutcome::Cancelled));
                         }
+                        // Outputs were evicted: the history is smaller.
+                        None if self.session.state().records() > records => continue,
                         // Sending the same history again would overflow again.
-                        CompactOutcome::NothingToCompact { .. }
-                        | CompactOutcome::SummaryFailed { .. } => {
-                            return Ok(failed(ModelError::ContextOverflow { message }));
+                        Some(
+                            CompactOutcome::NothingToCompact { .. }
+                            | CompactOutcome::SummaryFailed { .. },
+                        )
+                        | None => {
+                            return Ok(failed(self.overflow_error(message)));
                         }
                     }
                 }
@@ -252,6 +266,9 @@ impl Agent {
         }
         if let Some(usage) = usage {
             let context_tokens = usage.context_tokens();
+            if let Some(reported) = context_tokens {
+                self.calibrate(reported);
+            }
             self.session.record_usage(usage.clone(), Some(round_id))?;
             self.events.debug(DebugEvent::UsageReported {
                 turn_id,
@@ -269,7 +286,7 @@ impl Agent {
         turn_id: TurnId,
         message: &str,
         cancel: &CancellationToken,
-    ) -> Result<CompactOutcome> {
+    ) -> Result<Option<CompactOutcome>> {
         let cause = CompactionCause {
             trigger: CompactionTrigger::ContextOverflow,
             reason: format!(
@@ -286,6 +303,21 @@ impl Agent {
             turn_id: Some(turn_id),
         };
         self.compact(cause, cancel).await
+    }
+}
+
+impl Agent {
+    /// The overflow error the turn fails with; under `off` it says how to
+    /// compact by hand.
+    fn overflow_error(&self, message: String) -> ModelError {
+        let message = match self.policy() {
+            CompactionPolicy::Off => format!(
+                "{message} (automatic compaction is off for this session: run /compact, or \
+                 `strata compact SESSION`, then try again)"
+            ),
+            CompactionPolicy::Base | CompactionPolicy::Layered => message,
+        };
+        ModelError::ContextOverflow { message }
     }
 }
 

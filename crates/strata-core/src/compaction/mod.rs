@@ -3,15 +3,39 @@
 //! and replay reach the same history from the same records.
 
 mod decide;
+mod estimate;
+mod evict;
+mod extract;
+mod layered;
+mod preview;
 mod prompt;
+mod sheet;
+mod threshold;
 
 pub use decide::{
     CompactionDecision, DEFAULT_COMPACTION_THRESHOLD, MIN_HISTORY_ITEMS, SkipReason,
     decide_compaction, threshold_reason,
 };
+pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_text};
+pub use evict::{
+    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, SUMMARY_LEVEL_PERCENT,
+    apply_eviction, digest, low_water_mark, placeholder, plan_eviction, recent_rounds_start,
+    summary_level,
+};
+pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
+pub use layered::{
+    LayeredPlan, apply_layered_compaction, build_layered_summary_request, plan_layered,
+    previous_summary_text, span_originals,
+};
+pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{
     SUMMARY_INSTRUCTIONS, build_compaction_summary_request, serialize_history_for_summary_prompt,
 };
+pub use sheet::{
+    STATE_SHEET_BUDGET_TOKENS, STATE_SHEET_PREFIX, SheetContext, build_state_sheet, loss_audit,
+    sheet_has_path,
+};
+pub use threshold::resolve_threshold;
 
 use strata_protocol::{CompactionSummary, ResponseItem, Role};
 
@@ -26,42 +50,14 @@ pub const USER_MESSAGE_BUDGET_CHARS: usize = 20_000;
 pub struct CompactionPlan {
     before: usize,
     /// Indices of the leading system and developer messages.
-    leading: Vec<usize>,
+    pub(crate) leading: Vec<usize>,
     /// Indices of the kept user messages, oldest first.
-    users: Vec<usize>,
+    pub(crate) users: Vec<usize>,
 }
 
 impl CompactionPlan {
     pub fn for_history(history: &[ResponseItem]) -> Self {
-        let leading: Vec<usize> = history
-            .iter()
-            .take_while(|item| {
-                item.is_message_with_role(Role::System)
-                    || item.is_message_with_role(Role::Developer)
-            })
-            .enumerate()
-            .map(|(index, _)| index)
-            .collect();
-        let mut users = Vec::new();
-        let mut spent = 0usize;
-        for (index, item) in history.iter().enumerate().skip(leading.len()).rev() {
-            let ResponseItem::Message(message) = item else {
-                continue;
-            };
-            if message.role != Role::User {
-                continue;
-            }
-            let chars = message.content.chars().count();
-            // The newest user message is always kept, even alone over budget;
-            // older ones only while they fit. Stopping at the first that does
-            // not fit keeps the selection a suffix of the user messages.
-            if !users.is_empty() && spent + chars > USER_MESSAGE_BUDGET_CHARS {
-                break;
-            }
-            spent += chars;
-            users.push(index);
-        }
-        users.reverse();
+        let (leading, users) = select_kept(history, |_| true);
         Self {
             before: history.len(),
             leading,
@@ -78,6 +74,44 @@ impl CompactionPlan {
     pub fn removed(&self) -> usize {
         self.before - self.kept()
     }
+}
+
+/// The indices a compaction keeps: the leading system and developer
+/// messages, and the recent user messages `counts` accepts within
+/// [`USER_MESSAGE_BUDGET_CHARS`], oldest first.
+pub(crate) fn select_kept(
+    history: &[ResponseItem],
+    counts: impl Fn(&str) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
+    let leading: Vec<usize> = history
+        .iter()
+        .take_while(|item| {
+            item.is_message_with_role(Role::System) || item.is_message_with_role(Role::Developer)
+        })
+        .enumerate()
+        .map(|(index, _)| index)
+        .collect();
+    let mut users = Vec::new();
+    let mut spent = 0usize;
+    for (index, item) in history.iter().enumerate().skip(leading.len()).rev() {
+        let ResponseItem::Message(message) = item else {
+            continue;
+        };
+        if message.role != Role::User || !counts(&message.content) {
+            continue;
+        }
+        let chars = message.content.chars().count();
+        // The newest user message is always kept, even alone over budget;
+        // older ones only while they fit. Stopping at the first that does
+        // not fit keeps the selection a suffix of the user messages.
+        if !users.is_empty() && spent + chars > USER_MESSAGE_BUDGET_CHARS {
+            break;
+        }
+        spent += chars;
+        users.push(index);
+    }
+    users.reverse();
+    (leading, users)
 }
 
 /// Replaces `history` by: its leading system/developer messages, the summary,

@@ -85,6 +85,17 @@ pub fn build_compaction_summary_request(
 ) -> ModelRequest {
     let mut prompt = String::from("Transcript to summarize:\n\n");
     prompt.push_str(&serialize_history_for_summary_prompt(history));
+    summary_request(prompt, focus, model)
+}
+
+/// The summarizer's request around `prompt`: the instructions as the system
+/// message, the prompt (with the person's focus) as one user message, no
+/// tools and no tool choice.
+pub(crate) fn summary_request(
+    mut prompt: String,
+    focus: Option<&str>,
+    model: &str,
+) -> ModelRequest {
     if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
         let _ = writeln!(prompt, "Focus the summary on: {focus}");
     }

@@ -27,7 +27,13 @@ pub fn compaction_views(meta: &SessionMeta, records: &[Record]) -> Vec<Compactio
     let mut awaiting_usage: Option<usize> = None;
     for (index, record) in records.iter().enumerate() {
         match &record.body {
-            RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => {
+            RecordBody::ResponseItem(ResponseItem::CompactionSummary(_))
+            | RecordBody::LayeredCompaction(_) => {
+                let summary = match &record.body {
+                    RecordBody::LayeredCompaction(compaction) => &compaction.summary,
+                    RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => summary,
+                    _ => continue,
+                };
                 let before = state.history().items().to_vec();
                 state.fold(record);
                 let after = state.history().items().to_vec();

@@ -5,8 +5,13 @@
 //! folds each record it writes through the same [`Replay::fold`], so what a
 //! resumed session holds is, by construction, what the live one held.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
-use strata_protocol::{ProfileSet, Record, RecordBody, ResponseItem, Role, SessionMeta};
+use strata_protocol::{
+    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileSet, Record, RecordBody, ResponseItem,
+    Role, SessionMeta, StateSheet,
+};
 
 use crate::history::{Applied, History};
 
@@ -26,6 +31,13 @@ pub struct Replay {
     compactions: usize,
     unknown_records: usize,
     inconsistent_rounds: usize,
+    evictions: usize,
+    /// The last `compaction_policy` record, if any.
+    policy: Option<CompactionPolicyRecord>,
+    /// The model of the last `round` record.
+    last_round_model: Option<String>,
+    /// The sheet of the last layered compaction: the next one extends it.
+    last_state_sheet: Option<StateSheet>,
     last_record_at: DateTime<Utc>,
 }
 
@@ -54,6 +66,10 @@ impl Replay {
             compactions: 0,
             unknown_records: 0,
             inconsistent_rounds: 0,
+            evictions: 0,
+            policy: None,
+            last_round_model: None,
+            last_state_sheet: None,
         }
     }
 
@@ -81,10 +97,15 @@ impl Replay {
             // A round is written before its response items, with how many
             // items it sent; a mismatch means the file and the request
             // disagree.
-            RecordBody::Round(round)
-                if usize::try_from(round.input_items).ok() != Some(self.history.len()) =>
-            {
-                self.inconsistent_rounds += 1;
+            RecordBody::Round(round) => {
+                if usize::try_from(round.input_items).ok() != Some(self.history.len()) {
+                    self.inconsistent_rounds += 1;
+                }
+                self.last_round_model = Some(round.model.clone());
+            }
+            RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
+            RecordBody::LayeredCompaction(compaction) => {
+                self.last_state_sheet = Some(compaction.state_sheet.clone());
             }
             _ => {}
         }
@@ -92,6 +113,7 @@ impl Replay {
         match applied {
             Applied::Compacted { .. } => self.compactions += 1,
             Applied::Unknown => self.unknown_records += 1,
+            Applied::Evicted { .. } => self.evictions += 1,
             Applied::Item | Applied::Usage | Applied::NotHistory => {}
         }
         applied
@@ -158,8 +180,37 @@ impl Replay {
         self.response_items
     }
 
+    /// Summaries (base and layered).
     pub fn compactions(&self) -> usize {
         self.compactions
+    }
+
+    /// `tool_outputs_evicted` records folded.
+    pub fn evictions(&self) -> usize {
+        self.evictions
+    }
+
+    /// The session's compaction policy: the last `compaction_policy` record,
+    /// else `base` (sessions from before policies existed).
+    pub fn policy(&self) -> CompactionPolicy {
+        self.policy
+            .as_ref()
+            .map_or(CompactionPolicy::Base, |record| record.policy)
+    }
+
+    /// The last `compaction_policy` record, with its threshold override.
+    pub fn policy_record(&self) -> Option<&CompactionPolicyRecord> {
+        self.policy.as_ref()
+    }
+
+    /// The state sheet of the last layered compaction.
+    pub fn last_state_sheet(&self) -> Option<&StateSheet> {
+        self.last_state_sheet.as_ref()
+    }
+
+    /// The model the last round was sent to.
+    pub fn last_round_model(&self) -> Option<&str> {
+        self.last_round_model.as_deref()
     }
 
     /// Records of types this version does not know: kept in the file, not
@@ -178,6 +229,18 @@ impl Replay {
     pub fn last_record_at(&self) -> DateTime<Utc> {
         self.last_record_at
     }
+}
+
+/// Every `response_item` of `records` as first written, by id (a later
+/// record with the same id does not replace it).
+pub fn original_items(records: &[Record]) -> HashMap<ItemId, ResponseItem> {
+    let mut items = HashMap::new();
+    for record in records {
+        if let RecordBody::ResponseItem(item) = &record.body {
+            items.entry(item.id()).or_insert_with(|| item.clone());
+        }
+    }
+    items
 }
 
 /// One line, whitespace runs collapsed, cut to [`DERIVED_TITLE_CHARS`]

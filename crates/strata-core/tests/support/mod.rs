@@ -215,7 +215,12 @@ impl Harness {
             store,
             gateway: ScriptedGateway::new(),
             tool_config: ToolConfig::default(),
-            config: AgentConfig::new("scripted", "model-1"),
+            config: AgentConfig {
+                // The existing scenario tests describe the base design; layered
+                // scenarios set their policy themselves.
+                compaction: Some(strata_protocol::CompactionPolicy::Base),
+                ..AgentConfig::new("scripted", "model-1")
+            },
         }
     }
 

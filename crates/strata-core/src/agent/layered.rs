@@ -1,0 +1,401 @@
+//! The layered policy in the live loop: eviction first (no model call), a
+//! summary with a state sheet only when eviction was not enough, the
+//! summary made from the span's original items, and the guards (an
+//! ineffective compaction is not repeated until new content arrives; three
+//! failed compactions in a row open the auto-compaction circuit).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use strata_protocol::{
+    CompactionMetadata, CompactionPolicy, CompactionSummary, CompactionTrigger, DebugEvent, ItemId,
+    LayeredCompaction, MainlineEvent, Message, RecordBody, ResponseItem, Role, TokenUsage,
+    ToolOutputsEvicted, TurnId,
+};
+
+use super::compact::{CompactionCause, Done};
+use super::{Agent, CompactOutcome};
+use crate::compaction::{
+    EVICTED_PREFIX, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
+    build_layered_summary_request, build_state_sheet, extract, ineffective_level, item_text,
+    loss_audit, low_water_mark, plan_eviction, plan_layered, previous_summary_text,
+    restore_originals, span_originals,
+};
+use crate::compaction::{MIN_HISTORY_ITEMS, summary_level};
+use crate::error::{CoreError, Result};
+use crate::tools::CancellationToken;
+
+/// Compactions in a row whose summary failed before the circuit opens.
+pub const CIRCUIT_BREAKER_FAILURES: u32 = 3;
+
+/// The guards' state, kept by the live agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct CompactionGuard {
+    /// The last item of the history when a compaction was found
+    /// ineffective: no automatic compaction until something follows it.
+    ineffective_at: Option<ItemId>,
+    failures_in_a_row: u32,
+    circuit_open: bool,
+}
+
+impl Agent {
+    /// The estimator with its calibration.
+    pub fn estimate(&self) -> Estimate<'_> {
+        Estimate::new(self.estimator.as_ref(), self.calibration)
+    }
+
+    /// An estimate of the history as it is now, for the gauge right after a
+    /// compaction, until the next round reports (label it as an estimate).
+    pub fn estimated_context_tokens(&self) -> u64 {
+        self.estimate().items(self.session.history().items())
+    }
+
+    /// Whether automatic compaction is held off after repeated failures.
+    pub fn compaction_circuit_open(&self) -> bool {
+        self.guard.circuit_open
+    }
+
+    /// The person retries: automatic compaction may run again.
+    pub fn reset_compaction_circuit(&mut self) {
+        self.guard.circuit_open = false;
+        self.guard.failures_in_a_row = 0;
+    }
+
+    /// Re-calibrates estimates against a reported context size, taken when
+    /// the history is exactly what the report describes.
+    pub(super) fn calibrate(&mut self, reported: u64) {
+        let raw = Estimate::new(self.estimator.as_ref(), Default::default())
+            .items(self.session.history().items());
+        self.calibration = crate::compaction::Calibration::from_report(reported, raw);
+    }
+
+    /// Before a new user message is sent (`layered` and `off`): a message
+    /// that alone reaches the threshold is refused; under `layered`, when
+    /// the last reported usage plus the estimate of everything added since
+    /// (the message included) would reach it, compacts first (trigger
+    /// `model_switch` when the session moved to another model, else
+    /// `pre_turn`). `base` does nothing here.
+    pub(super) async fn pre_turn_check(
+        &mut self,
+        turn_id: TurnId,
+        user_text: &str,
+        cancel: &CancellationToken,
+    ) -> Result<()> {
+        let policy = self.policy();
+        if policy == CompactionPolicy::Base {
+            return Ok(());
+        }
+        let threshold = self.threshold();
+        let estimate = self.estimate();
+        let added = estimate.text(user_text);
+        if added >= threshold {
+            return Err(CoreError::MessageTooLong {
+                estimated_tokens: added,
+                threshold,
+            });
+        }
+        let history = self.session.history();
+        if policy == CompactionPolicy::Off || history.len() < MIN_HISTORY_ITEMS {
+            return Ok(());
+        }
+        let reported = history.last_usage().and_then(TokenUsage::context_tokens);
+        let current = match reported {
+            Some(reported) => reported + estimate.items(history.items_since_last_usage()),
+            None => estimate.items(history.items()),
+        };
+        if current + added < threshold {
+            return Ok(());
+        }
+        let switched = self
+            .session
+            .state()
+            .last_round_model()
+            .is_some_and(|model| model != self.config.model);
+        let (trigger, reason) = if switched {
+            (
+                CompactionTrigger::ModelSwitch,
+                format!(
+                    "The session moved to {}; the history (about {current} tokens, estimated) \
+                     and the new message reach its threshold {threshold}",
+                    self.config.model
+                ),
+            )
+        } else {
+            (
+                CompactionTrigger::PreTurn,
+                format!(
+                    "Before sending the new message: about {} tokens (last reported usage plus \
+                     an estimate of what was added) would reach the threshold {threshold}",
+                    current + added
+                ),
+            )
+        };
+        let cause = CompactionCause {
+            trigger,
+            reason,
+            context_tokens: reported,
+            threshold,
+            focus: None,
+            turn_id: Some(turn_id),
+        };
+        self.layered_compact(cause, false, cancel).await?;
+        Ok(())
+    }
+
+    /// The layered step: evict, then summarize if the estimate is still at
+    /// the ineffective level or `force_summary` (a person asked). `None`
+    /// when no summary was attempted.
+    pub(super) async fn layered_compact(
+        &mut self,
+        cause: CompactionCause<'_>,
+        force_summary: bool,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CompactOutcome>> {
+        let automatic = cause.trigger != CompactionTrigger::Manual;
+        let last = self.session.history().items().last().map(ResponseItem::id);
+        if automatic && self.guard.ineffective_at.is_some() && self.guard.ineffective_at == last {
+            return Ok(None);
+        }
+        let after = self.evict(&cause)?;
+        if !force_summary && after < summary_level(cause.threshold) {
+            self.guard.ineffective_at = None;
+            return Ok(None);
+        }
+        if automatic && self.guard.circuit_open {
+            return Ok(None);
+        }
+        let outcome = self.layered_summary(&cause, cancel).await?;
+        match &outcome {
+            CompactOutcome::Compacted(_) => self.reset_compaction_circuit(),
+            CompactOutcome::SummaryFailed { message, .. } => {
+                self.guard.failures_in_a_row += 1;
+                if self.guard.failures_in_a_row >= CIRCUIT_BREAKER_FAILURES
+                    && !self.guard.circuit_open
+                {
+                    self.guard.circuit_open = true;
+                    self.events.mainline(MainlineEvent::CompactionCircuitOpen {
+                        failures: self.guard.failures_in_a_row,
+                        message: format!(
+                            "automatic compaction is paused after {} failed summaries in a row \
+                             (last: {message}); compact by hand to resume it",
+                            self.guard.failures_in_a_row
+                        ),
+                    });
+                }
+            }
+            CompactOutcome::NothingToCompact { .. } | CompactOutcome::Cancelled => {}
+        }
+        // Still at the ineffective level: the same history is not compacted
+        // again automatically until new content arrives.
+        self.guard.ineffective_at = (self.estimated_context_tokens()
+            >= ineffective_level(cause.threshold))
+        .then(|| self.session.history().items().last().map(ResponseItem::id))
+        .flatten();
+        Ok(Some(outcome))
+    }
+
+    /// Evicts older tool outputs down to the low-water mark (one record);
+    /// returns the estimate after (the estimate now when nothing was evicted).
+    fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<u64> {
+        let low_water = low_water_mark(cause.threshold);
+        let plan = plan_eviction(self.session.history().items(), self.estimate(), low_water);
+        if plan.evicted.is_empty() {
+            return Ok(plan.estimated_before);
+        }
+        let eviction = ToolOutputsEvicted {
+            trigger: cause.trigger,
+            context_tokens: cause.context_tokens,
+            threshold: cause.threshold,
+            low_water,
+            estimated_before: plan.estimated_before,
+            estimated_after: plan.estimated_after,
+            evicted: plan.evicted,
+        };
+        self.session
+            .append(RecordBody::ToolOutputsEvicted(eviction.clone()))?;
+        let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
+        self.events.debug(DebugEvent::ToolOutputsEvicted {
+            turn_id: cause.turn_id,
+            eviction,
+            history_items,
+        });
+        Ok(plan.estimated_after)
+    }
+
+    /// A summary of the span's original items, with the state sheet.
+    async fn layered_summary(
+        &mut self,
+        cause: &CompactionCause<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let started = Instant::now();
+        let items = self.session.history().items().to_vec();
+        let plan = plan_layered(&items);
+        if plan.span.is_empty() {
+            return Ok(CompactOutcome::NothingToCompact { items: items.len() });
+        }
+        let span: Vec<ResponseItem> = plan.span.iter().map(|&i| items[i].clone()).collect();
+        let previous_summary = previous_summary_text(&span).map(str::to_owned);
+        let previous_sheet = self.session.state().last_state_sheet().cloned();
+        let evicted = span.iter().any(|item| {
+            matches!(item, ResponseItem::FunctionCallOutput(o) if o.output.starts_with(EVICTED_PREFIX))
+        });
+        let file_items = if evicted {
+            self.session.original_items()?
+        } else {
+            HashMap::new()
+        };
+        // Everything after the leading messages, evicted outputs put back
+        // and earlier summaries and sheets left out: the span's originals
+        // with the person's kept messages in place, so the summary reads
+        // the requests it serves.
+        let originals =
+            span_originals(restore_originals(&items[plan.leading.len()..], &file_items));
+        let folded = self.fold_to_fit(
+            &originals,
+            previous_summary.as_deref(),
+            previous_sheet.as_ref(),
+        );
+        let model = self.config.model.clone();
+        let request_for = |left_out: usize| {
+            build_layered_summary_request(
+                previous_summary.as_deref(),
+                previous_sheet.as_ref(),
+                &originals[folded + left_out..],
+                folded + left_out,
+                cause.focus,
+                &model,
+            )
+        };
+        let summarized = self
+            .summarize(originals.len() - folded, &request_for, cancel)
+            .await;
+        let Done {
+            text,
+            model: summarizer_model,
+            usage,
+            left_out,
+        } = match self.summary_done(summarized, cause.turn_id) {
+            Ok(done) => done,
+            Err(outcome) => return Ok(*outcome),
+        };
+        let folded_out = folded + left_out;
+        // The sheet reads every original, folded ones too: it never loses
+        // what the summarizer could not read.
+        let facts = extract(&originals);
+        let context = SheetContext {
+            approval_policy: self.approvals.policy().as_str().to_owned(),
+            has_agents_file: plan
+                .leading
+                .iter()
+                .any(|&i| items[i].is_message_with_role(Role::Developer)),
+        };
+        let estimate = self.estimate();
+        let sheet = build_state_sheet(
+            previous_sheet.as_ref(),
+            &facts,
+            &context,
+            estimate,
+            STATE_SHEET_BUDGET_TOKENS,
+        );
+        let audit = loss_audit(&facts, &text, &sheet);
+        let mut reason = cause.reason.clone();
+        if folded_out > 0 {
+            reason.push_str(&format!(
+                " ({folded_out} of the oldest original items were left out of the summarizer's \
+                 input: they did not fit; the state sheet still lists their files and commands)"
+            ));
+        }
+        let kept_count = plan.leading.len() + plan.kept.len();
+        let summary = CompactionSummary {
+            id: ItemId::new(),
+            summary: text,
+            metadata: CompactionMetadata {
+                trigger: cause.trigger,
+                reason,
+                context_tokens: cause.context_tokens,
+                threshold: Some(cause.threshold),
+                removed: u32::try_from(items.len() - kept_count).unwrap_or(u32::MAX),
+                kept: u32::try_from(kept_count).unwrap_or(u32::MAX),
+                summarizer_model,
+                summarizer_usage: usage,
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            },
+        };
+        let sheet_message = Message {
+            id: ItemId::new(),
+            role: Role::User,
+            content: sheet.text.clone(),
+        };
+        let kept_items: Vec<ResponseItem> = plan
+            .leading
+            .iter()
+            .chain(&plan.kept)
+            .map(|&i| items[i].clone())
+            .collect();
+        let estimated_after = estimate.items(&kept_items)
+            + estimate.text(&summary.model_text())
+            + estimate.text(&sheet_message.content);
+        let record = LayeredCompaction {
+            summary: summary.clone(),
+            sheet_message,
+            state_sheet: sheet,
+            leading: plan.leading.iter().map(|&i| items[i].id()).collect(),
+            kept: plan.kept.iter().map(|&i| items[i].id()).collect(),
+            folded_out: u32::try_from(folded_out).unwrap_or(u32::MAX),
+            estimated_before: estimate.items(&items),
+            estimated_after,
+            loss_audit: audit,
+        };
+        self.session
+            .append(RecordBody::LayeredCompaction(Box::new(record.clone())))?;
+        let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
+        self.events.debug(DebugEvent::HistoryCompacted {
+            turn_id: cause.turn_id,
+            summary: summary.clone(),
+            history_items,
+        });
+        self.events.debug(DebugEvent::LayeredCompacted {
+            turn_id: cause.turn_id,
+            compaction: Box::new(record),
+        });
+        if estimated_after >= ineffective_level(cause.threshold) {
+            self.events.debug(DebugEvent::CompactionIneffective {
+                summary_item_id: summary.id,
+                estimated_tokens: estimated_after,
+                threshold: cause.threshold,
+            });
+        }
+        Ok(CompactOutcome::Compacted(summary))
+    }
+
+    /// How many of the oldest originals to leave out so the summarizer's
+    /// input fits the model's window less its output budget (the threshold
+    /// when the window is unknown) with the previous summary and sheet; at
+    /// least one original always stays.
+    fn fold_to_fit(
+        &self,
+        originals: &[ResponseItem],
+        previous_summary: Option<&str>,
+        previous_sheet: Option<&strata_protocol::StateSheet>,
+    ) -> usize {
+        let estimate = self.estimate();
+        let budget = self.config.context_window.map_or_else(
+            || self.threshold(),
+            |window| window.saturating_sub(self.config.max_output_tokens.map_or(0, u64::from)),
+        );
+        let context = previous_summary.map_or(0, |s| estimate.text(s))
+            + previous_sheet.map_or(0, |s| estimate.text(&s.text));
+        let costs: Vec<u64> = originals
+            .iter()
+            .map(|item| estimate.text(&item_text(item)))
+            .collect();
+        let mut total: u64 = context + costs.iter().sum::<u64>();
+        let mut folded = 0;
+        while total > budget && folded + 1 < originals.len() {
+            total -= costs[folded];
+            folded += 1;
+        }
+        folded
+    }
+}

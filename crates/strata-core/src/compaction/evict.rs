@@ -1,0 +1,271 @@
+//! Tool-output eviction, the layered policy's first and cheapest step: no
+//! model call. Older tool outputs are replaced, oldest first and in one
+//! batch, by a placeholder naming the item id, the tool, the size and a
+//! one-line digest, until the estimate is down to the low-water mark. The
+//! last rounds and every user message stay whole; the original stays in the
+//! session file.
+
+use std::collections::HashMap;
+
+use strata_protocol::{EvictedOutput, ItemId, ResponseItem, ToolOutputsEvicted};
+
+use super::estimate::Estimate;
+
+/// Rounds at the end of the history whose tool outputs are never evicted.
+pub const RECENT_ROUNDS_KEPT: usize = 3;
+
+/// Eviction aims at this share of the threshold, so the next one is many
+/// rounds away and the provider's prompt cache lives between them.
+pub const LOW_WATER_PERCENT: u64 = 50;
+
+/// Eviction that cannot bring the estimate under this share of the
+/// threshold is followed by a summary: what eviction cannot free (messages,
+/// calls, placeholders) has grown so large that evicting alone would run
+/// at nearly every round and keep the context near the threshold.
+pub const SUMMARY_LEVEL_PERCENT: u64 = 60;
+
+/// The estimate above which eviction is followed by a summary.
+pub fn summary_level(threshold: u64) -> u64 {
+    threshold / 100 * SUMMARY_LEVEL_PERCENT + threshold % 100 * SUMMARY_LEVEL_PERCENT / 100
+}
+
+/// Every placeholder starts with this, so a placeholder is never evicted again.
+pub const EVICTED_PREFIX: &str = "[tool output evicted";
+
+/// Characters of a digest line.
+const DIGEST_CHARS: usize = 100;
+
+/// The estimate eviction aims below.
+pub fn low_water_mark(threshold: u64) -> u64 {
+    threshold / 100 * LOW_WATER_PERCENT + threshold % 100 * LOW_WATER_PERCENT / 100
+}
+
+/// The index where the last [`RECENT_ROUNDS_KEPT`] rounds begin. A round
+/// begins with a model item (reasoning, assistant message or call) that
+/// follows anything else.
+pub fn recent_rounds_start(items: &[ResponseItem]) -> usize {
+    let mut starts = 0usize;
+    for index in (0..items.len()).rev() {
+        let predecessor_is_model = index > 0 && is_model_item(&items[index - 1]);
+        if is_model_item(&items[index]) && !predecessor_is_model {
+            starts += 1;
+            if starts == RECENT_ROUNDS_KEPT {
+                return index;
+            }
+        }
+    }
+    0
+}
+
+fn is_model_item(item: &ResponseItem) -> bool {
+    match item {
+        ResponseItem::Message(message) => message.role == strata_protocol::Role::Assistant,
+        ResponseItem::FunctionCall(_) | ResponseItem::Reasoning(_) => true,
+        ResponseItem::FunctionCallOutput(_) | ResponseItem::CompactionSummary(_) => false,
+    }
+}
+
+/// The first non-blank line of an output, cut to [`DIGEST_CHARS`], plus the
+/// shell's exit code line when there is one.
+pub fn digest(output: &str) -> String {
+    let first = output
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("(empty)");
+    let mut line: String = first.chars().take(DIGEST_CHARS).collect();
+    if first.chars().count() > DIGEST_CHARS {
+        line.push('…');
+    }
+    if let Some(exit) = output
+        .lines()
+        .rev()
+        .find(|line| line.starts_with("[exit code:"))
+        .filter(|exit| *exit != first)
+    {
+        line.push(' ');
+        line.push_str(exit);
+    }
+    line
+}
+
+/// The text that replaces an evicted output.
+pub fn placeholder(item_id: ItemId, tool: &str, chars: u64, output: &str) -> String {
+    format!(
+        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars, kept in the session file; \
+         starts: {}]",
+        digest(output)
+    )
+}
+
+/// What eviction would do: the outputs (oldest first) and the estimates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvictionPlan {
+    pub evicted: Vec<EvictedOutput>,
+    pub estimated_before: u64,
+    pub estimated_after: u64,
+}
+
+/// Chooses the outputs to evict, oldest first, until the estimate is at or
+/// below `low_water`. Outputs of the last rounds, placeholders, and outputs
+/// no longer than their placeholder are left alone.
+pub fn plan_eviction(
+    items: &[ResponseItem],
+    estimate: Estimate<'_>,
+    low_water: u64,
+) -> EvictionPlan {
+    let estimated_before = estimate.items(items);
+    let protected_from = recent_rounds_start(items);
+    let mut tools: HashMap<&str, &str> = HashMap::new();
+    let mut evicted = Vec::new();
+    let mut current = estimated_before;
+    for item in &items[..protected_from] {
+        if current <= low_water {
+            break;
+        }
+        match item {
+            ResponseItem::FunctionCall(call) => {
+                tools.insert(&call.call_id, &call.name);
+            }
+            ResponseItem::FunctionCallOutput(output)
+                if !output.output.starts_with(EVICTED_PREFIX) =>
+            {
+                let tool = tools
+                    .get(output.call_id.as_str())
+                    .copied()
+                    .unwrap_or("tool");
+                let chars = u64::try_from(output.output.chars().count()).unwrap_or(u64::MAX);
+                let text = placeholder(output.id, tool, chars, &output.output);
+                let (old, new) = (estimate.text(&output.output), estimate.text(&text));
+                if new >= old {
+                    continue;
+                }
+                current = current.saturating_sub(old - new);
+                evicted.push(EvictedOutput {
+                    item_id: output.id,
+                    call_id: output.call_id.clone(),
+                    tool: tool.to_owned(),
+                    chars,
+                    placeholder: text,
+                });
+            }
+            ResponseItem::FunctionCallOutput(_)
+            | ResponseItem::Message(_)
+            | ResponseItem::CompactionSummary(_)
+            | ResponseItem::Reasoning(_) => {}
+        }
+    }
+    EvictionPlan {
+        evicted,
+        estimated_before,
+        estimated_after: current,
+    }
+}
+
+/// Replay's half: puts each stored placeholder in place of its output, by
+/// item id. Returns how many outputs were replaced.
+pub fn apply_eviction(items: &mut [ResponseItem], record: &ToolOutputsEvicted) -> usize {
+    let placeholders: HashMap<ItemId, &str> = record
+        .evicted
+        .iter()
+        .map(|evicted| (evicted.item_id, evicted.placeholder.as_str()))
+        .collect();
+    let mut replaced = 0;
+    for item in items.iter_mut() {
+        if let ResponseItem::FunctionCallOutput(output) = item
+            && let Some(text) = placeholders.get(&output.id)
+        {
+            output.output = (*text).to_owned();
+            replaced += 1;
+        }
+    }
+    replaced
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_protocol::CompactionTrigger;
+
+    use super::*;
+    use crate::compaction::estimate::{Calibration, CharEstimator};
+
+    fn round(call_id: &str, output_chars: usize) -> Vec<ResponseItem> {
+        vec![
+            ResponseItem::function_call(call_id, "read_file", r#"{"path":"src/a.rs"}"#),
+            ResponseItem::function_call_output(call_id, "x".repeat(output_chars)),
+        ]
+    }
+
+    fn history(rounds: usize) -> Vec<ResponseItem> {
+        let mut items = vec![ResponseItem::system("sys"), ResponseItem::user("go")];
+        for n in 0..rounds {
+            items.extend(round(&format!("c{n}"), 4_000));
+        }
+        items
+    }
+
+    fn estimate() -> Estimate<'static> {
+        Estimate::new(&CharEstimator, Calibration::default())
+    }
+
+    #[test]
+    fn evicts_oldest_outputs_first_down_to_the_low_water_mark_and_spares_the_last_rounds() {
+        let items = history(8);
+        let plan = plan_eviction(&items, estimate(), 4_000);
+        assert!(plan.estimated_after <= 4_000, "{plan:?}");
+        assert!(plan.estimated_after < plan.estimated_before);
+        let ids: Vec<ItemId> = plan.evicted.iter().map(|e| e.item_id).collect();
+        let outputs: Vec<ItemId> = items
+            .iter()
+            .filter(|i| matches!(i, ResponseItem::FunctionCallOutput(_)))
+            .map(ResponseItem::id)
+            .collect();
+        assert_eq!(ids, outputs[..ids.len()], "oldest first");
+        assert!(ids.len() <= 8 - RECENT_ROUNDS_KEPT);
+        let first = &plan.evicted[0];
+        assert_eq!(first.tool, "read_file");
+        assert_eq!(first.chars, 4_000);
+        assert!(first.placeholder.starts_with(EVICTED_PREFIX));
+        assert!(first.placeholder.contains(&first.item_id.to_string()));
+    }
+
+    #[test]
+    fn nothing_is_evicted_below_the_low_water_mark_or_inside_the_last_rounds() {
+        assert!(
+            plan_eviction(&history(8), estimate(), 1_000_000)
+                .evicted
+                .is_empty()
+        );
+        let plan = plan_eviction(&history(RECENT_ROUNDS_KEPT), estimate(), 0);
+        assert!(plan.evicted.is_empty());
+    }
+
+    #[test]
+    fn applying_the_record_replaces_exactly_the_named_outputs() {
+        let mut items = history(6);
+        let plan = plan_eviction(&items, estimate(), 0);
+        let record = ToolOutputsEvicted {
+            trigger: CompactionTrigger::Auto,
+            context_tokens: None,
+            threshold: 1,
+            low_water: 0,
+            estimated_before: plan.estimated_before,
+            estimated_after: plan.estimated_after,
+            evicted: plan.evicted.clone(),
+        };
+        assert_eq!(apply_eviction(&mut items, &record), plan.evicted.len());
+        assert_eq!(estimate().items(&items), plan.estimated_after);
+        // Placeholders are not evicted again.
+        assert!(plan_eviction(&items, estimate(), 0).evicted.is_empty());
+    }
+
+    #[test]
+    fn the_digest_is_the_first_line_and_the_exit_code() {
+        assert_eq!(
+            digest("\n  error[E0308]: mismatched\nmore\n[exit code: 101]"),
+            "error[E0308]: mismatched [exit code: 101]"
+        );
+        assert_eq!(digest(""), "(empty)");
+        assert_eq!(low_water_mark(10_000), 5_000);
+    }
+}

@@ -1,0 +1,175 @@
+//! The layered summary: which items a summary with a state sheet replaces
+//! and which it keeps ([`plan_layered`]), replay's half
+//! ([`apply_layered_compaction`]), and the summarizer's request built from
+//! the original items of the span with the previous summary and sheet as
+//! context ([`build_layered_summary_request`]).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use strata_protocol::{ItemId, LayeredCompaction, ModelRequest, ResponseItem, Role, StateSheet};
+
+use super::extract::is_person_message;
+use super::prompt::{serialize_history_for_summary_prompt, summary_request};
+
+/// What a layered summary keeps and replaces, as indices into the history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayeredPlan {
+    /// Leading system and developer messages.
+    pub leading: Vec<usize>,
+    /// The person's recent messages within the budget, oldest first.
+    pub kept: Vec<usize>,
+    /// Everything else: the span the summary replaces (earlier summaries
+    /// and sheets included, which the new ones supersede).
+    pub span: Vec<usize>,
+}
+
+/// Like the base plan, but a state sheet is never kept as a user message.
+pub fn plan_layered(history: &[ResponseItem]) -> LayeredPlan {
+    let (leading, kept) = super::select_kept(history, is_person_message);
+    let span = (leading.len()..history.len())
+        .filter(|index| !kept.contains(index))
+        .collect();
+    LayeredPlan {
+        leading,
+        kept,
+        span,
+    }
+}
+
+impl LayeredPlan {
+    pub fn ids(history: &[ResponseItem], indices: &[usize]) -> Vec<ItemId> {
+        indices.iter().map(|&i| history[i].id()).collect()
+    }
+}
+
+/// Replay's half: the leading items, the summary, the sheet, then the kept
+/// items, each found by the id the record stored.
+pub fn apply_layered_compaction(
+    history: &[ResponseItem],
+    record: &LayeredCompaction,
+) -> Vec<ResponseItem> {
+    let pick = |ids: &[ItemId]| -> Vec<ResponseItem> {
+        let wanted: HashSet<ItemId> = ids.iter().copied().collect();
+        history
+            .iter()
+            .filter(|item| wanted.contains(&item.id()))
+            .cloned()
+            .collect()
+    };
+    let mut items = pick(&record.leading);
+    items.push(ResponseItem::CompactionSummary(record.summary.clone()));
+    items.push(ResponseItem::Message(record.sheet_message.clone()));
+    items.extend(pick(&record.kept));
+    items
+}
+
+/// The latest state sheet in a history, read back from its message.
+pub fn previous_summary_text(span: &[ResponseItem]) -> Option<&str> {
+    span.iter().rev().find_map(|item| match item {
+        ResponseItem::CompactionSummary(summary) => Some(summary.summary.as_str()),
+        _ => None,
+    })
+}
+
+/// The summarizer's request: the previous summary and sheet as context, then
+/// the original items of the span (earlier summaries and sheets left out, so
+/// no summary is ever a summary of a summary).
+pub fn build_layered_summary_request(
+    previous_summary: Option<&str>,
+    previous_sheet: Option<&StateSheet>,
+    originals: &[ResponseItem],
+    folded_out: usize,
+    focus: Option<&str>,
+    model: &str,
+) -> ModelRequest {
+    let mut prompt = String::new();
+    if let Some(summary) = previous_summary {
+        let _ = writeln!(
+            prompt,
+            "Summary of the work before this part (context; carry its facts into your summary):\n{summary}\n"
+        );
+    }
+    if let Some(sheet) = previous_sheet {
+        let _ = writeln!(prompt, "State sheet so far (context):\n{}\n", sheet.text);
+    }
+    if folded_out > 0 {
+        let _ = writeln!(
+            prompt,
+            "({folded_out} of the oldest items of this part are not shown: they did not fit.)\n"
+        );
+    }
+    prompt.push_str("Transcript to summarize:\n\n");
+    prompt.push_str(&serialize_history_for_summary_prompt(originals));
+    summary_request(prompt, focus, model)
+}
+
+/// The span's items the summarizer reads: no earlier summaries or sheets.
+pub fn span_originals(span: Vec<ResponseItem>) -> Vec<ResponseItem> {
+    span.into_iter()
+        .filter(|item| match item {
+            ResponseItem::CompactionSummary(_) => false,
+            ResponseItem::Message(message) => {
+                message.role != Role::User || is_person_message(&message.content)
+            }
+            ResponseItem::FunctionCall(_)
+            | ResponseItem::FunctionCallOutput(_)
+            | ResponseItem::Reasoning(_) => true,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::sheet::STATE_SHEET_PREFIX;
+    use crate::compaction::test_support::summary;
+
+    #[test]
+    fn the_plan_keeps_leading_and_person_messages_and_never_an_old_sheet() {
+        let history = vec![
+            ResponseItem::system("sys"),
+            ResponseItem::message(Role::Developer, "agents"),
+            ResponseItem::user("one"),
+            ResponseItem::assistant("a"),
+            ResponseItem::user(format!("{STATE_SHEET_PREFIX} old")),
+            ResponseItem::user("two"),
+        ];
+        let plan = plan_layered(&history);
+        assert_eq!(plan.leading, [0, 1]);
+        assert_eq!(plan.kept, [2, 5]);
+        assert_eq!(plan.span, [3, 4]);
+    }
+
+    #[test]
+    fn applying_the_record_orders_leading_summary_sheet_then_kept() {
+        let history = vec![
+            ResponseItem::system("sys"),
+            ResponseItem::user("one"),
+            ResponseItem::assistant("a"),
+        ];
+        let ResponseItem::Message(sheet_message) = ResponseItem::user(STATE_SHEET_PREFIX) else {
+            unreachable!()
+        };
+        let record = LayeredCompaction {
+            summary: summary("s"),
+            sheet_message: sheet_message.clone(),
+            state_sheet: StateSheet::default(),
+            leading: vec![history[0].id()],
+            kept: vec![history[1].id()],
+            folded_out: 0,
+            estimated_before: 0,
+            estimated_after: 0,
+            loss_audit: Default::default(),
+        };
+        let items = apply_layered_compaction(&history, &record);
+        assert_eq!(items.len(), 4);
+        assert_eq!(items[0], history[0]);
+        assert_eq!(
+            items[1],
+            ResponseItem::CompactionSummary(record.summary.clone())
+        );
+        assert_eq!(items[2], ResponseItem::Message(sheet_message));
+        assert_eq!(items[3], history[1]);
+    }
+}

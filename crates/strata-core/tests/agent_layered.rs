@@ -1,0 +1,387 @@
+//! The layered policy in the live loop: eviction without a model call, a
+//! summary made from the originals with a state sheet, the pre-turn check,
+//! the refusal of an oversized message, and the circuit breaker; and the
+//! base policy's records and requests, pinned by a snapshot.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use strata_core::agent::CIRCUIT_BREAKER_FAILURES;
+use strata_core::compaction::{EVICTED_PREFIX, STATE_SHEET_PREFIX};
+use strata_core::tools::CancellationToken;
+use strata_core::{ApprovalBroker, CompactOutcome, CoreError};
+use strata_protocol::{
+    CompactionPolicy, CompactionTrigger, DebugEvent, MainlineEvent, ModelError, RecordBody,
+    ResponseItem,
+};
+use support::*;
+
+fn layered(threshold: u64) -> Harness {
+    let mut harness = Harness::new();
+    harness.config.compaction = Some(CompactionPolicy::Layered);
+    harness.config.compact_threshold = threshold;
+    harness
+}
+
+fn read_round(call_id: &str, path: &str, usage: Option<strata_protocol::TokenUsage>) -> Vec<Step> {
+    calls_round(
+        vec![call(call_id, "read_file", json!({ "path": path }))],
+        usage,
+    )
+}
+
+/// Six files, each starting with a line naming it: the first three of
+/// 8,000 characters (about 2,000 tokens each), the last three short.
+fn six_files(harness: &Harness) {
+    for n in 0..6 {
+        let size = if n < 3 { 8_000 } else { 400 };
+        harness.write(
+            &format!("src/part_{n}.rs"),
+            &format!("// original of part {n}\n{}", "x".repeat(size)),
+        );
+    }
+}
+
+/// Writes the six files and scripts a round reading each; the last round
+/// reports usage over the threshold of 6,000.
+fn six_reads(harness: &Harness) {
+    six_files(harness);
+    for n in 0..6 {
+        let usage = (n == 5).then(|| usage(7_000, 10));
+        harness.gateway.push_round(read_round(
+            &format!("c{n}"),
+            &format!("src/part_{n}.rs"),
+            usage,
+        ));
+    }
+}
+
+fn outputs(items: &[ResponseItem]) -> Vec<&str> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCallOutput(output) => Some(output.output.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn at_the_threshold_old_tool_outputs_are_evicted_without_a_model_call_and_the_last_rounds_stay_whole()
+ {
+    let harness = layered(6_000);
+    six_reads(&harness);
+    harness
+        .gateway
+        .push_round(text_round("Read them all.", None));
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
+
+    let report = run_turn(&mut agent, "Read the six parts.").await;
+
+    let debug = events.debug();
+    assert_eq!(report.compactions, 0, "no summary: {debug:#?}");
+    assert!(
+        harness.gateway.summary_requests().is_empty(),
+        "no model call: {debug:#?}"
+    );
+    let last = harness.gateway.last_request();
+    let sent = outputs(&last.input);
+    assert_eq!(sent.len(), 6);
+    let evicted = sent
+        .iter()
+        .filter(|o| o.starts_with(EVICTED_PREFIX))
+        .count();
+    assert!(evicted >= 1, "{sent:?}");
+    // Oldest first, and never the last three rounds.
+    assert!(
+        sent[..evicted]
+            .iter()
+            .all(|o| o.starts_with(EVICTED_PREFIX))
+    );
+    assert!(
+        sent[3..].iter().all(|o| o.starts_with("// original")),
+        "{sent:?}"
+    );
+    assert!(
+        sent[0].contains("read_file") && sent[0].contains("chars"),
+        "{}",
+        sent[0]
+    );
+    let eviction = debug
+        .into_iter()
+        .find_map(|event| match event {
+            DebugEvent::ToolOutputsEvicted { eviction, .. } => Some(eviction),
+            _ => None,
+        })
+        .expect("an eviction event");
+    assert_eq!(eviction.evicted.len(), evicted);
+    assert!(eviction.estimated_after <= eviction.low_water);
+    assert_eq!(eviction.context_tokens, Some(7_010));
+    // The full outputs stay in the file; replay applies the stored placeholders.
+    let records = harness.records(agent.id());
+    let originals = records
+        .iter()
+        .filter(|r| matches!(&r.body, RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(o)) if o.output.starts_with("// original")))
+        .count();
+    assert_eq!(originals, 6);
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
+async fn a_layered_summary_reads_evicted_originals_back_from_the_file_and_the_sheet_follows_it() {
+    let mut harness = layered(6_000);
+    // The summarizer's input may use the whole window.
+    harness.config.context_window = Some(100_000);
+    six_reads(&harness);
+    harness
+        .gateway
+        .push_round(text_round("Next step: compare part 2 with part 4.", None));
+    harness
+        .gateway
+        .push_summary(summary_response("Read six parts."));
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Read the six parts. Never edit vendor/.").await;
+    assert!(outputs(agent.history().items())[0].starts_with(EVICTED_PREFIX));
+
+    let outcome = agent
+        .compact_now(None, CancellationToken::new())
+        .await
+        .unwrap();
+
+    let CompactOutcome::Compacted(summary) = outcome else {
+        panic!("{outcome:?}")
+    };
+    let request = &harness.gateway.summary_requests()[0];
+    let ResponseItem::Message(transcript) = &request.input[1] else {
+        panic!()
+    };
+    for n in 0..6 {
+        assert!(
+            transcript
+                .content
+                .contains(&format!("// original of part {n}")),
+            "part {n} not from the file"
+        );
+    }
+    assert!(!transcript.content.contains(EVICTED_PREFIX));
+    let items = agent.history().items();
+    assert_eq!(labels(items), ["system", "summary", "user", "user"]);
+    assert_eq!(items[1], ResponseItem::CompactionSummary(summary.clone()));
+    let ResponseItem::Message(sheet) = &items[2] else {
+        panic!()
+    };
+    assert!(sheet.content.starts_with(STATE_SHEET_PREFIX));
+    for n in 0..6 {
+        assert!(
+            sheet.content.contains(&format!("src/part_{n}.rs: read")),
+            "{}",
+            sheet.content
+        );
+    }
+    assert!(sheet.content.contains("Never edit vendor/"));
+    assert!(
+        sheet
+            .content
+            .contains("Next step: compare part 2 with part 4.")
+    );
+    let layered = events
+        .debug()
+        .into_iter()
+        .find_map(|event| match event {
+            DebugEvent::LayeredCompacted { compaction, .. } => Some(compaction),
+            _ => None,
+        })
+        .expect("a layered compaction event");
+    assert_eq!(layered.summary.metadata.trigger, CompactionTrigger::Manual);
+    // The summarizer lost every path; the sheet kept them: nothing is lost.
+    assert!(
+        layered.loss_audit.paths.is_empty(),
+        "{:?}",
+        layered.loss_audit
+    );
+    assert!(layered.loss_audit.commands.is_empty());
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
+async fn a_message_alone_over_the_threshold_is_refused_before_anything_is_sent_or_written() {
+    let harness = layered(1_000);
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    let records = harness.records(agent.id()).len();
+
+    let error = agent
+        .run_turn("word ".repeat(2_000), CancellationToken::new())
+        .await
+        .unwrap_err();
+
+    assert!(
+        matches!(
+            error,
+            CoreError::MessageTooLong {
+                threshold: 1_000,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("too long"), "{error}");
+    assert!(harness.gateway.requests().is_empty());
+    assert_eq!(harness.records(agent.id()).len(), records);
+    assert!(events.mainline().iter().any(|event| matches!(event, MainlineEvent::Error { message, .. } if message.contains("not sent"))));
+}
+
+#[tokio::test]
+async fn before_a_message_that_would_cross_the_threshold_the_history_is_compacted_first() {
+    let harness = layered(3_000);
+    harness.write("notes.txt", &"n".repeat(6_000));
+    harness
+        .gateway
+        .push_round(read_round("c1", "notes.txt", Some(usage(2_600, 10))));
+    harness
+        .gateway
+        .push_round(text_round("Read the notes.", Some(usage(2_700, 10))));
+    harness
+        .gateway
+        .push_summary(summary_response("Read notes.txt."));
+    harness.gateway.push_round(text_round("Done.", None));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Read the notes.").await;
+    assert!(harness.gateway.summary_requests().is_empty());
+
+    run_turn(
+        &mut agent,
+        "Now summarise them in ".to_owned() + &"detail ".repeat(200),
+    )
+    .await;
+
+    let records = harness.records(agent.id());
+    let compacted = records
+        .iter()
+        .position(|r| matches!(&r.body, RecordBody::LayeredCompaction(c) if c.summary.metadata.trigger == CompactionTrigger::PreTurn))
+        .expect("a pre-turn compaction");
+    let second_turn = records
+        .iter()
+        .rposition(|r| matches!(r.body, RecordBody::TurnStarted(_)))
+        .unwrap();
+    assert!(compacted < second_turn, "compacted before the turn started");
+    assert_eq!(
+        labels(&harness.gateway.last_request().input),
+        ["system", "summary", "user", "user", "user"]
+    );
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
+async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
+    let harness = layered(1_000);
+    harness.gateway.push_round(text_round(
+        &"long answer ".repeat(300),
+        Some(usage(100, 10)),
+    ));
+    for _ in 0..CIRCUIT_BREAKER_FAILURES {
+        harness.gateway.push_summary(Err(ModelError::Auth {
+            message: "bad key".into(),
+        }));
+    }
+    harness
+        .gateway
+        .push_round(text_round(&"more ".repeat(300), Some(usage(5_000, 10))));
+    harness
+        .gateway
+        .push_summary(summary_response("A long answer."));
+    let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Explain.").await;
+
+    for attempt in 1..=CIRCUIT_BREAKER_FAILURES {
+        let outcome = agent
+            .compact_now(None, CancellationToken::new())
+            .await
+            .unwrap();
+        assert!(
+            matches!(outcome, CompactOutcome::SummaryFailed { .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(
+            agent.compaction_circuit_open(),
+            attempt == CIRCUIT_BREAKER_FAILURES
+        );
+    }
+    let opened: Vec<MainlineEvent> = events
+        .mainline()
+        .into_iter()
+        .filter(|event| matches!(event, MainlineEvent::CompactionCircuitOpen { .. }))
+        .collect();
+    assert_eq!(opened.len(), 1, "{opened:?}");
+
+    // Over the threshold, but the circuit is open: no summary is attempted.
+    run_turn(&mut agent, "Go on.").await;
+    assert_eq!(harness.gateway.summary_requests().len(), 3);
+
+    let outcome = agent
+        .compact_now(None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CompactOutcome::Compacted(_)),
+        "{outcome:?}"
+    );
+    assert!(!agent.compaction_circuit_open());
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
+async fn a_session_compacting_under_base_writes_exactly_the_base_records_and_requests() {
+    let mut harness = Harness::new();
+    harness.config.compact_threshold = 1_000;
+    harness.write("a.txt", "alpha\n");
+    harness
+        .gateway
+        .push_round(read_round("c1", "a.txt", Some(usage(1_100, 50))));
+    harness
+        .gateway
+        .push_summary(summary_response("Read a.txt."));
+    harness
+        .gateway
+        .push_round(text_round("It says alpha.", Some(usage(300, 5))));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "What is in a.txt?").await;
+    let records: Vec<serde_json::Value> = harness
+        .records(agent.id())
+        .iter()
+        .map(|record| serde_json::to_value(record).unwrap())
+        .collect();
+    let requests: Vec<serde_json::Value> = harness
+        .gateway
+        .requests()
+        .iter()
+        .map(|request| serde_json::to_value(&request.input).unwrap())
+        .collect();
+    let normalised = normalise(json!({ "records": records, "requests": requests }));
+    insta::assert_json_snapshot!("base_session_records_and_requests", normalised);
+}
+
+/// Replaces what differs between runs (ids, times, paths, durations) by
+/// stable placeholders, so the snapshot pins the shape and the values.
+fn normalise(value: serde_json::Value) -> serde_json::Value {
+    let text = value.to_string();
+    let uuid =
+        regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let text = uuid.replace_all(&text, |caps: &regex::Captures| {
+        let id = caps[0].to_owned();
+        let n = seen.iter().position(|s| *s == id).unwrap_or_else(|| {
+            seen.push(id);
+            seen.len() - 1
+        });
+        format!("<id {n}>")
+    });
+    let ts = regex::Regex::new(r#""(ts|created_at)":"[^"]+""#).unwrap();
+    let text = ts.replace_all(&text, r#""$1":"<ts>""#);
+    let duration = regex::Regex::new(r#""duration_ms":\d+"#).unwrap();
+    let text = duration.replace_all(&text, r#""duration_ms":0"#);
+    let tmp = regex::Regex::new(r"/tmp/\.tmp[A-Za-z0-9_]+").unwrap();
+    let text = tmp.replace_all(&text, "<tmp>");
+    serde_json::from_str(&text).unwrap()
+}
