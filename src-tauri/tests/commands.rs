@@ -134,8 +134,8 @@ fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
     assert!(view.live);
     assert_eq!(
         view.records.len(),
-        3,
-        "session_meta, the system prompt and the profile it was made on"
+        4,
+        "session_meta, the compaction policy, the system prompt and the profile it was made on"
     );
     assert_eq!(
         view.profile.as_ref().map(|p| p.provider_kind),
