@@ -130,7 +130,7 @@ describe("hostile text and links (issue 10)", { timeout: 300_000 }, () => {
   step("shows a hostile session title, prompt and answer as text", async () => {
     assert.ok(payloads.length >= 50, `${payloads.length} payloads`);
     // The sidebar's rename sends this command; the list is read again on reload.
-    assert.ok("ok" in (await invoke("rename_session", { sessionId, title: everything })));
+    assert.ok("ok" in (await invoke("rename_session", { session_id: sessionId, title: everything })));
     await h.run(() => location.reload());
     await h.waitFor("the app to load again", () => !!document.querySelector(".model-chip .model-name"), [], 30_000);
     const title = await h.waitFor("the hostile title in the sidebar", () => one("nav[aria-label=Sessions] .session-title")?.textContent || null);
