@@ -99,13 +99,7 @@ async fn cancelling_mid_stream_commits_nothing_of_the_round() {
 #[tokio::test]
 async fn cancelling_mid_tool_gives_it_and_the_remaining_calls_cancelled_outputs() {
     let harness = Harness::new();
-    harness.gateway.push_round(calls_round(
-        vec![
-            call("c1", "run_shell", json!({"command": "sleep 30"})),
-            call("c2", "list_directory", json!({})),
-        ],
-        None,
-    ));
+    harness.gateway.push_round(slow_shell_then_list_round());
     let (mut agent, mut events) = harness.start(auto(), ApprovalBroker::non_interactive());
 
     let started = std::time::Instant::now();

@@ -67,8 +67,10 @@ pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
 }
 
 /// Tool settings for a session on `resolved`: tool output is scrubbed of
-/// the profile's key and of the provider keys set in `env`, and `run_shell`
-/// gets the variables the config's `[tools] shell_env` names.
+/// the profile's key and of the provider keys set in `env`, `run_shell`
+/// gets the variables the config's `[tools] shell_env` names, the secret
+/// files `[tools] allow_secret_files` names are usable, and the profile's
+/// key file is refused wherever it lies.
 pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig {
     let mut secrets: Vec<String> = [OPENAI_API_KEY_ENV, ANTHROPIC_API_KEY_ENV]
         .into_iter()
@@ -76,14 +78,18 @@ pub fn tool_config(resolved: &ResolvedProfile, env: EnvLookup<'_>) -> ToolConfig
         .collect();
     secrets.extend(resolved.api_key.iter().map(|key| key.expose().to_owned()));
     secrets.retain(|secret| !secret.is_empty());
-    ToolConfig {
+    let mut config = ToolConfig {
         secrets,
         shell_env: resolved.shell_env.clone(),
+        allowed_secret_files: resolved.allow_secret_files.clone(),
         ..ToolConfig::default()
-    }
+    };
+    config.protected_paths.extend(resolved.key_file.clone());
+    config
 }
 
-/// An agent's parts on `resolved` (its gateway and [`agent_config`]) with
+/// An agent's parts on `resolved` (its gateway, and [`agent_config`] with
+/// the config's turn deadline) with
 /// `tools` (built over [`tool_config`]), and where its events arrive.
 pub fn agent_parts(
     resolved: &ResolvedProfile,
@@ -96,7 +102,10 @@ pub fn agent_parts(
         gateway: gateway_for(resolved)?,
         tools,
         approvals,
-        config: agent_config(&resolved.profile),
+        config: AgentConfig {
+            turn_deadline: resolved.turn_deadline,
+            ..agent_config(&resolved.profile)
+        },
         events,
         broker,
     };
@@ -118,6 +127,9 @@ mod tests {
             api_key: None,
             http: HttpOptions::default(),
             shell_env: Vec::new(),
+            allow_secret_files: Vec::new(),
+            key_file: None,
+            turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
         }
     }
 

@@ -27,6 +27,9 @@
 //!   was committed, since items are committed only after a finished stream.
 //! - A round rejected with [`ModelError::ContextOverflow`] compacts the
 //!   history and is sent again once; a second overflow fails the turn.
+//! - A turn still running at [`AgentConfig::turn_deadline`] is stopped as
+//!   if cancelled (the same cancelled outputs, nothing half-streamed
+//!   committed) and fails with an `error` record naming the deadline.
 //! - A store failure ends [`Agent::run_turn`] with `Err`: the file can no
 //!   longer be trusted to match the history, so nothing more is attempted.
 //!
@@ -98,6 +101,7 @@ mod turn;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use strata_protocol::{
     ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
@@ -125,6 +129,10 @@ use layered::CompactionGuard;
 /// Rounds a turn may run before it stops with `round_limit`.
 pub const DEFAULT_MAX_ROUNDS: u32 = 32;
 
+/// How long a whole turn (model rounds and tool runs together) may take
+/// before it is stopped like a cancellation: two hours.
+pub const DEFAULT_TURN_DEADLINE: Duration = Duration::from_secs(2 * 60 * 60);
+
 /// How an agent talks to its model and when it compacts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentConfig {
@@ -144,6 +152,9 @@ pub struct AgentConfig {
     /// The compaction policy: for a new session, `None` means `layered`; for a
     /// resumed one, `None` keeps the policy it recorded.
     pub compaction: Option<CompactionPolicy>,
+    /// The longest a whole turn may run, rounds and tools together; past it
+    /// the turn stops as if cancelled and fails with an error naming it.
+    pub turn_deadline: Duration,
 }
 
 impl AgentConfig {
@@ -157,6 +168,7 @@ impl AgentConfig {
             context_window: None,
             threshold_setting: None,
             compaction: None,
+            turn_deadline: DEFAULT_TURN_DEADLINE,
         }
     }
 

@@ -1,6 +1,8 @@
 //! The turn loop: rounds until the model stops calling tools, with the
 //! compaction check at each round boundary.
 
+use std::time::Duration;
+
 use strata_protocol::{
     CompactionPolicy, CompactionTrigger, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent,
     ModelError, ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, TokenUsage,
@@ -17,6 +19,8 @@ use crate::tools::CancellationToken;
 struct Ending {
     outcome: TurnOutcome,
     error: Option<ModelError>,
+    /// Why the turn deadline stopped the turn, when it did.
+    deadline: Option<String>,
 }
 
 impl Ending {
@@ -24,6 +28,7 @@ impl Ending {
         Self {
             outcome,
             error: None,
+            deadline: None,
         }
     }
 }
@@ -87,7 +92,19 @@ impl Agent {
             completed: 0,
             compactions: 0,
         };
-        let ending = self.rounds(&mut progress, cancel).await?;
+        let ending = self.rounds_within_deadline(&mut progress, cancel).await?;
+        if let Some(message) = &ending.deadline {
+            self.session.append(RecordBody::Error(ErrorRecord {
+                turn_id: Some(turn_id),
+                message: message.clone(),
+                model_error: None,
+            }))?;
+            self.events.mainline(MainlineEvent::Error {
+                turn_id: Some(turn_id),
+                message: message.clone(),
+                model_error: None,
+            });
+        }
         if let Some(error) = &ending.error {
             self.session.append(RecordBody::Error(ErrorRecord {
                 turn_id: Some(turn_id),
@@ -117,6 +134,40 @@ impl Agent {
             compactions: progress.compactions,
             error: ending.error,
         })
+    }
+
+    /// The rounds, stopped through a child of `cancel` once the turn
+    /// deadline passes: the stop is a cancellation in every respect (calls
+    /// get cancelled outputs, a half-streamed response is dropped), then
+    /// the turn fails with an error naming the deadline.
+    async fn rounds_within_deadline(
+        &mut self,
+        progress: &mut Progress,
+        cancel: &CancellationToken,
+    ) -> Result<Ending> {
+        let deadline = self.config.turn_deadline;
+        let stop = cancel.child_token();
+        let mut ending = {
+            let rounds = self.rounds(progress, &stop);
+            tokio::pin!(rounds);
+            tokio::select! {
+                ending = &mut rounds => ending?,
+                () = tokio::time::sleep(deadline) => {
+                    stop.cancel();
+                    rounds.await?
+                }
+            }
+        };
+        // `stop` is cancelled only by the person's token or the deadline.
+        if stop.is_cancelled() && !cancel.is_cancelled() && ending.outcome == TurnOutcome::Cancelled
+        {
+            ending.outcome = TurnOutcome::Failed;
+            ending.deadline = Some(format!(
+                "the turn passed its deadline of {} and was stopped (network.turn_deadline_ms)",
+                describe(deadline)
+            ));
+        }
+        Ok(ending)
     }
 
     async fn rounds(
@@ -325,5 +376,32 @@ fn failed(error: ModelError) -> Ending {
     Ending {
         outcome: TurnOutcome::Failed,
         error: Some(error),
+        deadline: None,
+    }
+}
+
+/// A deadline as a person reads it: `2 h`, `90 s`, `200 ms`.
+fn describe(deadline: Duration) -> String {
+    let ms = deadline.as_millis();
+    for (unit, name) in [(3_600_000, "h"), (60_000, "min"), (1000, "s")] {
+        if ms >= unit && ms.is_multiple_of(unit) {
+            return format!("{} {name}", ms / unit);
+        }
+    }
+    format!("{ms} ms")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_are_named_in_their_largest_whole_unit() {
+        let ms = Duration::from_millis;
+        assert_eq!(describe(ms(7_200_000)), "2 h");
+        assert_eq!(describe(ms(5_400_000)), "90 min");
+        assert_eq!(describe(ms(90_000)), "90 s");
+        assert_eq!(describe(ms(1_500)), "1500 ms");
+        assert_eq!(describe(ms(200)), "200 ms");
     }
 }

@@ -166,6 +166,22 @@ pub fn calls_round(calls: Vec<Step>, usage: Option<TokenUsage>) -> Vec<Step> {
     steps
 }
 
+/// A round calling `run_shell` with `sleep 30` (`c1`), then
+/// `list_directory` (`c2`): something to stop mid-tool.
+pub fn slow_shell_then_list_round() -> Vec<Step> {
+    calls_round(
+        vec![
+            call(
+                "c1",
+                "run_shell",
+                serde_json::json!({"command": "sleep 30"}),
+            ),
+            call("c2", "list_directory", serde_json::json!({})),
+        ],
+        None,
+    )
+}
+
 pub fn summary_response(text: &str) -> Result<ModelResponse, ModelError> {
     Ok(ModelResponse {
         model: "summarizer-1".into(),

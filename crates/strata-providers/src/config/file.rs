@@ -21,13 +21,14 @@
 //! response_deadline_ms = 1800000
 //! [tools]
 //! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
+//! allow_secret_files = [".env.local", "secrets/"]   # secret files the tools may use (workspace-relative)
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -65,12 +66,65 @@ pub struct ToolsConfig {
     /// allow-list (`strata_core::tools::SHELL_ENV_ALLOWED` and `LC_*`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shell_env: Vec<String>,
+    /// Secret files (`.env`, keys, ...) the file tools may use after all:
+    /// workspace-relative paths, a trailing `/` for a folder and what is in
+    /// it. Strata's own config, keys and sessions stay refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_secret_files: Vec<String>,
 }
 
 impl ToolsConfig {
     fn is_empty(&self) -> bool {
-        self.shell_env.is_empty()
+        self.shell_env.is_empty() && self.allow_secret_files.is_empty()
     }
+
+    /// `allow_secret_files` as the tools match them: `/`-separated names,
+    /// without `.` components (a folder's trailing `/` is not needed there).
+    pub fn allowed_secret_files(&self) -> Vec<String> {
+        self.allow_secret_files
+            .iter()
+            .filter(|entry| is_workspace_relative(entry))
+            .map(|entry| {
+                Path::new(entry)
+                    .components()
+                    .filter_map(|c| match c {
+                        Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .filter(|entry| !entry.is_empty())
+            .collect()
+    }
+
+    fn problems(&self, problems: &mut Vec<String>) {
+        for name in &self.shell_env {
+            if !is_env_name(name) {
+                problems.push(format!(
+                    "tools.shell_env: {name:?} is not an environment variable name"
+                ));
+            }
+        }
+        for entry in &self.allow_secret_files {
+            if !is_workspace_relative(entry) {
+                problems.push(format!(
+                    "tools.allow_secret_files: {entry:?} must be a path inside the workspace, \
+                     relative and without `..`"
+                ));
+            }
+        }
+    }
+}
+
+/// Whether an `allow_secret_files` entry stays inside the workspace: only
+/// plain names, no root, drive prefix or `..` (a leading backslash counts as
+/// a root too, whatever the platform).
+fn is_workspace_relative(entry: &str) -> bool {
+    let components = || Path::new(entry).components();
+    !entry.starts_with(['/', '\\'])
+        && components().any(|c| matches!(c, Component::Normal(_)))
+        && components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 /// One provider profile as written in the file; absent fields take the
@@ -269,13 +323,7 @@ impl StrataConfig {
             );
         }
         problems.extend(self.network.problems());
-        for name in &self.tools.shell_env {
-            if !is_env_name(name) {
-                problems.push(format!(
-                    "tools.shell_env: {name:?} is not an environment variable name"
-                ));
-            }
-        }
+        self.tools.problems(&mut problems);
         problems
     }
 

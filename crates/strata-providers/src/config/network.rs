@@ -1,11 +1,13 @@
 //! The config file's `[network]` table: how long Strata waits for a
 //! provider and how often it tries again. Every key is optional; absent
-//! ones keep the defaults of [`HttpOptions`].
+//! ones keep the defaults of [`HttpOptions`] (and the turn deadline
+//! [`DEFAULT_TURN_DEADLINE`]).
 //!
 //! ```toml
 //! [network]
 //! idle_timeout_ms = 300000        # no event for this long fails an attempt
 //! response_deadline_ms = 1800000  # one model response, retries included
+//! turn_deadline_ms = 7200000      # a whole agent turn, rounds and tools (0: the default)
 //! connect_timeout_ms = 15000
 //! max_attempts = 5                # the first attempt included
 //! retry_base_delay_ms = 500
@@ -15,6 +17,8 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use strata_core::agent::DEFAULT_TURN_DEADLINE;
 
 use crate::http::HttpOptions;
 
@@ -28,6 +32,10 @@ pub struct NetworkConfig {
     /// The longest one model response may take, retries included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_deadline_ms: Option<u64>,
+    /// The longest a whole agent turn may take, model rounds and tool runs
+    /// together; 0 or absent is [`DEFAULT_TURN_DEADLINE`] (two hours).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_deadline_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_timeout_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +74,14 @@ impl NetworkConfig {
             options.retry.max_delay = ms(value);
         }
         options
+    }
+
+    /// The overall turn deadline, for the agent's config.
+    pub fn turn_deadline(&self) -> Duration {
+        match self.turn_deadline_ms {
+            None | Some(0) => DEFAULT_TURN_DEADLINE,
+            Some(ms) => Duration::from_millis(ms),
+        }
     }
 
     /// What is wrong with these keys, for the config's problem list.
@@ -110,6 +126,19 @@ mod tests {
         assert_eq!(options.retry.max_attempts, 2);
         assert_eq!(options.retry.max_delay, Duration::from_millis(50));
         assert!(config.problems().is_empty());
+    }
+
+    #[test]
+    fn the_turn_deadline_is_two_hours_unless_a_positive_one_is_given() {
+        assert_eq!(
+            NetworkConfig::default().turn_deadline(),
+            DEFAULT_TURN_DEADLINE
+        );
+        let zero: NetworkConfig = toml::from_str("turn_deadline_ms = 0").unwrap();
+        assert_eq!(zero.turn_deadline(), DEFAULT_TURN_DEADLINE);
+        assert!(zero.problems().is_empty());
+        let given: NetworkConfig = toml::from_str("turn_deadline_ms = 250").unwrap();
+        assert_eq!(given.turn_deadline(), Duration::from_millis(250));
     }
 
     #[test]

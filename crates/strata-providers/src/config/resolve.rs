@@ -4,7 +4,8 @@
 //! The environment is passed in as a lookup function so callers (and tests)
 //! decide what it holds; [`process_env`] reads the real one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Serialize;
 use strata_core::StrataPaths;
@@ -110,6 +111,38 @@ pub struct ResolvedProfile {
     pub http: HttpOptions,
     /// The config's `[tools] shell_env`, for [`crate::tool_config`].
     pub shell_env: Vec<String>,
+    /// The config's `[tools] allow_secret_files`, for [`crate::tool_config`].
+    pub allow_secret_files: Vec<String>,
+    /// The key file of an `api_key = { file = ... }` profile (absolute), which
+    /// the tools refuse wherever it lies.
+    pub key_file: Option<PathBuf>,
+    /// The config's `[network] turn_deadline_ms`, for [`crate::agent_parts`].
+    pub turn_deadline: Duration,
+}
+
+impl ResolvedProfile {
+    /// `profile` of `config` with its loaded key; `config_dir` anchors a
+    /// relative key file.
+    pub fn new(
+        config: &StrataConfig,
+        profile: ProviderProfile,
+        api_key: Option<ApiKey>,
+        config_dir: &Path,
+    ) -> Self {
+        let key_file = match &profile.api_key_source {
+            ApiKeySource::File(path) => Some(key_file_path(path, config_dir)),
+            ApiKeySource::None | ApiKeySource::Env(_) | ApiKeySource::Keychain(_) => None,
+        };
+        Self {
+            profile,
+            api_key,
+            http: config.network.options(),
+            shell_env: config.tools.shell_env.clone(),
+            allow_secret_files: config.tools.allowed_secret_files(),
+            key_file,
+            turn_deadline: config.network.turn_deadline(),
+        }
+    }
 }
 
 /// Resolves the profile and loads its key from `keys` (or the environment,
@@ -123,12 +156,7 @@ pub fn resolve(
 ) -> Result<ResolvedProfile> {
     let profile = resolve_profile(config, flags, env)?;
     let api_key = profile.load_api_key(env, keys, config_dir)?;
-    Ok(ResolvedProfile {
-        profile,
-        api_key,
-        http: config.network.options(),
-        shell_env: config.tools.shell_env.clone(),
-    })
+    Ok(ResolvedProfile::new(config, profile, api_key, config_dir))
 }
 
 /// What a command line or app does at startup: reads the config file under
@@ -161,12 +189,12 @@ pub fn with_key(
         _ => KeyStore::file(paths.config.join(crate::keys::KEY_FILE_NAME)),
     };
     let api_key = profile.load_api_key(env, &keys, &paths.config)?;
-    Ok(ResolvedProfile {
+    Ok(ResolvedProfile::new(
+        config,
         profile,
         api_key,
-        http: config.network.options(),
-        shell_env: config.tools.shell_env.clone(),
-    })
+        &paths.config,
+    ))
 }
 
 /// Resolves which provider, model, endpoint, key source and limits to use,
