@@ -122,9 +122,11 @@ pub fn start(
     workspace: &Path,
     options: &LaunchOptions,
 ) -> CommandResult<Launched> {
-    let (_, resolved) =
+    let (config, resolved) =
         load_and_resolve(paths, &options.profile, env).map_err(ToCommandError::to_command_error)?;
-    let (parts, events) = parts(&resolved, env, workspace, options)?;
+    let (mut parts, events) = parts(&resolved, env, workspace, options)?;
+    // A new session: the flag's policy, else the config file's default.
+    parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)
         .map_err(ToCommandError::to_command_error)?
         .with_estimator(estimator_for(
