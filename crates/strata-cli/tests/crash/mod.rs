@@ -1,7 +1,8 @@
 //! The crash harness: the built `strata` against [`server::CrashServer`],
-//! killed with SIGKILL mid-stream, mid-tool, mid-compaction, right after a
-//! chosen event or at a random moment; after each kill the session file is
-//! checked ([`check::after_kill`]) and resumed to completion
+//! killed with SIGKILL mid-stream, mid-tool, mid-compaction, mid-eviction,
+//! right after a chosen event or at a random moment, on the layered and the
+//! base compaction policy; after each kill the session file is checked
+//! ([`check::after_kill`]) and resumed to completion
 //! ([`Harness::verify_resume`]).
 
 pub mod check;
