@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
-use strata_core::{SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry};
+use strata_core::{
+    CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
+};
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
     ProfileSet, SessionId, SessionStarted, ThresholdSetting,
@@ -207,11 +209,13 @@ fn parts(
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
-    let tools = ToolRegistry::new(workspace, config).map_err(|error| {
-        invalid_input(format!(
+    let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
+        // Its own kind, so the desktop asks the person to confirm.
+        CoreError::BroadWorkspace { .. } => error.to_command_error(),
+        _ => invalid_input(format!(
             "Cannot use {} as the workspace: {error}",
             workspace.display()
-        ))
+        )),
     })?;
     let broker = if options.interactive {
         ApprovalBroker::interactive()
