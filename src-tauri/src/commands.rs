@@ -75,8 +75,16 @@ pub async fn open_session(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn create_session(app: State<'_, Shared>, workspace: String) -> Result<SessionListItem> {
-    app.create_session(CreateSession { workspace }).await
+pub async fn create_session(
+    app: State<'_, Shared>,
+    workspace: String,
+    allow_broad_workspace: Option<bool>,
+) -> Result<SessionListItem> {
+    app.create_session(CreateSession {
+        workspace,
+        allow_broad_workspace: allow_broad_workspace.unwrap_or(false),
+    })
+    .await
 }
 
 #[tauri::command(rename_all = "snake_case")]

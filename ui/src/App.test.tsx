@@ -189,4 +189,68 @@ describe("App", () => {
     await waitFor(() => expect(screen.queryByRole("button", { name: /^Streaming JSON parser/ })).toBeNull());
     expect(screen.getByRole("button", { name: /^Flaky orders_e2e/ })).toBeInTheDocument();
   });
+  describe("a workspace of / or the home folder", () => {
+    /** A shell whose folder picker returns `/home/ana` and which refuses it until confirmed. */
+    function broadShell() {
+      const created = { ...sampleSessions(new Date("2026-11-29T12:00:00Z"))[0]!.summary, id: "s-home", title: undefined, workspace: "/home/ana" };
+      const creates: Record<string, unknown>[] = [];
+      mockIPC(async (cmd, rawArgs) => {
+        const args = (rawArgs ?? {}) as Record<string, unknown>;
+        switch (cmd) {
+          case "app_info":
+            return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
+          case "get_settings":
+            return settings;
+          case "list_sessions":
+            return page(creates.some((a) => a.allow_broad_workspace) ? [created] : []);
+          case "plugin:dialog|open":
+            return "/home/ana";
+          case "create_session":
+            creates.push(args);
+            if (!args.allow_broad_workspace) {
+              throw { kind: "broad_workspace", message: "The workspace /home/ana is your home folder: ..." };
+            }
+            return created;
+          case "open_session":
+            return { summary: created, records: [], context: [], threshold: 8000, live: true, record_count: 0 } satisfies SessionView;
+          default:
+            throw { kind: "internal", message: `unexpected ${cmd}` };
+        }
+      });
+      return { creates };
+    }
+
+    it("is refused, then asks with Cancel focused; confirming creates the session with allow_broad_workspace", async () => {
+      const { creates } = broadShell();
+      const user = userEvent.setup();
+      render(<App />);
+      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      const dialog = await screen.findByRole("dialog", { name: "Work in this whole folder?" });
+      expect(within(dialog).getByTestId("broad-workspace-path")).toHaveTextContent("/home/ana");
+      expect(dialog).toHaveTextContent("your home folder");
+      expect(dialog).toHaveTextContent("with your approval, change anything");
+      expect(dialog).toHaveTextContent("run with your rights");
+      expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false }]);
+      await user.click(within(dialog).getByRole("button", { name: "Use this folder" }));
+      await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true });
+      expect(await screen.findByRole("textbox", { name: "Message" })).toBeInTheDocument();
+      // No error toast: the refusal was a question, not a failure.
+      expect(screen.queryByText(/your home folder: \.\.\./)).toBeNull();
+    });
+
+    it("creates nothing when the person cancels (Enter on the focused Cancel)", async () => {
+      const { creates } = broadShell();
+      const user = userEvent.setup();
+      render(<App />);
+      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      await screen.findByRole("dialog", { name: "Work in this whole folder?" });
+      await user.keyboard("{Enter}");
+      await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+      expect(creates).toHaveLength(1);
+      expect(creates[0]?.allow_broad_workspace).toBe(false);
+      expect(screen.queryByRole("textbox", { name: "Message" })).toBeNull();
+    });
+  });
 });

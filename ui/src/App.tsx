@@ -4,6 +4,7 @@ import { pickExportPath, pickWorkspace } from "./api/dialogs";
 import { toCommandFailure } from "./api/ipc";
 import type { AppInfo, ExportFormat, SessionListItem, Settings } from "./api/types";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
+import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
 import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import { consoleSections } from "./console/sections";
@@ -29,6 +30,7 @@ export function App() {
   const [consoleWidth, setConsoleWidth] = useState(460);
   const [focusedCompaction, setFocusedCompaction] = useState<string | null>(null);
   const [toast, setToast] = useState<ToastMessage | null>(null);
+  const [broadWorkspace, setBroadWorkspace] = useState<string | null>(null);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
@@ -66,18 +68,30 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [query]);
 
+  const createIn = useCallback(
+    async (workspace: string, allowBroad: boolean) => {
+      try {
+        const created = await api.createSession(workspace, allowBroad);
+        await refreshSessions();
+        await conversation.open(created.id, "live");
+        composerRef.current?.focus();
+      } catch (error) {
+        // `/` or the home folder: ask the person rather than show an error.
+        if (!allowBroad && toCommandFailure(error).kind === "broad_workspace") setBroadWorkspace(workspace);
+        else fail(error);
+      }
+    },
+    [conversation, refreshSessions, fail],
+  );
+
   const newSession = useCallback(async () => {
     try {
       const workspace = await pickWorkspace();
-      if (!workspace) return;
-      const created = await api.createSession(workspace);
-      await refreshSessions();
-      await conversation.open(created.id, "live");
-      composerRef.current?.focus();
+      if (workspace) await createIn(workspace, false);
     } catch (error) {
       fail(error);
     }
-  }, [conversation, refreshSessions, fail]);
+  }, [createIn, fail]);
 
   const exportSession = useCallback(
     async (id: string, format: ExportFormat) => {
@@ -225,6 +239,16 @@ export function App() {
             setSettings(saved);
             setInfo(await api.appInfo());
             setToast({ tone: "ok", text: "Settings saved." });
+          }}
+        />
+      )}
+      {broadWorkspace && (
+        <BroadWorkspaceDialog
+          workspace={broadWorkspace}
+          onCancel={() => setBroadWorkspace(null)}
+          onConfirm={() => {
+            setBroadWorkspace(null);
+            void createIn(broadWorkspace, true);
           }}
         />
       )}

@@ -30,9 +30,8 @@ impl ToCommandError for CoreError {
             | CoreError::SessionWriteFailed { .. }
             | CoreError::NoDataDir => CommandErrorKind::Io,
             CoreError::Encode(_) => CommandErrorKind::Internal,
-            CoreError::BroadWorkspace { .. } | CoreError::AgentsFileRefused { .. } => {
-                CommandErrorKind::InvalidInput
-            }
+            CoreError::BroadWorkspace { .. } => CommandErrorKind::BroadWorkspace,
+            CoreError::AgentsFileRefused { .. } => CommandErrorKind::InvalidInput,
         };
         let message = match &self {
             CoreError::SessionLocked { .. } => format!(
@@ -68,7 +67,8 @@ fn logged(error: CommandError) -> CommandError {
         CommandErrorKind::InvalidInput
         | CommandErrorKind::NotFound
         | CommandErrorKind::Busy
-        | CommandErrorKind::ProfileUnavailable => {
+        | CommandErrorKind::ProfileUnavailable
+        | CommandErrorKind::BroadWorkspace => {
             tracing::debug!(kind = ?error.kind, message = %error.message, "command refused");
         }
         CommandErrorKind::Locked

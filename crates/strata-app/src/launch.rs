@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
-use strata_core::{SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry};
+use strata_core::{
+    CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
+};
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
     ProfileSet, SessionId, SessionStarted, ThresholdSetting,
@@ -122,9 +124,11 @@ pub fn start(
     workspace: &Path,
     options: &LaunchOptions,
 ) -> CommandResult<Launched> {
-    let (_, resolved) =
+    let (config, resolved) =
         load_and_resolve(paths, &options.profile, env).map_err(ToCommandError::to_command_error)?;
-    let (parts, events) = parts(&resolved, env, workspace, options)?;
+    let (mut parts, events) = parts(&resolved, env, workspace, options)?;
+    // A new session: the flag's policy, else the config file's default.
+    parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)
         .map_err(ToCommandError::to_command_error)?
         .with_estimator(estimator_for(
@@ -205,11 +209,13 @@ fn parts(
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
-    let tools = ToolRegistry::new(workspace, config).map_err(|error| {
-        invalid_input(format!(
+    let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
+        // Its own kind, so the desktop asks the person to confirm.
+        CoreError::BroadWorkspace { .. } => error.to_command_error(),
+        _ => invalid_input(format!(
             "Cannot use {} as the workspace: {error}",
             workspace.display()
-        ))
+        )),
     })?;
     let broker = if options.interactive {
         ApprovalBroker::interactive()

@@ -140,7 +140,8 @@ impl App {
     }
 
     /// `create_session`: a session in `workspace` on the active profile,
-    /// its system prompt and profile committed, kept live.
+    /// its system prompt and profile committed, kept live. `/` or the home
+    /// folder only when the person confirmed it (`allow_broad_workspace`).
     pub async fn create_session(
         self: &Arc<Self>,
         request: CreateSession,
@@ -149,13 +150,12 @@ impl App {
         let _opening = self.live.opening.lock().await;
         let (id, item, slot) = self
             .blocking(move |app| {
-                let launched = launch::start(
-                    &app.store,
-                    &app.paths,
-                    app.env(),
-                    &workspace,
-                    &app.launch_options(),
-                )?;
+                let options = LaunchOptions {
+                    allow_broad_workspace: request.allow_broad_workspace,
+                    ..app.launch_options()
+                };
+                let launched =
+                    launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
                 let id = launched.agent.id();
                 let item = list_item_of_replay(launched.agent.session().state());
                 Ok((id, item, LiveSlot::new(launched.agent, launched.events)))

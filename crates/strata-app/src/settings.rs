@@ -281,6 +281,7 @@ pub fn config_from_settings(
         models: existing.models.clone(),
         network: existing.network.clone(),
         tools: existing.tools.clone(),
+        compaction_policy: existing.compaction_policy,
     };
     problems.extend(config.problems());
     if !problems.is_empty() {

@@ -141,6 +141,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
         let created = app
             .create_session(CreateSession {
                 workspace: fixture.workspace.path().display().to_string(),
+                allow_broad_workspace: false,
             })
             .await
             .unwrap();
@@ -236,6 +237,7 @@ fn a_session_whose_profile_is_gone_is_not_resumed_elsewhere() {
         let id = app
             .create_session(CreateSession {
                 workspace: fixture.workspace.path().display().to_string(),
+                allow_broad_workspace: false,
             })
             .await
             .unwrap()
@@ -277,6 +279,7 @@ fn the_library_lists_searches_pages_renames_exports_and_deletes() {
             let id = app
                 .create_session(CreateSession {
                     workspace: fixture.workspace.path().display().to_string(),
+                    allow_broad_workspace: false,
                 })
                 .await
                 .unwrap()
@@ -357,5 +360,48 @@ fn the_library_lists_searches_pages_renames_exports_and_deletes() {
         let page = app.list_sessions(ListSessions::default()).await.unwrap();
         assert_eq!(page.total, 1);
         assert_eq!(page.sessions[0].id, ids[1]);
+    });
+}
+
+#[test]
+fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirms() {
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let root = |allow_broad_workspace| CreateSession {
+            workspace: "/".into(),
+            allow_broad_workspace,
+        };
+        let refused = app.create_session(root(false)).await.unwrap_err();
+        assert_eq!(
+            refused.kind,
+            CommandErrorKind::BroadWorkspace,
+            "{refused:?}"
+        );
+        assert!(
+            refused.message.contains("root of the filesystem"),
+            "{refused:?}"
+        );
+        assert_eq!(
+            app.list_sessions(ListSessions::default())
+                .await
+                .unwrap()
+                .total,
+            0
+        );
+
+        let created = app.create_session(root(true)).await.unwrap();
+        assert_eq!(created.workspace, "/");
+        let page = app.list_sessions(ListSessions::default()).await.unwrap();
+        assert_eq!(page.total, 1);
+        assert_eq!(page.sessions[0].id, created.id);
+        // An ordinary folder needs no confirmation.
+        app.create_session(CreateSession {
+            workspace: fixture.workspace.path().display().to_string(),
+            allow_broad_workspace: false,
+        })
+        .await
+        .unwrap();
     });
 }

@@ -20,10 +20,14 @@ use std::time::Instant;
 use crash::plan::{Names, scenario};
 use crash::server::CrashServer;
 use crash::{Harness, Tally};
+use strata_protocol::CompactionPolicy;
 
 /// Kills per session before the harness starts a new one (so kills before
 /// and during a session's first turn keep happening).
 const KILLS_PER_SESSION: usize = 8;
+
+/// Session chains alternate between the default policy and the base design.
+const POLICIES: [CompactionPolicy; 2] = [CompactionPolicy::Layered, CompactionPolicy::Base];
 
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name)
@@ -48,7 +52,8 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
     let mut names = Names::new(seed);
     let mut total = Tally::default();
     let mut by_label: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut harness = Harness::new(&server);
+    let mut chains = 0;
+    let mut harness = Harness::new(&server, POLICIES[0]);
     let mut cycle = 0u64;
     while total.kills < kills_wanted {
         assert!(
@@ -57,9 +62,11 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
             total.kills
         );
         if total.kills > 0 && total.kills % KILLS_PER_SESSION == 0 && harness.session_started() {
-            harness = Harness::new(&server);
+            chains += 1;
+            harness = Harness::new(&server, POLICIES[chains % POLICIES.len()]);
         }
-        let cycle_seed = seed.wrapping_add(cycle);
+        // Mixed, so nearby seeds do not replay shifted copies of one run.
+        let cycle_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(cycle);
         let scenario = scenario(cycle_seed, &mut names);
         let tally = harness
             .kill_cycle(&format!("task {cycle}"), &scenario)
@@ -76,12 +83,19 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
     eprintln!(
         "crash harness: {} kills in {cycle} cycles, {:.1} s; by moment {by_label:?}; \
          {} finished before their moment, {} before the session file, {} torn tails \
-         (cut after the kill) moved to sidecars, {} calls answered as aborted",
+         (cut after the kill) moved to sidecars, {} calls answered as aborted; \
+         killed processes wrote {} evictions and {} summaries; \
+         resumes folded {} evictions, {} layered and {} base summaries",
         total.kills,
         started.elapsed().as_secs_f64(),
         total.finished_first,
         total.before_session,
         total.torn_tails,
         total.aborted_calls,
+        total.killed_evictions,
+        total.killed_summaries,
+        total.evictions,
+        total.layered_summaries,
+        total.base_summaries,
     );
 }

@@ -385,3 +385,55 @@ fn normalise(value: serde_json::Value) -> serde_json::Value {
     let text = tmp.replace_all(&text, "<tmp>");
     serde_json::from_str(&text).unwrap()
 }
+
+/// A session file holding only its header line, as a kill right after
+/// `create` leaves it.
+fn header_only_session(harness: &Harness) -> strata_protocol::SessionId {
+    harness
+        .store
+        .create(harness.workspace.path(), "scripted", "model-1")
+        .unwrap()
+        .id()
+}
+
+/// A kill right after a new session's header line, before its policy
+/// record, leaves a file with no records: resumed with no policy given, it
+/// takes the policy a new session gets (layered), not the `base` of
+/// sessions from before policies existed.
+#[test]
+fn a_session_killed_before_its_policy_record_resumes_on_the_default_policy() {
+    let mut harness = layered(100_000);
+    let id = header_only_session(&harness);
+    // Only the header: what a kill right after it leaves.
+    assert!(
+        harness
+            .records(id)
+            .iter()
+            .all(|record| matches!(record.body, RecordBody::SessionMeta(_)))
+    );
+    harness.config.compaction = None;
+    let (agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert_eq!(agent.policy(), CompactionPolicy::Layered);
+    drop(agent);
+    assert!(harness.records(id).iter().any(|record| matches!(
+        &record.body,
+        RecordBody::CompactionPolicy(record) if record.policy == CompactionPolicy::Layered
+    )));
+}
+
+/// The same file resumed with `base` given stays base and writes today's
+/// records exactly: no policy record.
+#[test]
+fn a_session_killed_before_its_preamble_resumes_on_base_when_base_is_given() {
+    let harness = Harness::new();
+    let id = header_only_session(&harness);
+    let (agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert_eq!(agent.policy(), CompactionPolicy::Base);
+    drop(agent);
+    assert!(
+        harness
+            .records(id)
+            .iter()
+            .all(|record| !matches!(record.body, RecordBody::CompactionPolicy(_)))
+    );
+}

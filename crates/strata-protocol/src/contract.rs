@@ -107,10 +107,14 @@ pub struct OpenSession {
 }
 
 /// `create_session`: a new session in `workspace` (an absolute folder) on
-/// the active profile.
+/// the active profile. A workspace of `/` or the home folder is refused
+/// (`broad_workspace`) unless `allow_broad_workspace` says the person
+/// confirmed it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CreateSession {
     pub workspace: String,
+    #[serde(default)]
+    pub allow_broad_workspace: bool,
 }
 
 /// `send_message`: one turn of `text`; the events arrive on the caller's

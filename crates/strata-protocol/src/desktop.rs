@@ -32,6 +32,9 @@ pub enum CommandErrorKind {
     /// longer exists, or its endpoint needs a key that is not configured.
     /// Choosing another profile for the session is an explicit act.
     ProfileUnavailable,
+    /// The workspace is `/` or the home folder: refused unless the person
+    /// confirms it (`create_session`'s `allow_broad_workspace`).
+    BroadWorkspace,
     Internal,
 }
 

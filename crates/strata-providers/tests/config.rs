@@ -511,3 +511,19 @@ fn tools_shell_env_names_the_variables_run_shell_gets() {
         "{error}"
     );
 }
+
+#[test]
+fn compaction_policy_names_the_policy_new_sessions_start_with() {
+    let path = std::path::Path::new("config.toml");
+    let config = StrataConfig::parse("compaction_policy = \"base\"\n", path).unwrap();
+    assert_eq!(
+        config.compaction_policy,
+        Some(strata_protocol::CompactionPolicy::Base)
+    );
+    assert_eq!(
+        StrataConfig::parse("", path).unwrap().compaction_policy,
+        None
+    );
+    let error = StrataConfig::parse("compaction_policy = \"eager\"\n", path).unwrap_err();
+    assert!(error.to_string().contains("eager"), "{error}");
+}

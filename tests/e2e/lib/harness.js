@@ -176,6 +176,8 @@ export class Harness {
       [
         'default_profile = "mock"',
         'key_store = "file"',
+        // These suites describe the base design's compaction (issues 5, 6).
+        'compaction_policy = "base"',
         "",
         "[profiles.mock]",
         'kind = "openai-responses"',

@@ -30,7 +30,7 @@ describe("command wrappers", () => {
       ["list_sessions", { query: "parser" }],
       ["list_sessions", {}],
       ["open_session", { session_id: "s1" }],
-      ["create_session", { workspace: "/w" }],
+      ["create_session", { workspace: "/w", allow_broad_workspace: false }],
       ["stop_turn", { session_id: "s1" }],
       ["answer_approval", { session_id: "s1", call_id: "call_1", decision: "allow_for_session" }],
       ["rename_session", { session_id: "s1", title: "New title" }],

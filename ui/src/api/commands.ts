@@ -54,8 +54,9 @@ export const listSessions = async (query?: string): Promise<SessionListItem[]> =
 export const openSession = (session_id: SessionId) =>
   call<SessionView>("open_session", { session_id } satisfies OpenSession);
 
-export const createSession = (workspace: string) =>
-  call<SessionListItem>("create_session", { workspace } satisfies CreateSession);
+/** `allow_broad_workspace` only after the person confirmed `/` or their home folder. */
+export const createSession = (workspace: string, allow_broad_workspace = false) =>
+  call<SessionListItem>("create_session", { workspace, allow_broad_workspace } satisfies CreateSession);
 
 export const sendMessage = (session_id: SessionId, text: string, onEvent: EventHandler) =>
   call<TurnReport>("send_message", {

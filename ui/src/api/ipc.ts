@@ -10,6 +10,7 @@ const KINDS: readonly CommandErrorKind[] = [
   "io",
   "busy",
   "profile_unavailable",
+  "broad_workspace",
   "internal",
 ];
 

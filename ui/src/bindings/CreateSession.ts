@@ -2,6 +2,8 @@
 
 /**
  * `create_session`: a new session in `workspace` (an absolute folder) on
- * the active profile.
+ * the active profile. A workspace of `/` or the home folder is refused
+ * (`broad_workspace`) unless `allow_broad_workspace` says the person
+ * confirmed it.
  */
-export type CreateSession = { workspace: string, };
+export type CreateSession = { workspace: string, allow_broad_workspace: boolean, };

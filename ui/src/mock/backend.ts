@@ -95,6 +95,10 @@ class MockBackend {
       case "open_session":
         return this.view(this.find(args.session_id));
       case "create_session": {
+        // Like the shell: the root needs the person's confirmation.
+        if (args.workspace === "/" && !args.allow_broad_workspace) {
+          throw { kind: "broad_workspace", message: "The workspace / is the root of the filesystem." };
+        }
         const id = fakeId();
         const now = new Date().toISOString();
         const session: MockSession = {

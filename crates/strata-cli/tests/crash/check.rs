@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use strata_core::ABORTED_TOOL_OUTPUT;
-use strata_core::compaction::apply_compaction;
+use strata_core::compaction::{apply_compaction, apply_eviction, apply_layered_compaction};
 use strata_core::store::{ReadMode, SessionRead, read_session_file};
+use strata_protocol::Record;
 use strata_protocol::{
-    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, RecordBody, ResponseItem, Role,
+    AgentEvent, DebugEvent, EventEnvelope, ItemId, MainlineEvent, RecordBody, ResponseItem, Role,
     TurnOutcome,
 };
 
@@ -126,38 +127,127 @@ fn records_match_the_server(read: &SessionRead, ledger: &Ledger) -> Check<()> {
     Ok(())
 }
 
-/// The history a process reported through its `--json` events: each round's
-/// request, then the items committed and the compactions applied after it.
-/// Checks each request continues the history the events built so far.
-pub fn live_history(events: &[EventEnvelope]) -> Check<Vec<ResponseItem>> {
-    let mut live: Option<Vec<ResponseItem>> = None;
+/// The history a process reported through its `--json` events, and how
+/// many steps of each kind it folded to get there.
+#[derive(Debug, Default)]
+pub struct Live {
+    pub items: Vec<ResponseItem>,
+    pub evictions: usize,
+    pub base_summaries: usize,
+    pub layered_summaries: usize,
+}
+
+/// A `history_compacted` event not yet known to be base or layered: a
+/// layered summary's `layered_compacted` event follows it directly.
+struct PendingSummary {
+    seq: u64,
+    before: Vec<ResponseItem>,
+    summary_id: ItemId,
+    history_items: u32,
+}
+
+/// Rebuilds the live history from `start` (the history the process opened
+/// with) and its events, folding each step as replay does: the turn's user
+/// message, the items committed, evictions (stored placeholders by item
+/// id), base compactions (`apply_compaction`) and layered ones (leading,
+/// summary, sheet, kept by id), pre-turn steps included. Checks each round
+/// sends exactly the history the events built so far and each step leaves
+/// as many items as its event says.
+pub fn live_history(start: Vec<ResponseItem>, events: &[EventEnvelope]) -> Check<Live> {
+    let mut live = Live {
+        items: start,
+        ..Live::default()
+    };
+    let mut rounds = 0;
+    let mut pending: Option<PendingSummary> = None;
     for envelope in events {
+        let seq = envelope.seq;
+        if let AgentEvent::Debug(DebugEvent::LayeredCompacted { compaction, .. }) = &envelope.event
+        {
+            let pending = pending.take().ok_or_else(|| {
+                format!("event {seq}: a layered compaction with no history_compacted before it")
+            })?;
+            if pending.summary_id != compaction.summary.id {
+                return Err(format!(
+                    "event {seq}: the layered compaction's summary is not the one just reported"
+                ));
+            }
+            live.items = apply_layered_compaction(&pending.before, compaction);
+            expect_items(seq, &live.items, pending.history_items)?;
+            live.layered_summaries += 1;
+            continue;
+        }
+        if let Some(base) = pending.take() {
+            expect_items(base.seq, &live.items, base.history_items)?;
+            live.base_summaries += 1;
+        }
         match &envelope.event {
             AgentEvent::Debug(DebugEvent::RoundStarted { request, .. }) => {
-                if let Some(live) = &live
-                    && live != &request.input
-                {
+                if live.items != request.input {
                     return Err(format!(
-                        "event {}: a round sent a history the events did not build",
-                        envelope.seq
+                        "event {seq}: a round sent {} items, not the {} the events built",
+                        request.input.len(),
+                        live.items.len()
                     ));
                 }
-                live = Some(request.input.clone());
+                rounds += 1;
+            }
+            AgentEvent::Mainline(MainlineEvent::TurnStarted { user_message, .. }) => {
+                live.items.push(user_message.clone());
             }
             AgentEvent::Mainline(MainlineEvent::MessageCommitted { item, .. }) => {
-                if let Some(live) = &mut live {
-                    live.push(item.clone());
-                }
+                live.items.push(item.clone());
             }
-            AgentEvent::Debug(DebugEvent::HistoryCompacted { summary, .. }) => {
-                if let Some(items) = &live {
-                    live = Some(apply_compaction(items, summary.clone()));
+            AgentEvent::Debug(DebugEvent::ToolOutputsEvicted {
+                eviction,
+                history_items,
+                ..
+            }) => {
+                let replaced = apply_eviction(&mut live.items, eviction);
+                if replaced != eviction.evicted.len() {
+                    return Err(format!(
+                        "event {seq}: the eviction names {} outputs, the history holds {replaced}",
+                        eviction.evicted.len()
+                    ));
                 }
+                expect_items(seq, &live.items, *history_items)?;
+                live.evictions += 1;
+            }
+            AgentEvent::Debug(DebugEvent::HistoryCompacted {
+                summary,
+                history_items,
+                ..
+            }) => {
+                let before = std::mem::take(&mut live.items);
+                live.items = apply_compaction(&before, summary.clone());
+                pending = Some(PendingSummary {
+                    seq,
+                    before,
+                    summary_id: summary.id,
+                    history_items: *history_items,
+                });
             }
             _ => {}
         }
     }
-    live.ok_or_else(|| "the process reported no round".into())
+    if let Some(base) = pending {
+        expect_items(base.seq, &live.items, base.history_items)?;
+        live.base_summaries += 1;
+    }
+    if rounds == 0 {
+        return Err("the process reported no round".into());
+    }
+    Ok(live)
+}
+
+fn expect_items(seq: u64, items: &[ResponseItem], reported: u32) -> Check<()> {
+    if items.len() != reported as usize {
+        return Err(format!(
+            "event {seq}: the folded history has {} items, the event reports {reported}",
+            items.len()
+        ));
+    }
+    Ok(())
 }
 
 /// What the resume's first request must start with: the replayed history,
@@ -174,12 +264,27 @@ pub fn expected_resume_prefix(read: &SessionRead) -> Vec<ResponseItem> {
     items
 }
 
-/// The first round request of a resumed process.
-pub fn first_request(events: &[EventEnvelope]) -> Option<&[ResponseItem]> {
-    events.iter().find_map(|envelope| match &envelope.event {
-        AgentEvent::Debug(DebugEvent::RoundStarted { request, .. }) => Some(&request.input[..]),
-        _ => None,
-    })
+/// The records a resume opened with: the `killed` ones, then those it
+/// writes before its first event (aborted outputs, a preamble, a policy).
+pub fn opened_records(records: &[Record], killed: usize) -> &[Record] {
+    let written_on_open = records
+        .iter()
+        .skip(killed)
+        .take_while(|record| match &record.body {
+            RecordBody::CompactionPolicy(_) => true,
+            RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(output)) => {
+                output.output == ABORTED_TOOL_OUTPUT
+            }
+            RecordBody::ResponseItem(item) => is_preamble(item),
+            _ => false,
+        })
+        .count();
+    &records[..(killed + written_on_open).min(records.len())]
+}
+
+/// A system or developer message, as a session's preamble holds.
+pub fn is_preamble(item: &ResponseItem) -> bool {
+    matches!(item, ResponseItem::Message(message) if matches!(message.role, Role::System | Role::Developer))
 }
 
 /// Items equal but for ids the store assigns on commit (aborted outputs get

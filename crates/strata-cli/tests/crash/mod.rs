@@ -1,7 +1,8 @@
 //! The crash harness: the built `strata` against [`server::CrashServer`],
-//! killed with SIGKILL mid-stream, mid-tool, mid-compaction, right after a
-//! chosen event or at a random moment; after each kill the session file is
-//! checked ([`check::after_kill`]) and resumed to completion
+//! killed with SIGKILL mid-stream, mid-tool, mid-compaction, mid-eviction,
+//! right after a chosen event or at a random moment, on the layered and the
+//! base compaction policy; after each kill the session file is checked
+//! ([`check::after_kill`]) and resumed to completion
 //! ([`Harness::verify_resume`]).
 
 pub mod check;
@@ -14,7 +15,7 @@ use std::process::{Child, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use strata_protocol::EventEnvelope;
+use strata_protocol::{CompactionPolicy, EventEnvelope};
 
 use crate::support::Home;
 use check::Check;
@@ -37,6 +38,15 @@ pub struct Tally {
     pub before_session: usize,
     /// Resumes that answered calls a kill left open with aborted outputs.
     pub aborted_calls: usize,
+    /// Evictions and summaries the killed processes wrote (replay folds
+    /// them; the resume must open with that history).
+    pub killed_evictions: usize,
+    pub killed_summaries: usize,
+    /// Steps the resumes' `--json` events reported, each folded into the
+    /// live history and checked against replay.
+    pub evictions: usize,
+    pub base_summaries: usize,
+    pub layered_summaries: usize,
 }
 
 impl Tally {
@@ -47,6 +57,11 @@ impl Tally {
             torn_tails: self.torn_tails + other.torn_tails,
             before_session: self.before_session + other.before_session,
             aborted_calls: self.aborted_calls + other.aborted_calls,
+            killed_evictions: self.killed_evictions + other.killed_evictions,
+            killed_summaries: self.killed_summaries + other.killed_summaries,
+            evictions: self.evictions + other.evictions,
+            base_summaries: self.base_summaries + other.base_summaries,
+            layered_summaries: self.layered_summaries + other.layered_summaries,
         }
     }
 }
@@ -56,8 +71,11 @@ impl Tally {
 pub struct Harness<'a> {
     pub home: Home,
     server: &'a CrashServer,
+    policy: CompactionPolicy,
     session: Option<String>,
     before: Vec<u8>,
+    /// Evictions and summaries the file held after the last process.
+    steps_before: (usize, usize),
 }
 
 /// A spawned process: its stdout's lines arrive on `lines`.
@@ -116,18 +134,26 @@ fn tear_last_line(file: &std::path::Path, before: usize, keep: f64) {
 }
 
 impl<'a> Harness<'a> {
-    pub fn new(server: &'a CrashServer) -> Self {
+    /// A new session chain run on `policy`: `layered` is the default, so
+    /// the processes pass no `--compaction` for it.
+    pub fn new(server: &'a CrashServer, policy: CompactionPolicy) -> Self {
         let home = Home::new();
         std::fs::write(
             home.workspace.path().join("notes.txt"),
             "alpha\nbeta\ngamma\n",
         )
         .unwrap();
+        let large: String = (0..600)
+            .map(|n| format!("line {n} of the large file\n"))
+            .collect();
+        std::fs::write(home.workspace.path().join(plan::LARGE_FILE), large).unwrap();
         Self {
             home,
             server,
+            policy,
             session: None,
             before: Vec::new(),
+            steps_before: (0, 0),
         }
     }
 
@@ -165,13 +191,14 @@ impl<'a> Harness<'a> {
             "auto",
             "--compact-threshold",
             &threshold,
-            // The history check rebuilds the live history from the base
-            // design's events; the layered policy's eviction and sheet
-            // events are not folded by it yet.
-            "--compaction",
-            "base",
             "--json",
         ]);
+        // A resume keeps the recorded policy; a new session gets the default
+        // unless told otherwise.
+        match (self.policy, &self.session) {
+            (CompactionPolicy::Layered, _) | (_, Some(_)) => {}
+            (policy, None) => args.extend(["--compaction", policy.as_str()]),
+        }
         let mut child = self
             .home
             .command()
@@ -271,22 +298,30 @@ impl<'a> Harness<'a> {
         }
         let torn = killed.read.report.torn_tail.is_some();
         tally.torn_tails += usize::from(torn);
-        tally.aborted_calls += killed.read.replay().history().pending_call_ids().len();
-        self.verify_resume(&file, &killed, scenario.resume.clone())
+        let replayed = killed.read.replay();
+        tally.aborted_calls += replayed.history().pending_call_ids().len();
+        tally.killed_evictions += replayed.evictions() - self.steps_before.0;
+        tally.killed_summaries += replayed.compactions() - self.steps_before.1;
+        let live = self
+            .verify_resume(&file, &killed, scenario.resume.clone())
             .map_err(context)?;
+        tally.evictions += live.evictions;
+        tally.base_summaries += live.base_summaries;
+        tally.layered_summaries += live.layered_summaries;
         Ok(tally)
     }
 
     /// Resumes the killed session to completion: the torn tail (if any) sits
-    /// in a sidecar, the first request continues the replayed history, and
-    /// the history the process reported equals `strata context --json` and
-    /// the replay of the file.
+    /// in a sidecar, the resume opens with the replayed history (plus aborted
+    /// outputs), every request it sends is that history with its events
+    /// folded in (pre-turn eviction and summaries included), and the history
+    /// it ends with equals `strata context --json` and the replay of the file.
     fn verify_resume(
         &mut self,
         file: &std::path::Path,
         killed: &check::AfterKill,
         plan: Plan,
-    ) -> Check<()> {
+    ) -> Check<check::Live> {
         self.server.set_plan(plan);
         let (status, stdout, stderr) = self.spawn("after the kill").finish();
         if status.code() != Some(0) {
@@ -311,41 +346,69 @@ impl<'a> Harness<'a> {
         {
             return Err("the torn tail is in no sidecar".into());
         }
+        let read = strata_core::store::read_session_file(file, strata_core::ReadMode::Strict)
+            .map_err(|error| format!("the resumed session does not read: {error}"))?;
+        if !read.report.is_clean() {
+            return Err(format!("the resumed file is not clean: {:?}", read.report));
+        }
+        // The history the resume opened with: the killed records, then what
+        // it wrote before any event (aborted outputs for calls left open, or
+        // the preamble of a session killed before it), read back from the
+        // file for the ids the store gave them.
+        let opened_records = check::opened_records(&read.records, killed.read.records.len());
+        let start = strata_core::store::replay(&read.meta, opened_records)
+            .history()
+            .items()
+            .to_vec();
         let expected = check::expected_resume_prefix(&killed.read);
-        let sent = check::first_request(&events).ok_or("the resume sent no round")?;
-        if sent.len() != expected.len() + 1
-            || !check::same_items(&sent[..expected.len()], &expected)
-        {
+        let preamble_only = expected.is_empty() && start.iter().all(check::is_preamble);
+        if !preamble_only && !check::same_items(&start, &expected) {
             return Err(format!(
-                "the resume's first request does not continue the replayed history: sent {} items, replay has {}",
-                sent.len(),
+                "the resume opened with {} items, not the replayed {} and an aborted output \
+                 per open call",
+                start.len(),
                 expected.len()
             ));
         }
-        let live = check::live_history(&events)?;
+        let live = check::live_history(start, &events)?;
         let id = self.session.clone().unwrap();
         let context = self.home.run(&["context", &id, "--json"]).ok();
         let shown: Vec<strata_protocol::ResponseItem> = context
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
-        if shown != live {
+        if shown != live.items {
             return Err(format!(
                 "`strata context --json` ({} items) differs from the live history ({} items)",
                 shown.len(),
-                live.len()
+                live.items.len()
             ));
         }
-        let read = strata_core::store::read_session_file(file, strata_core::ReadMode::Strict)
-            .map_err(|error| format!("the resumed session does not read: {error}"))?;
-        if !read.report.is_clean() {
-            return Err(format!("the resumed file is not clean: {:?}", read.report));
-        }
         let replayed = read.replay();
-        if replayed.history().items() != live.as_slice() || replayed.inconsistent_rounds() > 0 {
+        if replayed.history().items() != live.items.as_slice() || replayed.inconsistent_rounds() > 0
+        {
             return Err("the replayed history differs from the live one".into());
         }
+        if replayed.policy() != self.policy {
+            return Err(format!(
+                "the session runs the {} policy, not {}",
+                replayed.policy().as_str(),
+                self.policy.as_str()
+            ));
+        }
+        let foreign_steps = match self.policy {
+            CompactionPolicy::Base => live.evictions + live.layered_summaries,
+            CompactionPolicy::Layered => live.base_summaries,
+            CompactionPolicy::Off => live.evictions + live.layered_summaries + live.base_summaries,
+        };
+        if foreign_steps > 0 {
+            return Err(format!(
+                "the {} session took {foreign_steps} steps of another policy",
+                self.policy.as_str()
+            ));
+        }
         self.before = bytes;
-        Ok(())
+        self.steps_before = (replayed.evictions(), replayed.compactions());
+        Ok(live)
     }
 }

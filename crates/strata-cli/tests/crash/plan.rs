@@ -10,6 +10,9 @@ pub const THRESHOLD: u64 = 2_000;
 const HIGH_USAGE: u64 = 2_600;
 const LOW_USAGE: u64 = 300;
 
+/// A workspace file whose reads the layered policy can evict.
+pub const LARGE_FILE: &str = "large.txt";
+
 /// The moment a process is killed.
 #[derive(Clone, Debug)]
 pub enum Kill {
@@ -40,13 +43,15 @@ pub struct Scenario {
 }
 
 /// Events a kill can follow: each is emitted right after a record is written.
-const EVENTS: [&str; 6] = [
+const EVENTS: [&str; 8] = [
     r#""kind":"message_committed""#,
     r#""kind":"usage_reported""#,
     r#""kind":"round_started""#,
     r#""kind":"tool_call_finished""#,
     r#""kind":"history_compacted""#,
     r#""kind":"turn_started""#,
+    r#""kind":"tool_outputs_evicted""#,
+    r#""kind":"layered_compacted""#,
 ];
 
 /// Makes unique call ids and texts, so the ledger identifies each response.
@@ -69,9 +74,12 @@ impl Names {
     fn call(&mut self, rng: &mut fastrand::Rng, shell: Option<&str>) -> Answer {
         let n = self.next();
         let call_id = format!("call_{n}");
-        let (name, arguments) = match (shell, rng.u8(0..4)) {
+        let (name, arguments) = match (shell, rng.u8(0..5)) {
             (Some(command), _) => ("run_shell", json!({"command": command})),
             (None, 0) => ("read_file", json!({"path": "notes.txt"})),
+            // Outputs far longer than a placeholder, for the layered
+            // policy to evict.
+            (None, 4) => ("read_file", json!({"path": LARGE_FILE})),
             (None, 1) => ("list_directory", json!({"path": "."})),
             (None, 2) => ("run_shell", json!({"command": format!("echo ran {n}")})),
             (None, _) => (
@@ -83,6 +91,14 @@ impl Names {
             call_id,
             name,
             arguments,
+        }
+    }
+
+    fn large_read(&mut self) -> Answer {
+        Answer::Call {
+            call_id: format!("call_{}", self.next()),
+            name: "read_file",
+            arguments: json!({"path": LARGE_FILE}),
         }
     }
 
@@ -108,6 +124,15 @@ fn answers(rng: &mut fastrand::Rng, names: &mut Names, calls: usize) -> Vec<(Ans
         .collect();
     answers.push((names.text(), usage(rng)));
     answers
+}
+
+/// A large read, three small rounds, then a round whose usage is above the
+/// threshold: the read is then older than the rounds eviction keeps.
+fn eviction_rounds(rng: &mut fastrand::Rng, names: &mut Names) -> Vec<(Answer, u64)> {
+    let mut rounds = vec![(names.large_read(), LOW_USAGE)];
+    rounds.extend((0..3).map(|_| (names.call(rng, None), LOW_USAGE)));
+    rounds.push((names.call(rng, None), HIGH_USAGE));
+    rounds
 }
 
 fn plan(seed: u64, answers: Vec<(Answer, u64)>, stall: Option<Stall>, max_delay_ms: u64) -> Plan {
@@ -139,12 +164,12 @@ fn shell_call(
     }
 }
 
-/// The scenario for `seed`: one of six kinds of moment.
+/// The scenario for `seed`: one of seven kinds of moment.
 pub fn scenario(seed: u64, names: &mut Names) -> Scenario {
     let mut rng = fastrand::Rng::with_seed(seed);
     let calls = rng.usize(0..=3);
     let mut answers = answers(&mut rng, names, calls);
-    let (label, stall, kill, max_delay_ms) = match rng.u8(0..6) {
+    let (label, stall, kill, max_delay_ms) = match rng.u8(0..7) {
         0 => {
             let stall = Stall::Stream {
                 round: rng.usize(0..answers.len()),
@@ -185,6 +210,26 @@ pub fn scenario(seed: u64, names: &mut Names) -> Scenario {
             ("mid-write", None, kill, 1)
         }
         4 => {
+            // A large read, three small rounds, then a usage above the
+            // threshold: the layered policy evicts the read (and may go on
+            // to a summary); killed right after the eviction or mid-summary.
+            answers.splice(0..0, eviction_rounds(&mut rng, names));
+            let (stall, kill) = if rng.bool() {
+                let kill = Kill::OnEvent {
+                    needle: r#""kind":"tool_outputs_evicted""#,
+                    nth: 0,
+                    delay_ms: rng.u64(0..3),
+                };
+                (None, kill)
+            } else {
+                let kill = Kill::AtStall {
+                    extra_ms: rng.u64(0..15),
+                };
+                (Some(Stall::Summary { index: 0 }), kill)
+            };
+            ("mid-eviction", stall, kill, 1)
+        }
+        5 => {
             let kill = Kill::OnEvent {
                 needle: EVENTS[rng.usize(0..EVENTS.len())],
                 nth: rng.usize(0..2),
@@ -195,12 +240,12 @@ pub fn scenario(seed: u64, names: &mut Names) -> Scenario {
         _ => ("random", None, Kill::AfterMs(rng.u64(0..300)), 8),
     };
     let resume_calls = rng.usize(0..=1);
-    let resume = plan(
-        seed ^ 0x5eed,
-        self::answers(&mut rng, names, resume_calls),
-        None,
-        0,
-    );
+    let mut resume_answers = self::answers(&mut rng, names, resume_calls);
+    if rng.u8(0..3) == 0 {
+        // Some resumes evict too, so their events fold evictions.
+        resume_answers.splice(0..0, eviction_rounds(&mut rng, names));
+    }
+    let resume = plan(seed ^ 0x5eed, resume_answers, None, 0);
     let tear = (rng.u8(0..5) == 0).then(|| rng.f64());
     Scenario {
         label,

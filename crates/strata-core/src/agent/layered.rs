@@ -156,8 +156,16 @@ impl Agent {
         if automatic && self.guard.ineffective_at.is_some() && self.guard.ineffective_at == last {
             return Ok(None);
         }
-        let after = self.evict(&cause)?;
-        if !force_summary && after < summary_level(cause.threshold) {
+        let (before, after) = self.evict(&cause)?;
+        // Where the next request will stand: the estimate after eviction,
+        // or the reported size (when the trigger had one) less what
+        // eviction freed, whichever is larger. The estimate alone can miss
+        // what it does not count (tool specs, provider framing), and
+        // trusting it would skip a needed summary round after round.
+        let expected = cause.context_tokens.map_or(after, |reported| {
+            after.max(reported.saturating_sub(before.saturating_sub(after)))
+        });
+        if !force_summary && expected < summary_level(cause.threshold) {
             self.guard.ineffective_at = None;
             return Ok(None);
         }
@@ -195,12 +203,13 @@ impl Agent {
     }
 
     /// Evicts older tool outputs down to the low-water mark (one record);
-    /// returns the estimate after (the estimate now when nothing was evicted).
-    fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<u64> {
+    /// returns the estimates before and after (equal when nothing was
+    /// evicted).
+    fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<(u64, u64)> {
         let low_water = low_water_mark(cause.threshold);
         let plan = plan_eviction(self.session.history().items(), self.estimate(), low_water);
         if plan.evicted.is_empty() {
-            return Ok(plan.estimated_before);
+            return Ok((plan.estimated_before, plan.estimated_before));
         }
         let eviction = ToolOutputsEvicted {
             trigger: cause.trigger,
@@ -211,6 +220,7 @@ impl Agent {
             estimated_after: plan.estimated_after,
             evicted: plan.evicted,
         };
+        let estimates = (plan.estimated_before, plan.estimated_after);
         self.session
             .append(RecordBody::ToolOutputsEvicted(eviction.clone()))?;
         let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
@@ -219,7 +229,7 @@ impl Agent {
             eviction,
             history_items,
         });
-        Ok(plan.estimated_after)
+        Ok(estimates)
     }
 
     /// A summary of the span's original items, with the state sheet.

@@ -271,7 +271,15 @@ impl Agent {
         if agent.config.threshold_setting.is_none() {
             agent.config.threshold_setting = recorded.as_ref().and_then(|r| r.threshold);
         }
-        if let Some(policy) = agent.config.compaction {
+        // A file with no policy record and no history was never started (a
+        // kill right after its header line): it takes the policy a new
+        // session gets, not the `base` of sessions older than policies.
+        let never_started = recorded.is_none() && agent.session.history().is_empty();
+        let policy = agent
+            .config
+            .compaction
+            .or_else(|| never_started.then(CompactionPolicy::default));
+        if let Some(policy) = policy {
             let recorded_threshold = recorded.as_ref().and_then(|r| r.threshold);
             if policy != agent.session.state().policy()
                 || agent.config.threshold_setting != recorded_threshold && recorded.is_some()

@@ -32,6 +32,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+use strata_protocol::CompactionPolicy;
 
 use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::error::{ProviderError, Result};
@@ -56,6 +57,10 @@ pub struct StrataConfig {
     pub network: NetworkConfig,
     #[serde(default, skip_serializing_if = "ToolsConfig::is_empty")]
     pub tools: ToolsConfig,
+    /// The compaction policy new sessions start with (`layered` when
+    /// absent); a resumed session keeps the one it recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction_policy: Option<CompactionPolicy>,
 }
 
 /// The `[tools]` table.
