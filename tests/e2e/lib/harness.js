@@ -259,10 +259,11 @@ export class Harness {
     const run = await this.cli(["run", "--workspace", this.workspace, "-p", prompt], answer);
     if (run.code !== 0) throw new Error(`strata run failed (${run.code}): ${run.stderr}`);
     const list = await this.cli(["sessions", "list", "--json"]);
+    // One `SessionPage` line (docs/cli-json.md) holding the rows.
     const sessions = list.stdout
       .split("\n")
       .filter(Boolean)
-      .map((line) => JSON.parse(line));
+      .flatMap((line) => JSON.parse(line).sessions ?? []);
     const match = sessions.find((s) => JSON.stringify(s).includes(prompt.slice(0, 30)));
     if (!match) throw new Error(`the CLI's session is not listed: ${list.stdout}`);
     return match.id ?? match.session_id;
