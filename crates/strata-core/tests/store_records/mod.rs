@@ -1,0 +1,203 @@
+//! A body of every record type, for the store's round-trip tests.
+
+use strata_protocol::{
+    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionSummary,
+    CompactionTrigger, ErrorRecord, FullToolOutput, ItemId, ModelError, ProfileChange, ProfileSet,
+    ProviderKind, ReasoningItem, RecordBody, ResponseItem, RetryRecord, Role, RoundId, RoundRecord,
+    TitleSet, TokenUsage, TokenUsageRecord, ToolChoice, ToolSpec, TurnFinished, TurnId,
+    TurnOutcome, TurnStarted, UnknownRecord,
+};
+
+/// One body of every record type (and every item kind), the unknown included.
+pub fn one_of_each_record_type() -> Vec<RecordBody> {
+    let turn_id = TurnId::new();
+    let round_id = RoundId::new();
+    let output_id = ItemId::new();
+    let tool = ToolSpec {
+        name: "read_file".into(),
+        description: "Read a file.".into(),
+        parameters: serde_json::json!({"type":"object","properties":{"path":{"type":"string"}}}),
+    };
+    let bodies = vec![
+        RecordBody::TitleSet(TitleSet {
+            title: "Parser".into(),
+        }),
+        RecordBody::TurnStarted(TurnStarted { turn_id }),
+        RecordBody::ResponseItem(ResponseItem::message(Role::Developer, "Be terse.")),
+        RecordBody::ResponseItem(ResponseItem::user("Read a.rs")),
+        RecordBody::Round(RoundRecord {
+            turn_id,
+            round_id,
+            provider_kind: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            tools: vec![tool],
+            tool_choice: Some(ToolChoice::Tool {
+                name: "read_file".into(),
+            }),
+            max_output_tokens: Some(4096),
+            input_items: 2,
+        }),
+        RecordBody::Retry(RetryRecord {
+            round_id: Some(round_id),
+            attempt: 1,
+            of: 4,
+            delay_ms: 500,
+            cause: "overloaded".into(),
+        }),
+        RecordBody::ResponseItem(ResponseItem::Reasoning(ReasoningItem {
+            id: ItemId::new(),
+            provider: "anthropic".into(),
+            payload: serde_json::json!({"type":"thinking","thinking":"…","signature":"sig"}),
+        })),
+        RecordBody::ResponseItem(ResponseItem::function_call(
+            "toolu_1",
+            "read_file",
+            r#"{"path":"a.rs"}"#,
+        )),
+        RecordBody::TokenUsage(TokenUsageRecord {
+            round_id: Some(round_id),
+            usage: TokenUsage {
+                input_tokens: Some(1200),
+                cached_input_tokens: Some(1000),
+                output_tokens: Some(40),
+                reasoning_output_tokens: Some(12),
+                total_tokens: Some(1240),
+            },
+        }),
+        RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+            call_id: "toolu_1".into(),
+            tool: "read_file".into(),
+            decision: ApprovalDecision::AllowForSession,
+        }),
+        RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(
+            strata_protocol::FunctionCallOutput {
+                id: output_id,
+                call_id: "toolu_1".into(),
+                output: "fn a() {}\n[capped]".into(),
+            },
+        )),
+        RecordBody::FullToolOutput(FullToolOutput {
+            call_id: "toolu_1".into(),
+            item_id: output_id,
+            output: "fn a() {}\nfn b() {}\n".into(),
+        }),
+        RecordBody::ResponseItem(ResponseItem::assistant("Done.")),
+        RecordBody::Error(ErrorRecord {
+            turn_id: Some(turn_id),
+            message: "the round failed".into(),
+            model_error: Some(ModelError::RateLimited {
+                retry_after_ms: Some(2000),
+                message: "slow down".into(),
+            }),
+        }),
+        RecordBody::TurnFinished(TurnFinished {
+            turn_id,
+            outcome: TurnOutcome::RoundLimit,
+            rounds: 1,
+        }),
+        RecordBody::ResponseItem(ResponseItem::CompactionSummary(CompactionSummary {
+            id: ItemId::new(),
+            summary: "Read a.rs.".into(),
+            metadata: CompactionMetadata {
+                trigger: CompactionTrigger::Manual,
+                reason: "asked for".into(),
+                context_tokens: None,
+                threshold: None,
+                removed: 4,
+                kept: 2,
+                summarizer_model: "m".into(),
+                summarizer_usage: None,
+                duration_ms: 9,
+            },
+        })),
+        RecordBody::ProfileSet(ProfileSet {
+            provider_kind: ProviderKind::OpenaiChat,
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            model: "qwen3".into(),
+            profile: Some("local".into()),
+            change: ProfileChange::Created,
+        }),
+        RecordBody::CompactionPolicy(strata_protocol::CompactionPolicyRecord {
+            policy: strata_protocol::CompactionPolicy::Layered,
+            threshold: Some(strata_protocol::ThresholdSetting::Left(20_000)),
+        }),
+        RecordBody::ToolOutputsEvicted(strata_protocol::ToolOutputsEvicted {
+            trigger: strata_protocol::CompactionTrigger::Auto,
+            context_tokens: Some(9_000),
+            threshold: 8_000,
+            low_water: 4_000,
+            estimated_before: 9_100,
+            estimated_after: 3_900,
+            evicted: vec![strata_protocol::EvictedOutput {
+                item_id: output_id,
+                call_id: "toolu_1".into(),
+                tool: "read_file".into(),
+                chars: 18,
+                placeholder: "[tool output evicted: read_file]".into(),
+            }],
+        }),
+        RecordBody::LayeredCompaction(Box::new(strata_protocol::LayeredCompaction {
+            summary: CompactionSummary {
+                id: ItemId::new(),
+                summary: "Read a.rs.".into(),
+                metadata: CompactionMetadata {
+                    trigger: strata_protocol::CompactionTrigger::PreTurn,
+                    reason: "before the message".into(),
+                    context_tokens: None,
+                    threshold: Some(8_000),
+                    removed: 4,
+                    kept: 2,
+                    summarizer_model: "m".into(),
+                    summarizer_usage: None,
+                    duration_ms: 9,
+                },
+            },
+            sheet_message: strata_protocol::Message {
+                id: ItemId::new(),
+                role: strata_protocol::Role::User,
+                content: "[State sheet] Files: src/a.rs".into(),
+            },
+            state_sheet: strata_protocol::StateSheet {
+                files: vec![strata_protocol::SheetFile {
+                    path: "src/a.rs".into(),
+                    last_action: "read".into(),
+                }],
+                text: "[State sheet] Files: src/a.rs".into(),
+                ..Default::default()
+            },
+            leading: Vec::new(),
+            kept: Vec::new(),
+            folded_out: 1,
+            estimated_before: 3_900,
+            estimated_after: 600,
+            loss_audit: strata_protocol::LossAudit::default(),
+        })),
+        RecordBody::Unknown(UnknownRecord {
+            record_type: "hologram".into(),
+            payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
+        }),
+    ];
+    // Adding a record type makes this match fail to compile until the list
+    // above covers it too.
+    for body in &bodies {
+        match body {
+            RecordBody::SessionMeta(_)
+            | RecordBody::ResponseItem(_)
+            | RecordBody::Round(_)
+            | RecordBody::TokenUsage(_)
+            | RecordBody::TurnStarted(_)
+            | RecordBody::TurnFinished(_)
+            | RecordBody::Retry(_)
+            | RecordBody::Error(_)
+            | RecordBody::ApprovalDecision(_)
+            | RecordBody::TitleSet(_)
+            | RecordBody::FullToolOutput(_)
+            | RecordBody::ProfileSet(_)
+            | RecordBody::CompactionPolicy(_)
+            | RecordBody::ToolOutputsEvicted(_)
+            | RecordBody::LayeredCompaction(_)
+            | RecordBody::Unknown(_) => {}
+        }
+    }
+    bodies
+}
