@@ -19,6 +19,8 @@ const COMMANDS: &[&str] = &[
     "set_api_key",
     "compaction_views",
     "round_requests",
+    "open_transcript",
+    "tool_output",
     "open_external_link",
 ];
 

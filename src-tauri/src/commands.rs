@@ -6,13 +6,14 @@
 use std::sync::Arc;
 
 use strata_app::App;
-use strata_core::agent::EventHandler;
+use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
     AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
-    CompactionView, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
-    GetCompactionViews, GetRoundRequests, ListSessions, OpenSession, ProviderKindInfo,
-    RenameSession, RoundPage, SaveSettings, SendMessage, SessionListItem, SessionPage, SessionView,
-    SetApiKey, Settings, StopTurn, SwitchProfile, TurnReport,
+    CompactionView, CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionViews,
+    GetRoundRequests, GetToolOutput, ListSessions, LiveEvent, OpenSession, OpenTranscript,
+    ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SendMessage, SessionListItem,
+    SessionPage, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText,
+    TranscriptPage, TurnReport,
 };
 use tauri::State;
 use tauri::ipc::Channel;
@@ -27,17 +28,16 @@ fn id(text: &str) -> Result<strata_protocol::SessionId> {
     strata_app::validate::session_id(text)
 }
 
-/// A turn's events, sent to the webview's channel in the agent's order.
-pub struct ChannelSink(pub Channel<EventEnvelope>);
-
-impl EventHandler for ChannelSink {
-    async fn handle(&mut self, envelope: EventEnvelope) {
+/// A turn's events, each with the transcript updates it makes, sent to the
+/// webview's channel in the agent's order.
+pub fn channel_sink(channel: Channel<LiveEvent>) -> TranscriptFeed<impl FnMut(LiveEvent) + Send> {
+    TranscriptFeed::new(move |event| {
         // A window that went away must not stop the turn: the session file
         // still records everything.
-        if let Err(error) = self.0.send(envelope) {
+        if let Err(error) = channel.send(event) {
             tracing::debug!(%error, "the UI stopped listening to a turn's events");
         }
-    }
+    })
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -92,10 +92,10 @@ pub async fn send_message(
     app: State<'_, Shared>,
     session_id: String,
     text: String,
-    on_event: Channel<EventEnvelope>,
+    on_event: Channel<LiveEvent>,
 ) -> Result<TurnReport> {
     let session_id = id(&session_id)?;
-    app.send_message(SendMessage { session_id, text }, ChannelSink(on_event))
+    app.send_message(SendMessage { session_id, text }, channel_sink(on_event))
         .await
 }
 
@@ -125,10 +125,10 @@ pub async fn compact_now(
     app: State<'_, Shared>,
     session_id: String,
     focus: Option<String>,
-    on_event: Channel<EventEnvelope>,
+    on_event: Channel<LiveEvent>,
 ) -> Result<CompactOutcome> {
     let session_id = id(&session_id)?;
-    app.compact_now(CompactNow { session_id, focus }, ChannelSink(on_event))
+    app.compact_now(CompactNow { session_id, focus }, channel_sink(on_event))
         .await
 }
 
@@ -221,6 +221,36 @@ pub async fn round_requests(
         session_id,
         offset,
         limit,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_transcript(
+    app: State<'_, Shared>,
+    session_id: String,
+    before: Option<String>,
+    limit: Option<u32>,
+) -> Result<TranscriptPage> {
+    let session_id = id(&session_id)?;
+    app.open_transcript(OpenTranscript {
+        session_id,
+        before,
+        limit,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn tool_output(
+    app: State<'_, Shared>,
+    session_id: String,
+    call_id: String,
+) -> Result<ToolOutputText> {
+    let session_id = id(&session_id)?;
+    app.tool_output(GetToolOutput {
+        session_id,
+        call_id,
     })
     .await
 }

@@ -43,6 +43,8 @@ pub fn configure<R: Runtime>(
             commands::set_api_key,
             commands::compaction_views,
             commands::round_requests,
+            commands::open_transcript,
+            commands::tool_output,
             commands::switch_profile,
             commands::provider_kinds,
             links::open_external_link,

@@ -9,11 +9,11 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use strata_desktop::commands::ChannelSink;
-use strata_desktop::commands::Shared;
+use strata_desktop::commands::{Shared, channel_sink};
 use strata_protocol::{
-    AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, MainlineEvent, SendMessage,
-    SessionId, SessionListItem, SessionPage, SessionView, Settings, TurnOutcome,
+    AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveEvent, MainlineEvent,
+    SendMessage, SessionId, SessionListItem, SessionPage, SessionView, Settings, TranscriptUpdate,
+    TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -63,9 +63,9 @@ async fn run_turn(
     app: &Shared,
     session_id: SessionId,
     text: String,
-    channel: Channel<EventEnvelope>,
+    channel: Channel<LiveEvent>,
 ) -> Result<strata_protocol::TurnReport, strata_protocol::CommandError> {
-    app.send_message(SendMessage { session_id, text }, ChannelSink(channel))
+    app.send_message(SendMessage { session_id, text }, channel_sink(channel))
         .await
 }
 
@@ -74,14 +74,14 @@ async fn run_compaction(
     app: &Shared,
     session_id: SessionId,
     focus: Option<String>,
-    channel: Channel<EventEnvelope>,
+    channel: Channel<LiveEvent>,
 ) -> Result<strata_protocol::CompactOutcome, strata_protocol::CommandError> {
-    app.compact_now(CompactNow { session_id, focus }, ChannelSink(channel))
+    app.compact_now(CompactNow { session_id, focus }, channel_sink(channel))
         .await
 }
 
-/// A channel that keeps every event it is sent.
-fn collecting_channel() -> (Channel<EventEnvelope>, Arc<Mutex<Vec<EventEnvelope>>>) {
+/// A channel that keeps every event it is sent, with its transcript updates.
+fn collecting_channel() -> (Channel<LiveEvent>, Arc<Mutex<Vec<LiveEvent>>>) {
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&events);
     let channel = Channel::new(move |body: InvokeResponseBody| {
@@ -174,7 +174,12 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
         let report =
             tauri::async_runtime::block_on(run_turn(&h.state(), id, text.into(), channel)).unwrap();
         assert_eq!(report.outcome, TurnOutcome::Completed);
-        let seqs: Vec<u64> = events.lock().unwrap().iter().map(|e| e.seq).collect();
+        let seqs: Vec<u64> = events
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| e.envelope.seq)
+            .collect();
         seqs
     };
     let first = turn("What is in this folder?");
@@ -286,7 +291,14 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert!(report.rounds >= 2, "the demo model calls tools first");
 
-    let events = events.lock().unwrap();
+    let live = events.lock().unwrap();
+    // Every event comes with the transcript updates the conversion made of it.
+    assert!(live.iter().any(|e| {
+        e.updates
+            .iter()
+            .any(|u| matches!(u, TranscriptUpdate::AppendText { .. }))
+    }));
+    let events: Vec<&EventEnvelope> = live.iter().map(|e| &e.envelope).collect();
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
     let mainline: Vec<&MainlineEvent> = events

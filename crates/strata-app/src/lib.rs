@@ -24,6 +24,7 @@ pub mod manager;
 pub mod preferences;
 pub mod profile;
 pub mod settings;
+pub mod transcript;
 pub mod validate;
 pub mod views;
 

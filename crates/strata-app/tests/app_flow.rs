@@ -12,11 +12,14 @@ use std::sync::{Arc, Mutex};
 use strata_app::App;
 use strata_core::StrataPaths;
 use strata_core::agent::EventHandler;
+mod support;
+
 use strata_protocol::{
     CommandErrorKind, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
     ListSessions, OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage,
     SwitchProfile, TurnOutcome,
 };
+use support::{create, runtime, send};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -121,14 +124,6 @@ fn profiles(first: &ChatServer, second: &ChatServer) -> String {
          [profiles.other]\nkind = \"openai-chat\"\nmodel = \"llama3\"\nbase_url = \"{}\"\n",
         first.base_url, second.base_url
     )
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 #[test]
@@ -276,23 +271,8 @@ fn the_library_lists_searches_pages_renames_exports_and_deletes() {
         let app = fixture.app();
         let mut ids = Vec::new();
         for text in ["Fix the CSV parser", "Write the release notes"] {
-            let id = app
-                .create_session(CreateSession {
-                    workspace: fixture.workspace.path().display().to_string(),
-                    allow_broad_workspace: false,
-                })
-                .await
-                .unwrap()
-                .id;
-            app.send_message(
-                SendMessage {
-                    session_id: id,
-                    text: text.into(),
-                },
-                Collect::default(),
-            )
-            .await
-            .unwrap();
+            let id = create(&app, fixture.workspace.path()).await;
+            send(&app, id, text, Collect::default()).await;
             ids.push(id);
         }
         let page = app.list_sessions(ListSessions::default()).await.unwrap();

@@ -22,10 +22,11 @@ mod tests {
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
         ApprovalRequest, CommandError, CompactNow, CompactOutcome, CompactionView, CreateSession,
         DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
-        GetRoundRequests, GetSettings, ListProviderKinds, ListSessions, ModelEvent, OpenSession,
-        ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage, SaveSettings,
-        SendMessage, SessionDeleted, SessionListItem, SessionPage, SessionStarted, SessionView,
-        SetApiKey, Settings, StopTurn, SwitchProfile, TurnReport,
+        GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds, ListSessions, LiveEvent,
+        ModelEvent, OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody,
+        RenameSession, RoundPage, SaveSettings, SendMessage, SessionDeleted, SessionListItem,
+        SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
+        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
     };
 
     const REFRESH: &str =
@@ -81,6 +82,13 @@ mod tests {
         GetRoundRequests::export_all(&cfg)?;
         SessionStarted::export_all(&cfg)?;
         SessionDeleted::export_all(&cfg)?;
+        // The transcript the conversation renders (crate::transcript).
+        OpenTranscript::export_all(&cfg)?;
+        TranscriptPage::export_all(&cfg)?;
+        TranscriptUpdate::export_all(&cfg)?;
+        LiveEvent::export_all(&cfg)?;
+        GetToolOutput::export_all(&cfg)?;
+        ToolOutputText::export_all(&cfg)?;
         Ok(())
     }
 

@@ -19,6 +19,7 @@ use crate::inspect::{CompactionView, RoundPage};
 use crate::provider::{ProfileSet, ProviderKind};
 use crate::records::ApprovalDecision;
 use crate::tools::ApprovalPolicy;
+use crate::transcript::{ToolOutputText, TranscriptPage};
 
 /// The version of the contract's JSON shapes; every top-level object the
 /// command line prints carries it as `v`.
@@ -61,6 +62,8 @@ commands! {
     ListProviderKinds => "provider_kinds" -> Vec<ProviderKindInfo>;
     GetCompactionViews => "compaction_views" -> Vec<CompactionView>;
     GetRoundRequests => "round_requests" -> RoundPage;
+    OpenTranscript => "open_transcript" -> TranscriptPage;
+    GetToolOutput => "tool_output" -> ToolOutputText;
 }
 
 /// `app_info`: no parameters.
@@ -225,6 +228,29 @@ pub struct GetRoundRequests {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub limit: Option<u32>,
+}
+
+/// `open_transcript`: a page of the session's transcript (what the
+/// conversation shows), newest page first: without `before` the last
+/// `limit` entries, with it the `limit` entries just before the entry of
+/// that id (a page's `older` cursor).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OpenTranscript {
+    pub session_id: SessionId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub limit: Option<u32>,
+}
+
+/// `tool_output`: the whole output of the tool call `call_id` (entries
+/// carry only its start), fetched when its card is expanded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GetToolOutput {
+    pub session_id: SessionId,
+    pub call_id: String,
 }
 
 /// What a line of the command line's `--json` output is, when it is not an

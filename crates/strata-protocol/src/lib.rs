@@ -14,6 +14,7 @@ mod model;
 mod provider;
 mod records;
 mod tools;
+mod transcript;
 mod usage;
 
 pub use context::{
@@ -24,9 +25,9 @@ pub use context::{
 pub use contract::{
     AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-    ListProviderKinds, ListSessions, OpenSession, OutputKind, ProviderKindInfo, RenameSession,
-    SaveSettings, SendMessage, SessionDeleted, SessionPage, SessionStarted, SetApiKey, StopTurn,
-    SwitchProfile,
+    GetToolOutput, ListProviderKinds, ListSessions, OpenSession, OpenTranscript, OutputKind,
+    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
+    SessionStarted, SetApiKey, StopTurn, SwitchProfile,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
@@ -53,4 +54,8 @@ pub use records::{
     SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
+pub use transcript::{
+    ApprovalView, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, ToolEntry, ToolOutputText,
+    ToolState, TranscriptEntry, TranscriptPage, TranscriptUpdate, Unsaved,
+};
 pub use usage::TokenUsage;

@@ -1,0 +1,539 @@
+//! The one conversion of a session into what the conversation shows: records
+//! (an opened session) and live events (a running turn) go through the same
+//! operations on a [`TranscriptFold`], which keeps the entries and, for live
+//! events, the updates each event made.
+
+use std::collections::HashMap;
+
+use strata_core::transcript::profile_line;
+use strata_protocol::{
+    AgentEvent, ApprovalDecision, ApprovalView, CompactionSummary, DebugEvent, EventEnvelope,
+    ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, Record, RecordBody, ResponseItem,
+    Role, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
+};
+
+/// The start of `output` and its length in characters.
+pub fn preview(output: &str) -> OutputPreview {
+    let chars = output.chars().count();
+    let preview = if chars > OUTPUT_PREVIEW_CHARS {
+        output.chars().take(OUTPUT_PREVIEW_CHARS).collect()
+    } else {
+        output.to_owned()
+    };
+    OutputPreview {
+        preview,
+        chars: u64::try_from(chars).unwrap_or(u64::MAX),
+    }
+}
+
+/// A tool card's id: the same whether the call or its output came first.
+pub fn tool_id(call_id: &str) -> String {
+    format!("call:{call_id}")
+}
+
+fn compaction_id(summary_id: ItemId) -> String {
+    format!("compaction:{summary_id}")
+}
+
+/// The entries so far and where things are among them.
+#[derive(Default)]
+pub struct TranscriptFold {
+    entries: Vec<TranscriptEntry>,
+    positions: HashMap<String, usize>,
+    tools: HashMap<String, usize>,
+    unsettled_retries: Vec<usize>,
+    streaming: Option<usize>,
+    turn: Option<TurnId>,
+    /// Where the running turn's entries start.
+    turn_start: usize,
+    /// The updates made since the last [`Self::take_updates`].
+    updates: Vec<TranscriptUpdate>,
+    /// Ids of entries only live events make (errors, retries): unique per
+    /// fold. Empty when folding records, which keep no updates.
+    live_prefix: String,
+}
+
+/// A session's whole transcript, from its records in write order.
+pub fn from_records(records: &[Record]) -> Vec<TranscriptEntry> {
+    let mut fold = TranscriptFold::default();
+    for (index, record) in records.iter().enumerate() {
+        fold.apply_record(index, &record.body);
+    }
+    fold.entries
+}
+
+impl TranscriptFold {
+    /// A fold for a turn's live events.
+    pub fn live() -> Self {
+        Self {
+            live_prefix: format!("live:{}", ItemId::new()),
+            ..Self::default()
+        }
+    }
+
+    fn is_live(&self) -> bool {
+        !self.live_prefix.is_empty()
+    }
+
+    pub fn entries(&self) -> &[TranscriptEntry] {
+        &self.entries
+    }
+
+    /// The updates the events applied since the last call made.
+    pub fn take_updates(&mut self) -> Vec<TranscriptUpdate> {
+        std::mem::take(&mut self.updates)
+    }
+
+    fn push(&mut self, entry: TranscriptEntry) -> usize {
+        if let Some(&index) = self.positions.get(entry.id()) {
+            self.replace(index, entry);
+            return index;
+        }
+        let index = self.entries.len();
+        self.positions.insert(entry.id().to_owned(), index);
+        if self.is_live() {
+            self.updates.push(TranscriptUpdate::Append {
+                entry: entry.clone(),
+            });
+        }
+        self.entries.push(entry);
+        index
+    }
+
+    fn replace(&mut self, index: usize, entry: TranscriptEntry) {
+        let live = self.is_live();
+        let Some(slot) = self.entries.get_mut(index) else {
+            return;
+        };
+        let old = slot.id().to_owned();
+        *slot = entry.clone();
+        if old != entry.id() {
+            self.positions.remove(&old);
+            self.positions.insert(entry.id().to_owned(), index);
+        }
+        if live {
+            self.updates
+                .push(TranscriptUpdate::Replace { id: old, entry });
+        }
+    }
+
+    fn settle_retries(&mut self) {
+        for index in std::mem::take(&mut self.unsettled_retries) {
+            if let Some(TranscriptEntry::Retry { settled: false, .. }) = self.entries.get(index) {
+                let mut entry = self.entries[index].clone();
+                if let TranscriptEntry::Retry { settled, .. } = &mut entry {
+                    *settled = true;
+                }
+                self.replace(index, entry);
+            }
+        }
+    }
+
+    /// Creates or changes the card of `call_id`.
+    fn upsert_tool(&mut self, call_id: &str, change: impl FnOnce(&mut ToolEntry)) {
+        let existing = self.tools.get(call_id).copied();
+        let mut tool = match existing.and_then(|i| self.entries.get(i)) {
+            Some(TranscriptEntry::Tool(tool)) => tool.clone(),
+            _ => ToolEntry {
+                id: tool_id(call_id),
+                call_id: call_id.to_owned(),
+                name: "tool".to_owned(),
+                arguments: String::new(),
+                output: None,
+                status: ToolState::Finished,
+                duration_ms: None,
+                approval: None,
+                turn_id: self.turn,
+            },
+        };
+        change(&mut tool);
+        match existing {
+            Some(index) => self.replace(index, TranscriptEntry::Tool(tool)),
+            None => {
+                let index = self.push(TranscriptEntry::Tool(tool));
+                self.tools.insert(call_id.to_owned(), index);
+            }
+        }
+    }
+
+    fn add_compaction(&mut self, summary: &CompactionSummary, state_sheet: Option<&str>) {
+        let id = compaction_id(summary.id);
+        let state_sheet = state_sheet.map(str::to_owned).or_else(|| {
+            match self.positions.get(&id).and_then(|&i| self.entries.get(i)) {
+                Some(TranscriptEntry::Compaction { state_sheet, .. }) => state_sheet.clone(),
+                _ => None,
+            }
+        });
+        self.push(TranscriptEntry::Compaction {
+            id,
+            summary: summary.clone(),
+            state_sheet,
+        });
+    }
+
+    /// A committed history item (from a record or `message_committed`).
+    fn add_item(&mut self, item: &ResponseItem) {
+        let turn_id = self.turn;
+        match item {
+            ResponseItem::Message(message) => match message.role {
+                Role::System | Role::Developer => {}
+                Role::User => {
+                    self.push(TranscriptEntry::User {
+                        id: message.id.to_string(),
+                        text: message.content.clone(),
+                        turn_id,
+                    });
+                }
+                Role::Assistant => {
+                    let committed = TranscriptEntry::Assistant {
+                        id: message.id.to_string(),
+                        text: message.content.clone(),
+                        streaming: false,
+                        unsaved: None,
+                        turn_id,
+                    };
+                    match self.streaming.take() {
+                        Some(index) => self.replace(index, committed),
+                        None => {
+                            self.push(committed);
+                        }
+                    }
+                }
+            },
+            ResponseItem::FunctionCall(call) => self.upsert_tool(&call.call_id, |tool| {
+                tool.name.clone_from(&call.name);
+                tool.arguments.clone_from(&call.arguments);
+            }),
+            ResponseItem::FunctionCallOutput(output) => {
+                self.upsert_tool(&output.call_id, |tool| {
+                    if matches!(
+                        tool.status,
+                        ToolState::Running | ToolState::AwaitingApproval
+                    ) {
+                        tool.status = ToolState::Finished;
+                    }
+                    if tool.output.is_none() {
+                        tool.output = Some(preview(&output.output));
+                    }
+                });
+            }
+            ResponseItem::CompactionSummary(summary) => self.add_compaction(summary, None),
+            ResponseItem::Reasoning(_) => {}
+        }
+    }
+
+    fn start_turn(&mut self, turn_id: TurnId) {
+        self.turn = Some(turn_id);
+        self.turn_start = self.entries.len();
+    }
+
+    /// Whatever still streams or runs stops with the turn.
+    fn finish_turn(&mut self, turn_id: TurnId, outcome: TurnOutcome, rounds: u32) {
+        self.settle_retries();
+        self.streaming = None;
+        for index in self.turn_start..self.entries.len() {
+            let mut entry = self.entries[index].clone();
+            let changed = match &mut entry {
+                TranscriptEntry::Assistant {
+                    streaming: streaming @ true,
+                    unsaved,
+                    ..
+                } => {
+                    *streaming = false;
+                    *unsaved = match outcome {
+                        TurnOutcome::Completed => None,
+                        TurnOutcome::Cancelled => Some(Unsaved::Stopped),
+                        TurnOutcome::Failed | TurnOutcome::RoundLimit => Some(Unsaved::Interrupted),
+                    };
+                    true
+                }
+                TranscriptEntry::Tool(tool)
+                    if matches!(
+                        tool.status,
+                        ToolState::Running | ToolState::AwaitingApproval
+                    ) =>
+                {
+                    tool.status = match outcome {
+                        TurnOutcome::Cancelled => ToolState::Cancelled,
+                        _ => ToolState::Interrupted,
+                    };
+                    true
+                }
+                _ => false,
+            };
+            if changed {
+                self.replace(index, entry);
+            }
+        }
+        if outcome != TurnOutcome::Completed {
+            self.push(TranscriptEntry::TurnEnd {
+                id: format!("turn_end:{turn_id}"),
+                outcome,
+                rounds,
+            });
+        }
+        self.turn = None;
+        self.turn_start = self.entries.len();
+    }
+
+    fn decide(&mut self, call_id: &str, tool_name: &str, decision: ApprovalDecision, live: bool) {
+        self.upsert_tool(call_id, |tool| {
+            if tool.name == "tool" {
+                tool_name.clone_into(&mut tool.name);
+            }
+            let asked = tool.approval.take();
+            tool.approval = Some(ApprovalView {
+                summary: asked
+                    .as_ref()
+                    .map(|a| a.summary.clone())
+                    .unwrap_or_default(),
+                detail: asked.map(|a| a.detail).unwrap_or_default(),
+                decision: Some(decision),
+            });
+            if decision == ApprovalDecision::Deny {
+                tool.status = ToolState::Denied;
+            } else if live && tool.status == ToolState::AwaitingApproval {
+                tool.status = ToolState::Running;
+            }
+        });
+    }
+
+    /// Applies the record at `index` of a session file.
+    pub fn apply_record(&mut self, index: usize, body: &RecordBody) {
+        let id = || format!("record:{index}");
+        match body {
+            RecordBody::ResponseItem(item) => self.add_item(item),
+            RecordBody::TurnStarted(started) => self.start_turn(started.turn_id),
+            RecordBody::TurnFinished(finished) => {
+                self.finish_turn(finished.turn_id, finished.outcome, finished.rounds);
+            }
+            RecordBody::ApprovalDecision(decision) => {
+                self.decide(&decision.call_id, &decision.tool, decision.decision, false);
+            }
+            RecordBody::FullToolOutput(full) => self.upsert_tool(&full.call_id, |tool| {
+                tool.output = Some(preview(&full.output));
+            }),
+            RecordBody::Error(error) => {
+                self.push(TranscriptEntry::Error {
+                    id: id(),
+                    message: error.message.clone(),
+                    model_error: error.model_error.clone(),
+                });
+            }
+            RecordBody::Retry(retry) => {
+                self.push(TranscriptEntry::Retry {
+                    id: id(),
+                    attempt: retry.attempt,
+                    of: retry.of,
+                    delay_ms: retry.delay_ms,
+                    cause: retry.cause.clone(),
+                    settled: true,
+                });
+            }
+            RecordBody::ProfileSet(profile) => {
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: sentence(&profile_line(profile)),
+                });
+            }
+            RecordBody::CompactionPolicy(policy) => {
+                self.push(TranscriptEntry::Policy {
+                    id: id(),
+                    policy: policy.clone(),
+                });
+            }
+            RecordBody::ToolOutputsEvicted(eviction) => {
+                self.push(TranscriptEntry::Eviction {
+                    id: id(),
+                    eviction: eviction.clone(),
+                });
+            }
+            RecordBody::LayeredCompaction(layered) => {
+                self.add_compaction(&layered.summary, Some(&layered.state_sheet.text));
+            }
+            RecordBody::SessionMeta(_)
+            | RecordBody::Round(_)
+            | RecordBody::TokenUsage(_)
+            | RecordBody::TitleSet(_)
+            | RecordBody::Unknown(_) => {}
+        }
+    }
+
+    /// Applies one live event; its updates wait in [`Self::take_updates`].
+    pub fn apply_event(&mut self, envelope: &EventEnvelope) {
+        let id = format!("{}:{}", self.live_prefix, envelope.seq);
+        match &envelope.event {
+            AgentEvent::Mainline(event) => self.apply_mainline(event, id),
+            AgentEvent::Debug(event) => self.apply_debug(event, id),
+        }
+    }
+
+    fn apply_mainline(&mut self, event: &MainlineEvent, id: String) {
+        match event {
+            MainlineEvent::TurnStarted {
+                turn_id,
+                user_message,
+            } => {
+                self.start_turn(*turn_id);
+                self.add_item(user_message);
+            }
+            MainlineEvent::TextDelta {
+                turn_id,
+                round_id,
+                delta,
+            } => {
+                self.settle_retries();
+                match self.streaming.and_then(|i| self.entries.get_mut(i)) {
+                    Some(TranscriptEntry::Assistant { id, text, .. }) => {
+                        text.push_str(delta);
+                        self.updates.push(TranscriptUpdate::AppendText {
+                            id: id.clone(),
+                            delta: delta.clone(),
+                        });
+                    }
+                    _ => {
+                        let index = self.push(TranscriptEntry::Assistant {
+                            id: format!("stream:{round_id}"),
+                            text: delta.clone(),
+                            streaming: true,
+                            unsaved: None,
+                            turn_id: Some(*turn_id),
+                        });
+                        self.streaming = Some(index);
+                    }
+                }
+            }
+            MainlineEvent::MessageCommitted { item, .. } => {
+                self.settle_retries();
+                self.add_item(item);
+            }
+            MainlineEvent::ToolCallStarted {
+                turn_id,
+                call_id,
+                name,
+                arguments,
+            } => {
+                self.settle_retries();
+                self.upsert_tool(call_id, |tool| {
+                    tool.name.clone_from(name);
+                    tool.arguments.clone_from(arguments);
+                    if tool.status != ToolState::AwaitingApproval {
+                        tool.status = ToolState::Running;
+                    }
+                    tool.turn_id = Some(*turn_id);
+                });
+            }
+            MainlineEvent::ToolCallFinished {
+                call_id,
+                name,
+                status,
+                output,
+                duration_ms,
+                ..
+            } => self.upsert_tool(call_id, |tool| {
+                tool.name.clone_from(name);
+                tool.output = Some(preview(output));
+                tool.status = (*status).into();
+                tool.duration_ms = Some(*duration_ms);
+            }),
+            MainlineEvent::ApprovalRequested {
+                call_id,
+                tool: name,
+                summary,
+                detail,
+                ..
+            } => self.upsert_tool(call_id, |tool| {
+                if tool.name == "tool" {
+                    tool.name.clone_from(name);
+                }
+                tool.status = ToolState::AwaitingApproval;
+                tool.approval = Some(ApprovalView {
+                    summary: summary.clone(),
+                    detail: detail.clone(),
+                    decision: None,
+                });
+            }),
+            MainlineEvent::ApprovalResolved {
+                call_id, decision, ..
+            } => self.decide(call_id, "tool", *decision, true),
+            MainlineEvent::TurnFinished {
+                turn_id,
+                outcome,
+                rounds,
+            } => self.finish_turn(*turn_id, *outcome, *rounds),
+            MainlineEvent::Error {
+                message,
+                model_error,
+                ..
+            } => {
+                self.settle_retries();
+                self.push(TranscriptEntry::Error {
+                    id,
+                    message: message.clone(),
+                    model_error: model_error.clone(),
+                });
+            }
+            MainlineEvent::CompactionCircuitOpen { message, .. } => {
+                self.push(TranscriptEntry::Error {
+                    id,
+                    message: message.clone(),
+                    model_error: None,
+                });
+            }
+        }
+    }
+
+    fn apply_debug(&mut self, event: &DebugEvent, id: String) {
+        match event {
+            DebugEvent::Retrying {
+                attempt,
+                of,
+                delay_ms,
+                cause,
+                ..
+            } => {
+                self.settle_retries();
+                let index = self.push(TranscriptEntry::Retry {
+                    id,
+                    attempt: *attempt,
+                    of: *of,
+                    delay_ms: *delay_ms,
+                    cause: cause.clone(),
+                    settled: false,
+                });
+                self.unsettled_retries.push(index);
+            }
+            DebugEvent::HistoryCompacted { summary, .. } => self.add_compaction(summary, None),
+            DebugEvent::LayeredCompacted { compaction, .. } => {
+                self.add_compaction(&compaction.summary, Some(&compaction.state_sheet.text));
+            }
+            DebugEvent::ToolOutputsEvicted { eviction, .. } => {
+                self.push(TranscriptEntry::Eviction {
+                    id,
+                    eviction: eviction.clone(),
+                });
+            }
+            DebugEvent::SummaryFailed {
+                attempts, message, ..
+            } => {
+                self.push(TranscriptEntry::Error {
+                    id,
+                    message: format!("Compaction failed after {attempts} attempts: {message}"),
+                    model_error: None,
+                });
+            }
+            DebugEvent::RoundStarted { .. }
+            | DebugEvent::UsageReported { .. }
+            | DebugEvent::CompactionIneffective { .. } => {}
+        }
+    }
+}
+
+/// "created on …" as a sentence: "Created on …".
+fn sentence(line: &str) -> String {
+    let mut chars = line.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,357 @@
+//! The conversion's rules, event by event and record by record.
+
+use strata_protocol::{
+    AgentEvent, ApprovalDecision, ApprovalDecisionRecord, DebugEvent, EVENT_FORMAT_VERSION,
+    EventEnvelope, FullToolOutput, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS, RecordBody,
+    ResponseItem, RoundId, SessionId, ToolCallStatus, ToolState, TranscriptEntry, TranscriptUpdate,
+    TurnFinished, TurnId, TurnOutcome, TurnStarted, Unsaved,
+};
+
+use super::fold::{TranscriptFold, preview};
+
+/// A live fold fed mainline and debug events in order.
+struct Live {
+    fold: TranscriptFold,
+    seq: u64,
+    session: SessionId,
+    turn: TurnId,
+    round: RoundId,
+}
+
+impl Live {
+    fn new() -> Self {
+        Self {
+            fold: TranscriptFold::live(),
+            seq: 0,
+            session: SessionId::new(),
+            turn: TurnId::new(),
+            round: RoundId::new(),
+        }
+    }
+
+    fn send(&mut self, event: AgentEvent) -> Vec<TranscriptUpdate> {
+        let envelope = EventEnvelope {
+            v: EVENT_FORMAT_VERSION,
+            seq: self.seq,
+            session_id: self.session,
+            event,
+        };
+        self.seq += 1;
+        self.fold.apply_event(&envelope);
+        self.fold.take_updates()
+    }
+
+    fn main(&mut self, event: MainlineEvent) -> Vec<TranscriptUpdate> {
+        self.send(AgentEvent::Mainline(event))
+    }
+
+    fn start(&mut self, text: &str) {
+        let turn_id = self.turn;
+        self.main(MainlineEvent::TurnStarted {
+            turn_id,
+            user_message: ResponseItem::user(text),
+        });
+    }
+
+    fn delta(&mut self, text: &str) -> Vec<TranscriptUpdate> {
+        let (turn_id, round_id) = (self.turn, self.round);
+        self.main(MainlineEvent::TextDelta {
+            turn_id,
+            round_id,
+            delta: text.into(),
+        })
+    }
+
+    fn finish(&mut self, outcome: TurnOutcome) -> Vec<TranscriptUpdate> {
+        let turn_id = self.turn;
+        self.main(MainlineEvent::TurnFinished {
+            turn_id,
+            outcome,
+            rounds: 1,
+        })
+    }
+
+    fn entries(&self) -> &[TranscriptEntry] {
+        self.fold.entries()
+    }
+
+    fn tool(&self, call_id: &str) -> strata_protocol::ToolEntry {
+        self.entries()
+            .iter()
+            .find_map(|e| match e {
+                TranscriptEntry::Tool(tool) if tool.call_id == call_id => Some(tool.clone()),
+                _ => None,
+            })
+            .expect("the card")
+    }
+}
+
+fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
+    entries
+        .iter()
+        .map(|e| match e {
+            TranscriptEntry::User { .. } => "user",
+            TranscriptEntry::Assistant { .. } => "assistant",
+            TranscriptEntry::Tool(_) => "tool",
+            TranscriptEntry::Compaction { .. } => "compaction",
+            TranscriptEntry::Eviction { .. } => "eviction",
+            TranscriptEntry::Policy { .. } => "policy",
+            TranscriptEntry::Error { .. } => "error",
+            TranscriptEntry::Retry { .. } => "retry",
+            TranscriptEntry::TurnEnd { .. } => "turn_end",
+            TranscriptEntry::Notice { .. } => "notice",
+        })
+        .collect()
+}
+
+#[test]
+fn streamed_text_grows_one_answer_that_takes_its_items_id_when_committed() {
+    let mut live = Live::new();
+    live.start("Hi");
+    let first = live.delta("Hel");
+    assert!(matches!(
+        &first[..],
+        [TranscriptUpdate::Append {
+            entry: TranscriptEntry::Assistant {
+                streaming: true,
+                ..
+            }
+        }]
+    ));
+    let more = live.delta("lo");
+    let stream_id = live.entries()[1].id().to_owned();
+    assert_eq!(
+        more,
+        [TranscriptUpdate::AppendText {
+            id: stream_id.clone(),
+            delta: "lo".into()
+        }]
+    );
+    let item = ResponseItem::assistant("Hello!");
+    let turn_id = live.turn;
+    let committed = live.main(MainlineEvent::MessageCommitted {
+        turn_id,
+        item: item.clone(),
+    });
+    assert!(
+        matches!(&committed[..], [TranscriptUpdate::Replace { id, entry: TranscriptEntry::Assistant { streaming: false, text, .. } }]
+        if *id == stream_id && text == "Hello!")
+    );
+    assert_eq!(kinds(live.entries()), ["user", "assistant"]);
+    assert_eq!(live.entries()[1].id(), item.id().to_string());
+    // A completed turn leaves nothing behind.
+    assert!(live.finish(TurnOutcome::Completed).is_empty());
+}
+
+#[test]
+fn a_tool_call_goes_through_approval_to_its_result_on_one_card() {
+    let mut live = Live::new();
+    let turn_id = live.turn;
+    live.start("Run the tests");
+    live.main(MainlineEvent::ToolCallStarted {
+        turn_id,
+        call_id: "c1".into(),
+        name: "run_shell".into(),
+        arguments: r#"{"command":"cargo test"}"#.into(),
+    });
+    assert_eq!(live.tool("c1").status, ToolState::Running);
+    live.main(MainlineEvent::ApprovalRequested {
+        turn_id,
+        call_id: "c1".into(),
+        tool: "run_shell".into(),
+        summary: "run `cargo test`".into(),
+        detail: "cargo test".into(),
+    });
+    assert_eq!(live.tool("c1").status, ToolState::AwaitingApproval);
+    live.main(MainlineEvent::ApprovalResolved {
+        turn_id,
+        call_id: "c1".into(),
+        decision: ApprovalDecision::AllowOnce,
+    });
+    let card = live.tool("c1");
+    assert_eq!(card.status, ToolState::Running);
+    let approval = card.approval.expect("the approval");
+    assert_eq!(approval.summary, "run `cargo test`");
+    assert_eq!(approval.decision, Some(ApprovalDecision::AllowOnce));
+    live.main(MainlineEvent::ToolCallFinished {
+        turn_id,
+        call_id: "c1".into(),
+        name: "run_shell".into(),
+        status: ToolCallStatus::Success,
+        output: "ok".into(),
+        duration_ms: 900,
+    });
+    live.main(MainlineEvent::MessageCommitted {
+        turn_id,
+        item: ResponseItem::function_call_output("c1", "ok"),
+    });
+    let card = live.tool("c1");
+    assert_eq!(
+        (card.status, card.duration_ms),
+        (ToolState::Success, Some(900))
+    );
+    assert_eq!(card.output, Some(preview("ok")));
+    assert_eq!(kinds(live.entries()), ["user", "tool"]);
+}
+
+#[test]
+fn a_denied_call_shows_denied_live_and_read_back() {
+    let mut live = Live::new();
+    let turn_id = live.turn;
+    live.main(MainlineEvent::ApprovalRequested {
+        turn_id,
+        call_id: "c2".into(),
+        tool: "write_file".into(),
+        summary: "write NOTES.md".into(),
+        detail: String::new(),
+    });
+    live.main(MainlineEvent::ApprovalResolved {
+        turn_id,
+        call_id: "c2".into(),
+        decision: ApprovalDecision::Deny,
+    });
+    assert_eq!(live.tool("c2").status, ToolState::Denied);
+
+    let mut read = TranscriptFold::default();
+    read.apply_record(
+        0,
+        &RecordBody::ResponseItem(ResponseItem::function_call("c2", "write_file", "{}")),
+    );
+    read.apply_record(
+        1,
+        &RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+            call_id: "c2".into(),
+            tool: "write_file".into(),
+            decision: ApprovalDecision::Deny,
+        }),
+    );
+    assert!(
+        matches!(read.entries(), [TranscriptEntry::Tool(tool)] if tool.status == ToolState::Denied && tool.name == "write_file")
+    );
+    assert!(
+        read.take_updates().is_empty(),
+        "reading a file keeps no updates"
+    );
+}
+
+#[test]
+fn a_retry_waits_in_place_and_settles_when_the_stream_resumes() {
+    let mut live = Live::new();
+    live.start("Hi");
+    live.send(AgentEvent::Debug(DebugEvent::Retrying {
+        turn_id: None,
+        round_id: None,
+        attempt: 1,
+        of: 4,
+        delay_ms: 2000,
+        cause: "429".into(),
+    }));
+    assert!(matches!(
+        live.entries()[1],
+        TranscriptEntry::Retry { settled: false, .. }
+    ));
+    let updates = live.delta("Back");
+    assert!(matches!(
+        &updates[0],
+        TranscriptUpdate::Replace {
+            entry: TranscriptEntry::Retry { settled: true, .. },
+            ..
+        }
+    ));
+    assert_eq!(kinds(live.entries()), ["user", "retry", "assistant"]);
+}
+
+#[test]
+fn a_stopped_turn_keeps_its_partial_answer_unsaved_cancels_running_calls_and_says_so() {
+    let mut live = Live::new();
+    let turn_id = live.turn;
+    live.start("Write an essay");
+    live.delta("Once upon a time");
+    live.main(MainlineEvent::ToolCallStarted {
+        turn_id,
+        call_id: "c3".into(),
+        name: "read_file".into(),
+        arguments: "{}".into(),
+    });
+    live.finish(TurnOutcome::Cancelled);
+    assert!(matches!(
+        &live.entries()[1],
+        TranscriptEntry::Assistant {
+            streaming: false,
+            unsaved: Some(Unsaved::Stopped),
+            ..
+        }
+    ));
+    assert_eq!(live.tool("c3").status, ToolState::Cancelled);
+    assert!(matches!(
+        live.entries().last(),
+        Some(TranscriptEntry::TurnEnd {
+            outcome: TurnOutcome::Cancelled,
+            ..
+        })
+    ));
+
+    // A failed turn read back from the file ends with its notice too.
+    let mut read = TranscriptFold::default();
+    let turn_id = TurnId::new();
+    read.apply_record(0, &RecordBody::TurnStarted(TurnStarted { turn_id }));
+    read.apply_record(1, &RecordBody::ResponseItem(ResponseItem::user("Go")));
+    read.apply_record(
+        2,
+        &RecordBody::TurnFinished(TurnFinished {
+            turn_id,
+            outcome: TurnOutcome::Failed,
+            rounds: 2,
+        }),
+    );
+    assert_eq!(kinds(read.entries()), ["user", "turn_end"]);
+    assert_eq!(read.entries()[1].id(), format!("turn_end:{turn_id}"));
+}
+
+#[test]
+fn errors_get_ids_of_their_own_per_live_fold_and_per_record() {
+    let mut live = Live::new();
+    live.main(MainlineEvent::Error {
+        turn_id: None,
+        message: "boom".into(),
+        model_error: None,
+    });
+    let mut other = Live::new();
+    other.main(MainlineEvent::Error {
+        turn_id: None,
+        message: "boom".into(),
+        model_error: None,
+    });
+    assert_ne!(live.entries()[0].id(), other.entries()[0].id());
+    assert!(live.entries()[0].id().starts_with("live:"));
+}
+
+#[test]
+fn cards_carry_a_preview_and_the_length_of_the_whole_output() {
+    let long = "x".repeat(OUTPUT_PREVIEW_CHARS + 500);
+    let mut read = TranscriptFold::default();
+    read.apply_record(
+        0,
+        &RecordBody::ResponseItem(ResponseItem::function_call("c4", "read_file", "{}")),
+    );
+    read.apply_record(
+        1,
+        &RecordBody::ResponseItem(ResponseItem::function_call_output("c4", &long[..100])),
+    );
+    read.apply_record(
+        2,
+        &RecordBody::FullToolOutput(FullToolOutput {
+            call_id: "c4".into(),
+            item_id: ItemId::new(),
+            output: long.clone(),
+        }),
+    );
+    let TranscriptEntry::Tool(tool) = &read.entries()[0] else {
+        panic!("a card")
+    };
+    let output = tool.output.as_ref().expect("an output");
+    assert_eq!(output.chars as usize, long.len());
+    assert_eq!(output.preview.chars().count(), OUTPUT_PREVIEW_CHARS);
+    // Characters, not bytes.
+    assert_eq!(preview("🦀🦀").chars, 2);
+}

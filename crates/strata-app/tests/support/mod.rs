@@ -1,0 +1,48 @@
+//! What the application layer's integration tests share: a runtime, and
+//! sessions created and driven through the app as a front end does.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use strata_app::App;
+use strata_core::agent::EventHandler;
+use strata_protocol::{CreateSession, SendMessage, SessionId, TurnReport};
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A new session in `workspace`.
+pub async fn create(app: &Arc<App>, workspace: &Path) -> SessionId {
+    app.create_session(CreateSession {
+        workspace: workspace.display().to_string(),
+        allow_broad_workspace: false,
+    })
+    .await
+    .unwrap()
+    .id
+}
+
+/// One turn of `text`, its events to `sink`.
+pub async fn send(
+    app: &Arc<App>,
+    id: SessionId,
+    text: &str,
+    sink: impl EventHandler + Send + 'static,
+) -> TurnReport {
+    app.send_message(
+        SendMessage {
+            session_id: id,
+            text: text.into(),
+        },
+        sink,
+    )
+    .await
+    .unwrap()
+}

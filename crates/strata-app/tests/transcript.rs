@@ -1,0 +1,250 @@
+//! The conversation's transcript through the application layer: live turns
+//! on the offline demo model, their events turned into transcript updates,
+//! give exactly the entries the session file gives when it is opened again;
+//! the transcript opens in pages, newest first, and tool outputs come whole
+//! only when asked for.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+
+use strata_app::App;
+use strata_app::transcript::TranscriptFeed;
+use strata_core::StrataPaths;
+mod support;
+
+use strata_protocol::{
+    CommandErrorKind, GetToolOutput, LiveEvent, OUTPUT_PREVIEW_CHARS, OpenTranscript, SessionId,
+    ToolState, TranscriptEntry, TranscriptUpdate,
+};
+use support::{create, runtime, send};
+
+/// What the UI does with updates (ui/src/state/store.ts `applyUpdates`).
+fn apply(entries: &mut Vec<TranscriptEntry>, update: TranscriptUpdate) {
+    let position =
+        |entries: &[TranscriptEntry], id: &str| entries.iter().position(|e| e.id() == id);
+    match update {
+        TranscriptUpdate::Append { entry } => match position(entries, entry.id()) {
+            Some(index) => entries[index] = entry,
+            None => entries.push(entry),
+        },
+        TranscriptUpdate::Replace { id, entry } => match position(entries, &id) {
+            Some(index) => entries[index] = entry,
+            None => entries.push(entry),
+        },
+        TranscriptUpdate::AppendText { id, delta } => {
+            let index = position(entries, &id).expect("text for a known entry");
+            match &mut entries[index] {
+                TranscriptEntry::Assistant { text, .. } => text.push_str(&delta),
+                other => panic!("text appended to {other:?}"),
+            }
+        }
+    }
+}
+
+/// What the file cannot tell: a live card knows its call succeeded and how
+/// long it took; read back, a call with an output is done.
+fn as_read_back(mut entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
+    for entry in &mut entries {
+        if let TranscriptEntry::Tool(tool) = entry {
+            assert!(tool.duration_ms.is_some(), "a live card has its duration");
+            tool.duration_ms = None;
+            if tool.status == ToolState::Success {
+                tool.status = ToolState::Finished;
+            }
+        }
+    }
+    entries
+}
+
+struct Fixture {
+    _home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+    app: Arc<App>,
+}
+
+fn fixture() -> Fixture {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    // A file longer than a card's preview, for the demo model to read.
+    let long: String = (0..1_500)
+        .map(|n| format!("line {n} of the widget inventory\n"))
+        .collect();
+    std::fs::write(workspace.path().join("inventory.txt"), long).unwrap();
+    let paths = StrataPaths::under(home.path());
+    std::fs::create_dir_all(&paths.config).unwrap();
+    std::fs::write(paths.config_file(), "").unwrap();
+    Fixture {
+        app: Arc::new(App::new(paths, |_| None)),
+        _home: home,
+        workspace,
+    }
+}
+
+async fn whole_transcript(app: &Arc<App>, id: SessionId) -> Vec<TranscriptEntry> {
+    app.open_transcript(OpenTranscript {
+        session_id: id,
+        before: None,
+        limit: Some(1_000),
+    })
+    .await
+    .unwrap()
+    .entries
+}
+
+fn tool_cards(entries: &[TranscriptEntry]) -> Vec<&strata_protocol::ToolEntry> {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            TranscriptEntry::Tool(tool) => Some(tool),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn live_updates_build_the_transcript_the_session_file_gives() {
+    let fixture = fixture();
+    runtime().block_on(async {
+        let app = &fixture.app;
+        let id = create(app, fixture.workspace.path()).await;
+        // The transcript as a window that was open from the start sees it.
+        let mut shown = whole_transcript(app, id).await;
+        let mut streamed = 0;
+        for text in [
+            "What is in this folder?",
+            "Read inventory.txt",
+            "Summarise it",
+        ] {
+            let events: Arc<Mutex<Vec<LiveEvent>>> = Arc::default();
+            let sink = Arc::clone(&events);
+            send(
+                app,
+                id,
+                text,
+                TranscriptFeed::new(move |event| sink.lock().unwrap().push(event)),
+            )
+            .await;
+            for event in std::mem::take(&mut *events.lock().unwrap()) {
+                for update in event.updates {
+                    streamed += usize::from(matches!(update, TranscriptUpdate::AppendText { .. }));
+                    apply(&mut shown, update);
+                }
+            }
+        }
+        assert!(streamed > 0, "the demo model's answers stream");
+        let reopened = whole_transcript(app, id).await;
+        assert_eq!(as_read_back(shown), reopened);
+        assert!(reopened.iter().any(
+            |e| matches!(e, TranscriptEntry::User { text, .. } if text == "Read inventory.txt")
+        ));
+        assert!(!tool_cards(&reopened).is_empty(), "{reopened:#?}");
+    });
+}
+
+#[test]
+fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap() {
+    let fixture = fixture();
+    runtime().block_on(async {
+        let app = &fixture.app;
+        let id = create(app, fixture.workspace.path()).await;
+        for n in 0..4 {
+            send(
+                app,
+                id,
+                &format!("Question {n}"),
+                TranscriptFeed::new(|_| {}),
+            )
+            .await;
+        }
+        let whole = whole_transcript(app, id).await;
+        assert!(whole.len() > 6, "{}", whole.len());
+        let mut pages = Vec::new();
+        let mut before = None;
+        loop {
+            let page = app
+                .open_transcript(OpenTranscript {
+                    session_id: id,
+                    before: before.clone(),
+                    limit: Some(3),
+                })
+                .await
+                .unwrap();
+            assert_eq!(page.total as usize, whole.len());
+            assert!(page.entries.len() <= 3);
+            let start = page.start as usize;
+            assert_eq!(page.entries, whole[start..start + page.entries.len()]);
+            pages.push(page.entries);
+            match page.older {
+                Some(cursor) => before = Some(cursor),
+                None => {
+                    assert_eq!(start, 0);
+                    break;
+                }
+            }
+        }
+        let joined: Vec<TranscriptEntry> = pages.into_iter().rev().flatten().collect();
+        assert_eq!(joined, whole);
+
+        let unknown = app
+            .open_transcript(OpenTranscript {
+                session_id: id,
+                before: Some("record:999999".into()),
+                limit: None,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.kind, CommandErrorKind::NotFound);
+        let empty = app
+            .open_transcript(OpenTranscript {
+                session_id: id,
+                before: None,
+                limit: Some(0),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(empty.kind, CommandErrorKind::InvalidInput);
+    });
+}
+
+#[test]
+fn tool_cards_carry_a_preview_and_the_whole_output_comes_on_request() {
+    let fixture = fixture();
+    runtime().block_on(async {
+        let app = &fixture.app;
+        let id = create(app, fixture.workspace.path()).await;
+        send(app, id, "Read inventory.txt", TranscriptFeed::new(|_| {})).await;
+        let entries = whole_transcript(app, id).await;
+        let cards = tool_cards(&entries);
+        let long = cards
+            .iter()
+            .find_map(|tool| {
+                tool.output
+                    .as_ref()
+                    .filter(|o| o.chars as usize > OUTPUT_PREVIEW_CHARS)
+                    .map(|o| (tool.call_id.clone(), o.clone()))
+            })
+            .unwrap_or_else(|| panic!("no output longer than a preview: {cards:#?}"));
+        let (call_id, preview) = long;
+        assert_eq!(preview.preview.chars().count(), OUTPUT_PREVIEW_CHARS);
+        let full = app
+            .tool_output(GetToolOutput {
+                session_id: id,
+                call_id: call_id.clone(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(full.chars, preview.chars);
+        assert!(full.output.starts_with(&preview.preview));
+        assert!(full.output.contains("line 40 of the widget inventory"));
+
+        let missing = app
+            .tool_output(GetToolOutput {
+                session_id: id,
+                call_id: "no-such-call".into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(missing.kind, CommandErrorKind::NotFound);
+    });
+}

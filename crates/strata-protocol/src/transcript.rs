@@ -1,0 +1,234 @@
+//! What the conversation shows: a session's records and a turn's live events
+//! converted, by one function in strata-app, into typed transcript entries
+//! with stable ids, and live events into updates of those entries. The UI
+//! renders entries and applies updates; it never folds records itself.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::context::{CompactionPolicyRecord, ToolOutputsEvicted};
+use crate::events::{EventEnvelope, ToolCallStatus};
+use crate::ids::{SessionId, TurnId};
+use crate::items::CompactionSummary;
+use crate::model::ModelError;
+use crate::records::{ApprovalDecision, TurnOutcome};
+
+/// Where a tool call stands, as its card shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolState {
+    Running,
+    AwaitingApproval,
+    /// Done, as read back from the file (its status was not recorded).
+    Finished,
+    Success,
+    Error,
+    Denied,
+    Cancelled,
+    TimedOut,
+    /// The turn ended before the call finished.
+    Interrupted,
+}
+
+impl From<ToolCallStatus> for ToolState {
+    fn from(status: ToolCallStatus) -> Self {
+        match status {
+            ToolCallStatus::Success => ToolState::Success,
+            ToolCallStatus::Error => ToolState::Error,
+            ToolCallStatus::Denied => ToolState::Denied,
+            ToolCallStatus::Cancelled => ToolState::Cancelled,
+            ToolCallStatus::TimedOut => ToolState::TimedOut,
+        }
+    }
+}
+
+/// A tool call's approval: what was asked and, once answered, the answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ApprovalView {
+    pub summary: String,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decision: Option<ApprovalDecision>,
+}
+
+/// The start of a tool output and its full length; the whole text comes
+/// from `tool_output` when the card is expanded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct OutputPreview {
+    /// At most [`OUTPUT_PREVIEW_CHARS`] characters.
+    pub preview: String,
+    /// Characters of the full output (the uncapped text when the file holds one).
+    pub chars: u64,
+}
+
+/// Characters of a tool output an entry carries.
+pub const OUTPUT_PREVIEW_CHARS: usize = 2_000;
+
+/// Why a partial answer was not saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Unsaved {
+    Stopped,
+    Interrupted,
+}
+
+/// A tool call with its output, status and approval, as one card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ToolEntry {
+    pub id: String,
+    pub call_id: String,
+    pub name: String,
+    pub arguments: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub output: Option<OutputPreview>,
+    pub status: ToolState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub duration_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub approval: Option<ApprovalView>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub turn_id: Option<TurnId>,
+}
+
+/// One thing the conversation shows. `id` is stable: the same file gives
+/// the same ids, and a live update names the entry it changes by it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TranscriptEntry {
+    User {
+        id: String,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        turn_id: Option<TurnId>,
+    },
+    Assistant {
+        id: String,
+        text: String,
+        /// Still arriving.
+        streaming: bool,
+        /// Set on a partial answer whose turn ended before the model
+        /// finished it: such a round commits nothing, the model will not see it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        unsaved: Option<Unsaved>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        turn_id: Option<TurnId>,
+    },
+    Tool(ToolEntry),
+    /// A compaction's divider; a layered one carries its state sheet.
+    Compaction {
+        id: String,
+        summary: CompactionSummary,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        state_sheet: Option<String>,
+    },
+    /// Older tool outputs replaced by placeholders.
+    Eviction {
+        id: String,
+        eviction: ToolOutputsEvicted,
+    },
+    /// The session's compaction policy from here on.
+    Policy {
+        id: String,
+        policy: CompactionPolicyRecord,
+    },
+    Error {
+        id: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model_error: Option<ModelError>,
+    },
+    Retry {
+        id: String,
+        attempt: u32,
+        of: u32,
+        delay_ms: u64,
+        cause: String,
+        /// The retry happened (a later event arrived); unsettled ones are waiting.
+        settled: bool,
+    },
+    /// A turn that did not complete.
+    TurnEnd {
+        id: String,
+        outcome: TurnOutcome,
+        rounds: u32,
+    },
+    /// A line of information: the profile a session was made on or switched to.
+    Notice {
+        id: String,
+        text: String,
+    },
+}
+
+impl TranscriptEntry {
+    pub fn id(&self) -> &str {
+        match self {
+            TranscriptEntry::User { id, .. }
+            | TranscriptEntry::Assistant { id, .. }
+            | TranscriptEntry::Compaction { id, .. }
+            | TranscriptEntry::Eviction { id, .. }
+            | TranscriptEntry::Policy { id, .. }
+            | TranscriptEntry::Error { id, .. }
+            | TranscriptEntry::Retry { id, .. }
+            | TranscriptEntry::TurnEnd { id, .. }
+            | TranscriptEntry::Notice { id, .. } => id,
+            TranscriptEntry::Tool(tool) => &tool.id,
+        }
+    }
+}
+
+/// A change to the transcript a live event makes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum TranscriptUpdate {
+    /// A new entry at the end (an entry with the same id is replaced in place).
+    Append { entry: TranscriptEntry },
+    /// The entry `id` becomes `entry` (whose id may differ: a streamed
+    /// answer takes its committed item's id).
+    Replace { id: String, entry: TranscriptEntry },
+    /// Streamed text added to the assistant entry `id`.
+    AppendText { id: String, delta: String },
+}
+
+/// What a turn's event channel carries to the desktop: the agent's event,
+/// for the debug console, and the transcript updates it makes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct LiveEvent {
+    pub envelope: EventEnvelope,
+    pub updates: Vec<TranscriptUpdate>,
+}
+
+/// A page of a session's transcript, oldest entry first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct TranscriptPage {
+    /// [`crate::CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub session_id: SessionId,
+    pub entries: Vec<TranscriptEntry>,
+    /// Entries in the whole transcript.
+    pub total: u32,
+    /// The position of the first entry of this page in the whole transcript.
+    pub start: u32,
+    /// The cursor of the next older page (`before` of `open_transcript`),
+    /// when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub older: Option<String>,
+}
+
+/// A tool call's whole output, as the file holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ToolOutputText {
+    pub call_id: String,
+    pub output: String,
+    pub chars: u64,
+}
