@@ -1,12 +1,15 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
-import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
-import type { EventEnvelope, SessionListItem, SessionView, Settings } from "./api/types";
-import type { SessionPage } from "./bindings/SessionPage";
+import type { SessionListItem, SessionView, Settings } from "./api/types";
+import type { LiveEvent } from "./bindings/LiveEvent";
 import type { MainlineEvent } from "./bindings/MainlineEvent";
-import { sampleSessions } from "./mock/fixtures";
+import type { SessionPage } from "./bindings/SessionPage";
+import type { TranscriptEntry } from "./bindings/TranscriptEntry";
+import type { TranscriptUpdate } from "./bindings/TranscriptUpdate";
+import { shellPage, shellSessions, shellView } from "./test/fixtures";
 
 const settings: Settings = {
   profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 }],
@@ -20,27 +23,39 @@ function page(sessions: SessionListItem[]): SessionPage {
   return { v: 1, sessions, total: sessions.length };
 }
 
-/** A scripted shell: records every call; `send_message` waits for an approval. */
-function fakeShell() {
-  const sessions = sampleSessions(new Date("2026-11-29T12:00:00Z"));
+/** Sends a mainline event with the transcript updates Rust's conversion makes of it. */
+function emitter(channel: { onmessage: (e: LiveEvent) => void }, sessionId: string) {
+  let seq = 0;
+  return (event: MainlineEvent, updates: TranscriptUpdate[]) =>
+    channel.onmessage({ envelope: { v: 1, seq: seq++, session_id: sessionId, event: { family: "mainline", event } }, updates });
+}
+
+/** A shell answering with `answer`, and app info and settings for the demo profile; it records every call. */
+function recordingShell(answer: (cmd: string, args: Record<string, unknown>) => unknown) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  let approve: ((decision: string) => void) | null = null;
-  let finishTurn: (() => void) | null = null;
   mockIPC(async (cmd, rawArgs) => {
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
+    if (cmd === "app_info") return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
+    if (cmd === "get_settings") return settings;
+    return answer(cmd, args);
+  });
+  return calls;
+}
+
+/** A scripted shell: records every call; `send_message` waits for an approval. */
+function fakeShell() {
+  const sessions = shellSessions();
+  let approve: ((decision: string) => void) | null = null;
+  let finishTurn: (() => void) | null = null;
+  const calls = recordingShell(async (cmd, args) => {
     switch (cmd) {
-      case "app_info":
-        return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
-      case "get_settings":
-        return settings;
       case "list_sessions":
         return page(sessions.map((s) => s.summary).filter((s) => !args.query || s.title?.toLowerCase().includes(String(args.query))));
-      case "open_session": {
-        const s = sessions.find((x) => x.summary.id === args.session_id)!;
-        const view: SessionView = { summary: s.summary, records: s.records, context: [], threshold: 8000, context_window: 32000, context_tokens: s.context_tokens, live: false, record_count: s.records.length };
-        return view;
-      }
+      case "open_session":
+        return shellView(sessions.find((x) => x.summary.id === args.session_id)!);
+      case "open_transcript":
+        return shellPage(sessions.find((x) => x.summary.id === args.session_id)!);
       case "answer_approval":
         approve?.(String(args.decision));
         return true;
@@ -48,19 +63,32 @@ function fakeShell() {
         finishTurn?.();
         return true;
       case "send_message": {
-        const channel = args.on_event as { onmessage: (e: EventEnvelope) => void };
-        let seq = 0;
-        const emit = (event: MainlineEvent) =>
-          channel.onmessage({ v: 1, seq: seq++, session_id: String(args.session_id), event: { family: "mainline", event } });
-        emit({ kind: "turn_started", turn_id: "t9", user_message: { type: "message", id: "u9", role: "user", content: String(args.text) } });
-        emit({ kind: "text_delta", turn_id: "t9", round_id: "r9", delta: "Checking the tests" });
-        emit({ kind: "tool_call_started", turn_id: "t9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}' });
-        emit({ kind: "approval_requested", turn_id: "t9", call_id: "c9", tool: "run_shell", summary: "run `cargo test` in /w", detail: "cargo test" });
+        const emit = emitter(args.on_event as { onmessage: (e: LiveEvent) => void }, String(args.session_id));
+        const card = { kind: "tool" as const, id: "call:c9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}', turn_id: "t9" };
+        const asked = { ...card, status: "awaiting_approval" as const, approval: { summary: "run `cargo test` in /w", detail: "cargo test" } };
+        emit({ kind: "turn_started", turn_id: "t9", user_message: { type: "message", id: "u9", role: "user", content: String(args.text) } }, [
+          { op: "append", entry: { kind: "user", id: "u9", text: String(args.text), turn_id: "t9" } },
+        ]);
+        emit({ kind: "text_delta", turn_id: "t9", round_id: "r9", delta: "Checking the tests" }, [
+          { op: "append", entry: { kind: "assistant", id: "stream:r9", text: "Checking the tests", streaming: true, turn_id: "t9" } },
+        ]);
+        emit({ kind: "tool_call_started", turn_id: "t9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}' }, [
+          { op: "append", entry: { ...card, status: "running" } },
+        ]);
+        emit({ kind: "approval_requested", turn_id: "t9", call_id: "c9", tool: "run_shell", summary: "run `cargo test` in /w", detail: "cargo test" }, [
+          { op: "replace", id: "call:c9", entry: asked },
+        ]);
         const decision = await new Promise<string>((resolve) => (approve = resolve));
-        emit({ kind: "approval_resolved", turn_id: "t9", call_id: "c9", decision: decision as "allow_once" });
-        emit({ kind: "tool_call_finished", turn_id: "t9", call_id: "c9", name: "run_shell", status: "success", output: "ok", duration_ms: 900 });
+        const decided = { ...asked, status: "running" as const, approval: { ...asked.approval, decision: decision as "allow_once" } };
+        emit({ kind: "approval_resolved", turn_id: "t9", call_id: "c9", decision: decision as "allow_once" }, [{ op: "replace", id: "call:c9", entry: decided }]);
+        emit({ kind: "tool_call_finished", turn_id: "t9", call_id: "c9", name: "run_shell", status: "success", output: "ok", duration_ms: 900 }, [
+          { op: "replace", id: "call:c9", entry: { ...decided, status: "success", output: { preview: "ok", chars: 2 }, duration_ms: 900 } },
+        ]);
         await new Promise<void>((resolve) => (finishTurn = resolve));
-        emit({ kind: "turn_finished", turn_id: "t9", outcome: "cancelled", rounds: 1 });
+        emit({ kind: "turn_finished", turn_id: "t9", outcome: "cancelled", rounds: 1 }, [
+          { op: "replace", id: "stream:r9", entry: { kind: "assistant", id: "stream:r9", text: "Checking the tests", streaming: false, unsaved: "stopped", turn_id: "t9" } },
+          { op: "append", entry: { kind: "turn_end", id: "turn_end:t9", outcome: "cancelled", rounds: 1 } },
+        ]);
         return { turn_id: "t9", outcome: "cancelled", rounds: 1 };
       }
       case "compact_now":
@@ -112,7 +140,7 @@ describe("App", () => {
    }, 20_000); // Many keystrokes: slow on a loaded two-core machine.
 
   it("shows the title a session gets after its first turn in the conversation header, and the session's model", async () => {
-    const session = { ...sampleSessions(new Date("2026-11-29T12:00:00Z"))[0]! };
+    const session = { ...shellSessions()[0]! };
     session.summary = { ...session.summary, title: undefined, model: "qwen3-coder", provider_kind: "openai-chat" };
     mockIPC(async (cmd, rawArgs) => {
       const args = (rawArgs ?? {}) as Record<string, unknown>;
@@ -125,12 +153,14 @@ describe("App", () => {
           return page([session.summary]);
         case "open_session":
           return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, record_count: 0 } satisfies SessionView;
+        case "open_transcript":
+          return { v: 1, session_id: session.summary.id, entries: [], total: 0, start: 0 };
         case "send_message": {
-          const channel = args.on_event as { onmessage: (e: EventEnvelope) => void };
-          const emit = (seq: number, event: MainlineEvent) =>
-            channel.onmessage({ v: 1, seq, session_id: session.summary.id, event: { family: "mainline", event } });
-          emit(0, { kind: "turn_started", turn_id: "t1", user_message: { type: "message", id: "u1", role: "user", content: String(args.text) } });
-          emit(1, { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 });
+          const emit = emitter(args.on_event as { onmessage: (e: LiveEvent) => void }, session.summary.id);
+          emit({ kind: "turn_started", turn_id: "t1", user_message: { type: "message", id: "u1", role: "user", content: String(args.text) } }, [
+            { op: "append", entry: { kind: "user", id: "u1", text: String(args.text), turn_id: "t1" } },
+          ]);
+          emit({ kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 }, []);
           // The session's title is derived from its first message from now on.
           session.summary = { ...session.summary, title: String(args.text) };
           return { turn_id: "t1", outcome: "completed", rounds: 1 };
@@ -192,7 +222,7 @@ describe("App", () => {
   describe("a workspace of / or the home folder", () => {
     /** A shell whose folder picker returns `/home/ana` and which refuses it until confirmed. */
     function broadShell() {
-      const created = { ...sampleSessions(new Date("2026-11-29T12:00:00Z"))[0]!.summary, id: "s-home", title: undefined, workspace: "/home/ana" };
+      const created = { ...shellSessions()[0]!.summary, id: "s-home", title: undefined, workspace: "/home/ana" };
       const creates: Record<string, unknown>[] = [];
       mockIPC(async (cmd, rawArgs) => {
         const args = (rawArgs ?? {}) as Record<string, unknown>;
@@ -213,6 +243,8 @@ describe("App", () => {
             return created;
           case "open_session":
             return { summary: created, records: [], context: [], threshold: 8000, live: true, record_count: 0 } satisfies SessionView;
+          case "open_transcript":
+            return { v: 1, session_id: created.id, entries: [], total: 0, start: 0 };
           default:
             throw { kind: "internal", message: `unexpected ${cmd}` };
         }
@@ -251,6 +283,81 @@ describe("App", () => {
       expect(creates).toHaveLength(1);
       expect(creates[0]?.allow_broad_workspace).toBe(false);
       expect(screen.queryByRole("textbox", { name: "Message" })).toBeNull();
+    });
+  });
+
+  describe("the transcript", () => {
+    /** A shell holding one session of `count` messages, paged like Rust pages them, with one long tool output. */
+    function pagedShell(count: number) {
+      const session = shellSessions()[0]!;
+      const entries: TranscriptEntry[] = Array.from({ length: count }, (_, i): TranscriptEntry =>
+        i === count - 1
+          ? { kind: "tool", id: "call:c1", call_id: "c1", name: "read_file", arguments: '{"path":"big.log"}', status: "finished", output: { preview: "line 0\nline 1", chars: 5000 } }
+          : { kind: "user", id: `e${i}`, text: `Message ${i}` },
+      );
+      const calls = recordingShell((cmd, args) => {
+        switch (cmd) {
+          case "list_sessions":
+            return page([session.summary]);
+          case "open_session":
+            return shellView(session);
+          case "open_transcript": {
+            const end = typeof args.before === "string" ? entries.findIndex((e) => e.id === args.before) : entries.length;
+            const start = Math.max(0, end - Number(args.limit));
+            const slice = entries.slice(start, end);
+            return { v: 1, session_id: session.summary.id, entries: slice, total: entries.length, start, ...(start > 0 ? { older: slice[0]!.id } : {}) };
+          }
+          case "tool_output":
+            return { call_id: "c1", output: "line 0\nline 1\nline 4999: the end", chars: 5000 };
+          default:
+            throw { kind: "internal", message: `unexpected ${cmd}` };
+        }
+      });
+      return { calls, session };
+    }
+
+    it("opens with the newest page and loads older pages as the person scrolls up, until the first", async () => {
+      const { calls } = pagedShell(450);
+      const user = userEvent.setup();
+      render(<App />);
+      await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser/ }));
+      const list = await screen.findByRole("log", { name: "Conversation" });
+      const pages = () => calls.filter((c) => c.cmd === "open_transcript").map((c) => c.args.before ?? null);
+      expect(pages()).toEqual([null]);
+      expect(calls.find((c) => c.cmd === "open_transcript")?.args).toEqual({ session_id: shellSessions()[0]!.summary.id, limit: 200 });
+      expect(list).toHaveAttribute("data-has-older", "true");
+
+      const scrollUp = () => {
+        fireEvent.scroll(list, { target: { scrollTop: 400 } });
+        fireEvent.scroll(list, { target: { scrollTop: 0 } });
+      };
+      scrollUp();
+      await waitFor(() => expect(pages()).toEqual([null, "e250"]));
+      await waitFor(() => expect(screen.getAllByText(/^Message \d+$/).length).toBeGreaterThan(0));
+      scrollUp();
+      await waitFor(() => expect(pages()).toEqual([null, "e250", "e50"]));
+      await waitFor(() => expect(list).not.toHaveAttribute("data-has-older"));
+      // Every page arrived once; at the first, scrolling up asks for nothing more.
+      scrollUp();
+      expect(pages()).toHaveLength(3);
+    });
+
+    it("fetches a tool output whole only when its card is expanded, and only once", async () => {
+      const { calls } = pagedShell(3);
+      const user = userEvent.setup();
+      render(<App />);
+      await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser/ }));
+      const header = await screen.findByRole("button", { name: /read_file/ });
+      expect(calls.some((c) => c.cmd === "tool_output")).toBe(false);
+      await user.click(header);
+      expect(await screen.findByText(/line 4999: the end/)).toBeInTheDocument();
+      expect(calls.filter((c) => c.cmd === "tool_output").map((c) => c.args)).toEqual([
+        { session_id: shellSessions()[0]!.summary.id, call_id: "c1" },
+      ]);
+      await user.click(header);
+      await user.click(header);
+      expect(await screen.findByText(/line 4999: the end/)).toBeInTheDocument();
+      expect(calls.filter((c) => c.cmd === "tool_output")).toHaveLength(1);
     });
   });
 });

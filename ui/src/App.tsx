@@ -1,8 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef } from "react";
 import * as api from "./api/commands";
-import { pickExportPath, pickWorkspace } from "./api/dialogs";
-import { toCommandFailure } from "./api/ipc";
-import type { AppInfo, ExportFormat, SessionListItem, Settings } from "./api/types";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
 import { ContextGauge } from "./components/ContextGauge";
@@ -11,211 +8,125 @@ import { consoleSections } from "./console/sections";
 import { DebugConsolePanel } from "./components/DebugConsolePanel";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
-import { SessionSidebar, sessionTitle } from "./components/SessionSidebar";
+import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
-import { Toast, type ToastMessage } from "./components/Toast";
-import { useConversation } from "./hooks/useConversation";
+import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
+import { isRunning } from "./state/store";
+import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
 
-
+/** The app: one store for everything it shows, provided to every component. */
 export function App() {
-  const [info, setInfo] = useState<AppInfo | null>(null);
-  const [settings, setSettings] = useState<Settings | null>(null);
-  const [sessions, setSessions] = useState<SessionListItem[]>([]);
-  const [query, setQuery] = useState("");
-  const [loadingSessions, setLoadingSessions] = useState(true);
-  const [settingsOpen, setSettingsOpen] = useState(false);
-  const [consoleOpen, setConsoleOpen] = useState(false);
-  const [consoleWidth, setConsoleWidth] = useState(460);
-  const [focusedCompaction, setFocusedCompaction] = useState<string | null>(null);
-  const [toast, setToast] = useState<ToastMessage | null>(null);
-  const [broadWorkspace, setBroadWorkspace] = useState<string | null>(null);
+  return (
+    <StoreProvider>
+      <AppWindow />
+    </StoreProvider>
+  );
+}
+
+function AppWindow() {
+  const actions = useActions();
+  const info = useAppState((s) => s.info);
+  const settings = useAppState((s) => s.settings);
+  const sessions = useAppState((s) => s.sessions);
+  const query = useAppState((s) => s.query);
+  const loadingSessions = useAppState((s) => s.loadingSessions);
+  const view = useAppState((s) => s.view);
+  const mode = useAppState((s) => s.mode);
+  const transcript = useAppState((s) => s.transcript);
+  const running = useAppState(isRunning);
+  const loadError = useAppState((s) => s.loadError);
+  const toast = useAppState((s) => s.toast);
+  const settingsOpen = useAppState((s) => s.settingsOpen);
+  const consoleOpen = useAppState((s) => s.consoleOpen);
+  const consoleWidth = useAppState((s) => s.consoleWidth);
+  const focusedCompaction = useAppState((s) => s.focusedCompaction);
+  const broadWorkspace = useAppState((s) => s.broadWorkspace);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
 
-  const fail = useCallback((error: unknown) => setToast({ tone: "error", text: toCommandFailure(error).message }), []);
-
-  const refreshSessions = useCallback(
-    async (search = query) => {
-      try {
-        setSessions(await api.listSessions(search.trim() || undefined));
-      } catch (error) {
-        fail(error);
-      } finally {
-        setLoadingSessions(false);
-      }
-    },
-    [query, fail],
-  );
-
-  const conversation = useConversation(() => void refreshSessions());
-  const { view } = conversation;
-
   useEffect(() => {
-    Promise.all([api.appInfo(), api.getSettings()])
-      .then(([appInfo, loaded]) => {
-        setInfo(appInfo);
-        setSettings(loaded);
-      })
-      .catch(fail);
-  }, [fail]);
+    void actions.loadApp();
+  }, [actions]);
 
+  // The list follows the search box, once the person pauses typing.
   useEffect(() => {
-    const timer = window.setTimeout(() => void refreshSessions(query), 200);
+    const timer = window.setTimeout(() => void actions.refreshSessions(), 200);
     return () => window.clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [query]);
+  }, [query, actions]);
 
-  const createIn = useCallback(
-    async (workspace: string, allowBroad: boolean) => {
-      try {
-        const created = await api.createSession(workspace, allowBroad);
-        await refreshSessions();
-        await conversation.open(created.id, "live");
-        composerRef.current?.focus();
-      } catch (error) {
-        // `/` or the home folder: ask the person rather than show an error.
-        if (!allowBroad && toCommandFailure(error).kind === "broad_workspace") setBroadWorkspace(workspace);
-        else fail(error);
-      }
-    },
-    [conversation, refreshSessions, fail],
-  );
-
+  const focusComposer = useCallback(() => composerRef.current?.focus(), []);
   const newSession = useCallback(async () => {
-    try {
-      const workspace = await pickWorkspace();
-      if (workspace) await createIn(workspace, false);
-    } catch (error) {
-      fail(error);
-    }
-  }, [createIn, fail]);
-
-  const exportSession = useCallback(
-    async (id: string, format: ExportFormat) => {
-      const session = sessions.find((s) => s.id === id);
-      try {
-        const path = await pickExportPath(session ? sessionTitle(session) : "session", format);
-        if (!path) return;
-        await api.exportSession(id, format, path);
-        setToast({ tone: "ok", text: `Exported to ${path}` });
-      } catch (error) {
-        fail(error);
-      }
-    },
-    [sessions, fail],
-  );
-
-  const inspectCompaction = useCallback((summaryId: string) => {
-    setConsoleOpen(true);
-    setFocusedCompaction(summaryId);
-  }, []);
+    if (await actions.newSession()) focusComposer();
+  }, [actions, focusComposer]);
 
   useShortcuts({
     newSession: () => void newSession(),
-    focusComposer: () => composerRef.current?.focus(),
-    toggleConsole: () => setConsoleOpen((open) => !open),
-    openSettings: () => setSettingsOpen(true),
+    focusComposer,
+    toggleConsole: actions.toggleConsole,
+    openSettings: () => actions.setSettingsOpen(true),
     stop: () => {
-      if (conversation.running) void conversation.stop();
+      if (running) void actions.stop();
     },
   });
 
   const consoleContext = useMemo(
     () => ({
       session: view,
-      transcript: conversation.transcript,
-      debugEvents: conversation.transcript.debugEvents,
+      transcript,
+      debugEvents: transcript.debugEvents,
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
     }),
-    [view, conversation.transcript, focusedCompaction],
+    [view, transcript, focusedCompaction],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its
   // title, a switch its model); the snapshot the conversation opened with is not.
   const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
   const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
-  const threshold = conversation.transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
-  const context_tokens = conversation.transcript.context_tokens ?? view?.context_tokens ?? null;
+  const threshold = transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
+  const context_tokens = transcript.context_tokens ?? view?.context_tokens ?? null;
 
   return (
-    <ExternalLinks open={api.openExternalLink} onError={fail}>
+    <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
     <div className={`app${consoleOpen ? " with-console" : ""}`}>
       <AppHeader
         info={info}
         session={summary}
         consoleOpen={consoleOpen}
-        onToggleConsole={() => setConsoleOpen((open) => !open)}
-        onOpenSettings={() => setSettingsOpen(true)}
+        onToggleConsole={actions.toggleConsole}
+        onOpenSettings={() => actions.setSettingsOpen(true)}
       />
-      {info?.is_demo && <DemoBanner onOpenSettings={() => setSettingsOpen(true)} />}
+      {info?.is_demo && <DemoBanner onOpenSettings={() => actions.setSettingsOpen(true)} />}
       <div className="workspace-area">
         <SessionSidebar
           sessions={sessions}
           activeId={view?.summary.id ?? null}
           query={query}
           loading={loadingSessions}
-          onQueryChange={setQuery}
+          onQueryChange={actions.setQuery}
           onNew={() => void newSession()}
-          onOpen={(id) => void conversation.open(id, "browse")}
-          onResume={(id) => void conversation.open(id, "live")}
-          onRename={async (id, title) => {
-            try {
-              const renamed = await api.renameSession(id, title);
-              setSessions((list) => list.map((s) => (s.id === id ? renamed : s)));
-              if (view?.summary.id === id) conversation.setView({ ...view, summary: renamed });
-            } catch (error) {
-              fail(error);
-            }
-          }}
-          onDelete={async (id) => {
-            try {
-              await api.deleteSession(id);
-              if (view?.summary.id === id) conversation.close();
-              await refreshSessions();
-              setToast({ tone: "ok", text: "Session deleted." });
-            } catch (error) {
-              fail(error);
-            }
-          }}
-          onExport={(id, format) => void exportSession(id, format)}
+          onOpen={(id) => void actions.open(id, "browse")}
+          onResume={(id) => void actions.open(id, "live")}
+          onRename={(id, title) => actions.rename(id, title)}
+          onDelete={(id) => actions.remove(id)}
+          onExport={(id, format) => void actions.exportSession(id, format)}
         />
-        {view ? (
-          <Conversation
-            key={view.summary.id}
-            view={view}
-            summary={summary ?? view.summary}
-            mode={conversation.mode}
-            transcript={conversation.transcript}
-            running={conversation.running}
-            listRef={listRef}
-            composerRef={composerRef}
-            onSend={(text) => void conversation.send(text)}
-            onStop={() => void conversation.stop()}
-            onResume={() => {
-              conversation.setMode("live");
-              window.setTimeout(() => composerRef.current?.focus(), 0);
-            }}
-            onDecide={(callId, decision) => void conversation.decide(callId, decision)}
-            onInspectCompaction={inspectCompaction}
-          />
+        {view && summary ? (
+          <Conversation key={view.summary.id} summary={summary} listRef={listRef} composerRef={composerRef} />
         ) : (
-          <WelcomeScreen
-            error={conversation.loadError}
-            hasSessions={sessions.length > 0}
-            onNew={() => void newSession()}
-          />
+          <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={() => void newSession()} />
         )}
         {consoleOpen && (
           <DebugConsolePanel
             context={consoleContext}
             sections={consoleSections}
             width={consoleWidth}
-            onResize={setConsoleWidth}
-            onClose={() => setConsoleOpen(false)}
+            onResize={actions.setConsoleWidth}
+            onClose={() => actions.setConsoleOpen(false)}
           />
         )}
       </div>
@@ -226,33 +137,25 @@ export function App() {
           <span className="gauge gauge-empty">No session open</span>
         )}
         <span className="footer-status" role="status">
-          {conversation.running ? "Working…" : view ? (conversation.mode === "live" ? "Ready" : "Read-only") : ""}
+          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only") : ""}
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
       {settingsOpen && settings && (
-        <SettingsDialog
-          settings={settings}
-          onClose={() => setSettingsOpen(false)}
-          onSave={async (next) => {
-            const saved = await api.saveSettings(next);
-            setSettings(saved);
-            setInfo(await api.appInfo());
-            setToast({ tone: "ok", text: "Settings saved." });
-          }}
-        />
+        <SettingsDialog settings={settings} onClose={() => actions.setSettingsOpen(false)} onSave={actions.saveSettings} />
       )}
       {broadWorkspace && (
         <BroadWorkspaceDialog
           workspace={broadWorkspace}
-          onCancel={() => setBroadWorkspace(null)}
+          onCancel={actions.cancelBroadWorkspace}
           onConfirm={() => {
-            setBroadWorkspace(null);
-            void createIn(broadWorkspace, true);
+            void actions.confirmBroadWorkspace().then((created) => {
+              if (created) focusComposer();
+            });
           }}
         />
       )}
-      {toast && <Toast message={toast} onDismiss={() => setToast(null)} />}
+      {toast && <Toast message={toast} onDismiss={() => actions.toast(null)} />}
     </div>
     </ExternalLinks>
   );

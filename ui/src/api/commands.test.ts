@@ -26,6 +26,9 @@ describe("command wrappers", () => {
     await api.compactionViews("s1");
     await api.roundRequests("s1");
     await api.roundRequests("s1", 100, 50);
+    await api.openTranscript("s1");
+    await api.openTranscript("s1", "record:12", 200);
+    await api.toolOutput("s1", "call_1");
     expect(calls).toEqual([
       ["list_sessions", { query: "parser" }],
       ["list_sessions", {}],
@@ -43,6 +46,9 @@ describe("command wrappers", () => {
       ["compaction_views", { session_id: "s1" }],
       ["round_requests", { session_id: "s1" }],
       ["round_requests", { session_id: "s1", offset: 100, limit: 50 }],
+      ["open_transcript", { session_id: "s1" }],
+      ["open_transcript", { session_id: "s1", before: "record:12", limit: 200 }],
+      ["tool_output", { session_id: "s1", call_id: "call_1" }],
     ]);
   });
 
@@ -52,11 +58,11 @@ describe("command wrappers", () => {
       const { on_event, session_id, text } = args as { on_event: { onmessage: (m: unknown) => void }; session_id: string; text: string };
       expect(cmd).toBe("send_message");
       expect([session_id, text]).toEqual(["s1", "hello"]);
-      on_event.onmessage({ v: 1, seq: 0 });
-      on_event.onmessage({ v: 1, seq: 1 });
+      on_event.onmessage({ envelope: { v: 1, seq: 0 }, updates: [] });
+      on_event.onmessage({ envelope: { v: 1, seq: 1 }, updates: [] });
       return { turn_id: "t", outcome: "completed", rounds: 1 };
     });
-    const report = await api.sendMessage("s1", "hello", (event) => received.push(event.seq));
+    const report = await api.sendMessage("s1", "hello", (event) => received.push(event.envelope.seq));
     expect(report.outcome).toBe("completed");
     expect(received).toEqual([0, 1]);
   });

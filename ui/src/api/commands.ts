@@ -10,13 +10,15 @@ import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { CreateSession } from "../bindings/CreateSession";
 import type { DeleteSession } from "../bindings/DeleteSession";
-import type { EventEnvelope } from "../bindings/EventEnvelope";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ExportSession } from "../bindings/ExportSession";
 import type { GetCompactionViews } from "../bindings/GetCompactionViews";
 import type { GetRoundRequests } from "../bindings/GetRoundRequests";
+import type { GetToolOutput } from "../bindings/GetToolOutput";
+import type { LiveEvent } from "../bindings/LiveEvent";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
+import type { OpenTranscript } from "../bindings/OpenTranscript";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
@@ -30,16 +32,19 @@ import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
 import type { StopTurn } from "../bindings/StopTurn";
 import type { SwitchProfile } from "../bindings/SwitchProfile";
+import type { ToolOutputText } from "../bindings/ToolOutputText";
+import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TurnReport } from "../bindings/TurnReport";
 import { call } from "./ipc";
 
-export type EventHandler = (event: EventEnvelope) => void;
+/** Receives a turn's events, each with the transcript updates Rust made of it. */
+export type EventHandler = (event: LiveEvent) => void;
 
 /** A request with the channel its events arrive on. */
-type WithEvents<T> = T & { on_event: Channel<EventEnvelope> };
+type WithEvents<T> = T & { on_event: Channel<LiveEvent> };
 
-function channelFor(onEvent: EventHandler): Channel<EventEnvelope> {
-  return new Channel<EventEnvelope>(onEvent);
+function channelFor(onEvent: EventHandler): Channel<LiveEvent> {
+  return new Channel<LiveEvent>(onEvent);
 }
 
 export const appInfo = () => call<AppInfo>("app_info");
@@ -53,6 +58,18 @@ export const listSessions = async (query?: string): Promise<SessionListItem[]> =
 
 export const openSession = (session_id: SessionId) =>
   call<SessionView>("open_session", { session_id } satisfies OpenSession);
+
+/** A page of the conversation's transcript: the newest without `before`, else the page just before that entry id. */
+export const openTranscript = (session_id: SessionId, before?: string, limit?: number) =>
+  call<TranscriptPage>("open_transcript", {
+    session_id,
+    ...(before !== undefined ? { before } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+  } satisfies OpenTranscript);
+
+/** One tool call's whole output, for an expanded card. */
+export const toolOutput = (session_id: SessionId, call_id: string) =>
+  call<ToolOutputText>("tool_output", { session_id, call_id } satisfies GetToolOutput);
 
 /** `allow_broad_workspace` only after the person confirmed `/` or their home folder. */
 export const createSession = (workspace: string, allow_broad_workspace = false) =>

@@ -1,43 +1,40 @@
-import { useState, type Ref, type RefObject } from "react";
-import type { ApprovalDecision, SessionListItem, SessionView } from "../api/types";
+import { useCallback, useState, type RefObject } from "react";
+import type { SessionListItem } from "../api/types";
 import { folderName } from "../lib/format";
-import { pendingApprovals, type Transcript } from "../state/transcript";
-import type { ConversationMode } from "../hooks/useConversation";
+import { isRunning } from "../state/store";
+import { useActions, useAppState } from "../state/StoreProvider";
+import { pendingApprovals } from "../state/transcript";
 import { Composer } from "./Composer";
 import { MessageList, type MessageListHandle } from "./MessageList";
 import { sessionTitle } from "./SessionSidebar";
 
 interface ConversationProps {
-  view: SessionView;
   /** The session's freshest list row (its title and model may have changed since it opened). */
   summary: SessionListItem;
-  mode: ConversationMode;
-  transcript: Transcript;
-  running: boolean;
   listRef: RefObject<MessageListHandle | null>;
-  composerRef: Ref<HTMLTextAreaElement>;
-  onSend: (text: string) => void;
-  onStop: () => void;
-  onResume: () => void;
-  onDecide: (callId: string, decision: ApprovalDecision) => void;
-  onInspectCompaction: (summaryId: string) => void;
+  composerRef: RefObject<HTMLTextAreaElement | null>;
 }
 
-/** The open session: title bar, transcript and composer. */
-export function Conversation(props: ConversationProps) {
-  const { mode, transcript, running, summary } = props;
+/** The open session: title bar, transcript and composer, selected from the store. */
+export function Conversation({ summary, listRef, composerRef }: ConversationProps) {
+  const actions = useActions();
+  const mode = useAppState((s) => s.mode);
+  const transcript = useAppState((s) => s.transcript);
+  const running = useAppState(isRunning);
   const [draft, setDraft] = useState("");
   const live = mode === "live";
   const waiting = live ? pendingApprovals(transcript)[0] : undefined;
   const reviewApproval = () => {
     if (!waiting) return;
-    props.listRef.current?.scrollToEntry(waiting.key);
+    listRef.current?.scrollToEntry(waiting.id);
     window.setTimeout(() => document.querySelector<HTMLElement>("[data-approval-first]")?.focus(), 50);
   };
-  const focusComposer = () => {
-    const el = document.getElementById("composer-input");
-    if (el instanceof HTMLTextAreaElement) el.focus();
-  };
+  const focusComposer = () => composerRef.current?.focus();
+  const send = useCallback((text: string) => void actions.send(text), [actions]);
+  const decide = useCallback((callId: string, decision: Parameters<typeof actions.decide>[1]) => void actions.decide(callId, decision), [actions]);
+  const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
+  const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
+  const inspect = actions.inspectCompaction;
   return (
     <main className="conversation" aria-label="Conversation">
       <div className="conversation-header">
@@ -51,7 +48,14 @@ export function Conversation(props: ConversationProps) {
         {!live && (
           <div className="readonly-banner" role="status">
             <span>Read-only: browsing the session file.</span>
-            <button type="button" className="button small primary" onClick={props.onResume}>
+            <button
+              type="button"
+              className="button small primary"
+              onClick={() => {
+                actions.setMode("live");
+                window.setTimeout(focusComposer, 0);
+              }}
+            >
               Resume session
             </button>
           </div>
@@ -70,10 +74,14 @@ export function Conversation(props: ConversationProps) {
         </div>
       ) : (
         <MessageList
-          ref={props.listRef}
+          ref={listRef}
           entries={transcript.entries}
-          onDecide={live ? props.onDecide : undefined}
-          onInspectCompaction={props.onInspectCompaction}
+          hasOlder={transcript.older !== null}
+          onLoadOlder={loadOlder}
+          outputs={transcript.outputs}
+          onExpandOutput={expandOutput}
+          onDecide={live ? decide : undefined}
+          onInspectCompaction={inspect}
           onEditLast={
             live && !running
               ? (text) => {
@@ -82,21 +90,21 @@ export function Conversation(props: ConversationProps) {
                 }
               : undefined
           }
-          onRetryLast={live && !running ? props.onSend : undefined}
+          onRetryLast={live && !running ? send : undefined}
         />
       )}
       <Composer
         value={draft}
         onChange={setDraft}
-        textareaRef={props.composerRef}
+        textareaRef={composerRef}
         running={running}
         disabled={!live}
         disabledReason="Read-only. Resume the session to continue it."
         onSend={(text) => {
-          props.onSend(text);
+          send(text);
           setDraft("");
         }}
-        onStop={props.onStop}
+        onStop={() => void actions.stop()}
         waitingApproval={waiting ? { summary: waiting.approval?.summary || waiting.name, onReview: reviewApproval } : undefined}
       />
     </main>

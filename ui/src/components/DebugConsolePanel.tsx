@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
+import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { Transcript } from "../state/transcript";
 
 /** Everything a console section can read; nothing in it can change the session. */
@@ -42,6 +43,9 @@ function clampWidth(width: number) {
 /** The resizable panel beside the conversation that hosts the debug console. */
 export function DebugConsolePanel({ context, sections, width, onResize, onClose }: DebugConsolePanelProps) {
   const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
+  // The sections' fetched data lives as long as the panel is open.
+  const [data] = useState(() => new ConsoleStore());
+  useEffect(() => () => data.dispose(), [data]);
   const onMove = useCallback(
     (event: PointerEvent) => {
       if (!dragging.current) return;
@@ -73,6 +77,7 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
   }, [focusedCompaction, sections]);
 
   return (
+    <ConsoleDataContext.Provider value={data}>
     <aside className="console" style={{ width }} aria-label="Debug console">
       <div
         className="console-resizer"
@@ -145,6 +150,7 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
         )}
       </div>
     </aside>
+    </ConsoleDataContext.Provider>
   );
 }
 

@@ -1,14 +1,13 @@
-import { act, render, screen, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
-import { eventStream, ROUND, TURN, userItem } from "../test/fixtures";
-import { emptyTranscript, foldEvent, type Entry } from "../state/transcript";
+import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { applyUpdates, type Entry } from "../state/transcript";
 import { MessageList } from "./MessageList";
 
 function manyEntries(count: number): Entry[] {
   return Array.from({ length: count }, (_, i): Entry =>
     i % 2 === 0
-      ? { kind: "user", key: `u${i}`, text: `Question ${i}` }
-      : { kind: "assistant", key: `a${i}`, text: `Answer **${i}**`, streaming: false },
+      ? { kind: "user", id: `u${i}`, text: `Question ${i}` }
+      : { kind: "assistant", id: `a${i}`, text: `Answer **${i}**`, streaming: false },
   );
 }
 
@@ -21,34 +20,44 @@ describe("MessageList", () => {
     expect(container.querySelectorAll("article").length).toBe(rows.length);
   });
 
+  // The updates below are what Rust's conversion sends for a streamed answer
+  // (crates/strata-app/src/transcript/fold.rs); the list only renders them.
   it("shows streamed text as it arrives and marks it busy until committed", () => {
-    const s = eventStream();
-    let state = foldEvent(emptyTranscript, s.mainline({ kind: "turn_started", turn_id: TURN, user_message: userItem("Hi") }));
-    state = foldEvent(state, s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Working on " }));
-    const { rerender } = render(<MessageList entries={state.entries} />);
+    let entries = applyUpdates([], [
+      { op: "append", entry: { kind: "user", id: "u1", text: "Hi" } },
+      { op: "append", entry: { kind: "assistant", id: "stream:r1", text: "Working on ", streaming: true } },
+    ]);
+    const { rerender } = render(<MessageList entries={entries} />);
     expect(screen.getByRole("article", { name: "Strata" })).toHaveAttribute("aria-busy", "true");
     expect(screen.getByText("Working on")).toBeInTheDocument();
 
-    state = foldEvent(state, s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "the `parser`" }));
-    rerender(<MessageList entries={state.entries} />);
+    entries = applyUpdates(entries, [{ op: "append_text", id: "stream:r1", delta: "the `parser`" }]);
+    rerender(<MessageList entries={entries} />);
     const message = screen.getByRole("article", { name: "Strata" });
     expect(message).toHaveTextContent("Working on the parser");
     expect(within(message).getByText("parser").tagName).toBe("CODE");
 
-    state = foldEvent(state, s.mainline({ kind: "message_committed", turn_id: TURN, item: { type: "message", id: "a1", role: "assistant", content: "Working on the `parser`." } }));
-    rerender(<MessageList entries={state.entries} />);
+    entries = applyUpdates(entries, [
+      { op: "replace", id: "stream:r1", entry: { kind: "assistant", id: "a1", text: "Working on the `parser`.", streaming: false } },
+    ]);
+    rerender(<MessageList entries={entries} />);
+    expect(entries.map((e) => e.id)).toEqual(["u1", "a1"]);
     expect(screen.getByRole("article", { name: "Strata" })).toHaveAttribute("aria-busy", "false");
   });
 
   it("marks a stopped partial answer as not saved, next to the cancelled notice", () => {
-    const s = eventStream();
-    let state = foldEvent(emptyTranscript, s.mainline({ kind: "turn_started", turn_id: TURN, user_message: userItem("Write an essay") }));
-    state = foldEvent(state, s.mainline({ kind: "text_delta", turn_id: TURN, round_id: ROUND, delta: "Once upon a time, " }));
-    const { rerender } = render(<MessageList entries={state.entries} />);
+    let entries = applyUpdates([], [
+      { op: "append", entry: { kind: "user", id: "u1", text: "Write an essay" } },
+      { op: "append", entry: { kind: "assistant", id: "stream:r1", text: "Once upon a time, ", streaming: true } },
+    ]);
+    const { rerender } = render(<MessageList entries={entries} />);
     expect(screen.queryByTestId("unsaved-note")).toBeNull();
 
-    state = foldEvent(state, s.mainline({ kind: "turn_finished", turn_id: TURN, outcome: "cancelled", rounds: 1 }));
-    rerender(<MessageList entries={state.entries} />);
+    entries = applyUpdates(entries, [
+      { op: "replace", id: "stream:r1", entry: { kind: "assistant", id: "stream:r1", text: "Once upon a time, ", streaming: false, unsaved: "stopped" } },
+      { op: "append", entry: { kind: "turn_end", id: "turn_end:t1", outcome: "cancelled", rounds: 1 } },
+    ]);
+    rerender(<MessageList entries={entries} />);
     const message = screen.getByRole("article", { name: "Strata" });
     expect(message).toHaveClass("message-unsaved");
     expect(message).toHaveTextContent("Once upon a time,");
@@ -56,6 +65,22 @@ describe("MessageList", () => {
       "Stopped — this partial answer was not saved and the model will not see it.",
     );
     expect(screen.getByRole("status")).toHaveTextContent("Stopped. The turn was cancelled.");
+  });
+
+  it("asks for the older page when the person scrolls near the top, and only when there is one", () => {
+    const onLoadOlder = vi.fn();
+    const { rerender } = render(<MessageList entries={manyEntries(50)} hasOlder onLoadOlder={onLoadOlder} />);
+    const list = screen.getByRole("log", { name: "Conversation" });
+    fireEvent.scroll(list, { target: { scrollTop: 1200 } });
+    fireEvent.scroll(list, { target: { scrollTop: 600 } });
+    expect(onLoadOlder).not.toHaveBeenCalled();
+    fireEvent.scroll(list, { target: { scrollTop: 10 } });
+    expect(onLoadOlder).toHaveBeenCalledTimes(1);
+
+    rerender(<MessageList entries={manyEntries(50)} hasOlder={false} onLoadOlder={onLoadOlder} />);
+    fireEvent.scroll(list, { target: { scrollTop: 600 } });
+    fireEvent.scroll(list, { target: { scrollTop: 0 } });
+    expect(onLoadOlder).toHaveBeenCalledTimes(1);
   });
 
   it("never runs model output as HTML", () => {
@@ -66,7 +91,7 @@ describe("MessageList", () => {
       "![tracker](https://evil.example/pixel.png)",
     ].join("\n\n");
     const { container } = render(
-      <MessageList entries={[{ kind: "assistant", key: "a", text: hostile, streaming: false }]} />,
+      <MessageList entries={[{ kind: "assistant", id: "a", text: hostile, streaming: false }]} />,
     );
     expect(container.querySelector("script")).toBeNull();
     expect(container.querySelector("img")).toBeNull();
@@ -82,7 +107,7 @@ describe("MessageList", () => {
 
   it("highlights code blocks and offers a copy button", () => {
     render(
-      <MessageList entries={[{ kind: "assistant", key: "a", text: "```rust\nfn main() {}\n```", streaming: false }]} />,
+      <MessageList entries={[{ kind: "assistant", id: "a", text: "```rust\nfn main() {}\n```", streaming: false }]} />,
     );
     expect(screen.getByRole("button", { name: "Copy code" })).toBeInTheDocument();
     expect(document.querySelector("code.hljs, code.language-rust")).not.toBeNull();
@@ -94,12 +119,14 @@ describe("MessageList", () => {
       ...manyEntries(400),
       {
         kind: "compaction",
-        key: "compaction:s1",
-        summaryId: "s1",
-        summary: "Parser done.",
-        metadata: { trigger: "auto", reason: "r", context_tokens: 9000, threshold: 8000, removed: 5, kept: 2, summarizer_model: "m", duration_ms: 1200 },
+        id: "compaction:s1",
+        summary: {
+          id: "s1",
+          summary: "Parser done.",
+          metadata: { trigger: "auto", reason: "r", context_tokens: 9000, threshold: 8000, removed: 5, kept: 2, summarizer_model: "m", duration_ms: 1200 },
+        },
       },
-      ...manyEntries(400).map((e) => ({ ...e, key: `late-${e.key}` })),
+      ...manyEntries(400).map((e) => ({ ...e, id: `late-${e.id}` })),
     ];
     const handle: { current: import("./MessageList").MessageListHandle | null } = { current: null };
     const { container } = render(<MessageList entries={entries} ref={handle} />);

@@ -1,16 +1,24 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useImperativeHandle, useRef, type Ref } from "react";
+import { useEffect, useImperativeHandle, useLayoutEffect, useRef, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
-import type { Entry } from "../state/transcript";
+import type { Entry, FullOutput } from "../state/transcript";
 import { AssistantMessage, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
-import { CompactionDivider, ErrorNotice, InfoNotice, RetryNotice, TurnEndNotice } from "./TranscriptNotices";
+import {
+  CompactionDivider,
+  ErrorNotice,
+  EvictionNotice,
+  InfoNotice,
+  PolicyNotice,
+  RetryNotice,
+  TurnEndNotice,
+} from "./TranscriptNotices";
 
 export interface MessageListHandle {
   /** Scrolls the divider of a compaction into view; false when unknown. */
   scrollToCompaction(summaryId: string): boolean;
-  /** Scrolls an entry (by key) into view; false when unknown. */
-  scrollToEntry(key: string): boolean;
+  /** Scrolls an entry (by id) into view; false when unknown. */
+  scrollToEntry(id: string): boolean;
 }
 
 interface MessageListProps {
@@ -20,6 +28,12 @@ interface MessageListProps {
   onInspectCompaction?: (summaryId: string) => void;
   onEditLast?: (text: string) => void;
   onRetryLast?: (text: string) => void;
+  /** Whether older entries can be loaded, and how: called as the person nears the top. */
+  hasOlder?: boolean;
+  onLoadOlder?: () => void;
+  /** Whole tool outputs fetched so far, by call id, and how to ask for one. */
+  outputs?: Record<string, FullOutput>;
+  onExpandOutput?: (callId: string) => void;
 }
 
 function EntryView({
@@ -43,7 +57,9 @@ function EntryView({
     case "assistant":
       return <AssistantMessage entry={entry} />;
     case "tool":
-      return <ToolCallCard tool={entry} onDecide={props.onDecide} />;
+      return (
+        <ToolCallCard tool={entry} onDecide={props.onDecide} full={props.outputs?.[entry.call_id]} onExpand={props.onExpandOutput} />
+      );
     case "compaction":
       return <CompactionDivider entry={entry} onInspect={props.onInspectCompaction} />;
     case "error":
@@ -54,22 +70,29 @@ function EntryView({
       return <TurnEndNotice entry={entry} />;
     case "notice":
       return <InfoNotice entry={entry} />;
+    case "eviction":
+      return <EvictionNotice entry={entry} />;
+    case "policy":
+      return <PolicyNotice entry={entry} />;
   }
 }
 
 const STICK_DISTANCE = 80;
+/** How near the top an older page is asked for. */
+const TOP_DISTANCE = 200;
 
 /** The transcript, virtualised: only the rows near the viewport are in the DOM. */
 export function MessageList(props: MessageListProps) {
-  const { entries, ref } = props;
+  const { entries, ref, hasOlder, onLoadOlder } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
+  const lastTop = useRef(0);
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 96,
     overscan: 6,
-    getItemKey: (index) => entries[index]?.key ?? index,
+    getItemKey: (index) => entries[index]?.id ?? index,
   });
 
   let lastUser = -1;
@@ -84,14 +107,14 @@ export function MessageList(props: MessageListProps) {
     ref,
     () => ({
       scrollToCompaction(summaryId) {
-        const index = entries.findIndex((e) => e.kind === "compaction" && e.summaryId === summaryId);
+        const index = entries.findIndex((e) => e.kind === "compaction" && e.summary.id === summaryId);
         if (index === -1) return false;
         stickToBottom.current = false;
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },
-      scrollToEntry(key) {
-        const index = entries.findIndex((e) => e.key === key);
+      scrollToEntry(id) {
+        const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return false;
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
@@ -108,6 +131,22 @@ export function MessageList(props: MessageListProps) {
     }
   }, [entries.length, lastSize, virtualizer]);
 
+  // An older page joined in front: keep the entry that was first where the person was reading.
+  const firstId = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    const previous = firstId.current;
+    firstId.current = entries[0]?.id ?? null;
+    if (previous === null || previous === firstId.current) return;
+    const moved = entries.findIndex((e) => e.id === previous);
+    if (moved > 0) virtualizer.scrollToIndex(moved, { align: "start" });
+  }, [entries, virtualizer]);
+
+  // A transcript shorter than the window cannot be scrolled up: load on.
+  useEffect(() => {
+    const el = scroller.current;
+    if (hasOlder && onLoadOlder && el && el.clientHeight > 0 && el.scrollHeight <= el.clientHeight) onLoadOlder();
+  }, [hasOlder, onLoadOlder, entries.length]);
+
   const items = virtualizer.getVirtualItems();
   return (
     <div
@@ -120,7 +159,12 @@ export function MessageList(props: MessageListProps) {
       onScroll={(event) => {
         const el = event.currentTarget;
         stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+        // Only the person scrolling up asks for more, not the list settling at the bottom.
+        const up = el.scrollTop < lastTop.current;
+        lastTop.current = el.scrollTop;
+        if (up && hasOlder && onLoadOlder && el.scrollTop < TOP_DISTANCE) onLoadOlder();
       }}
+      data-has-older={hasOlder ? "true" : undefined}
     >
       <div className="message-list-inner" style={{ height: virtualizer.getTotalSize() }}>
         <div className="message-list-window" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>

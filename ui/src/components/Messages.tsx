@@ -41,7 +41,7 @@ const UNSAVED_TEXT: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = {
 };
 
 export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
-  const noteId = `${entry.key}-unsaved`;
+  const noteId = `${entry.id}-unsaved`;
   return (
     <article
       className={`message message-assistant${entry.unsaved ? " message-unsaved" : ""}`}

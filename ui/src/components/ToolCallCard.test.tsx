@@ -1,20 +1,18 @@
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { Entry } from "../state/transcript";
+import type { ToolCard } from "../state/transcript";
 import { ToolCallCard } from "./ToolCallCard";
 
-type ToolEntry = Extract<Entry, { kind: "tool" }>;
-
-const finished: ToolEntry = {
+const finished: ToolCard = {
   kind: "tool",
-  key: "t1",
-  callId: "call_1",
+  id: "call:call_1",
+  call_id: "call_1",
   name: "run_shell",
   arguments: '{"command":"cargo test -p ingest"}',
-  output: "test result: ok. 18 passed",
+  output: { preview: "test result: ok. 18 passed", chars: 26 },
   status: "success",
-  durationMs: 1234,
+  duration_ms: 1234,
 };
 
 describe("ToolCallCard", () => {
@@ -39,6 +37,34 @@ describe("ToolCallCard", () => {
     expect(screen.queryByText("test result: ok. 18 passed")).toBeNull();
   });
 
+  it("asks for the whole output only when a card whose output was cut is expanded, then shows it", async () => {
+    const onExpand = vi.fn();
+    const user = userEvent.setup();
+    const cut: ToolCard = { ...finished, output: { preview: "line 1\nline 2", chars: 9000 } };
+    const { rerender } = render(<ToolCallCard tool={cut} onExpand={onExpand} />);
+    expect(onExpand).not.toHaveBeenCalled();
+    await user.click(screen.getByRole("button", { name: /run_shell/ }));
+    expect(onExpand).toHaveBeenCalledWith("call_1");
+    expect(screen.getByText(/line 1/)).toBeInTheDocument();
+    expect(screen.getByRole("status")).toHaveTextContent("Loading the whole output (9,000 characters)");
+
+    rerender(<ToolCallCard tool={cut} onExpand={onExpand} full={{ state: "loaded", text: "line 1\nline 2\nline 3 (the end)" }} />);
+    expect(screen.getByText(/line 3 \(the end\)/)).toBeInTheDocument();
+    expect(screen.queryByRole("status")).toBeNull();
+
+    rerender(<ToolCallCard tool={cut} onExpand={onExpand} full={{ state: "failed", message: "The session is gone." }} />);
+    expect(screen.getByRole("status")).toHaveTextContent("The whole output could not be loaded: The session is gone.");
+  });
+
+  it("never asks for an output it already holds whole", async () => {
+    const onExpand = vi.fn();
+    const user = userEvent.setup();
+    render(<ToolCallCard tool={finished} onExpand={onExpand} />);
+    await user.click(screen.getByRole("button", { name: /run_shell/ }));
+    expect(screen.getByText("test result: ok. 18 passed")).toBeInTheDocument();
+    expect(onExpand).not.toHaveBeenCalled();
+  });
+
   it.each([
     ["running", "Running"],
     ["error", "Failed"],
@@ -58,7 +84,7 @@ describe("ToolCallCard", () => {
         tool={{
           ...finished,
           output: undefined,
-          durationMs: undefined,
+          duration_ms: undefined,
           status: "awaiting_approval",
           approval: { summary: "run `cargo test -p ingest` in /work", detail: "cargo test -p ingest" },
         }}

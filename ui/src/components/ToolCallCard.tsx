@@ -1,11 +1,10 @@
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { formatDuration, prettyJson } from "../lib/format";
-import type { Entry, ToolState } from "../state/transcript";
+import type { ToolState } from "../bindings/ToolState";
+import { outputTruncated, type FullOutput, type ToolEntry } from "../state/transcript";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CopyButton } from "./CopyButton";
-
-type ToolEntry = Extract<Entry, { kind: "tool" }>;
 
 const STATUS_LABEL: Record<ToolState, string> = {
   running: "Running",
@@ -50,14 +49,44 @@ interface ToolCallCardProps {
   tool: ToolEntry;
   /** Answers this call's approval; absent when the session is read-only. */
   onDecide?: (callId: string, decision: ApprovalDecision) => void;
+  /** The whole output, once fetched. */
+  full?: FullOutput;
+  /** Asks for the whole output; called when a card whose output was cut is expanded. */
+  onExpand?: (callId: string) => void;
+}
+
+/** The output section: the preview the entry carries, the whole text once it has come. */
+function OutputSection({ tool, full }: { tool: ToolEntry; full?: FullOutput }) {
+  if (!tool.output) return null;
+  const cut = outputTruncated(tool);
+  const text = cut && full?.state === "loaded" ? full.text : tool.output.preview;
+  return (
+    <div className="tool-section">
+      <div className="tool-section-title">
+        Output <CopyButton text={text} label="Copy output" />
+      </div>
+      <pre className="tool-pre">{text || "(no output)"}</pre>
+      {cut && full?.state !== "loaded" && (
+        <p className="tool-output-note" role="status">
+          {full?.state === "failed"
+            ? `The whole output could not be loaded: ${full.message}`
+            : `Loading the whole output (${tool.output.chars.toLocaleString("en-US")} characters)…`}
+        </p>
+      )}
+    </div>
+  );
 }
 
 /** A tool call: name, arguments, output, duration and status, collapsible. */
-export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
+export function ToolCallCard({ tool, onDecide, full, onExpand }: ToolCallCardProps) {
   const waiting = tool.status === "awaiting_approval";
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   const expanded = open || waiting;
+  const cut = outputTruncated(tool);
+  useEffect(() => {
+    if (expanded && cut) onExpand?.(tool.call_id);
+  }, [expanded, cut, onExpand, tool.call_id]);
   const hint = argumentHint(tool.arguments);
   return (
     <section className={`tool-card tone-${STATUS_TONE[tool.status]}`} aria-label={`Tool call ${tool.name}`}>
@@ -74,7 +103,7 @@ export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
         <span className="tool-name">{tool.name}</span>
         {hint && <span className="tool-hint">{hint}</span>}
         <span className="tool-meta">
-          {tool.durationMs !== undefined && <span className="tool-duration">{formatDuration(tool.durationMs)}</span>}
+          {tool.duration_ms !== undefined && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
           <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
             {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
             {STATUS_LABEL[tool.status]}
@@ -91,14 +120,7 @@ export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
               <pre className="tool-pre">{prettyJson(tool.arguments)}</pre>
             </div>
           )}
-          {tool.output !== undefined && (
-            <div className="tool-section">
-              <div className="tool-section-title">
-                Output <CopyButton text={tool.output} label="Copy output" />
-              </div>
-              <pre className="tool-pre">{tool.output || "(no output)"}</pre>
-            </div>
-          )}
+          <OutputSection tool={tool} full={full} />
           {tool.approval?.decision && (
             <p className="tool-decision">
               {tool.approval.decision === "deny"
@@ -115,7 +137,7 @@ export function ToolCallCard({ tool, onDecide }: ToolCallCardProps) {
           tool={tool.name}
           summary={tool.approval.summary}
           detail={tool.approval.detail}
-          onDecide={onDecide ? (decision) => onDecide(tool.callId, decision) : undefined}
+          onDecide={onDecide ? (decision) => onDecide(tool.call_id, decision) : undefined}
         />
       )}
     </section>

@@ -12,7 +12,7 @@ interface CompactionDividerProps {
 
 /** Where the history was compacted; the debug console links here and back. */
 export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) {
-  const { metadata } = entry;
+  const { metadata, id: summaryId } = entry.summary;
   const trigger =
     metadata.trigger === "manual" ? "Compacted on request" : metadata.trigger === "context_overflow" ? "Compacted after a context overflow" : "Context compacted";
   const tokens =
@@ -20,7 +20,7 @@ export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) 
       ? ` at ${formatTokens(metadata.context_tokens)} tokens (threshold ${formatTokens(metadata.threshold)})`
       : "";
   return (
-    <div className="compaction-divider" id={compactionAnchor(entry.summaryId)} role="separator" aria-label={trigger}>
+    <div className="compaction-divider" id={compactionAnchor(summaryId)} role="separator" aria-label={trigger}>
       <span className="divider-line" aria-hidden="true" />
       <span className="divider-label">
         <span className="divider-title">
@@ -31,7 +31,7 @@ export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) 
           {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
         </span>
         {onInspect && (
-          <button type="button" className="link-button" onClick={() => onInspect(entry.summaryId)}>
+          <button type="button" className="link-button" onClick={() => onInspect(summaryId)}>
             Inspect in console
           </button>
         )}
@@ -48,7 +48,7 @@ export function ErrorNotice({ entry }: { entry: Of<"error"> }) {
         !
       </span>
       <div>
-        <strong>{entry.modelError ? modelErrorTitle(entry.modelError.kind) : "Something went wrong"}</strong>
+        <strong>{entry.model_error ? modelErrorTitle(entry.model_error.kind) : "Something went wrong"}</strong>
         <p>{entry.message}</p>
       </div>
     </div>
@@ -71,7 +71,7 @@ function modelErrorTitle(kind: string): string {
 }
 
 export function RetryNotice({ entry }: { entry: Of<"retry"> }) {
-  const delay = formatDuration(entry.delayMs);
+  const delay = formatDuration(entry.delay_ms);
   return (
     <div className={`notice notice-retry${entry.settled ? " settled" : ""}`} role="status">
       {!entry.settled && <span className="spinner" aria-hidden="true" />}
@@ -103,6 +103,27 @@ export function InfoNotice({ entry }: { entry: Of<"notice"> }) {
   return (
     <div className="notice notice-turn" role="status">
       {entry.text}
+    </div>
+  );
+}
+
+/** Older tool outputs the layered policy replaced by placeholders (no model call). */
+export function EvictionNotice({ entry }: { entry: Of<"eviction"> }) {
+  const { evicted, estimated_before, estimated_after } = entry.eviction;
+  const chars = evicted.reduce((sum, e) => sum + e.chars, 0);
+  return (
+    <div className="notice notice-turn notice-eviction" role="status">
+      {evicted.length} older tool {evicted.length === 1 ? "output" : "outputs"} ({formatTokens(Math.ceil(chars / 4))} tokens est.) replaced
+      by placeholders · {formatTokens(estimated_before)} → {formatTokens(estimated_after)} tokens est.
+    </div>
+  );
+}
+
+/** The session's compaction policy from here on. */
+export function PolicyNotice({ entry }: { entry: Of<"policy"> }) {
+  return (
+    <div className="notice notice-turn notice-policy" role="status">
+      Compaction policy: {entry.policy.policy}
     </div>
   );
 }

@@ -70,8 +70,8 @@ describe("hostile text in the UI", () => {
   it("renders every payload at once in user and assistant messages", () => {
     const { container } = render(
       <>
-        <UserMessage entry={{ kind: "user", key: "u", text: everything }} />
-        <AssistantMessage entry={{ kind: "assistant", key: "a", text: everything, streaming: false }} />
+        <UserMessage entry={{ kind: "user", id: "u", text: everything }} />
+        <AssistantMessage entry={{ kind: "assistant", id: "a", text: everything, streaming: false }} />
       </>,
     );
     expectClean(container);
@@ -83,11 +83,11 @@ describe("hostile text in the UI", () => {
     const { container } = render(
       <>
         <ToolCallCard
-          tool={{ kind: "tool", key: "t1", callId: "c1", name: "run_shell", arguments: args, status: "awaiting_approval", approval: { summary: everything, detail: everything } }}
+          tool={{ id: "t1", call_id: "c1", name: "run_shell", arguments: args, status: "awaiting_approval", approval: { summary: everything, detail: everything } }}
           onDecide={() => {}}
         />
-        <ToolCallCard tool={{ kind: "tool", key: "t2", callId: "c2", name: everything, arguments: args, output: everything, status: "error" }} />
-        <ErrorNotice entry={{ kind: "error", key: "e", message: everything }} />
+        <ToolCallCard tool={{ id: "t2", call_id: "c2", name: everything, arguments: args, output: { preview: everything, chars: everything.length }, status: "error" }} />
+        <ErrorNotice entry={{ kind: "error", id: "e", message: everything }} />
       </>,
     );
     expectClean(container);

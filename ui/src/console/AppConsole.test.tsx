@@ -2,15 +2,13 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
-import { consoleView, consoleViews } from "../test/consoleFixtures";
-import { resetConsoleData } from "./useConsoleData";
+import { consoleTranscriptPage, consoleView, consoleViews } from "../test/consoleFixtures";
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
 const profile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 };
 
 beforeEach(() => {
-  resetConsoleData();
   mockIPC((cmd) => {
     switch (cmd) {
       case "app_info":
@@ -23,6 +21,8 @@ beforeEach(() => {
         return consoleView();
       case "compaction_views":
         return consoleViews;
+      case "open_transcript":
+        return consoleTranscriptPage();
       default:
         throw { kind: "internal", message: `unexpected ${cmd}` };
     }

@@ -7,7 +7,6 @@ import { emptyTranscript } from "../state/transcript";
 import { CONSOLE_SESSION, consoleView, consoleViews, manyRoundRecords, roundPage } from "../test/consoleFixtures";
 import { eventStream } from "../test/fixtures";
 import { consoleSections } from "./sections";
-import { resetConsoleData } from "./useConsoleData";
 
 // jsdom has no canvas: the chart library is replaced by a stand-in that shows what it was given.
 const charted = vi.hoisted(() => ({ data: null as unknown }));
@@ -56,7 +55,6 @@ function renderConsole(context: ConsoleContext) {
 }
 
 beforeEach(() => {
-  resetConsoleData();
   charted.data = null;
 });
 

@@ -2,7 +2,7 @@
 // model-visible context) and the core's compaction views, fetched together
 // and shared by every section. A live session is refetched, shortly after
 // the stream moves on, whenever something that changes the file happened.
-import { useEffect, useSyncExternalStore } from "react";
+import { createContext, useContext, useEffect, useSyncExternalStore } from "react";
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { SessionView } from "../api/types";
@@ -24,7 +24,8 @@ const EMPTY: ConsoleSnapshot = { sessionId: null, revision: "", view: null, comp
 /** How long a live session waits for the stream to settle before refetching. */
 export const LIVE_REFRESH_MS = 350;
 
-class ConsoleStore {
+/** The console's fetched data; one per open console panel (`ConsoleDataContext`). */
+export class ConsoleStore {
   private snapshot: ConsoleSnapshot = EMPTY;
   private listeners = new Set<() => void>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -88,21 +89,17 @@ class ConsoleStore {
       });
   }
 
-  reset() {
+  /** Stops a pending refetch (the panel closed). */
+  dispose() {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.wanted = "";
     this.inFlight = null;
-    this.set(EMPTY);
   }
 }
 
-const store = new ConsoleStore();
-
-/** Forgets everything fetched (tests start from nothing). */
-export function resetConsoleData() {
-  store.reset();
-}
+/** The console panel's data store, shared by its sections. */
+export const ConsoleDataContext = createContext<ConsoleStore | null>(null);
 
 /**
  * What changes the session file: the records the app holds and, in a live
@@ -116,11 +113,13 @@ export function consoleRevision(context: ConsoleContext): string {
 }
 
 export function useConsoleData(context: ConsoleContext): ConsoleSnapshot {
+  const store = useContext(ConsoleDataContext);
+  if (!store) throw new Error("useConsoleData needs the DebugConsolePanel around it");
   const sessionId = context.session?.summary.id ?? null;
   const revision = consoleRevision(context);
   useEffect(() => {
     if (sessionId) store.request(sessionId, revision);
-  }, [sessionId, revision]);
+  }, [store, sessionId, revision]);
   const snapshot = useSyncExternalStore(store.subscribe, store.get);
   if (!sessionId) return EMPTY;
   if (snapshot.sessionId !== sessionId) return { ...EMPTY, sessionId, loading: true };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCompactCommand } from "../hooks/useConversation";
+import { parseCompactCommand } from "../state/store";
 import { matchShortcut } from "../hooks/useShortcuts";
 import { folderName, formatDuration, formatRelativeTime, formatTokens, prettyJson } from "./format";
 

@@ -1,21 +1,19 @@
 // An in-memory Strata backend for the browser preview (`npm run build:mock`,
-// `npm run dev` with `?mock`). Never part of the production bundle.
+// `npm run dev` with `?mock`), answering from sessions Rust recorded
+// (`library.ts`). Never part of the production bundle.
 import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type {
-  AppInfo,
-  ApprovalDecision,
-  EventEnvelope,
-  ProfileView,
-  SessionView,
-  Settings,
-} from "../api/types";
-import type { DebugEvent } from "../bindings/DebugEvent";
+import type { AppInfo, ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
+import type { LiveEvent } from "../bindings/LiveEvent";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
+import type { RoundPage } from "../bindings/RoundPage";
 import type { SessionPage } from "../bindings/SessionPage";
-import type { MainlineEvent } from "../bindings/MainlineEvent";
-import { fakeId, sampleSessions, stressSession, type MockSession } from "./fixtures";
-import { compactionViews, replayHistory, roundRequests } from "./replay";
+import type { ToolOutputText } from "../bindings/ToolOutputText";
+import type { TranscriptEntry } from "../bindings/TranscriptEntry";
+import type { TranscriptPage } from "../bindings/TranscriptPage";
+import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
+import type { TurnReport } from "../bindings/TurnReport";
+import { previewLibrary, type PreviewSession } from "./library";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,14 +36,37 @@ const openaiProfile: ProfileView = {
   compact_threshold: 8_000,
 };
 
+/** Entries per transcript page when the caller does not say (as in Rust). */
+const TRANSCRIPT_PAGE = 200;
+
+let counter = 0;
+/** A UUID-shaped id; deterministic so screenshots are stable. */
+function fakeId(): string {
+  counter += 1;
+  return `0193a1b2-c3d4-7e5f-8a9b-${counter.toString(16).padStart(12, "0")}`;
+}
+
+/** The recorded turn's events again, with ids of its own so a second replay adds entries rather than replacing. */
+function renamed(event: LiveEvent, sessionId: string, suffix: string): LiveEvent {
+  const rename = (id: string) => `${id}~${suffix}`;
+  const entry = (e: TranscriptEntry): TranscriptEntry => ({ ...e, id: rename(e.id) }) as TranscriptEntry;
+  return {
+    envelope: { ...event.envelope, session_id: sessionId },
+    updates: event.updates.map((u): TranscriptUpdate =>
+      u.op === "append" ? { op: "append", entry: entry(u.entry) } : u.op === "replace" ? { op: "replace", id: rename(u.id), entry: entry(u.entry) } : { ...u, id: rename(u.id) },
+    ),
+  };
+}
+
 class MockBackend {
-  sessions: MockSession[] = sampleSessions();
+  library = previewLibrary();
+  sessions: PreviewSession[] = this.library.sessions;
   settings: Settings;
-  running = new Map<string, { cancelled: boolean; approvals: Map<string, (d: ApprovalDecision) => void> }>();
+  running = new Map<string, { cancelled: boolean }>();
+  replays = 0;
 
   constructor(params: URLSearchParams) {
     const demo = params.get("profile") === "demo";
-    if (params.has("stress")) this.sessions.push(stressSession());
     this.settings = {
       profiles: [openaiProfile, demoProfile],
       active_profile: demo ? "demo" : "openai",
@@ -58,24 +79,33 @@ class MockBackend {
     return this.settings.profiles.find((p) => p.id === this.settings.active_profile) ?? demoProfile;
   }
 
-  find(id: unknown): MockSession {
-    const session = this.sessions.find((s) => s.summary.id === id);
+  find(id: unknown): PreviewSession {
+    const session = this.sessions.find((s) => s.view.summary.id === id);
     if (!session) throw { kind: "not_found", message: "That session no longer exists." };
     return session;
   }
 
-  view(session: MockSession): SessionView {
-    const profile = this.active();
-    return {
-      summary: session.summary,
-      records: session.records,
-      context: replayHistory(session.records),
-      context_tokens: session.context_tokens,
-      threshold: profile.compact_threshold,
-      context_window: profile.context_window,
-      live: this.running.has(session.summary.id),
-      record_count: session.records.length,
-    };
+  /** `open_transcript`: the recorded entries, paged like Rust pages them. */
+  transcript(session: PreviewSession, before: unknown, limit: unknown): TranscriptPage {
+    const entries = session.transcript;
+    const end = typeof before === "string" ? entries.findIndex((e) => e.id === before) : entries.length;
+    if (end === -1) throw { kind: "not_found", message: "That part of the transcript is not in the session." };
+    const start = Math.max(0, end - (typeof limit === "number" ? limit : TRANSCRIPT_PAGE));
+    const page = entries.slice(start, end);
+    return { v: 1, session_id: session.view.summary.id, entries: page, total: entries.length, start, ...(start > 0 && page[0] ? { older: page[0].id } : {}) };
+  }
+
+  /** `tool_output`: the call's full output record, else its history item. */
+  toolOutput(session: PreviewSession, callId: unknown): ToolOutputText {
+    let output: string | undefined;
+    for (const record of session.view.records) {
+      if (record.type === "full_tool_output" && record.payload.call_id === callId) output = record.payload.output;
+      if (output === undefined && record.type === "response_item" && record.payload.type === "function_call_output" && record.payload.call_id === callId) {
+        output = record.payload.output;
+      }
+    }
+    if (output === undefined) throw { kind: "not_found", message: "That tool call has no output in the session." };
+    return { call_id: String(callId), output, chars: [...output].length };
   }
 
   async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
@@ -87,13 +117,19 @@ class MockBackend {
       case "list_sessions": {
         const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
         const sessions = this.sessions
-          .map((s) => s.summary)
+          .map((s) => s.view.summary)
           .filter((s) => !query || `${s.title ?? ""} ${s.workspace}`.toLowerCase().includes(query));
         const page: SessionPage = { v: 1, sessions, total: sessions.length };
         return page;
       }
-      case "open_session":
-        return this.view(this.find(args.session_id));
+      case "open_session": {
+        const session = this.find(args.session_id);
+        return { ...session.view, live: this.running.has(session.view.summary.id) };
+      }
+      case "open_transcript":
+        return this.transcript(this.find(args.session_id), args.before, args.limit);
+      case "tool_output":
+        return this.toolOutput(this.find(args.session_id), args.call_id);
       case "create_session": {
         // Like the shell: the root needs the person's confirmation.
         if (args.workspace === "/" && !args.allow_broad_workspace) {
@@ -101,20 +137,18 @@ class MockBackend {
         }
         const id = fakeId();
         const now = new Date().toISOString();
-        const session: MockSession = {
-          summary: { id, workspace: String(args.workspace), provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 },
-          records: [],
-        };
-        this.sessions.unshift(session);
-        return session.summary;
+        const summary: SessionListItem = { id, workspace: String(args.workspace), provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
+        const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, record_count: 0 };
+        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] } });
+        return summary;
       }
       case "rename_session": {
         const session = this.find(args.session_id);
-        session.summary = { ...session.summary, title: String(args.title) };
-        return session.summary;
+        session.view.summary = { ...session.view.summary, title: String(args.title) };
+        return session.view.summary;
       }
       case "delete_session":
-        this.sessions = this.sessions.filter((s) => s.summary.id !== args.session_id);
+        this.sessions = this.sessions.filter((s) => s.view.summary.id !== args.session_id);
         return null;
       case "export_session":
         return null;
@@ -136,24 +170,20 @@ class MockBackend {
         const run = this.running.get(String(args.session_id));
         if (!run) return false;
         run.cancelled = true;
-        run.approvals.forEach((resolve) => resolve("deny"));
         return true;
       }
-      case "answer_approval": {
-        const run = this.running.get(String(args.session_id));
-        const resolve = run?.approvals.get(String(args.call_id));
-        if (!resolve) return false;
-        resolve(args.decision as ApprovalDecision);
-        return true;
-      }
+      case "answer_approval":
+        return false;
       case "send_message":
-        return this.turn(this.find(args.session_id), String(args.text), args.on_event as Channel<EventEnvelope>);
+        return this.turn(this.find(args.session_id), args.on_event as Channel<LiveEvent>);
       case "compaction_views":
-        return compactionViews(this.find(args.session_id).records);
+        return this.find(args.session_id).compaction_views;
       case "round_requests": {
+        const { rounds } = this.find(args.session_id);
         const offset = typeof args.offset === "number" ? args.offset : 0;
         const limit = Math.min(200, typeof args.limit === "number" ? args.limit : 50);
-        return roundRequests(this.find(args.session_id).records, offset, limit);
+        const page: RoundPage = { total: rounds.total, offset: Math.min(offset, rounds.total), rounds: rounds.rounds.slice(offset, offset + limit) };
+        return page;
       }
       case "provider_kinds": {
         const kinds: ProviderKindInfo[] = [
@@ -177,71 +207,26 @@ class MockBackend {
     }
   }
 
-  async turn(session: MockSession, text: string, channel: Channel<EventEnvelope>) {
-    const sessionId = session.summary.id;
-    const turnId = fakeId();
-    const roundId = fakeId();
-    const run = { cancelled: false, approvals: new Map<string, (d: ApprovalDecision) => void>() };
+  /** Replays the recorded turn, paced like a model streaming. */
+  async turn(session: PreviewSession, channel: Channel<LiveEvent>): Promise<TurnReport> {
+    const sessionId = session.view.summary.id;
+    const run = { cancelled: false };
     this.running.set(sessionId, run);
-    let seq = 0;
-    const send = (family: "mainline" | "debug", event: MainlineEvent | DebugEvent) =>
-      channel.onmessage({ v: 1, seq: seq++, session_id: sessionId, event: { family, event } as EventEnvelope["event"] });
-    const finish = (outcome: "completed" | "cancelled", rounds: number) => {
-      send("mainline", { kind: "turn_finished", turn_id: turnId, outcome, rounds });
-      this.running.delete(sessionId);
-      session.summary = { ...session.summary, updated_at: new Date().toISOString() };
-      return { turnId, outcome, rounds };
-    };
-    send("mainline", { kind: "turn_started", turn_id: turnId, user_message: { type: "message", id: fakeId(), role: "user", content: text } });
-    const reply = "Let me look at the workspace first, then I'll propose a change.";
-    for (const word of reply.split(/(?<= )/)) {
-      if (run.cancelled) return finish("cancelled", 1);
+    this.replays += 1;
+    const suffix = String(this.replays);
+    let report: TurnReport = { turn_id: fakeId(), outcome: "cancelled", rounds: 0 };
+    for (const event of this.library.live_turn) {
+      if (run.cancelled) break;
       await sleep(40);
-      send("mainline", { kind: "text_delta", turn_id: turnId, round_id: roundId, delta: word });
+      channel.onmessage(renamed(event, sessionId, suffix));
+      const inner = event.envelope.event;
+      if (inner.family === "mainline" && inner.event.kind === "turn_finished") {
+        report = { turn_id: inner.event.turn_id, outcome: inner.event.outcome, rounds: inner.event.rounds };
+      }
     }
-    send("mainline", { kind: "message_committed", turn_id: turnId, item: { type: "message", id: fakeId(), role: "assistant", content: reply } });
-    const listCall = `call_${fakeId().slice(-6)}`;
-    send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: listCall, name: "list_directory", arguments: '{"path":"."}' });
-    await sleep(300);
-    send("mainline", { kind: "tool_call_finished", turn_id: turnId, call_id: listCall, name: "list_directory", status: "success", output: "Cargo.toml\nREADME.md\nsrc/\ntests/", duration_ms: 12 });
-    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: roundId, usage: { input_tokens: 5120, output_tokens: 240 }, context_tokens: 5360, threshold: this.active().compact_threshold });
-    const writeCall = `call_${fakeId().slice(-6)}`;
-    const args = JSON.stringify({ path: "NOTES.md", content: "# Notes\n\n- Plan the change\n" });
-    send("mainline", { kind: "tool_call_started", turn_id: turnId, call_id: writeCall, name: "write_file", arguments: args });
-    send("mainline", {
-      kind: "approval_requested",
-      turn_id: turnId,
-      call_id: writeCall,
-      tool: "write_file",
-      summary: "write_file NOTES.md",
-      detail: "--- a/NOTES.md\n+++ b/NOTES.md\n@@ -0,0 +1,3 @@\n+# Notes\n+\n+- Plan the change\n",
-    });
-    const decision = await new Promise<ApprovalDecision>((resolve) => run.approvals.set(writeCall, resolve));
-    run.approvals.delete(writeCall);
-    send("mainline", { kind: "approval_resolved", turn_id: turnId, call_id: writeCall, decision });
-    if (run.cancelled) return finish("cancelled", 2);
-    const denied = decision === "deny";
-    send("mainline", {
-      kind: "tool_call_finished",
-      turn_id: turnId,
-      call_id: writeCall,
-      name: "write_file",
-      status: denied ? "denied" : "success",
-      output: denied ? "The person denied this call." : "Wrote NOTES.md (3 lines)",
-      duration_ms: denied ? 0 : 8,
-    });
-    send("debug", { kind: "retrying", turn_id: turnId, round_id: fakeId(), attempt: 1, of: 4, delay_ms: 2000, cause: "429 Too Many Requests: rate limited by the provider" });
-    await sleep(2000);
-    const closing = denied ? "Understood, I left `NOTES.md` alone." : "I wrote the plan to `NOTES.md`.";
-    const round2 = fakeId();
-    for (const word of closing.split(/(?<= )/)) {
-      if (run.cancelled) return finish("cancelled", 2);
-      await sleep(40);
-      send("mainline", { kind: "text_delta", turn_id: turnId, round_id: round2, delta: word });
-    }
-    send("mainline", { kind: "message_committed", turn_id: turnId, item: { type: "message", id: fakeId(), role: "assistant", content: closing } });
-    send("debug", { kind: "usage_reported", turn_id: turnId, round_id: round2, usage: { input_tokens: 5600, output_tokens: 120 }, context_tokens: 5720, threshold: this.active().compact_threshold });
-    return finish("completed", 2);
+    this.running.delete(sessionId);
+    session.view.summary = { ...session.view.summary, updated_at: new Date().toISOString() };
+    return report;
   }
 }
 

@@ -4,6 +4,8 @@
 import type { CompactionMetadata, ResponseItem, SessionRecord, SessionView, TokenUsage } from "../api/types";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { RoundPage } from "../bindings/RoundPage";
+import type { TranscriptEntry } from "../bindings/TranscriptEntry";
+import type { TranscriptPage } from "../bindings/TranscriptPage";
 
 export const CONSOLE_SESSION = "0193a1b2-c3d4-7e5f-8a9b-0000000c0501";
 const TURN_1 = "0193a1b2-c3d4-7e5f-8a9b-0000000c0a01";
@@ -181,4 +183,24 @@ export function roundPage(number: number): RoundPage {
       },
     ],
   };
+}
+
+/** What `open_transcript` answers for `consoleRecords` (ids as Rust names them). */
+export const consoleTranscript: TranscriptEntry[] = [
+  { kind: "user", id: user1.id, text: "Fix the parser.", turn_id: TURN_1 },
+  { kind: "tool", id: "call:c1", call_id: "c1", name: "read_file", arguments: '{"path":"src/parser.rs"}', output: { preview: "fn parse() {}", chars: 13 }, status: "finished", turn_id: TURN_1 },
+  { kind: "assistant", id: answer1.id, text: "REMOVED-ANSWER: the parser is fixed.", streaming: false, turn_id: TURN_1 },
+  { kind: "compaction", id: `compaction:${summary1.id}`, summary: summary1 },
+  { kind: "user", id: user2.id, text: "Now add tests.", turn_id: TURN_2 },
+  { kind: "retry", id: "record:16", attempt: 1, of: 4, delay_ms: 2000, cause: "429 Too Many Requests", settled: true },
+  { kind: "assistant", id: answer2.id, text: "Adding tests next.", streaming: false, turn_id: TURN_2 },
+  { kind: "compaction", id: `compaction:${summary2.id}`, summary: summary2 },
+  { kind: "tool", id: "call:c9", call_id: "c9", name: "apply_patch", arguments: "", status: "denied", approval: { summary: "", detail: "", decision: "deny" }, turn_id: TURN_2 },
+  { kind: "error", id: "record:23", message: "the round failed after 4 attempts", model_error: { kind: "transient", message: "503" } },
+  { kind: "turn_end", id: `turn_end:${TURN_2}`, outcome: "failed", rounds: 2 },
+];
+
+/** `open_transcript`'s page holding all of `consoleTranscript`. */
+export function consoleTranscriptPage(): TranscriptPage {
+  return { v: 1, session_id: CONSOLE_SESSION, entries: consoleTranscript, total: consoleTranscript.length, start: 0 };
 }

@@ -32,3 +32,49 @@ export function userItem(content: string, id = "item-user"): ResponseItem {
 export function assistantItem(content: string, id = "item-assistant"): ResponseItem {
   return { type: "message", id, role: "assistant", content };
 }
+
+/** A session as the shell answers for it: its list row, snapshot and transcript (what Rust's conversion gives). */
+export interface ShellSession {
+  summary: import("../api/types").SessionListItem;
+  context_tokens?: number;
+  transcript: import("../bindings/TranscriptEntry").TranscriptEntry[];
+}
+
+/** Two sessions for the App tests. */
+export function shellSessions(): ShellSession[] {
+  const row = (id: string, title: string, workspace: string) => ({
+    id,
+    title,
+    workspace,
+    provider_kind: "demo",
+    model: "strata-demo",
+    created_at: "2026-11-29T10:00:00Z",
+    updated_at: "2026-11-29T11:00:00Z",
+    item_count: 4,
+    compaction_count: 0,
+  });
+  return [
+    {
+      summary: row("0193a1b2-c3d4-7e5f-8a9b-000000000a01", "Streaming JSON parser for ingest", "/home/ana/ingest"),
+      context_tokens: 2930,
+      transcript: [
+        { kind: "user", id: "i-u1", text: "Make the JSON parser stream." },
+        { kind: "assistant", id: "i-a1", text: "The parser now streams.", streaming: false },
+      ],
+    },
+    {
+      summary: row("0193a1b2-c3d4-7e5f-8a9b-000000000a02", "Flaky orders_e2e test", "/home/ana/orders"),
+      transcript: [{ kind: "user", id: "i-u2", text: "Why does orders_e2e fail sometimes?" }],
+    },
+  ];
+}
+
+/** A session's snapshot for `open_session`. */
+export function shellView(session: ShellSession, live = false): import("../api/types").SessionView {
+  return { summary: session.summary, records: [], context: [], threshold: 8000, context_window: 32000, context_tokens: session.context_tokens, live, record_count: 0 };
+}
+
+/** `open_transcript`'s answer holding a session's whole transcript. */
+export function shellPage(session: ShellSession): import("../bindings/TranscriptPage").TranscriptPage {
+  return { v: 1, session_id: session.summary.id, entries: session.transcript, total: session.transcript.length, start: 0 };
+}

@@ -1,0 +1,367 @@
+// The app's one store: everything the window shows (app info, settings, the
+// session list, the open session and its transcript, dialogs, toasts) and
+// the actions that change it. Backend events reach it by one path,
+// `actions.receive`, which applies the transcript updates Rust made.
+// Components select what they need with `useAppState(selector)`.
+import * as api from "../api/commands";
+import { toCommandFailure } from "../api/ipc";
+import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionView, Settings } from "../api/types";
+import type { LiveEvent } from "../bindings/LiveEvent";
+import { sessionTitle } from "../components/SessionSidebar";
+import { pickExportPath, pickWorkspace } from "../api/dialogs";
+import { applyUpdates, contextTokensOf, emptyTranscript, prependPage, type Entry, type Transcript } from "./transcript";
+
+export type ConversationMode = "browse" | "live";
+
+export interface ToastMessage {
+  tone: "ok" | "error";
+  text: string;
+}
+
+export interface AppState {
+  info: AppInfo | null;
+  settings: Settings | null;
+  sessions: SessionListItem[];
+  query: string;
+  loadingSessions: boolean;
+  /** The open session's snapshot, if one is open. */
+  view: SessionView | null;
+  mode: ConversationMode;
+  transcript: Transcript;
+  /** The session a `send_message` or `compact_now` runs in, until it returns. */
+  pendingFor: string | null;
+  loadError: string | null;
+  toast: ToastMessage | null;
+  settingsOpen: boolean;
+  consoleOpen: boolean;
+  consoleWidth: number;
+  focusedCompaction: string | null;
+  /** `/` or the home folder, waiting for the person to confirm it. */
+  broadWorkspace: string | null;
+}
+
+export const initialState: AppState = {
+  info: null,
+  settings: null,
+  sessions: [],
+  query: "",
+  loadingSessions: true,
+  view: null,
+  mode: "browse",
+  transcript: emptyTranscript,
+  pendingFor: null,
+  loadError: null,
+  toast: null,
+  settingsOpen: false,
+  consoleOpen: false,
+  consoleWidth: 460,
+  focusedCompaction: null,
+  broadWorkspace: null,
+};
+
+/** Entries per `open_transcript` page. */
+export const TRANSCRIPT_PAGE = 200;
+
+export interface Store {
+  get(): AppState;
+  set(change: Partial<AppState> | ((state: AppState) => Partial<AppState>)): void;
+  subscribe(listener: () => void): () => void;
+}
+
+export function createStore(initial: AppState = initialState): Store {
+  let state = initial;
+  const listeners = new Set<() => void>();
+  return {
+    get: () => state,
+    set(change) {
+      const patch = typeof change === "function" ? change(state) : change;
+      state = { ...state, ...patch };
+      listeners.forEach((listener) => listener());
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** Parses `/compact [focus]`; `null` when the text is a normal message. */
+export function parseCompactCommand(text: string): { focus?: string } | null {
+  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return null;
+  const focus = match[1]?.trim();
+  return focus ? { focus } : {};
+}
+
+function withEntry(transcript: Transcript, entry: Entry): Transcript {
+  return { ...transcript, entries: [...transcript.entries, entry] };
+}
+
+/** Every action of the app; created once per store, so each is a stable function. */
+export function createActions(store: Store) {
+  const { get, set } = store;
+  let localCount = 0;
+  const openId = () => get().view?.summary.id ?? null;
+
+  const fail = (error: unknown) => set({ toast: { tone: "error", text: toCommandFailure(error).message } });
+
+  /** An error the UI met itself (a command failed), shown in place. */
+  const localError = (message: string) =>
+    set((s) => ({
+      transcript: withEntry(
+        {
+          ...s.transcript,
+          runningTurn: null,
+          entries: s.transcript.entries.map((e) =>
+            e.kind === "assistant" && e.streaming ? { ...e, streaming: false, unsaved: "interrupted" as const } : e,
+          ),
+        },
+        { kind: "error", id: `local:${(localCount += 1)}`, message },
+      ),
+    }));
+
+  const notice = (text: string) =>
+    set((s) => ({ transcript: withEntry(s.transcript, { kind: "notice", id: `local:${(localCount += 1)}`, text }) }));
+
+  const actions = {
+    fail,
+    toast: (toast: ToastMessage | null) => set({ toast }),
+
+    async loadApp() {
+      try {
+        const [info, settings] = await Promise.all([api.appInfo(), api.getSettings()]);
+        set({ info, settings });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    setQuery: (query: string) => set({ query }),
+
+    async refreshSessions() {
+      try {
+        const sessions = await api.listSessions(get().query.trim() || undefined);
+        set({ sessions });
+      } catch (error) {
+        fail(error);
+      } finally {
+        set({ loadingSessions: false });
+      }
+    },
+
+    /** Opens a session: its snapshot and the newest page of its transcript. */
+    async open(sessionId: string, mode: ConversationMode) {
+      set({ loadError: null });
+      pendingOpen = sessionId;
+      try {
+        const [view, page] = await Promise.all([api.openSession(sessionId), api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE)]);
+        if (pendingOpen !== sessionId) return;
+        set({
+          view,
+          mode,
+          transcript: {
+            ...emptyTranscript,
+            entries: page.entries,
+            older: page.older ?? null,
+            last_usage: view.last_usage ?? null,
+            context_tokens: view.context_tokens ?? (view.last_usage ? contextTokensOf(view.last_usage) : null),
+            threshold: view.threshold,
+          },
+        });
+      } catch (error) {
+        if (pendingOpen === sessionId) set({ loadError: toCommandFailure(error).message });
+      }
+    },
+
+    /** The page before the oldest entry shown, as the person scrolls up. */
+    async loadOlder() {
+      const { view, transcript } = get();
+      if (!view || !transcript.older || transcript.loadingOlder) return;
+      const sessionId = view.summary.id;
+      set({ transcript: { ...transcript, loadingOlder: true } });
+      try {
+        const page = await api.openTranscript(sessionId, transcript.older, TRANSCRIPT_PAGE);
+        if (openId() !== sessionId) return;
+        set((s) => ({
+          transcript: { ...s.transcript, entries: prependPage(s.transcript.entries, page.entries), older: page.older ?? null, loadingOlder: false },
+        }));
+      } catch (error) {
+        if (openId() === sessionId) set((s) => ({ transcript: { ...s.transcript, loadingOlder: false } }));
+        fail(error);
+      }
+    },
+
+    /** Fetches a tool call's whole output when its card is expanded (once). */
+    async expandOutput(callId: string) {
+      const sessionId = openId();
+      if (!sessionId || get().transcript.outputs[callId]) return;
+      const put = (output: Transcript["outputs"][string]) =>
+        set((s) => (openId() === sessionId ? { transcript: { ...s.transcript, outputs: { ...s.transcript.outputs, [callId]: output } } } : {}));
+      put({ state: "loading" });
+      try {
+        const full = await api.toolOutput(sessionId, callId);
+        put({ state: "loaded", text: full.output });
+      } catch (error) {
+        put({ state: "failed", message: toCommandFailure(error).message });
+      }
+    },
+
+    close() {
+      pendingOpen = null;
+      set({ view: null, transcript: emptyTranscript });
+    },
+
+    setMode: (mode: ConversationMode) => set({ mode }),
+
+    /** The one path from backend events to the store: a live event and the transcript updates Rust made of it. */
+    receive(sessionId: string, { envelope, updates }: LiveEvent) {
+      if (openId() !== sessionId) return;
+      set((s) => {
+        const t = s.transcript;
+        if (envelope.seq <= t.lastSeq) return {};
+        const next: Transcript = { ...t, lastSeq: envelope.seq, entries: applyUpdates(t.entries, updates) };
+        const { event } = envelope;
+        if (event.family === "mainline") {
+          if (event.event.kind === "turn_started") next.runningTurn = event.event.turn_id;
+          if (event.event.kind === "turn_finished") next.runningTurn = null;
+        } else {
+          next.debugEvents = [...t.debugEvents, envelope];
+          if (event.event.kind === "usage_reported") {
+            next.last_usage = event.event.usage;
+            next.context_tokens = event.event.context_tokens ?? contextTokensOf(event.event.usage);
+            next.threshold = event.event.threshold;
+          }
+        }
+        return { transcript: next };
+      });
+    },
+
+    async send(text: string) {
+      const sessionId = openId();
+      if (!sessionId) return;
+      set({ mode: "live", pendingFor: sessionId });
+      const onEvent = (event: LiveEvent) => actions.receive(sessionId, event);
+      try {
+        const compact = parseCompactCommand(text);
+        if (compact) {
+          const outcome = await api.compactNow(sessionId, compact.focus, onEvent);
+          if (outcome.skipped && openId() === sessionId) notice(outcome.skipped);
+        } else {
+          await api.sendMessage(sessionId, text, onEvent);
+        }
+      } catch (error) {
+        if (openId() === sessionId) localError(toCommandFailure(error).message);
+      } finally {
+        set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
+        void actions.refreshSessions();
+      }
+    },
+
+    async stop() {
+      const sessionId = openId();
+      if (sessionId) await api.stopTurn(sessionId).catch(() => false);
+    },
+
+    async decide(callId: string, decision: ApprovalDecision) {
+      const sessionId = openId();
+      if (!sessionId) return;
+      try {
+        await api.answerApproval(sessionId, callId, decision);
+      } catch (error) {
+        localError(toCommandFailure(error).message);
+      }
+    },
+
+    /** Creates a session in `workspace` and opens it live; false when it was not created. */
+    async createIn(workspace: string, allowBroad: boolean): Promise<boolean> {
+      try {
+        const created = await api.createSession(workspace, allowBroad);
+        await actions.refreshSessions();
+        await actions.open(created.id, "live");
+        return true;
+      } catch (error) {
+        // `/` or the home folder: ask the person rather than show an error.
+        if (!allowBroad && toCommandFailure(error).kind === "broad_workspace") set({ broadWorkspace: workspace });
+        else fail(error);
+        return false;
+      }
+    },
+
+    async newSession(): Promise<boolean> {
+      try {
+        const workspace = await pickWorkspace();
+        return workspace ? await actions.createIn(workspace, false) : false;
+      } catch (error) {
+        fail(error);
+        return false;
+      }
+    },
+
+    confirmBroadWorkspace(): Promise<boolean> {
+      const workspace = get().broadWorkspace;
+      set({ broadWorkspace: null });
+      return workspace ? actions.createIn(workspace, true) : Promise.resolve(false);
+    },
+
+    cancelBroadWorkspace: () => set({ broadWorkspace: null }),
+
+    async rename(id: string, title: string) {
+      try {
+        const renamed = await api.renameSession(id, title);
+        set((s) => ({
+          sessions: s.sessions.map((x) => (x.id === id ? renamed : x)),
+          view: s.view?.summary.id === id ? { ...s.view, summary: renamed } : s.view,
+        }));
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    async remove(id: string) {
+      try {
+        await api.deleteSession(id);
+        if (openId() === id) actions.close();
+        await actions.refreshSessions();
+        set({ toast: { tone: "ok", text: "Session deleted." } });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    async exportSession(id: string, format: ExportFormat) {
+      const session = get().sessions.find((s) => s.id === id);
+      try {
+        const path = await pickExportPath(session ? sessionTitle(session) : "session", format);
+        if (!path) return;
+        await api.exportSession(id, format, path);
+        set({ toast: { tone: "ok", text: `Exported to ${path}` } });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /** Saves settings; a failure is thrown to the dialog, which shows it by its fields. */
+    async saveSettings(next: Settings) {
+      const settings = await api.saveSettings(next);
+      set({ settings });
+      set({ info: await api.appInfo(), toast: { tone: "ok", text: "Settings saved." } });
+    },
+
+    setSettingsOpen: (settingsOpen: boolean) => set({ settingsOpen }),
+    toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
+    setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
+    setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
+    inspectCompaction: (summaryId: string) => set({ consoleOpen: true, focusedCompaction: summaryId }),
+  };
+  // The session `open` is fetching, so a slower earlier open cannot win.
+  let pendingOpen: string | null = null;
+  return actions;
+}
+
+export type Actions = ReturnType<typeof createActions>;
+
+/** Whether a turn or compaction runs in the open session. */
+export function isRunning(state: AppState): boolean {
+  const id = state.view?.summary.id;
+  return (state.pendingFor !== null && state.pendingFor === id) || state.transcript.runningTurn !== null;
+}
