@@ -56,8 +56,9 @@ export const listSessions = async (query?: string): Promise<SessionListItem[]> =
   return page.sessions;
 };
 
-export const openSession = (session_id: SessionId) =>
-  call<SessionView>("open_session", { session_id } satisfies OpenSession);
+/** A session's snapshot, with its records from `from_record` on (all of them by default). */
+export const openSession = (session_id: SessionId, from_record?: number) =>
+  call<SessionView>("open_session", { session_id, ...(from_record !== undefined ? { from_record } : {}) } satisfies OpenSession);
 
 /** A page of the conversation's transcript: the newest without `before`, else the page just before that entry id. */
 export const openTranscript = (session_id: SessionId, before?: string, limit?: number) =>

@@ -109,7 +109,7 @@ export const ConsoleDataContext = createContext<ConsoleStore | null>(null);
  */
 export function consoleRevision(context: ConsoleContext): string {
   const { session, transcript } = context;
-  return [session?.records.length ?? 0, transcript.lastSeq, transcript.debugEvents.length, transcript.runningTurn ?? "idle"].join(":");
+  return [session?.record_count ?? 0, transcript.lastSeq, transcript.debugEvents.length, transcript.runningTurn ?? "idle"].join(":");
 }
 
 export function useConsoleData(context: ConsoleContext): ConsoleSnapshot {

@@ -59,6 +59,13 @@ export const initialState: AppState = {
   broadWorkspace: null,
 };
 
+/**
+ * `open_session`'s `from_record` for a snapshot without records: the
+ * conversation shows `open_transcript` pages, and the console fetches the
+ * records it charts itself.
+ */
+export const WITHOUT_RECORDS = 2 ** 32 - 1;
+
 /** Entries per `open_transcript` page. */
 export const TRANSCRIPT_PAGE = 200;
 
@@ -154,7 +161,10 @@ export function createActions(store: Store) {
       set({ loadError: null });
       pendingOpen = sessionId;
       try {
-        const [view, page] = await Promise.all([api.openSession(sessionId), api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE)]);
+        const [view, page] = await Promise.all([
+          api.openSession(sessionId, WITHOUT_RECORDS),
+          api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE),
+        ]);
         if (pendingOpen !== sessionId) return;
         set({
           view,
