@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_core::StrataPaths;
+mod preview;
 mod support;
 
 use strata_protocol::{

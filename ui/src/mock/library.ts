@@ -2,7 +2,7 @@
 // offline demo model, with everything the app's commands answered for them
 // (the snapshot, the transcript, compaction views, rounds) and one live turn
 // as send_message's channel delivered it. Written by Rust
-// (crates/strata-app/tests/preview_fixture.rs, which fails when the
+// (crates/strata-app/tests/preview/mod.rs, which fails when the
 // conversion changes); nothing here folds records.
 import type { SessionView } from "../api/types";
 import type { CompactionView } from "../bindings/CompactionView";

@@ -6,14 +6,15 @@
 //!
 //! This test writes the session files back and asks the commands again: a
 //! change to the conversion fails it until the fixture is regenerated with
-//! `STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test preview_fixture`.
-
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test transcript preview`.
+//! (A module of the `transcript` test binary, so `make test` links one
+//! binary less.)
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::support::{create, runtime, send};
 use serde::{Deserialize, Serialize};
 use strata_app::App;
 use strata_app::transcript::{TranscriptFeed, TranscriptFold};
@@ -22,9 +23,6 @@ use strata_protocol::{
     CompactNow, CompactionView, GetCompactionViews, GetRoundRequests, LiveEvent, OpenSession,
     OpenTranscript, RoundPage, SessionId, SessionView, TranscriptEntry,
 };
-use support::{create, runtime, send};
-
-mod support;
 
 const UPDATE_ENV: &str = "STRATA_UPDATE_FIXTURES";
 
@@ -149,7 +147,7 @@ async fn record(home: &Path) -> PreviewLibrary {
         sessions.push(answers(&app, id).await);
     }
     PreviewLibrary {
-        about: "Recorded from the offline demo model by crates/strata-app/tests/preview_fixture.rs; regenerate with STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test preview_fixture".into(),
+        about: "Recorded from the offline demo model by crates/strata-app/tests/preview/mod.rs; regenerate with STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test transcript preview".into(),
         sessions,
         live_turn,
     }
