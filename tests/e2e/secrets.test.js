@@ -49,7 +49,7 @@ describe("secrets audit on the desktop (issue 10)", { timeout: 300_000 }, () => 
     // tesseract comes with `make setup` (scripts/setup.sh).
     execFileSync("tesseract", ["--version"], { stdio: "ignore" });
     // Debug-level logs: everything the app would write, the HTTP stack included.
-    h = await Harness.start("secrets", { env: { STRATA_LOG: process.env.AUDIT_LOG ?? "debug" } });
+    h = await Harness.start("secrets", { env: { STRATA_LOG: "debug" } });
     fs.writeFileSync(path.join(h.workspace, "notes.txt"), `deploy notes\nOPENAI_API_KEY=${KEY}\n`);
     sessionId = await h.cliSession("Audit the deploy notes", (req) => req.respondText("Ready for the audit."));
     await h.launchApp();
