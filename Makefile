@@ -96,7 +96,8 @@ bindings:
 
 # The crash harness at soak size: the CLI SIGKILLed 500 times (CRASH_KILLS)
 # mid-stream, mid-tool, mid-compaction and at random; CRASH_SEED repeats a
-# run. `make test` runs the same harness with 24 kills.
+# run; CRASH_POLICY=layered or base runs every session on that compaction
+# policy (both alternate by default). `make test` runs it with 24 kills.
 soak: setup
 	CRASH_KILLS=$${CRASH_KILLS:-500} cargo test -p strata-cli --locked --test crash_harness -- --nocapture
 

@@ -22,6 +22,10 @@ packages=(
   xauth
   imagemagick
   webkit2gtk-driver
+  # The desktop secrets audit (tests/e2e/secrets.test.js) reads its
+  # screenshots back with OCR.
+  tesseract-ocr
+  tesseract-ocr-eng
   curl
   wget
   file

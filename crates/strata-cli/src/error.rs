@@ -34,6 +34,9 @@ pub enum CliError {
     TurnCancelled,
     #[error("the turn failed{}", .0.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
     TurnFailed(Option<ModelError>),
+    /// The turn deadline stopped the turn; the message names it.
+    #[error("the turn failed: {0}")]
+    TurnPastDeadline(String),
     #[error(
         "the turn stopped at the round limit after {rounds} rounds with tool calls still coming"
     )]

@@ -203,7 +203,10 @@ pub fn turn_result(report: &TurnReport) -> crate::error::Result<()> {
     match report.outcome {
         TurnOutcome::Completed => Ok(()),
         TurnOutcome::Cancelled => Err(CliError::TurnCancelled),
-        TurnOutcome::Failed => Err(CliError::TurnFailed(report.error.clone())),
+        TurnOutcome::Failed => Err(match &report.deadline {
+            Some(deadline) => CliError::TurnPastDeadline(deadline.clone()),
+            None => CliError::TurnFailed(report.error.clone()),
+        }),
         TurnOutcome::RoundLimit => Err(CliError::RoundLimit {
             rounds: report.rounds,
         }),

@@ -7,7 +7,8 @@
 //! replays.
 //!
 //! `CRASH_KILLS` (default 24) sets how many kills; `CRASH_SEED` repeats a
-//! run (`make soak` runs 500).
+//! run (`make soak` runs 500); `CRASH_POLICY` (`layered` or `base`) runs
+//! every session chain on one compaction policy instead of alternating.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
@@ -29,6 +30,20 @@ const KILLS_PER_SESSION: usize = 8;
 /// Session chains alternate between the default policy and the base design.
 const POLICIES: [CompactionPolicy; 2] = [CompactionPolicy::Layered, CompactionPolicy::Base];
 
+/// The policies the chains cycle through: both, or the one `CRASH_POLICY`
+/// names (`off` compacts nothing, so a kill mid-compaction would never come).
+fn policies() -> Vec<CompactionPolicy> {
+    match std::env::var("CRASH_POLICY") {
+        Err(_) => POLICIES.to_vec(),
+        Ok(name) => match name.parse::<CompactionPolicy>() {
+            Ok(policy @ (CompactionPolicy::Layered | CompactionPolicy::Base)) => vec![policy],
+            Ok(CompactionPolicy::Off) | Err(_) => {
+                panic!("CRASH_POLICY={name:?}: expected layered or base")
+            }
+        },
+    }
+}
+
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name)
         .ok()
@@ -44,8 +59,11 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
             .unwrap()
             .as_millis() as u64
     });
+    let policies = policies();
+    let policy_names: Vec<&str> = policies.iter().map(|p| p.as_str()).collect();
     eprintln!(
-        "crash harness: seed {seed} (CRASH_SEED={seed} repeats this run), {kills_wanted} kills"
+        "crash harness: seed {seed} (CRASH_SEED={seed} repeats this run), {kills_wanted} kills, \
+         policies {policy_names:?}"
     );
     let started = Instant::now();
     let server = CrashServer::start();
@@ -53,7 +71,7 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
     let mut total = Tally::default();
     let mut by_label: BTreeMap<&str, usize> = BTreeMap::new();
     let mut chains = 0;
-    let mut harness = Harness::new(&server, POLICIES[0]);
+    let mut harness = Harness::new(&server, policies[0]);
     let mut cycle = 0u64;
     while total.kills < kills_wanted {
         assert!(
@@ -63,7 +81,7 @@ fn sigkill_at_any_moment_loses_no_finished_turn_and_the_session_resumes() {
         );
         if total.kills > 0 && total.kills % KILLS_PER_SESSION == 0 && harness.session_started() {
             chains += 1;
-            harness = Harness::new(&server, POLICIES[chains % POLICIES.len()]);
+            harness = Harness::new(&server, policies[chains % policies.len()]);
         }
         // Mixed, so nearby seeds do not replay shifted copies of one run.
         let cycle_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(cycle);

@@ -87,6 +87,7 @@ async fn a_stalled_model_fails_the_turn_at_its_deadline_committing_nothing_half_
 
     assert_eq!((report.outcome, report.rounds), (TurnOutcome::Failed, 1));
     assert_eq!(report.error, None);
+    assert_eq!(report.deadline.as_deref(), Some(DEADLINE_MESSAGE));
     assert_eq!(labels(agent.history().items()), ["system", "user"]);
     assert_failed_on_deadline(&harness, &agent, &mut events);
     let id = agent.id();

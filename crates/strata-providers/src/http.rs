@@ -66,15 +66,27 @@ pub struct HttpClient {
 
 impl HttpClient {
     pub fn new(options: HttpOptions) -> Result<Self, ProviderError> {
-        let client = reqwest::Client::builder()
+        Self::trusting(options, &[])
+    }
+
+    /// Like [`Self::new`], also trusting `extra_roots` (DER certificates)
+    /// beside the system's and the bundled roots. Certificates are still
+    /// verified; this lets tests serve real TLS on loopback with a
+    /// certificate they made. Nothing in the config reaches it.
+    pub fn trusting(options: HttpOptions, extra_roots: &[Vec<u8>]) -> Result<Self, ProviderError> {
+        let settings_error = |error: reqwest::Error| ProviderError::InvalidArgument {
+            what: "HTTP client settings",
+            message: error.to_string(),
+        };
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
-            .redirect(crate::redirect::same_origin_only())
-            .build()
-            .map_err(|error| ProviderError::InvalidArgument {
-                what: "HTTP client settings",
-                message: error.to_string(),
-            })?;
+            .redirect(crate::redirect::same_origin_only());
+        for der in extra_roots {
+            builder = builder
+                .add_root_certificate(reqwest::Certificate::from_der(der).map_err(settings_error)?);
+        }
+        let client = builder.build().map_err(settings_error)?;
         Ok(Self { client, options })
     }
 

@@ -143,10 +143,12 @@ export class Harness {
     return h;
   }
 
-  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW } = {}) {
+  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {} } = {}) {
     this.name = name;
     this.threshold = threshold;
     this.contextWindow = contextWindow;
+    // Extra environment for the app and the CLI (e.g. STRATA_LOG).
+    this.extraEnv = env;
     this.screenshots = [];
   }
 
@@ -193,7 +195,13 @@ export class Harness {
 
     // A debug build appends confirmed links here instead of opening a browser.
     this.openedLinksFile = path.join(this.root, "opened-links.txt");
-    this.env = { ...process.env, STRATA_HOME: this.home, NO_COLOR: "1", STRATA_E2E_OPENED_LINKS: this.openedLinksFile };
+    this.env = {
+      ...process.env,
+      ...this.extraEnv,
+      STRATA_HOME: this.home,
+      NO_COLOR: "1",
+      STRATA_E2E_OPENED_LINKS: this.openedLinksFile,
+    };
     delete this.env.OPENAI_API_KEY;
     delete this.env.ANTHROPIC_API_KEY;
     delete this.env.OPENAI_BASE_URL;

@@ -85,6 +85,9 @@ describe("SettingsDialog", () => {
     const key = screen.getByLabelText(/API key/);
     expect(key).toHaveAttribute("type", "password");
     await user.type(key, "sk-secret-123");
+    // Typed, the key is the field's value, never an attribute in the DOM.
+    expect(key).toHaveValue("sk-secret-123");
+    expect(document.body.innerHTML).not.toContain("sk-secret-123");
     await user.click(screen.getByRole("button", { name: "Store key" }));
     expect(await screen.findByText("Key stored in the system keychain.")).toBeInTheDocument();
     expect(calls.filter(([cmd]) => cmd !== "provider_kinds")).toEqual([["set_api_key", { profile_id: "openai", key: "sk-secret-123" }]]);

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { providerKinds, setApiKey } from "../api/commands";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import { toCommandFailure } from "../api/ipc";
@@ -314,18 +314,21 @@ function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeAct
 }
 
 function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: string; has_key: boolean; unsaved: boolean; onStored: () => void }) {
-  const [key, setKey] = useState("");
+  // Uncontrolled: React mirrors a controlled input's value into its `value`
+  // attribute, which would put the typed key into the DOM.
+  const input = useRef<HTMLInputElement>(null);
   const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const store = async () => {
-    if (!key.trim()) {
+    const key = input.current?.value.trim() ?? "";
+    if (!key) {
       setStatus({ tone: "error", text: "Paste a key first." });
       return;
     }
     setBusy(true);
     try {
-      await setApiKey(profileId, key.trim());
-      setKey("");
+      await setApiKey(profileId, key);
+      if (input.current) input.current.value = "";
       setStatus({ tone: "ok", text: "Key stored in the system keychain." });
       onStored();
     } catch (error) {
@@ -350,14 +353,12 @@ function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: str
           id="profile-api-key"
           type="password"
           autoComplete="off"
-          value={key}
+          ref={input}
+          defaultValue=""
           disabled={unsaved}
           placeholder={has_key ? "••••••••  (configured)" : "sk-…"}
           aria-describedby="profile-api-key-status"
-          onChange={(event) => {
-            setKey(event.target.value);
-            setStatus(null);
-          }}
+          onChange={() => setStatus(null)}
         />
         <button type="button" className="button" disabled={unsaved || busy} onClick={() => void store()}>
           {has_key ? "Replace key" : "Store key"}

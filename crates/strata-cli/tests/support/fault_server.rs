@@ -1,7 +1,8 @@
 //! A local server that speaks one provider's wire format (OpenAI Responses,
 //! Chat Completions or Anthropic Messages) and injects one fault per
 //! request: error statuses, resets, stalls, keep-alives forever, malformed
-//! or truncated events, HTML pages, a 4 GB event, endless text. Once
+//! or truncated events, HTML pages, a 4 GB event, endless text, a slow
+//! drip of text forever. Once
 //! healed it answers every request with a short, successful reply.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -155,6 +156,9 @@ pub enum Fault {
     HugeEvent,
     /// Text deltas, as fast as the client reads, forever.
     EndlessText,
+    /// A short text delta and a keep-alive comment every 50 ms, forever:
+    /// real data, so no idle timeout fires.
+    Drip,
 }
 
 impl Fault {
@@ -357,6 +361,15 @@ fn answer(out: &mut Counted<'_>, wire: Wire, fault: Fault) -> std::io::Result<()
                 out.chunk(&block)?;
             }
             out.end()
+        }
+        Fault::Drip => {
+            out.stream_head()?;
+            out.chunk(wire.opening().as_bytes())?;
+            let drop = wire.text("drip ") + ": keep-alive\n\n";
+            loop {
+                out.chunk(drop.as_bytes())?;
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
         Fault::EndlessText => {
             out.stream_head()?;

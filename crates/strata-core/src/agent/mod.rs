@@ -207,6 +207,9 @@ pub struct TurnReport {
     pub compactions: u32,
     /// The model error that failed the turn (outcome `failed`).
     pub error: Option<ModelError>,
+    /// The error line naming the turn deadline, when the deadline stopped
+    /// the turn (outcome `failed`).
+    pub deadline: Option<String>,
 }
 
 /// What a compaction attempt did.

@@ -133,6 +133,7 @@ impl Agent {
             rounds: progress.rounds,
             compactions: progress.compactions,
             error: ending.error,
+            deadline: ending.deadline,
         })
     }
 

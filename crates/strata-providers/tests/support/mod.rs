@@ -4,6 +4,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod tls;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,8 +18,8 @@ use strata_protocol::{
 use strata_providers::{
     ApiKey, Endpoint, HttpClient, HttpOptions, RetryPolicy, WireFormat, replay,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 /// The recorded wire fixtures, copied into the repository with their
@@ -317,7 +319,7 @@ impl TestServer {
     }
 }
 
-async fn read_request(socket: &mut TcpStream) -> Option<Received> {
+async fn read_request(socket: &mut (impl AsyncRead + Unpin)) -> Option<Received> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 4096];
     let header_end = loop {
@@ -372,7 +374,7 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-async fn write_chunk(socket: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+async fn write_chunk(socket: &mut (impl AsyncWrite + Unpin), bytes: &[u8]) -> std::io::Result<()> {
     socket
         .write_all(format!("{:x}\r\n", bytes.len()).as_bytes())
         .await?;
@@ -384,7 +386,7 @@ async fn write_chunk(socket: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()
 const STREAM_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
 
 async fn serve(
-    mut socket: TcpStream,
+    mut socket: impl AsyncRead + AsyncWrite + Unpin,
     reply: Reply,
     log: Arc<Mutex<Vec<Received>>>,
     disconnects: mpsc::UnboundedSender<()>,
@@ -451,7 +453,7 @@ async fn serve(
 }
 
 /// Reading returns 0 (or fails) once the client closes its side.
-async fn wait_for_close(socket: &mut TcpStream) {
+async fn wait_for_close(socket: &mut (impl AsyncRead + Unpin)) {
     let mut sink = [0u8; 1024];
     loop {
         match socket.read(&mut sink).await {
