@@ -121,7 +121,10 @@ async fn cancelling_mid_tool_gives_it_and_the_remaining_calls_cancelled_outputs(
     let c1 = output_of(items, "c1");
     // Killed while running, not refused before it started.
     assert!(c1.contains("were killed"), "{c1}");
-    assert!(c1.ends_with("[The user cancelled this call.]"), "{c1}");
+    assert!(
+        c1.ends_with("[The user cancelled the turn while this call ran.]"),
+        "{c1}"
+    );
     assert!(
         output_of(items, "c2").contains("cancelled the turn before this list_directory call ran")
     );

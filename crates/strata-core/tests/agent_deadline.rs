@@ -113,10 +113,19 @@ async fn a_tool_still_running_at_the_deadline_gets_a_cancelled_output_and_the_se
         labels(items),
         ["system", "user", "call", "call", "output", "output"]
     );
-    assert!(output_of(items, "c1").contains("were killed"));
+    let killed = output_of(items, "c1");
+    assert!(killed.contains("were killed"), "{killed}");
+    // The model is told the deadline stopped the calls, not the person.
     assert!(
-        output_of(items, "c2").contains("cancelled the turn before this list_directory call ran")
+        killed.ends_with("[The turn reached its time limit (network.turn_deadline_ms) and was stopped while this call ran.]"),
+        "{killed}"
     );
+    let skipped = output_of(items, "c2");
+    assert!(
+        skipped.contains("reached its time limit (network.turn_deadline_ms) and was stopped before this list_directory call ran"),
+        "{skipped}"
+    );
+    assert!(!skipped.contains("user"), "{skipped}");
     assert!(agent.history().pending_call_ids().is_empty());
     let statuses: Vec<ToolCallStatus> = events
         .mainline()

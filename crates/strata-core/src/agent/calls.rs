@@ -41,7 +41,8 @@ impl Agent {
                 cancelled = true;
                 plain_outcome(
                     format!(
-                        "The user cancelled the turn before this {} call ran; it was not run.",
+                        "{} before this {} call ran; it was not run.",
+                        self.stop_cause(),
                         call.name
                     ),
                     ToolCallStatus::Cancelled,
@@ -99,8 +100,8 @@ impl Agent {
                 Answer::Cancelled => {
                     return Ok(plain_outcome(
                         format!(
-                            "The user cancelled the turn while this {} call waited for \
-                             approval; it was not run.",
+                            "{} while this {} call waited for approval; it was not run.",
+                            self.stop_cause(),
                             call.name
                         ),
                         ToolCallStatus::Cancelled,
@@ -111,13 +112,26 @@ impl Agent {
         let mut outcome = self.tools.execute(&prepared, cancel).await;
         if outcome.status == ToolCallStatus::Cancelled {
             // The tool says it stopped; the model should also know why.
-            let note = "\n[The user cancelled this call.]";
-            outcome.output.push_str(note);
+            let note = format!("\n[{} while this call ran.]", self.stop_cause());
+            outcome.output.push_str(&note);
             if let Some(full) = outcome.full_output.as_mut() {
-                full.push_str(note);
+                full.push_str(&note);
             }
         }
         Ok(outcome)
+    }
+
+    /// Why calls are being stopped: told to the model, which must not be
+    /// told the person cancelled when the turn's deadline did.
+    fn stop_cause(&self) -> &'static str {
+        let deadline_passed = self
+            .turn_deadline_at
+            .is_some_and(|at| tokio::time::Instant::now() >= at);
+        if deadline_passed {
+            "The turn reached its time limit (network.turn_deadline_ms) and was stopped"
+        } else {
+            "The user cancelled the turn"
+        }
     }
 
     /// Registers the request, announces it, and waits for the answer or the

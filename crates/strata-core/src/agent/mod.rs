@@ -242,6 +242,9 @@ pub struct Agent {
     /// How far the estimator missed the last reported usage.
     calibration: Calibration,
     guard: CompactionGuard,
+    /// When the running turn's deadline passes, so a stop after it is told
+    /// to the model as the deadline's, not the person's.
+    turn_deadline_at: Option<tokio::time::Instant>,
 }
 
 impl Agent {
@@ -310,6 +313,7 @@ impl Agent {
             estimator: Arc::new(CharEstimator),
             calibration: Calibration::default(),
             guard: CompactionGuard::default(),
+            turn_deadline_at: None,
         }
     }
 

@@ -147,18 +147,22 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Ending> {
         let deadline = self.config.turn_deadline;
+        let deadline_at = tokio::time::Instant::now() + deadline;
+        self.turn_deadline_at = Some(deadline_at);
         let stop = cancel.child_token();
-        let mut ending = {
+        let ending = {
             let rounds = self.rounds(progress, &stop);
             tokio::pin!(rounds);
             tokio::select! {
-                ending = &mut rounds => ending?,
-                () = tokio::time::sleep(deadline) => {
+                ending = &mut rounds => ending,
+                () = tokio::time::sleep_until(deadline_at) => {
                     stop.cancel();
-                    rounds.await?
+                    rounds.await
                 }
             }
         };
+        self.turn_deadline_at = None;
+        let mut ending = ending?;
         // `stop` is cancelled only by the person's token or the deadline.
         if stop.is_cancelled() && !cancel.is_cancelled() && ending.outcome == TurnOutcome::Cancelled
         {
