@@ -329,7 +329,7 @@ function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: str
     try {
       await setApiKey(profileId, key);
       if (input.current) input.current.value = "";
-      setStatus({ tone: "ok", text: "Key stored in the system keychain." });
+      setStatus({ tone: "ok", text: "Key stored. It is never shown again." });
       onStored();
     } catch (error) {
       setStatus({ tone: "error", text: toCommandFailure(error).message });
@@ -342,7 +342,7 @@ function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: str
     : has_key
       ? // `has_key` does not say where the key comes from (keychain, key file or environment variable).
         "A key is configured for this profile. Paste a new one to replace it."
-      : "Stored in the system keychain, never shown again.";
+      : "Stored in the system keychain (or, where there is none, in Strata's private key file), never shown again.";
   return (
     <div className={`field api-key${status?.tone === "error" ? " has-error" : ""}`}>
       <label htmlFor="profile-api-key">
