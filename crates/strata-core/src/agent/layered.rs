@@ -21,7 +21,7 @@ use crate::compaction::{
     loss_audit, low_water_mark, plan_eviction, plan_layered, previous_summary_text,
     restore_originals, span_originals,
 };
-use crate::compaction::{MIN_HISTORY_ITEMS, summary_level};
+use crate::compaction::{MIN_HISTORY_ITEMS, needs_summary};
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
@@ -48,6 +48,13 @@ impl Agent {
     /// compaction, until the next round reports (label it as an estimate).
     pub fn estimated_context_tokens(&self) -> u64 {
         self.estimate().items(self.session.history().items())
+            + self.calibration.apply(self.tool_specs_raw())
+    }
+
+    /// The raw estimate of the tool specs every request carries besides the
+    /// history: reported usage counts them, item estimates do not.
+    fn tool_specs_raw(&self) -> u64 {
+        serde_json::to_string(&self.tools.specs()).map_or(0, |specs| self.estimator.count(&specs))
     }
 
     /// Whether automatic compaction is held off after repeated failures.
@@ -64,8 +71,11 @@ impl Agent {
     /// Re-calibrates estimates against a reported context size, taken when
     /// the history is exactly what the report describes.
     pub(super) fn calibrate(&mut self, reported: u64) {
+        // The tool specs count too, or the ratio would absorb them and
+        // inflate every estimate of an item (most with small thresholds).
         let raw = Estimate::new(self.estimator.as_ref(), Default::default())
-            .items(self.session.history().items());
+            .items(self.session.history().items())
+            + self.tool_specs_raw();
         self.calibration = crate::compaction::Calibration::from_report(reported, raw);
     }
 
@@ -73,7 +83,8 @@ impl Agent {
     /// that alone reaches the threshold is refused; under `layered`, when
     /// the last reported usage plus the estimate of everything added since
     /// (the message included) would reach it, compacts first (trigger
-    /// `model_switch` when the session moved to another model, else
+    /// `model_switch` when the session moved to another model or profile
+    /// since its last round and the history alone no longer fits, else
     /// `pre_turn`). `base` does nothing here.
     pub(super) async fn pre_turn_check(
         &mut self,
@@ -106,17 +117,19 @@ impl Agent {
         if current + added < threshold {
             return Ok(());
         }
+        // The history alone no longer fits after a move to another model or
+        // profile (a smaller window, a lower threshold): that is the switch's
+        // doing, not the new message's.
         let switched = self
             .session
             .state()
-            .last_round_model()
-            .is_some_and(|model| model != self.config.model);
-        let (trigger, reason) = if switched {
+            .switched_since_last_round(&self.config.model);
+        let (trigger, reason) = if switched && current >= threshold {
             (
                 CompactionTrigger::ModelSwitch,
                 format!(
                     "The session moved to {}; the history (about {current} tokens, estimated) \
-                     and the new message reach its threshold {threshold}",
+                     no longer fits its threshold {threshold}",
                     self.config.model
                 ),
             )
@@ -137,6 +150,7 @@ impl Agent {
             threshold,
             focus: None,
             turn_id: Some(turn_id),
+            pending: added,
         };
         self.layered_compact(cause, false, cancel).await?;
         Ok(())
@@ -162,10 +176,18 @@ impl Agent {
         // eviction freed, whichever is larger. The estimate alone can miss
         // what it does not count (tool specs, provider framing), and
         // trusting it would skip a needed summary round after round.
-        let expected = cause.context_tokens.map_or(after, |reported| {
-            after.max(reported.saturating_sub(before.saturating_sub(after)))
-        });
-        if !force_summary && expected < summary_level(cause.threshold) {
+        let after_request = after + self.calibration.apply(self.tool_specs_raw());
+        let expected = cause.context_tokens.map_or(after_request, |reported| {
+            after_request.max(reported.saturating_sub(before.saturating_sub(after)))
+        }) + cause.pending;
+        if !force_summary
+            && !needs_summary(
+                self.session.history().items(),
+                self.estimate(),
+                cause.threshold,
+                expected,
+            )
+        {
             self.guard.ineffective_at = None;
             return Ok(None);
         }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use strata_protocol::{
-    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileSet, Record, RecordBody, ResponseItem,
-    Role, SessionMeta, StateSheet,
+    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange, ProfileSet, Record,
+    RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
 use crate::history::{Applied, History};
@@ -36,6 +36,9 @@ pub struct Replay {
     policy: Option<CompactionPolicyRecord>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
+    /// A `profile_set` switching the session to another profile came after
+    /// the last `round` record.
+    switched_since_round: bool,
     /// The sheet of the last layered compaction: the next one extends it.
     last_state_sheet: Option<StateSheet>,
     last_record_at: DateTime<Utc>,
@@ -69,6 +72,7 @@ impl Replay {
             evictions: 0,
             policy: None,
             last_round_model: None,
+            switched_since_round: false,
             last_state_sheet: None,
         }
     }
@@ -93,7 +97,10 @@ impl Replay {
                 self.explicit_title =
                     Some(title.title.trim().to_owned()).filter(|title| !title.is_empty());
             }
-            RecordBody::ProfileSet(profile) => self.profile = Some(profile.clone()),
+            RecordBody::ProfileSet(profile) => {
+                self.switched_since_round |= profile.change == ProfileChange::Switched;
+                self.profile = Some(profile.clone());
+            }
             // A round is written before its response items, with how many
             // items it sent; a mismatch means the file and the request
             // disagree.
@@ -102,6 +109,7 @@ impl Replay {
                     self.inconsistent_rounds += 1;
                 }
                 self.last_round_model = Some(round.model.clone());
+                self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
             RecordBody::LayeredCompaction(compaction) => {
@@ -211,6 +219,17 @@ impl Replay {
     /// The model the last round was sent to.
     pub fn last_round_model(&self) -> Option<&str> {
         self.last_round_model.as_deref()
+    }
+
+    /// Whether the session moved to another model or profile since its
+    /// last round: a `profile_set` switch came after it, or the last round
+    /// went to a model other than `model`.
+    pub fn switched_since_last_round(&self, model: &str) -> bool {
+        self.switched_since_round
+            || self
+                .last_round_model
+                .as_deref()
+                .is_some_and(|last| last != model)
     }
 
     /// Records of types this version does not know: kept in the file, not
