@@ -271,18 +271,47 @@ async fn before_a_message_that_would_cross_the_threshold_room_is_made_first_by_e
     harness.assert_reopens_to(agent);
 }
 
-#[tokio::test]
-async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
-    let harness = layered(1_000);
-    harness.gateway.push_round(text_round(
-        &"long answer ".repeat(300),
-        Some(usage(100, 10)),
-    ));
+/// An answer of about 900 tokens whose round reports little usage.
+fn long_answer_round() -> Vec<Step> {
+    text_round(&"long answer ".repeat(300), Some(usage(100, 10)))
+}
+
+/// Scripts as many failing summaries as open the circuit.
+fn push_failing_summaries(harness: &Harness) {
     for _ in 0..CIRCUIT_BREAKER_FAILURES {
         harness.gateway.push_summary(Err(ModelError::Auth {
             message: "bad key".into(),
         }));
     }
+}
+
+/// Asks for as many manual compactions as open the circuit.
+async fn fail_compactions(agent: &mut strata_core::Agent) {
+    for _ in 0..CIRCUIT_BREAKER_FAILURES {
+        agent
+            .compact_now(None, CancellationToken::new())
+            .await
+            .unwrap();
+    }
+}
+
+/// A manual compaction that succeeds.
+async fn compact_by_hand(agent: &mut strata_core::Agent) {
+    let outcome = agent
+        .compact_now(None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CompactOutcome::Compacted(_)),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
+    let harness = layered(1_000);
+    harness.gateway.push_round(long_answer_round());
+    push_failing_summaries(&harness);
     harness
         .gateway
         .push_round(text_round(&"more ".repeat(300), Some(usage(5_000, 10))));
@@ -317,14 +346,7 @@ async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compa
     run_turn(&mut agent, "Go on.").await;
     assert_eq!(harness.gateway.summary_requests().len(), 3);
 
-    let outcome = agent
-        .compact_now(None, CancellationToken::new())
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CompactOutcome::Compacted(_)),
-        "{outcome:?}"
-    );
+    compact_by_hand(&mut agent).await;
     assert!(!agent.compaction_circuit_open());
     harness.assert_reopens_to(agent);
 }
@@ -517,4 +539,57 @@ async fn without_a_switch_the_same_shrink_is_a_pre_turn_compaction() {
         triggers.iter().all(|t| *t == CompactionTrigger::PreTurn),
         "{triggers:?}"
     );
+}
+
+#[tokio::test]
+async fn an_open_circuit_survives_a_resume_until_a_manual_compaction_succeeds_or_the_person_resets_it()
+ {
+    let harness = layered(1_000);
+    harness.gateway.push_round(long_answer_round());
+    push_failing_summaries(&harness);
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Explain.").await;
+    fail_compactions(&mut agent).await;
+    assert!(agent.compaction_circuit_open());
+    let id = agent.id();
+    harness.assert_reopens_to(agent);
+
+    // Resumed: still open. A round over the threshold attempts no summary.
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(agent.compaction_circuit_open(), "open after the resume");
+    harness
+        .gateway
+        .push_round(text_round(&"more ".repeat(300), Some(usage(5_000, 10))));
+    run_turn(&mut agent, "Go on.").await;
+    assert_eq!(harness.gateway.summary_requests().len(), 3);
+    assert!(agent.compaction_circuit_open());
+    drop(agent);
+
+    // The person resets it: closed, and closed after another resume.
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    agent.reset_compaction_circuit().unwrap();
+    assert!(!agent.compaction_circuit_open());
+    drop(agent);
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(!agent.compaction_circuit_open(), "the reset was recorded");
+
+    // Three more failures open it again; a manual compaction that succeeds
+    // closes it, for good.
+    push_failing_summaries(&harness);
+    fail_compactions(&mut agent).await;
+    assert!(agent.compaction_circuit_open());
+    harness
+        .gateway
+        .push_summary(summary_response("A long answer."));
+    compact_by_hand(&mut agent).await;
+    drop(agent);
+    let (agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(!agent.compaction_circuit_open());
+    let guards = harness
+        .records(id)
+        .iter()
+        .filter(|r| matches!(r.body, RecordBody::CompactionGuard(_)))
+        .count();
+    assert_eq!(guards, 2 * CIRCUIT_BREAKER_FAILURES as usize + 1);
+    harness.assert_reopens_to(agent);
 }

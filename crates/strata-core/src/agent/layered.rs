@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use strata_protocol::{
-    CompactionMetadata, CompactionPolicy, CompactionSummary, CompactionTrigger, DebugEvent, ItemId,
-    LayeredCompaction, MainlineEvent, Message, RecordBody, ResponseItem, Role, TokenUsage,
-    ToolOutputsEvicted, TurnId,
+    CompactionGuardRecord, CompactionMetadata, CompactionPolicy, CompactionSummary,
+    CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, MainlineEvent, Message, RecordBody,
+    ResponseItem, Role, TokenUsage, ToolOutputsEvicted, TurnId,
 };
 
 use super::compact::{CompactionCause, Done};
@@ -27,16 +27,6 @@ use crate::tools::CancellationToken;
 
 /// Compactions in a row whose summary failed before the circuit opens.
 pub const CIRCUIT_BREAKER_FAILURES: u32 = 3;
-
-/// The guards' state, kept by the live agent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct CompactionGuard {
-    /// The last item of the history when a compaction was found
-    /// ineffective: no automatic compaction until something follows it.
-    ineffective_at: Option<ItemId>,
-    failures_in_a_row: u32,
-    circuit_open: bool,
-}
 
 impl Agent {
     /// The estimator with its calibration.
@@ -57,15 +47,23 @@ impl Agent {
         serde_json::to_string(&self.tools.specs()).map_or(0, |specs| self.estimator.count(&specs))
     }
 
-    /// Whether automatic compaction is held off after repeated failures.
+    /// Whether automatic compaction is held off after repeated failures
+    /// (derived from the records, so it survives a resume).
     pub fn compaction_circuit_open(&self) -> bool {
-        self.guard.circuit_open
+        self.session.state().compaction_guards().failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES
     }
 
-    /// The person retries: automatic compaction may run again.
-    pub fn reset_compaction_circuit(&mut self) {
-        self.guard.circuit_open = false;
-        self.guard.failures_in_a_row = 0;
+    /// The person retries: automatic compaction may run again. Recorded
+    /// (`compaction_guard`, `circuit_reset`) so a resume sees it too;
+    /// nothing is written when the circuit is closed.
+    pub fn reset_compaction_circuit(&mut self) -> Result<()> {
+        if self.session.state().compaction_guards().failures_in_a_row() == 0 {
+            return Ok(());
+        }
+        self.session.append(RecordBody::CompactionGuard(
+            CompactionGuardRecord::CircuitReset,
+        ))?;
+        self.session.sync()
     }
 
     /// Re-calibrates estimates against a reported context size, taken when
@@ -167,7 +165,13 @@ impl Agent {
     ) -> Result<Option<CompactOutcome>> {
         let automatic = cause.trigger != CompactionTrigger::Manual;
         let last = self.session.history().items().last().map(ResponseItem::id);
-        if automatic && self.guard.ineffective_at.is_some() && self.guard.ineffective_at == last {
+        if automatic
+            && self
+                .session
+                .state()
+                .compaction_guards()
+                .holds_ineffective(last)
+        {
             return Ok(None);
         }
         let (before, after) = self.evict(&cause)?;
@@ -188,39 +192,37 @@ impl Agent {
                 expected,
             )
         {
-            self.guard.ineffective_at = None;
             return Ok(None);
         }
-        if automatic && self.guard.circuit_open {
+        if automatic && self.compaction_circuit_open() {
             return Ok(None);
         }
         let outcome = self.layered_summary(&cause, cancel).await?;
-        match &outcome {
-            CompactOutcome::Compacted(_) => self.reset_compaction_circuit(),
-            CompactOutcome::SummaryFailed { message, .. } => {
-                self.guard.failures_in_a_row += 1;
-                if self.guard.failures_in_a_row >= CIRCUIT_BREAKER_FAILURES
-                    && !self.guard.circuit_open
-                {
-                    self.guard.circuit_open = true;
-                    self.events.mainline(MainlineEvent::CompactionCircuitOpen {
-                        failures: self.guard.failures_in_a_row,
-                        message: format!(
-                            "automatic compaction is paused after {} failed summaries in a row \
-                             (last: {message}); compact by hand to resume it",
-                            self.guard.failures_in_a_row
-                        ),
-                    });
-                }
+        // A summary resets the guards through its record; a failure is
+        // recorded so they survive a resume.
+        if let CompactOutcome::SummaryFailed { attempts, message } = &outcome {
+            let was_open = self.compaction_circuit_open();
+            self.session.append(RecordBody::CompactionGuard(
+                CompactionGuardRecord::SummaryFailed {
+                    trigger: cause.trigger,
+                    attempts: *attempts,
+                    message: message.clone(),
+                    estimated_tokens: self.estimated_context_tokens(),
+                    threshold: cause.threshold,
+                },
+            ))?;
+            self.session.sync()?;
+            if self.compaction_circuit_open() && !was_open {
+                let failures = self.session.state().compaction_guards().failures_in_a_row();
+                self.events.mainline(MainlineEvent::CompactionCircuitOpen {
+                    failures,
+                    message: format!(
+                        "automatic compaction is paused after {failures} failed summaries in a \
+                         row (last: {message}); compact by hand to resume it"
+                    ),
+                });
             }
-            CompactOutcome::NothingToCompact { .. } | CompactOutcome::Cancelled => {}
         }
-        // Still at the ineffective level: the same history is not compacted
-        // again automatically until new content arrives.
-        self.guard.ineffective_at = (self.estimated_context_tokens()
-            >= ineffective_level(cause.threshold))
-        .then(|| self.session.history().items().last().map(ResponseItem::id))
-        .flatten();
         Ok(Some(outcome))
     }
 

@@ -124,7 +124,6 @@ use crate::session::LiveSession;
 use crate::store::SessionStore;
 use crate::tools::{SessionApprovals, ToolRegistry};
 use events::EventEmitter;
-use layered::CompactionGuard;
 
 /// Rounds a turn may run before it stops with `round_limit`.
 pub const DEFAULT_MAX_ROUNDS: u32 = 32;
@@ -241,7 +240,6 @@ pub struct Agent {
     estimator: Arc<dyn TokenEstimator>,
     /// How far the estimator missed the last reported usage.
     calibration: Calibration,
-    guard: CompactionGuard,
 }
 
 impl Agent {
@@ -309,7 +307,6 @@ impl Agent {
             broker: parts.broker,
             estimator: Arc::new(CharEstimator),
             calibration: Calibration::default(),
-            guard: CompactionGuard::default(),
         }
     }
 
