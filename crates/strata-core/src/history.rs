@@ -127,7 +127,8 @@ impl History {
             | RecordBody::TitleSet(_)
             | RecordBody::FullToolOutput(_)
             | RecordBody::ProfileSet(_)
-            | RecordBody::CompactionPolicy(_) => Applied::NotHistory,
+            | RecordBody::CompactionPolicy(_)
+            | RecordBody::CompactionGuard(_) => Applied::NotHistory,
         }
     }
 

@@ -73,9 +73,11 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     let mut turns = 0;
     for record in &read.records {
         let entry = match &record.body {
+            // Guards show live (the summary_failed and circuit events).
             RecordBody::SessionMeta(_)
             | RecordBody::TokenUsage(_)
-            | RecordBody::CompactionPolicy(_) => continue,
+            | RecordBody::CompactionPolicy(_)
+            | RecordBody::CompactionGuard(_) => continue,
             RecordBody::ToolOutputsEvicted(eviction) => Entry::Eviction {
                 outputs: eviction.evicted.len(),
                 chars: eviction.evicted.iter().map(|e| e.chars).sum(),

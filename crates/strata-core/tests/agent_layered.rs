@@ -69,7 +69,7 @@ fn outputs(items: &[ResponseItem]) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn at_the_threshold_old_tool_outputs_are_evicted_without_a_model_call_and_the_last_rounds_stay_whole()
+async fn at_the_eviction_level_old_tool_outputs_are_evicted_without_a_model_call_and_the_last_round_stays_whole()
  {
     let harness = layered(6_000);
     six_reads(&harness);
@@ -93,17 +93,14 @@ async fn at_the_threshold_old_tool_outputs_are_evicted_without_a_model_call_and_
         .iter()
         .filter(|o| o.starts_with(EVICTED_PREFIX))
         .count();
-    assert!(evicted >= 1, "{sent:?}");
-    // Oldest first, and never the last three rounds.
+    assert!(evicted >= 3, "the three large outputs: {sent:?}");
+    // Oldest first, and never the last round's.
     assert!(
         sent[..evicted]
             .iter()
             .all(|o| o.starts_with(EVICTED_PREFIX))
     );
-    assert!(
-        sent[3..].iter().all(|o| o.starts_with("// original")),
-        "{sent:?}"
-    );
+    assert!(sent[5].starts_with("// original"), "{sent:?}");
     assert!(
         sent[0].contains("read_file") && sent[0].contains("chars"),
         "{}",
@@ -233,58 +230,88 @@ async fn a_message_alone_over_the_threshold_is_refused_before_anything_is_sent_o
 }
 
 #[tokio::test]
-async fn before_a_message_that_would_cross_the_threshold_the_history_is_compacted_first() {
+async fn before_a_message_that_would_cross_the_threshold_room_is_made_first_by_eviction() {
     let harness = layered(3_000);
     harness.write("notes.txt", &"n".repeat(6_000));
+    // Both rounds report usage under the eviction level (1,200): nothing is
+    // evicted between them.
     harness
         .gateway
-        .push_round(read_round("c1", "notes.txt", Some(usage(2_600, 10))));
+        .push_round(read_round("c1", "notes.txt", Some(usage(1_000, 10))));
     harness
         .gateway
-        .push_round(text_round("Read the notes.", Some(usage(2_700, 10))));
-    harness
-        .gateway
-        .push_summary(summary_response("Read notes.txt."));
+        .push_round(text_round("Read the notes.", Some(usage(1_100, 10))));
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
     run_turn(&mut agent, "Read the notes.").await;
-    assert!(harness.gateway.summary_requests().is_empty());
+    assert_eq!(agent.session().state().evictions(), 0);
 
-    run_turn(
-        &mut agent,
-        "Now summarise them in ".to_owned() + &"detail ".repeat(200),
-    )
-    .await;
+    // A message that, added to the last report (1,110), just reaches the
+    // threshold, as the agent estimates it.
+    let mut message = "Now summarise them in".to_owned();
+    while 1_110 + agent.estimate().text(&message) < 3_000 {
+        message.push_str(" detail");
+    }
+    run_turn(&mut agent, message).await;
 
     let records = harness.records(agent.id());
-    let compacted = records
+    let evicted = records
         .iter()
-        .position(|r| matches!(&r.body, RecordBody::LayeredCompaction(c) if c.summary.metadata.trigger == CompactionTrigger::PreTurn))
-        .expect("a pre-turn compaction");
+        .position(|r| matches!(&r.body, RecordBody::ToolOutputsEvicted(e) if e.trigger == CompactionTrigger::PreTurn))
+        .expect("a pre-turn eviction");
     let second_turn = records
         .iter()
         .rposition(|r| matches!(r.body, RecordBody::TurnStarted(_)))
         .unwrap();
-    assert!(compacted < second_turn, "compacted before the turn started");
-    assert_eq!(
-        labels(&harness.gateway.last_request().input),
-        ["system", "summary", "user", "user", "user"]
-    );
+    assert!(evicted < second_turn, "made room before the turn started");
+    // Eviction was enough: no summary.
+    assert!(harness.gateway.summary_requests().is_empty());
+    let sent = harness.gateway.last_request().input;
+    assert!(outputs(&sent)[0].starts_with(EVICTED_PREFIX));
     harness.assert_reopens_to(agent);
 }
 
-#[tokio::test]
-async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
-    let harness = layered(1_000);
-    harness.gateway.push_round(text_round(
-        &"long answer ".repeat(300),
-        Some(usage(100, 10)),
-    ));
+/// An answer of about 900 tokens whose round reports little usage.
+fn long_answer_round() -> Vec<Step> {
+    text_round(&"long answer ".repeat(300), Some(usage(100, 10)))
+}
+
+/// Scripts as many failing summaries as open the circuit.
+fn push_failing_summaries(harness: &Harness) {
     for _ in 0..CIRCUIT_BREAKER_FAILURES {
         harness.gateway.push_summary(Err(ModelError::Auth {
             message: "bad key".into(),
         }));
     }
+}
+
+/// Asks for as many manual compactions as open the circuit.
+async fn fail_compactions(agent: &mut strata_core::Agent) {
+    for _ in 0..CIRCUIT_BREAKER_FAILURES {
+        agent
+            .compact_now(None, CancellationToken::new())
+            .await
+            .unwrap();
+    }
+}
+
+/// A manual compaction that succeeds.
+async fn compact_by_hand(agent: &mut strata_core::Agent) {
+    let outcome = agent
+        .compact_now(None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CompactOutcome::Compacted(_)),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
+    let harness = layered(1_000);
+    harness.gateway.push_round(long_answer_round());
+    push_failing_summaries(&harness);
     harness
         .gateway
         .push_round(text_round(&"more ".repeat(300), Some(usage(5_000, 10))));
@@ -319,14 +346,7 @@ async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compa
     run_turn(&mut agent, "Go on.").await;
     assert_eq!(harness.gateway.summary_requests().len(), 3);
 
-    let outcome = agent
-        .compact_now(None, CancellationToken::new())
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CompactOutcome::Compacted(_)),
-        "{outcome:?}"
-    );
+    compact_by_hand(&mut agent).await;
     assert!(!agent.compaction_circuit_open());
     harness.assert_reopens_to(agent);
 }
@@ -436,4 +456,140 @@ fn a_session_killed_before_its_preamble_resumes_on_base_when_base_is_given() {
             .iter()
             .all(|record| !matches!(record.body, RecordBody::CompactionPolicy(_)))
     );
+}
+
+/// A session that read a file of about 2,000 tokens under a large
+/// threshold, then moved to another profile: same model name, smaller
+/// window.
+async fn switched_to_a_smaller_window(
+    harness: &mut Harness,
+    record_switch: bool,
+) -> Vec<RecordBody> {
+    harness.config.compact_threshold = 100_000;
+    harness.write("big.txt", &"b".repeat(8_000));
+    harness
+        .gateway
+        .push_round(read_round("c1", "big.txt", Some(usage(2_400, 10))));
+    harness
+        .gateway
+        .push_round(text_round("Read it.", Some(usage(2_500, 10))));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Read big.txt.").await;
+    let id = agent.id();
+    drop(agent);
+
+    harness.config.compact_threshold = 1_500;
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    if record_switch {
+        agent
+            .record_profile(strata_protocol::ProfileSet {
+                provider_kind: strata_protocol::ProviderKind::OpenaiChat,
+                base_url: Some("http://127.0.0.1:9/v1".into()),
+                model: harness.config.model.clone(),
+                profile: Some("small".into()),
+                change: strata_protocol::ProfileChange::Switched,
+            })
+            .unwrap();
+    }
+    harness.gateway.push_round(text_round("Go on.", None));
+    run_turn(&mut agent, "Go on.").await;
+    let records = harness.records(id);
+    let second_turn = records
+        .iter()
+        .rposition(|r| matches!(r.body, RecordBody::TurnStarted(_)))
+        .unwrap();
+    records[..second_turn]
+        .iter()
+        .map(|r| r.body.clone())
+        .collect()
+}
+
+fn pre_turn_triggers(records: &[RecordBody]) -> Vec<CompactionTrigger> {
+    records
+        .iter()
+        .filter_map(|body| match body {
+            RecordBody::ToolOutputsEvicted(e) => Some(e.trigger),
+            RecordBody::LayeredCompaction(c) => Some(c.summary.metadata.trigger),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_switch_to_a_profile_whose_window_the_history_no_longer_fits_compacts_as_model_switch() {
+    let mut harness = layered(100_000);
+    let records = switched_to_a_smaller_window(&mut harness, true).await;
+    let triggers = pre_turn_triggers(&records);
+    assert!(!triggers.is_empty(), "compacted before the turn");
+    assert!(
+        triggers
+            .iter()
+            .all(|t| *t == CompactionTrigger::ModelSwitch),
+        "{triggers:?}"
+    );
+}
+
+#[tokio::test]
+async fn without_a_switch_the_same_shrink_is_a_pre_turn_compaction() {
+    let mut harness = layered(100_000);
+    let records = switched_to_a_smaller_window(&mut harness, false).await;
+    let triggers = pre_turn_triggers(&records);
+    assert!(!triggers.is_empty(), "compacted before the turn");
+    assert!(
+        triggers.iter().all(|t| *t == CompactionTrigger::PreTurn),
+        "{triggers:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_open_circuit_survives_a_resume_until_a_manual_compaction_succeeds_or_the_person_resets_it()
+ {
+    let harness = layered(1_000);
+    harness.gateway.push_round(long_answer_round());
+    push_failing_summaries(&harness);
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Explain.").await;
+    fail_compactions(&mut agent).await;
+    assert!(agent.compaction_circuit_open());
+    let id = agent.id();
+    harness.assert_reopens_to(agent);
+
+    // Resumed: still open. A round over the threshold attempts no summary.
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(agent.compaction_circuit_open(), "open after the resume");
+    harness
+        .gateway
+        .push_round(text_round(&"more ".repeat(300), Some(usage(5_000, 10))));
+    run_turn(&mut agent, "Go on.").await;
+    assert_eq!(harness.gateway.summary_requests().len(), 3);
+    assert!(agent.compaction_circuit_open());
+    drop(agent);
+
+    // The person resets it: closed, and closed after another resume.
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    agent.reset_compaction_circuit().unwrap();
+    assert!(!agent.compaction_circuit_open());
+    drop(agent);
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(!agent.compaction_circuit_open(), "the reset was recorded");
+
+    // Three more failures open it again; a manual compaction that succeeds
+    // closes it, for good.
+    push_failing_summaries(&harness);
+    fail_compactions(&mut agent).await;
+    assert!(agent.compaction_circuit_open());
+    harness
+        .gateway
+        .push_summary(summary_response("A long answer."));
+    compact_by_hand(&mut agent).await;
+    drop(agent);
+    let (agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(!agent.compaction_circuit_open());
+    let guards = harness
+        .records(id)
+        .iter()
+        .filter(|r| matches!(r.body, RecordBody::CompactionGuard(_)))
+        .count();
+    assert_eq!(guards, 2 * CIRCUIT_BREAKER_FAILURES as usize + 1);
+    harness.assert_reopens_to(agent);
 }

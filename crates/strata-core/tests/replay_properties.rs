@@ -14,11 +14,11 @@ use strata_core::compaction::{
 use strata_core::store::{ReadMode, SessionStore};
 use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
 use strata_protocol::{
-    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionPolicy,
-    CompactionPolicyRecord, CompactionSummary, CompactionTrigger, ErrorRecord, FullToolOutput,
-    ItemId, LayeredCompaction, ReasoningItem, RecordBody, ResponseItem, RetryRecord, Role, RoundId,
-    RoundRecord, ThresholdSetting, TitleSet, TokenUsage, ToolOutputsEvicted, TurnFinished, TurnId,
-    TurnOutcome, TurnStarted, UnknownRecord,
+    ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionMetadata,
+    CompactionPolicy, CompactionPolicyRecord, CompactionSummary, CompactionTrigger, ErrorRecord,
+    FullToolOutput, ItemId, LayeredCompaction, ReasoningItem, RecordBody, ResponseItem,
+    RetryRecord, Role, RoundId, RoundRecord, ThresholdSetting, TitleSet, TokenUsage,
+    ToolOutputsEvicted, TurnFinished, TurnId, TurnOutcome, TurnStarted, UnknownRecord,
 };
 
 #[derive(Clone, Debug)]
@@ -63,6 +63,12 @@ enum Action {
     },
     /// A `layered_compaction` record with a state sheet.
     LayeredCompaction,
+    /// A `compaction_guard` record: a failed summary that left the
+    /// estimate at `estimated_tokens` (threshold 8,000), or a reset.
+    Guard {
+        failed: bool,
+        estimated_tokens: u64,
+    },
 }
 
 fn role() -> impl Strategy<Value = Role> {
@@ -103,6 +109,8 @@ fn action() -> impl Strategy<Value = Action> {
         .prop_map(Action::Policy),
         2 => (0u64..200).prop_map(|low_water| Action::Eviction { low_water }),
         2 => Just(Action::LayeredCompaction),
+        1 => (any::<bool>(), 0u64..10_000)
+            .prop_map(|(failed, estimated_tokens)| Action::Guard { failed, estimated_tokens }),
     ]
 }
 
@@ -292,6 +300,37 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     ResponseItem::CompactionSummary(record.summary)
                 );
                 assert_eq!(session.history().last_usage(), None);
+                assert_eq!(session.state().compaction_guards().failures_in_a_row(), 0);
+            }
+            Action::Guard {
+                failed,
+                estimated_tokens,
+            } => {
+                let before = session.state().compaction_guards().failures_in_a_row();
+                let body = if *failed {
+                    CompactionGuardRecord::SummaryFailed {
+                        trigger: CompactionTrigger::Auto,
+                        attempts: 4,
+                        message: format!("failure {step}"),
+                        estimated_tokens: *estimated_tokens,
+                        threshold: 8_000,
+                    }
+                } else {
+                    CompactionGuardRecord::CircuitReset
+                };
+                let applied = session.append(RecordBody::CompactionGuard(body)).unwrap();
+                assert_eq!(applied, Applied::NotHistory);
+                let guards = session.state().compaction_guards();
+                let last = session.history().items().last().map(ResponseItem::id);
+                if *failed {
+                    assert_eq!(guards.failures_in_a_row(), before + 1);
+                    assert_eq!(
+                        guards.holds_ineffective(last),
+                        last.is_some() && *estimated_tokens >= 7_200
+                    );
+                } else {
+                    assert_eq!(guards.failures_in_a_row(), 0);
+                }
             }
         }
     }

@@ -132,6 +132,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         // Evicted outputs stay whole in their own records, indexed there.
         RecordBody::ToolOutputsEvicted(_)
         | RecordBody::CompactionPolicy(_)
+        | RecordBody::CompactionGuard(_)
         | RecordBody::TokenUsage(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)

@@ -49,9 +49,10 @@ pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
 pub use records::{
-    ApprovalDecision, ApprovalDecisionRecord, ErrorRecord, FIRST_RECORD_FORMAT_VERSION,
-    FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody, RetryRecord, RoundRecord,
-    SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
+    ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
+    FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,
+    RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome,
+    TurnStarted, UnknownRecord,
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{

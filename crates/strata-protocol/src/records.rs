@@ -14,7 +14,7 @@ use ts_rs::TS;
 
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
-use crate::items::ResponseItem;
+use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
 use crate::usage::TokenUsage;
@@ -94,6 +94,9 @@ pub enum RecordBody {
     ToolOutputsEvicted(ToolOutputsEvicted),
     /// A summary with its state sheet (layered policy).
     LayeredCompaction(Box<LayeredCompaction>),
+    /// What the layered policy's guards saw (a failed summary, the person
+    /// re-enabling automatic compaction), so replay restores them.
+    CompactionGuard(CompactionGuardRecord),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -117,6 +120,7 @@ impl RecordBody {
         "compaction_policy",
         "tool_outputs_evicted",
         "layered_compaction",
+        "compaction_guard",
     ];
 
     /// The format version that introduced this record's type.
@@ -125,7 +129,8 @@ impl RecordBody {
             RecordBody::ProfileSet(_)
             | RecordBody::CompactionPolicy(_)
             | RecordBody::ToolOutputsEvicted(_)
-            | RecordBody::LayeredCompaction(_) => 2,
+            | RecordBody::LayeredCompaction(_)
+            | RecordBody::CompactionGuard(_) => 2,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -159,9 +164,33 @@ impl RecordBody {
             RecordBody::CompactionPolicy(_) => "compaction_policy",
             RecordBody::ToolOutputsEvicted(_) => "tool_outputs_evicted",
             RecordBody::LayeredCompaction(_) => "layered_compaction",
+            RecordBody::CompactionGuard(_) => "compaction_guard",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
+}
+
+/// `compaction_guard` record (layered policy). Replay derives the guards
+/// from these and the compaction records alone: consecutive failed
+/// summaries since the last summary or reset (three open the
+/// auto-compaction circuit), and whether the history was left at 90% of the
+/// threshold or more (not compacted again automatically until it grows).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CompactionGuardRecord {
+    /// A layered summary failed after all its attempts; nothing else of the
+    /// compaction was written.
+    SummaryFailed {
+        trigger: CompactionTrigger,
+        attempts: u32,
+        message: String,
+        /// The estimate of the history after the failure, and the threshold
+        /// it was compared with.
+        estimated_tokens: u64,
+        threshold: u64,
+    },
+    /// The person re-enabled automatic compaction after the circuit opened.
+    CircuitReset,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]

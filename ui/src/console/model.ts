@@ -367,6 +367,12 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
         summaryId: summary.id,
       };
     }
+    case "compaction_guard": {
+      const guard = record.payload;
+      return guard.kind === "summary_failed"
+        ? { ...base, family: "debug", kind: "compaction", tone: "bad", title: `Summary failed (${TRIGGER_LABEL[guard.trigger].toLowerCase()})`, detail: `${guard.attempts} attempt${guard.attempts === 1 ? "" : "s"}: ${guard.message}` }
+        : { ...base, family: "mainline", kind: "compaction", tone: "neutral", title: "Automatic compaction resumed", detail: "the person reset the circuit" };
+    }
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {

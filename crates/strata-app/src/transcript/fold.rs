@@ -7,10 +7,16 @@ use std::collections::HashMap;
 
 use strata_core::transcript::profile_line;
 use strata_protocol::{
-    AgentEvent, ApprovalDecision, ApprovalView, CompactionSummary, DebugEvent, EventEnvelope,
-    ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, Record, RecordBody, ResponseItem,
-    Role, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
+    AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionSummary,
+    DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, Record,
+    RecordBody, ResponseItem, Role, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate,
+    TurnId, TurnOutcome, Unsaved,
 };
+
+/// What a failed summary shows, live or read back from its record.
+fn summary_failed(attempts: u32, message: &str) -> String {
+    format!("Compaction failed after {attempts} attempts: {message}")
+}
 
 /// The start of `output` and its length in characters.
 pub fn preview(output: &str) -> OutputPreview {
@@ -351,7 +357,20 @@ impl TranscriptFold {
             RecordBody::LayeredCompaction(layered) => {
                 self.add_compaction(&layered.summary, Some(&layered.state_sheet.text));
             }
-            RecordBody::SessionMeta(_)
+            // Shown as the live `summary_failed` event is.
+            RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
+                attempts,
+                message,
+                ..
+            }) => {
+                self.push(TranscriptEntry::Error {
+                    id: id(),
+                    message: summary_failed(*attempts, message),
+                    model_error: None,
+                });
+            }
+            RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset)
+            | RecordBody::SessionMeta(_)
             | RecordBody::Round(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
@@ -518,7 +537,7 @@ impl TranscriptFold {
             } => {
                 self.push(TranscriptEntry::Error {
                     id,
-                    message: format!("Compaction failed after {attempts} attempts: {message}"),
+                    message: summary_failed(*attempts, message),
                     model_error: None,
                 });
             }

@@ -11,8 +11,8 @@ use strata_protocol::{
 
 use super::{Agent, CompactOutcome};
 use crate::compaction::{
-    CompactionDecision, CompactionPlan, build_compaction_summary_request, decide_compaction,
-    item_text,
+    CompactionDecision, CompactionPlan, EVICTION_LEVEL_PERCENT, build_compaction_summary_request,
+    decide_compaction, eviction_level, item_text,
 };
 use crate::error::Result;
 use crate::tools::CancellationToken;
@@ -40,6 +40,9 @@ pub(super) struct CompactionCause<'a> {
     pub threshold: u64,
     pub focus: Option<&'a str>,
     pub turn_id: Option<TurnId>,
+    /// Tokens (estimated) the next request adds to the history: the
+    /// person's message a pre-turn compaction makes room for.
+    pub pending: u64,
 }
 
 /// A summary the model wrote.
@@ -81,6 +84,7 @@ impl Agent {
             threshold: self.threshold(),
             focus,
             turn_id: None,
+            pending: 0,
         };
         let outcome = self.compact(cause, &cancel).await?;
         Ok(outcome.unwrap_or(CompactOutcome::NothingToCompact {
@@ -104,28 +108,41 @@ impl Agent {
             return Ok(None);
         }
         let items = self.session.history().items();
-        let decision = decide_compaction(usage, self.threshold(), items);
-        match decision {
-            CompactionDecision::Skip(_) => Ok(None),
-            CompactionDecision::Compact {
-                context_tokens,
-                threshold,
-                reason,
-            } => {
-                let cause = CompactionCause {
-                    trigger: CompactionTrigger::Auto,
-                    reason,
-                    context_tokens: Some(context_tokens),
-                    threshold,
-                    focus: None,
-                    turn_id: Some(turn_id),
-                };
-                match policy {
-                    CompactionPolicy::Layered => self.layered_compact(cause, false, cancel).await,
-                    CompactionPolicy::Off | CompactionPolicy::Base => {
-                        self.base_compact(cause, cancel).await.map(Some)
-                    }
-                }
+        let threshold = self.threshold();
+        // Layered evicts well before the threshold (see
+        // `EVICTION_LEVEL_PERCENT`); base summarizes at it.
+        let level = match policy {
+            CompactionPolicy::Layered => eviction_level(threshold),
+            CompactionPolicy::Off | CompactionPolicy::Base => threshold,
+        };
+        let decision = decide_compaction(usage, level, items);
+        let CompactionDecision::Compact {
+            context_tokens,
+            reason,
+            ..
+        } = decision
+        else {
+            return Ok(None);
+        };
+        let mut cause = CompactionCause {
+            trigger: CompactionTrigger::Auto,
+            reason,
+            context_tokens: Some(context_tokens),
+            threshold,
+            focus: None,
+            turn_id: Some(turn_id),
+            pending: 0,
+        };
+        match policy {
+            CompactionPolicy::Layered => {
+                cause.reason = format!(
+                    "Reported token usage {context_tokens} reached the eviction level {level} \
+                     ({EVICTION_LEVEL_PERCENT}% of the compaction threshold {threshold})"
+                );
+                self.layered_compact(cause, false, cancel).await
+            }
+            CompactionPolicy::Off | CompactionPolicy::Base => {
+                self.base_compact(cause, cancel).await.map(Some)
             }
         }
     }

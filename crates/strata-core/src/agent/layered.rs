@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use strata_protocol::{
-    CompactionMetadata, CompactionPolicy, CompactionSummary, CompactionTrigger, DebugEvent, ItemId,
-    LayeredCompaction, MainlineEvent, Message, RecordBody, ResponseItem, Role, TokenUsage,
-    ToolOutputsEvicted, TurnId,
+    CompactionGuardRecord, CompactionMetadata, CompactionPolicy, CompactionSummary,
+    CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, MainlineEvent, Message, RecordBody,
+    ResponseItem, Role, TokenUsage, ToolOutputsEvicted, TurnId,
 };
 
 use super::compact::{CompactionCause, Done};
@@ -21,22 +21,12 @@ use crate::compaction::{
     loss_audit, low_water_mark, plan_eviction, plan_layered, previous_summary_text,
     restore_originals, span_originals,
 };
-use crate::compaction::{MIN_HISTORY_ITEMS, summary_level};
+use crate::compaction::{MIN_HISTORY_ITEMS, needs_summary};
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
 /// Compactions in a row whose summary failed before the circuit opens.
 pub const CIRCUIT_BREAKER_FAILURES: u32 = 3;
-
-/// The guards' state, kept by the live agent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct CompactionGuard {
-    /// The last item of the history when a compaction was found
-    /// ineffective: no automatic compaction until something follows it.
-    ineffective_at: Option<ItemId>,
-    failures_in_a_row: u32,
-    circuit_open: bool,
-}
 
 impl Agent {
     /// The estimator with its calibration.
@@ -48,24 +38,42 @@ impl Agent {
     /// compaction, until the next round reports (label it as an estimate).
     pub fn estimated_context_tokens(&self) -> u64 {
         self.estimate().items(self.session.history().items())
+            + self.calibration.apply(self.tool_specs_raw())
     }
 
-    /// Whether automatic compaction is held off after repeated failures.
+    /// The raw estimate of the tool specs every request carries besides the
+    /// history: reported usage counts them, item estimates do not.
+    fn tool_specs_raw(&self) -> u64 {
+        serde_json::to_string(&self.tools.specs()).map_or(0, |specs| self.estimator.count(&specs))
+    }
+
+    /// Whether automatic compaction is held off after repeated failures
+    /// (derived from the records, so it survives a resume).
     pub fn compaction_circuit_open(&self) -> bool {
-        self.guard.circuit_open
+        self.session.state().compaction_guards().failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES
     }
 
-    /// The person retries: automatic compaction may run again.
-    pub fn reset_compaction_circuit(&mut self) {
-        self.guard.circuit_open = false;
-        self.guard.failures_in_a_row = 0;
+    /// The person retries: automatic compaction may run again. Recorded
+    /// (`compaction_guard`, `circuit_reset`) so a resume sees it too;
+    /// nothing is written when the circuit is closed.
+    pub fn reset_compaction_circuit(&mut self) -> Result<()> {
+        if self.session.state().compaction_guards().failures_in_a_row() == 0 {
+            return Ok(());
+        }
+        self.session.append(RecordBody::CompactionGuard(
+            CompactionGuardRecord::CircuitReset,
+        ))?;
+        self.session.sync()
     }
 
     /// Re-calibrates estimates against a reported context size, taken when
     /// the history is exactly what the report describes.
     pub(super) fn calibrate(&mut self, reported: u64) {
+        // The tool specs count too, or the ratio would absorb them and
+        // inflate every estimate of an item (most with small thresholds).
         let raw = Estimate::new(self.estimator.as_ref(), Default::default())
-            .items(self.session.history().items());
+            .items(self.session.history().items())
+            + self.tool_specs_raw();
         self.calibration = crate::compaction::Calibration::from_report(reported, raw);
     }
 
@@ -73,7 +81,8 @@ impl Agent {
     /// that alone reaches the threshold is refused; under `layered`, when
     /// the last reported usage plus the estimate of everything added since
     /// (the message included) would reach it, compacts first (trigger
-    /// `model_switch` when the session moved to another model, else
+    /// `model_switch` when the session moved to another model or profile
+    /// since its last round and the history alone no longer fits, else
     /// `pre_turn`). `base` does nothing here.
     pub(super) async fn pre_turn_check(
         &mut self,
@@ -106,17 +115,19 @@ impl Agent {
         if current + added < threshold {
             return Ok(());
         }
+        // The history alone no longer fits after a move to another model or
+        // profile (a smaller window, a lower threshold): that is the switch's
+        // doing, not the new message's.
         let switched = self
             .session
             .state()
-            .last_round_model()
-            .is_some_and(|model| model != self.config.model);
-        let (trigger, reason) = if switched {
+            .switched_since_last_round(&self.config.model);
+        let (trigger, reason) = if switched && current >= threshold {
             (
                 CompactionTrigger::ModelSwitch,
                 format!(
                     "The session moved to {}; the history (about {current} tokens, estimated) \
-                     and the new message reach its threshold {threshold}",
+                     no longer fits its threshold {threshold}",
                     self.config.model
                 ),
             )
@@ -137,6 +148,7 @@ impl Agent {
             threshold,
             focus: None,
             turn_id: Some(turn_id),
+            pending: added,
         };
         self.layered_compact(cause, false, cancel).await?;
         Ok(())
@@ -153,7 +165,13 @@ impl Agent {
     ) -> Result<Option<CompactOutcome>> {
         let automatic = cause.trigger != CompactionTrigger::Manual;
         let last = self.session.history().items().last().map(ResponseItem::id);
-        if automatic && self.guard.ineffective_at.is_some() && self.guard.ineffective_at == last {
+        if automatic
+            && self
+                .session
+                .state()
+                .compaction_guards()
+                .holds_ineffective(last)
+        {
             return Ok(None);
         }
         let (before, after) = self.evict(&cause)?;
@@ -162,43 +180,49 @@ impl Agent {
         // eviction freed, whichever is larger. The estimate alone can miss
         // what it does not count (tool specs, provider framing), and
         // trusting it would skip a needed summary round after round.
-        let expected = cause.context_tokens.map_or(after, |reported| {
-            after.max(reported.saturating_sub(before.saturating_sub(after)))
-        });
-        if !force_summary && expected < summary_level(cause.threshold) {
-            self.guard.ineffective_at = None;
+        let after_request = after + self.calibration.apply(self.tool_specs_raw());
+        let expected = cause.context_tokens.map_or(after_request, |reported| {
+            after_request.max(reported.saturating_sub(before.saturating_sub(after)))
+        }) + cause.pending;
+        if !force_summary
+            && !needs_summary(
+                self.session.history().items(),
+                self.estimate(),
+                cause.threshold,
+                expected,
+            )
+        {
             return Ok(None);
         }
-        if automatic && self.guard.circuit_open {
+        if automatic && self.compaction_circuit_open() {
             return Ok(None);
         }
         let outcome = self.layered_summary(&cause, cancel).await?;
-        match &outcome {
-            CompactOutcome::Compacted(_) => self.reset_compaction_circuit(),
-            CompactOutcome::SummaryFailed { message, .. } => {
-                self.guard.failures_in_a_row += 1;
-                if self.guard.failures_in_a_row >= CIRCUIT_BREAKER_FAILURES
-                    && !self.guard.circuit_open
-                {
-                    self.guard.circuit_open = true;
-                    self.events.mainline(MainlineEvent::CompactionCircuitOpen {
-                        failures: self.guard.failures_in_a_row,
-                        message: format!(
-                            "automatic compaction is paused after {} failed summaries in a row \
-                             (last: {message}); compact by hand to resume it",
-                            self.guard.failures_in_a_row
-                        ),
-                    });
-                }
+        // A summary resets the guards through its record; a failure is
+        // recorded so they survive a resume.
+        if let CompactOutcome::SummaryFailed { attempts, message } = &outcome {
+            let was_open = self.compaction_circuit_open();
+            self.session.append(RecordBody::CompactionGuard(
+                CompactionGuardRecord::SummaryFailed {
+                    trigger: cause.trigger,
+                    attempts: *attempts,
+                    message: message.clone(),
+                    estimated_tokens: self.estimated_context_tokens(),
+                    threshold: cause.threshold,
+                },
+            ))?;
+            self.session.sync()?;
+            if self.compaction_circuit_open() && !was_open {
+                let failures = self.session.state().compaction_guards().failures_in_a_row();
+                self.events.mainline(MainlineEvent::CompactionCircuitOpen {
+                    failures,
+                    message: format!(
+                        "automatic compaction is paused after {failures} failed summaries in a \
+                         row (last: {message}); compact by hand to resume it"
+                    ),
+                });
             }
-            CompactOutcome::NothingToCompact { .. } | CompactOutcome::Cancelled => {}
         }
-        // Still at the ineffective level: the same history is not compacted
-        // again automatically until new content arrives.
-        self.guard.ineffective_at = (self.estimated_context_tokens()
-            >= ineffective_level(cause.threshold))
-        .then(|| self.session.history().items().last().map(ResponseItem::id))
-        .flatten();
         Ok(Some(outcome))
     }
 

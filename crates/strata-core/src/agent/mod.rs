@@ -124,7 +124,6 @@ use crate::session::LiveSession;
 use crate::store::SessionStore;
 use crate::tools::{SessionApprovals, ToolRegistry};
 use events::EventEmitter;
-use layered::CompactionGuard;
 
 /// Rounds a turn may run before it stops with `round_limit`.
 pub const DEFAULT_MAX_ROUNDS: u32 = 32;
@@ -241,7 +240,6 @@ pub struct Agent {
     estimator: Arc<dyn TokenEstimator>,
     /// How far the estimator missed the last reported usage.
     calibration: Calibration,
-    guard: CompactionGuard,
     /// When the running turn's deadline passes, so a stop after it is told
     /// to the model as the deadline's, not the person's.
     turn_deadline_at: Option<tokio::time::Instant>,
@@ -312,7 +310,6 @@ impl Agent {
             broker: parts.broker,
             estimator: Arc::new(CharEstimator),
             calibration: Calibration::default(),
-            guard: CompactionGuard::default(),
             turn_deadline_at: None,
         }
     }

@@ -357,6 +357,7 @@ impl Agent {
             threshold: self.threshold(),
             focus: None,
             turn_id: Some(turn_id),
+            pending: 0,
         };
         self.compact(cause, cancel).await
     }

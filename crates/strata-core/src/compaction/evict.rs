@@ -11,22 +11,43 @@ use strata_protocol::{EvictedOutput, ItemId, ResponseItem, ToolOutputsEvicted};
 
 use super::estimate::Estimate;
 
-/// Rounds at the end of the history whose tool outputs are never evicted.
-pub const RECENT_ROUNDS_KEPT: usize = 3;
+/// Rounds at the end of the history whose tool outputs are never evicted:
+/// the latest round's, which the model has not read yet. Older outputs it
+/// has read; their placeholders name the item id, so they stay recallable
+/// from the session file.
+pub const RECENT_ROUNDS_KEPT: usize = 1;
 
-/// Eviction aims at this share of the threshold, so the next one is many
-/// rounds away and the provider's prompt cache lives between them.
-pub const LOW_WATER_PERCENT: u64 = 50;
+/// Layered eviction runs when reported usage reaches this share of the
+/// threshold: well before it, so the context stays small (every round pays
+/// for all of it), yet in batches several rounds apart, so the provider's
+/// prompt cache lives between evictions.
+pub const EVICTION_LEVEL_PERCENT: u64 = 40;
 
-/// Eviction that cannot bring the estimate under this share of the
-/// threshold is followed by a summary: what eviction cannot free (messages,
-/// calls, placeholders) has grown so large that evicting alone would run
-/// at nearly every round and keep the context near the threshold.
-pub const SUMMARY_LEVEL_PERCENT: u64 = 60;
+/// Eviction aims at this share of the threshold: every output but the
+/// latest round's, in practice.
+pub const LOW_WATER_PERCENT: u64 = 15;
 
-/// The estimate above which eviction is followed by a summary.
+/// Eviction that leaves what only a summary can free (assistant messages,
+/// calls and placeholders before the kept rounds) at or above this share of
+/// the threshold is followed by a summary. Measured on that part alone, so
+/// neither a large latest output nor the person's long messages (which a
+/// summary keeps) force a summary.
+pub const SUMMARY_LEVEL_PERCENT: u64 = 20;
+
+/// `percent` of `tokens`, without overflow for any `tokens`.
+pub fn share_of(tokens: u64, percent: u64) -> u64 {
+    tokens / 100 * percent + tokens % 100 * percent / 100
+}
+
+/// The reported usage at which layered eviction runs.
+pub fn eviction_level(threshold: u64) -> u64 {
+    share_of(threshold, EVICTION_LEVEL_PERCENT)
+}
+
+/// The estimate of what a summary could free at which eviction is followed
+/// by one.
 pub fn summary_level(threshold: u64) -> u64 {
-    threshold / 100 * SUMMARY_LEVEL_PERCENT + threshold % 100 * SUMMARY_LEVEL_PERCENT / 100
+    share_of(threshold, SUMMARY_LEVEL_PERCENT)
 }
 
 /// Every placeholder starts with this, so a placeholder is never evicted again.
@@ -37,7 +58,7 @@ const DIGEST_CHARS: usize = 100;
 
 /// The estimate eviction aims below.
 pub fn low_water_mark(threshold: u64) -> u64 {
-    threshold / 100 * LOW_WATER_PERCENT + threshold % 100 * LOW_WATER_PERCENT / 100
+    share_of(threshold, LOW_WATER_PERCENT)
 }
 
 /// The index where the last [`RECENT_ROUNDS_KEPT`] rounds begin. A round
@@ -266,6 +287,8 @@ mod tests {
             "error[E0308]: mismatched [exit code: 101]"
         );
         assert_eq!(digest(""), "(empty)");
-        assert_eq!(low_water_mark(10_000), 5_000);
+        assert_eq!(low_water_mark(10_000), 1_500);
+        assert_eq!(eviction_level(10_000), 4_000);
+        assert_eq!(share_of(u64::MAX, 100), u64::MAX);
     }
 }

@@ -18,14 +18,14 @@ pub use decide::{
 };
 pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_text};
 pub use evict::{
-    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, SUMMARY_LEVEL_PERCENT,
-    apply_eviction, digest, low_water_mark, placeholder, plan_eviction, recent_rounds_start,
-    summary_level,
+    EVICTED_PREFIX, EVICTION_LEVEL_PERCENT, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT,
+    SUMMARY_LEVEL_PERCENT, apply_eviction, digest, eviction_level, low_water_mark, placeholder,
+    plan_eviction, recent_rounds_start, share_of, summary_level,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{
-    LayeredPlan, apply_layered_compaction, build_layered_summary_request, plan_layered,
-    previous_summary_text, span_originals,
+    LayeredPlan, apply_layered_compaction, build_layered_summary_request, freeable_by_summary,
+    needs_summary, plan_layered, previous_summary_text, span_originals,
 };
 pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{

@@ -12,7 +12,7 @@ use super::CompactionPlan;
 use super::estimate::Estimate;
 use super::evict::{apply_eviction, low_water_mark, plan_eviction};
 use super::extract::extract;
-use super::layered::{LayeredPlan, plan_layered, span_originals};
+use super::layered::{LayeredPlan, needs_summary, plan_layered, span_originals};
 use super::sheet::{STATE_SHEET_BUDGET_TOKENS, SheetContext, build_state_sheet};
 use crate::history::History;
 
@@ -21,7 +21,7 @@ use crate::history::History;
 pub const INEFFECTIVE_PERCENT: u64 = 90;
 
 pub fn ineffective_level(threshold: u64) -> u64 {
-    threshold / 100 * INEFFECTIVE_PERCENT + threshold % 100 * INEFFECTIVE_PERCENT / 100
+    super::evict::share_of(threshold, INEFFECTIVE_PERCENT)
 }
 
 /// The items of `span` with each evicted output put back from `originals`
@@ -100,7 +100,8 @@ pub fn preview_compaction(
             );
             preview.estimated_after_eviction = eviction.estimated_after;
             preview.evicted = eviction.evicted;
-            preview.summary_needed = eviction.estimated_after >= ineffective_level(threshold);
+            preview.summary_needed =
+                needs_summary(&after, estimate, threshold, eviction.estimated_after);
             let plan = plan_layered(&after);
             let facts = extract(&span_originals(restore_originals(
                 &after[plan.leading.len()..],

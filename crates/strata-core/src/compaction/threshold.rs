@@ -18,7 +18,7 @@ pub fn resolve_threshold(
     let wanted = match (setting, window) {
         (Some(ThresholdSetting::Tokens(tokens)), _) => tokens,
         (Some(ThresholdSetting::Percent(percent)), Some(window)) => {
-            window / 100 * u64::from(percent) + window % 100 * u64::from(percent) / 100
+            super::evict::share_of(window, u64::from(percent))
         }
         (Some(ThresholdSetting::Left(left)), Some(window)) => window.saturating_sub(left),
         (Some(ThresholdSetting::Percent(_) | ThresholdSetting::Left(_)), None) | (None, _) => {

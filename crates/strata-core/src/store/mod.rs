@@ -56,7 +56,9 @@ pub use inspect::{compaction_views, round_count, round_requests};
 pub use reader::{
     ReadMode, ReadReport, SessionRead, SkippedLine, TornTail, parse_session, read_session_file,
 };
-pub use replay::{DERIVED_TITLE_CHARS, Replay, derived_title, original_items, replay};
+pub use replay::{
+    CompactionGuards, DERIVED_TITLE_CHARS, Replay, derived_title, original_items, replay,
+};
 pub use writer::TornTailRepair;
 
 pub(crate) use writer::SessionWriter;

@@ -9,10 +9,11 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use strata_protocol::{
-    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileSet, Record, RecordBody, ResponseItem,
-    Role, SessionMeta, StateSheet,
+    CompactionGuardRecord, CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange,
+    ProfileSet, Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
+use crate::compaction::ineffective_level;
 use crate::history::{Applied, History};
 
 /// How many characters of the first user message make a derived title.
@@ -36,8 +37,13 @@ pub struct Replay {
     policy: Option<CompactionPolicyRecord>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
+    /// A `profile_set` switching the session to another profile came after
+    /// the last `round` record.
+    switched_since_round: bool,
     /// The sheet of the last layered compaction: the next one extends it.
     last_state_sheet: Option<StateSheet>,
+    /// The layered policy's guards, derived from the records.
+    guards: CompactionGuards,
     last_record_at: DateTime<Utc>,
 }
 
@@ -69,7 +75,9 @@ impl Replay {
             evictions: 0,
             policy: None,
             last_round_model: None,
+            switched_since_round: false,
             last_state_sheet: None,
+            guards: CompactionGuards::default(),
         }
     }
 
@@ -93,7 +101,10 @@ impl Replay {
                 self.explicit_title =
                     Some(title.title.trim().to_owned()).filter(|title| !title.is_empty());
             }
-            RecordBody::ProfileSet(profile) => self.profile = Some(profile.clone()),
+            RecordBody::ProfileSet(profile) => {
+                self.switched_since_round |= profile.change == ProfileChange::Switched;
+                self.profile = Some(profile.clone());
+            }
             // A round is written before its response items, with how many
             // items it sent; a mismatch means the file and the request
             // disagree.
@@ -102,6 +113,7 @@ impl Replay {
                     self.inconsistent_rounds += 1;
                 }
                 self.last_round_model = Some(round.model.clone());
+                self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
             RecordBody::LayeredCompaction(compaction) => {
@@ -110,6 +122,7 @@ impl Replay {
             _ => {}
         }
         let applied = self.history.apply(&record.body);
+        self.guards.fold(&record.body, &self.history);
         match applied {
             Applied::Compacted { .. } => self.compactions += 1,
             Applied::Unknown => self.unknown_records += 1,
@@ -213,6 +226,22 @@ impl Replay {
         self.last_round_model.as_deref()
     }
 
+    /// Whether the session moved to another model or profile since its
+    /// last round: a `profile_set` switch came after it, or the last round
+    /// went to a model other than `model`.
+    pub fn switched_since_last_round(&self, model: &str) -> bool {
+        self.switched_since_round
+            || self
+                .last_round_model
+                .as_deref()
+                .is_some_and(|last| last != model)
+    }
+
+    /// The layered policy's guards as the records leave them.
+    pub fn compaction_guards(&self) -> &CompactionGuards {
+        &self.guards
+    }
+
     /// Records of types this version does not know: kept in the file, not
     /// folded into anything.
     pub fn unknown_records(&self) -> usize {
@@ -228,6 +257,64 @@ impl Replay {
     /// The timestamp of the last record folded (the creation time before any).
     pub fn last_record_at(&self) -> DateTime<Utc> {
         self.last_record_at
+    }
+}
+
+/// The layered policy's guards, folded from the records: nothing about them
+/// lives outside the session file, so a resumed session has the guards the
+/// live one had.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompactionGuards {
+    /// `summary_failed` records since the last summary or circuit reset.
+    failures_in_a_row: u32,
+    /// The last item of the history when a compaction left it at the
+    /// ineffective level: no automatic compaction until something follows.
+    ineffective_at: Option<ItemId>,
+}
+
+impl CompactionGuards {
+    fn fold(&mut self, body: &RecordBody, history: &History) {
+        let last = || history.items().last().map(ResponseItem::id);
+        match body {
+            RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
+                estimated_tokens,
+                threshold,
+                ..
+            }) => {
+                self.failures_in_a_row += 1;
+                self.ineffective_at = (*estimated_tokens >= ineffective_level(*threshold))
+                    .then(last)
+                    .flatten();
+            }
+            RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset) => {
+                self.failures_in_a_row = 0;
+            }
+            RecordBody::LayeredCompaction(compaction) => {
+                self.failures_in_a_row = 0;
+                let threshold = compaction.summary.metadata.threshold.unwrap_or(u64::MAX);
+                self.ineffective_at = (compaction.estimated_after >= ineffective_level(threshold))
+                    .then(last)
+                    .flatten();
+            }
+            RecordBody::ResponseItem(ResponseItem::CompactionSummary(_)) => {
+                self.failures_in_a_row = 0;
+                self.ineffective_at = None;
+            }
+            RecordBody::ToolOutputsEvicted(_) => self.ineffective_at = None,
+            _ => {}
+        }
+    }
+
+    /// Summaries that failed in a row (reset by a summary or the person).
+    pub fn failures_in_a_row(&self) -> u32 {
+        self.failures_in_a_row
+    }
+
+    /// Whether automatic compaction of the history ending in `last` is held
+    /// off: the last compaction left this very history at the ineffective
+    /// level.
+    pub fn holds_ineffective(&self, last: Option<ItemId>) -> bool {
+        self.ineffective_at.is_some() && self.ineffective_at == last
     }
 }
 

@@ -172,6 +172,14 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             estimated_after: 600,
             loss_audit: strata_protocol::LossAudit::default(),
         })),
+        RecordBody::CompactionGuard(strata_protocol::CompactionGuardRecord::SummaryFailed {
+            trigger: strata_protocol::CompactionTrigger::Auto,
+            attempts: 4,
+            message: "the summarizer returned no text".into(),
+            estimated_tokens: 7_500,
+            threshold: 8_000,
+        }),
+        RecordBody::CompactionGuard(strata_protocol::CompactionGuardRecord::CircuitReset),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -196,6 +204,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::CompactionPolicy(_)
             | RecordBody::ToolOutputsEvicted(_)
             | RecordBody::LayeredCompaction(_)
+            | RecordBody::CompactionGuard(_)
             | RecordBody::Unknown(_) => {}
         }
     }
