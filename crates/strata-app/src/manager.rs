@@ -7,6 +7,8 @@
 //! meanwhile.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -25,6 +27,10 @@ use crate::error::{CommandResult, ToCommandError, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
 use crate::validate;
 use crate::views::list_item_of_replay;
+
+/// What a turn or compaction on a session's agent runs: a future borrowing
+/// the agent.
+type AgentWork<'a, T> = Pin<Box<dyn Future<Output = strata_core::Result<T>> + Send + 'a>>;
 
 /// A session open for turns.
 pub struct LiveSlot {
@@ -264,72 +270,84 @@ impl App {
         });
     }
 
+    /// Runs `work` on the session's agent as its one turn or compaction:
+    /// resumes the session if this app does not hold it open yet, hands
+    /// every event to `sink` in order before returning, and afterwards
+    /// closes the session if its settings changed meanwhile or `work`
+    /// failed. The work runs in its own task, so it finishes (and its
+    /// records are written) even if the caller stops waiting.
+    async fn run_exclusive<H, T, W>(
+        self: &Arc<Self>,
+        id: SessionId,
+        mut sink: H,
+        work: W,
+    ) -> CommandResult<T>
+    where
+        H: EventHandler + Send + 'static,
+        T: Send + 'static,
+        W: for<'a> FnOnce(&'a mut Agent, CancellationToken) -> AgentWork<'a, T> + Send + 'static,
+    {
+        let mut running = self.start_running(id).await?;
+        let cancel = running.cancel.clone();
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            let live = &mut *running.guard;
+            let result =
+                forward_events(work(&mut live.agent, cancel), &mut live.events, &mut sink).await;
+            app.finished(id, running, result.is_err());
+            result.map_err(ToCommandError::to_command_error)
+        })
+        .await
+        .map_err(task_failed)?
+    }
+
     /// `send_message`: one turn of `text`, resuming the session if this app
     /// does not hold it open yet; every event goes to `sink`, in order,
     /// before this returns.
     pub async fn send_message<H>(
         self: &Arc<Self>,
         request: SendMessage,
-        mut sink: H,
+        sink: H,
     ) -> CommandResult<TurnReport>
     where
         H: EventHandler + Send + 'static,
     {
         validate::message(&request.text)?;
         let id = request.session_id;
-        let mut running = self.start_running(id).await?;
-        let cancel = running.cancel.clone();
-        let app = Arc::clone(self);
-        tokio::spawn(async move {
-            let live = &mut *running.guard;
-            let result = forward_events(
-                live.agent.run_turn(request.text, cancel),
-                &mut live.events,
-                &mut sink,
-            )
-            .await;
-            app.finished(id, running, result.is_err());
-            let report = result.map_err(ToCommandError::to_command_error)?;
-            tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
-            Ok(TurnReport {
-                turn_id: report.turn_id,
-                outcome: report.outcome,
-                rounds: report.rounds,
+        let report = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(agent.run_turn(request.text, cancel))
             })
+            .await?;
+        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
+        Ok(TurnReport {
+            turn_id: report.turn_id,
+            outcome: report.outcome,
+            rounds: report.rounds,
         })
-        .await
-        .map_err(task_failed)?
     }
 
     /// `compact_now`: compacts the session's history now.
     pub async fn compact_now<H>(
         self: &Arc<Self>,
         request: CompactNow,
-        mut sink: H,
+        sink: H,
     ) -> CommandResult<CompactOutcome>
     where
         H: EventHandler + Send + 'static,
     {
         let id = request.session_id;
-        let mut running = self.start_running(id).await?;
-        let cancel = running.cancel.clone();
-        let app = Arc::clone(self);
-        tokio::spawn(async move {
-            let live = &mut *running.guard;
-            let result = forward_events(
-                live.agent.compact_now(request.focus, cancel),
-                &mut live.events,
-                &mut sink,
-            )
-            .await;
-            let history_items = u32::try_from(live.agent.history().len()).unwrap_or(u32::MAX);
-            app.finished(id, running, result.is_err());
-            let outcome = result.map_err(ToCommandError::to_command_error)?;
-            tracing::info!(session = %id, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
-            compact_outcome(outcome, history_items)
-        })
-        .await
-        .map_err(task_failed)?
+        let (outcome, history_items) = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(async move {
+                    let outcome = agent.compact_now(request.focus, cancel).await?;
+                    let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
+                    Ok((outcome, history_items))
+                })
+            })
+            .await?;
+        tracing::info!(session = %id, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+        compact_outcome(outcome, history_items)
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
