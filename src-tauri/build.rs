@@ -21,6 +21,10 @@ const COMMANDS: &[&str] = &[
     "round_requests",
     "open_transcript",
     "tool_output",
+    "switch_profile",
+    "provider_kinds",
+    "watch_library",
+    "pick_workspace",
     "open_external_link",
 ];
 

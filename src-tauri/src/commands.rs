@@ -10,13 +10,16 @@ use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
     AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
     CompactionView, CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionViews,
-    GetRoundRequests, GetToolOutput, ListSessions, LiveEvent, OpenSession, OpenTranscript,
-    ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SendMessage, SessionListItem,
-    SessionPage, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText,
-    TranscriptPage, TurnReport,
+    GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent, OpenSession,
+    OpenTranscript, ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SendMessage,
+    SessionExport, SessionListItem, SessionPage, SessionView, SetApiKey, Settings, StopTurn,
+    SwitchProfile, ToolOutputText, TranscriptPage, TurnReport,
 };
-use tauri::State;
 use tauri::ipc::Channel;
+use tauri::{Runtime, State, Webview, Window};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::library::LibraryFeed;
 
 /// What Tauri manages: the application behind an `Arc`, so blocking tasks
 /// and turns can hold it past the command's return.
@@ -154,15 +157,42 @@ pub async fn export_session(
     app: State<'_, Shared>,
     session_id: String,
     format: ExportFormat,
-    path: String,
-) -> Result<()> {
+) -> Result<SessionExport> {
     let session_id = id(&session_id)?;
-    app.export_session(ExportSession {
-        session_id,
-        format,
-        path,
-    })
-    .await
+    app.export_session(ExportSession { session_id, format })
+        .await
+}
+
+/// `watch_library`: the library's changes go to this window's channel.
+#[tauri::command(rename_all = "snake_case")]
+pub fn watch_library<R: Runtime>(
+    app: State<'_, Shared>,
+    feed: State<'_, LibraryFeed>,
+    webview: Webview<R>,
+    on_event: Channel<LibraryChange>,
+) -> Result<()> {
+    feed.subscribe(&app, webview.label(), on_event)
+}
+
+/// `pick_workspace`: the native folder picker, opened from here rather
+/// than by the webview through the dialog plugin, because the plugin would
+/// put the chosen folder and its files in the fs plugin's scope; the
+/// webview may write only where the person saves an export. `None` when
+/// cancelled.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pick_workspace<R: Runtime>(window: Window<R>) -> Option<String> {
+    let (chosen, picked) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .file()
+        .set_parent(&window)
+        .set_title("Choose the workspace folder")
+        .pick_folder(move |folder| {
+            // Nobody waits any more only when the window went away.
+            let _ = chosen.send(folder);
+        });
+    let folder = picked.await.ok().flatten()?.into_path().ok()?;
+    Some(folder.to_string_lossy().into_owned())
 }
 
 #[tauri::command(rename_all = "snake_case")]

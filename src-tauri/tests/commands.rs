@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use strata_desktop::commands::{Shared, channel_sink};
 use strata_protocol::{
     AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveEvent, MainlineEvent,
-    SendMessage, SessionId, SessionListItem, SessionPage, SessionView, Settings, TranscriptUpdate,
-    TurnOutcome,
+    SendMessage, SessionExport, SessionId, SessionListItem, SessionPage, SessionView, Settings,
+    TranscriptUpdate, TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -359,25 +359,23 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     assert_eq!(page["rounds"].as_array().unwrap().len(), 1);
     assert_eq!(page["rounds"][0]["number"], 2);
 
-    // Exports of the finished session.
-    let md = h.home.path().join("session");
-    h.invoke::<()>(
+    // Exports of the finished session: their text (the UI writes it).
+    let md: SessionExport = h.invoke(
         "export_session",
-        json!({ "session_id": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "md" }),
     );
-    let text = std::fs::read_to_string(h.home.path().join("session.md")).unwrap();
     assert!(
-        text.contains("**You:**\n\nWhat is in this folder?"),
-        "{text}"
+        md.text.contains("**You:**\n\nWhat is in this folder?"),
+        "{}",
+        md.text
     );
-    let json_path = h.home.path().join("session.json");
-    h.invoke::<()>(
+    let json_lines: SessionExport = h.invoke(
         "export_session",
-        json!({ "session_id": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "json" }),
     );
     // JSON lines: one record a line, as the command line exports them.
-    let records: Vec<Value> = std::fs::read_to_string(&json_path)
-        .unwrap()
+    let records: Vec<Value> = json_lines
+        .text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();

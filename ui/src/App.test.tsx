@@ -38,6 +38,8 @@ function recordingShell(answer: (cmd: string, args: Record<string, unknown>) => 
     calls.push({ cmd, args });
     if (cmd === "app_info") return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
     if (cmd === "get_settings") return settings;
+    // The library feed: these tests push no changes.
+    if (cmd === "watch_library") return null;
     return answer(cmd, args);
   });
   return calls;
@@ -233,8 +235,10 @@ describe("App", () => {
             return settings;
           case "list_sessions":
             return page(creates.some((a) => a.allow_broad_workspace) ? [created] : []);
-          case "plugin:dialog|open":
+          case "pick_workspace":
             return "/home/ana";
+          case "watch_library":
+            return null;
           case "create_session":
             creates.push(args);
             if (!args.allow_broad_workspace) {

@@ -10,6 +10,7 @@ import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
@@ -43,12 +44,14 @@ function AppWindow() {
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
+  const switchingProfile = useAppState((s) => s.switchingProfile);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
 
   useEffect(() => {
     void actions.loadApp();
+    void actions.watchLibrary();
   }, [actions]);
 
   // The list follows the search box, once the person pauses typing.
@@ -143,6 +146,14 @@ function AppWindow() {
       </footer>
       {settingsOpen && settings && (
         <SettingsDialog settings={settings} onClose={() => actions.setSettingsOpen(false)} onSave={actions.saveSettings} />
+      )}
+      {switchingProfile && view && summary && (
+        <SwitchProfileDialog
+          session={summary}
+          profiles={settings?.profiles ?? []}
+          onCancel={() => actions.setSwitchingProfile(false)}
+          onSwitch={(profileId) => void actions.switchProfile(profileId)}
+        />
       )}
       {broadWorkspace && (
         <BroadWorkspaceDialog

@@ -9,7 +9,8 @@
 //!   ([`profile`]): sessions resume on the profile recorded when they were
 //!   made, and another is only ever chosen explicitly;
 //! - the session library ([`library`]): list, search, open, rename, delete,
-//!   export, switch profile, the console's views;
+//!   export, switch profile, the console's views), watched for changes any
+//!   process makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
@@ -27,6 +28,7 @@ pub mod settings;
 pub mod transcript;
 pub mod validate;
 pub mod views;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -37,6 +39,7 @@ use strata_providers::config::EnvLookup;
 pub use error::{CommandResult, ToCommandError};
 pub use launch::{LaunchOptions, Launched};
 pub use preferences::provider_kinds;
+pub use watch::LibraryWatcher;
 
 use crate::manager::LiveSessions;
 use crate::settings::DesktopPrefs;

@@ -10,7 +10,7 @@ use strata_core::store::{SessionRead, compaction_views as views_of, round_reques
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactionView, DeleteSession, ExportSession, GetCompactionViews,
     GetRoundRequests, ListSessions, OpenSession, ProfileChange, ProfileSet, RenameSession,
-    RoundPage, SessionId, SessionListItem, SessionPage, SessionView, SwitchProfile,
+    RoundPage, SessionExport, SessionId, SessionListItem, SessionPage, SessionView, SwitchProfile,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::{ProfileFlags, ProviderKind};
@@ -249,19 +249,34 @@ impl App {
         Ok(())
     }
 
-    /// `export_session`: writes the session as Markdown or JSON lines to the
-    /// path the person chose.
-    pub async fn export_session(self: &Arc<Self>, request: ExportSession) -> CommandResult<()> {
-        let target = validate::export_path(&request.path, request.format)?;
+    /// `export_session`: the session as Markdown or JSON lines; the front
+    /// end writes it where the person chose.
+    pub async fn export_session(
+        self: &Arc<Self>,
+        request: ExportSession,
+    ) -> CommandResult<SessionExport> {
         let id = request.session_id;
         self.blocking(move |app| {
             let read = app.browse(id)?;
             let text = export::render(&read, request.format)?;
-            export::write(&target, &text)?;
             tracing::info!(session = %id, format = ?request.format, "session exported");
-            Ok(())
+            Ok(SessionExport {
+                session_id: id,
+                format: request.format,
+                text,
+            })
         })
         .await
+    }
+
+    /// The session's current sidebar row; `None` when its file is gone (or
+    /// is not a session any more).
+    pub fn session_row(&self, id: SessionId) -> CommandResult<Option<SessionListItem>> {
+        match self.store.open_reader(id, ReadMode::Browsing) {
+            Ok(read) => Ok(Some(list_item_of_replay(&read.replay()))),
+            Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
+            Err(error) => Err(error.to_command_error()),
+        }
     }
 
     /// `compaction_views`: every compaction of the session, in order, with

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use strata_protocol::{ExportFormat, SessionId};
+use strata_protocol::SessionId;
 
 use crate::error::{CommandResult, invalid_input};
 
@@ -91,29 +91,6 @@ pub fn workspace(text: &str) -> CommandResult<PathBuf> {
     Ok(folder)
 }
 
-/// Where an export goes: the chosen absolute path, with the format's
-/// extension added when the save dialog returned a name without one.
-pub fn export_path(text: &str, format: ExportFormat) -> CommandResult<PathBuf> {
-    let path = absolute_path(text, "a file to export to")?;
-    if path.file_name().is_none() {
-        return Err(invalid_input(format!(
-            "Choose a file to export to (got {}).",
-            shown(text)
-        )));
-    }
-    if path.extension().is_none() {
-        return Ok(path.with_extension(extension(format)));
-    }
-    Ok(path)
-}
-
-fn extension(format: ExportFormat) -> &'static str {
-    match format {
-        ExportFormat::Md => "md",
-        ExportFormat::Json => "jsonl",
-    }
-}
-
 /// A profile id: letters, digits, `-`, `_` and `.`, at most
 /// [`MAX_PROFILE_ID_CHARS`] characters (it becomes a TOML key and a
 /// keychain account name).
@@ -155,8 +132,6 @@ fn shown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
 
     #[test]
@@ -178,22 +153,6 @@ mod tests {
         assert!(profile_id("a b").is_err());
         assert!(profile_id("x/../y").is_err());
         assert!(profile_id("").is_err());
-    }
-
-    #[test]
-    fn export_paths_are_absolute_without_parent_steps_and_get_an_extension() {
-        assert_eq!(
-            export_path("/tmp/notes", ExportFormat::Md).unwrap(),
-            Path::new("/tmp/notes.md")
-        );
-        assert_eq!(
-            export_path("/tmp/notes.txt", ExportFormat::Json).unwrap(),
-            Path::new("/tmp/notes.txt")
-        );
-        assert!(export_path("notes.md", ExportFormat::Md).is_err());
-        assert!(export_path("", ExportFormat::Md).is_err());
-        assert!(export_path("/tmp/../etc/x.md", ExportFormat::Md).is_err());
-        assert!(export_path("/tmp/a\nb.md", ExportFormat::Md).is_err());
     }
 
     #[test]

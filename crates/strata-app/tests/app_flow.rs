@@ -93,7 +93,8 @@ impl EventHandler for Collect {
 }
 
 struct Fixture {
-    home: tempfile::TempDir,
+    /// Kept for its lifetime: the folder goes when the fixture does.
+    _home: tempfile::TempDir,
     workspace: tempfile::TempDir,
     paths: StrataPaths,
 }
@@ -106,7 +107,7 @@ impl Fixture {
         std::fs::create_dir_all(&paths.config).unwrap();
         std::fs::write(paths.config_file(), config).unwrap();
         Self {
-            home,
+            _home: home,
             workspace,
             paths,
         }
@@ -322,15 +323,15 @@ fn the_library_lists_searches_pages_renames_exports_and_deletes() {
             .unwrap();
         assert_eq!(found.sessions[0].title.as_deref(), Some("Parser work"));
 
-        let target = fixture.home.path().join("parser");
-        app.export_session(ExportSession {
-            session_id: ids[0],
-            format: ExportFormat::Md,
-            path: target.display().to_string(),
-        })
-        .await
-        .unwrap();
-        let text = std::fs::read_to_string(target.with_extension("md")).unwrap();
+        let export = app
+            .export_session(ExportSession {
+                session_id: ids[0],
+                format: ExportFormat::Md,
+            })
+            .await
+            .unwrap();
+        assert_eq!(export.format, ExportFormat::Md);
+        let text = export.text;
         assert!(text.contains("Fix the CSV parser"), "{text}");
         assert!(text.contains("created on demo"), "{text}");
 

@@ -8,13 +8,16 @@ use strata_core::compaction::{
     Calibration, Estimate, SheetContext, item_text, preview_compaction, resolve_threshold,
 };
 use strata_core::store::original_items;
-use strata_protocol::{CompactionPreview, ResponseItem, Role};
+use strata_protocol::{
+    CONTRACT_FORMAT_VERSION, CompactPreview, CompactionPreview, OutputKind, ResponseItem, Role,
+};
 use strata_providers::estimator_for;
 
 use crate::cli::CompactArgs;
 use crate::launch::{approval_policy, session_profile};
 use crate::store::Context;
 use crate::style::{BOLD, COMPACTION, DIM, indented, one_line, paint};
+use crate::visible::json_safe;
 
 pub fn preview(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
     let read = ctx.browse(&args.session)?;
@@ -62,7 +65,13 @@ pub fn preview(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
     );
     let mut out = ctx.out.stdout();
     if args.agent.json {
-        writeln!(out, "{}", serde_json::to_string(&preview)?)?;
+        let line = CompactPreview {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::CompactPreview,
+            session_id: read.meta.session_id,
+            preview,
+        };
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&line)?))?;
     } else {
         write!(
             out,

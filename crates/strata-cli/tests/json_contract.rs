@@ -9,7 +9,8 @@
 mod support;
 
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, EVENT_FORMAT_VERSION, EventEnvelope, OutputKind, ProviderKind,
+    CONTRACT_FORMAT_VERSION, CompactFinished, CompactPreview, CompactResult, CompactionList,
+    EVENT_FORMAT_VERSION, EventEnvelope, OutputKind, ProviderKind, ResponseItem, SessionContext,
     SessionDeleted, SessionPage, SessionStarted,
 };
 use support::{Home, announced_id};
@@ -57,4 +58,60 @@ fn every_json_line_is_a_contract_type_with_its_version() {
     let deleted: SessionDeleted = serde_json::from_str(deleted.stdout.trim()).unwrap();
     assert_eq!(deleted.v, CONTRACT_FORMAT_VERSION);
     assert_eq!(deleted.session_id, started.session_id);
+}
+
+#[test]
+fn compact_context_and_compactions_print_versioned_contract_objects() {
+    let home = Home::new();
+    let run = home.run(&["run", "-p", "List the files", "--provider", "demo"]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr).to_string();
+
+    let preview = home.run(&["compact", &id, "--preview", "--json", "--provider", "demo"]);
+    assert_eq!(preview.code, 0, "{preview:#?}");
+    let preview: CompactPreview = serde_json::from_str(preview.stdout.trim()).unwrap();
+    assert_eq!(preview.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(preview.kind, OutputKind::CompactPreview);
+    assert_eq!(preview.session_id.to_string(), id);
+
+    let compact = home.run(&["compact", &id, "--json", "--provider", "demo"]);
+    assert_eq!(compact.code, 0, "{compact:#?}");
+    let lines: Vec<&str> = compact.stdout.lines().collect();
+    let started: SessionStarted = serde_json::from_str(lines[0]).unwrap();
+    assert!(started.resumed);
+    for line in &lines[1..lines.len() - 1] {
+        let envelope: EventEnvelope = serde_json::from_str(line).unwrap();
+        assert_eq!(envelope.v, EVENT_FORMAT_VERSION);
+    }
+    let finished: CompactFinished = serde_json::from_str(lines[lines.len() - 1]).unwrap();
+    assert_eq!(finished.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(finished.kind, OutputKind::CompactFinished);
+    assert_eq!(finished.session_id, started.session_id);
+    assert_eq!(finished.outcome, CompactResult::Compacted);
+    let summary_id = finished.summary_item_id.unwrap();
+    assert!(finished.removed.unwrap() > 0, "{finished:?}");
+
+    let context = home.run(&["context", &id, "--json"]);
+    assert_eq!(context.code, 0, "{context:#?}");
+    let context: SessionContext = serde_json::from_str(context.stdout.trim()).unwrap();
+    assert_eq!(context.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(context.kind, OutputKind::Context);
+    assert_eq!(context.session_id, started.session_id);
+    assert!(
+        context
+            .items
+            .iter()
+            .any(|item| matches!(item, ResponseItem::CompactionSummary(s) if s.id == summary_id)),
+        "{context:#?}"
+    );
+
+    let listed = home.run(&["compactions", &id, "--json"]);
+    assert_eq!(listed.code, 0, "{listed:#?}");
+    let listed: CompactionList = serde_json::from_str(listed.stdout.trim()).unwrap();
+    assert_eq!(listed.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(listed.kind, OutputKind::Compactions);
+    assert_eq!(listed.compactions.len(), 1);
+    let entry = &listed.compactions[0];
+    assert_eq!(entry.summary.id, summary_id);
+    assert_eq!(Some(entry.summary.metadata.removed), finished.removed);
 }

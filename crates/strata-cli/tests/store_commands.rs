@@ -9,7 +9,7 @@ mod support;
 use std::io::Write;
 
 use strata_core::store::ReadMode;
-use strata_protocol::{Record, ResponseItem};
+use strata_protocol::{CompactionList, Record, ResponseItem, SessionContext};
 use support::{Home, common_prefix};
 
 #[test]
@@ -262,11 +262,10 @@ fn context_is_the_model_visible_history_after_replay() {
     let home = Home::new();
     let id = home.compacted_session();
     let run = home.run(&["context", &id.to_string(), "--json"]);
-    let items: Vec<ResponseItem> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let context: SessionContext = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(context.session_id, id);
+    assert_eq!(context.context_tokens, None);
+    let items = context.items;
     let replayed = home
         .store()
         .open_reader(id, ReadMode::Strict)
@@ -297,17 +296,20 @@ fn compactions_lists_when_why_and_how_much() {
     let run = home.run(&["compactions", &id.to_string(), "--json"]);
     let lines = run.json_lines();
     assert_eq!(lines.len(), 1);
-    let line = &lines[0];
-    assert_eq!(line["trigger"], "auto");
-    assert_eq!(line["context_tokens"], 9120);
-    assert_eq!(line["threshold"], 8000);
-    assert_eq!(line["removed"], 3);
-    assert_eq!(line["kept"], 2);
-    assert_eq!(line["summarizer_model"], "gpt-test-mini");
-    assert_eq!(line["duration_ms"], 42);
+    let list = lines[0]["compactions"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    let line = &list[0];
+    let meta = &line["summary"]["metadata"];
+    assert_eq!(meta["trigger"], "auto");
+    assert_eq!(meta["context_tokens"], 9120);
+    assert_eq!(meta["threshold"], 8000);
+    assert_eq!(meta["removed"], 3);
+    assert_eq!(meta["kept"], 2);
+    assert_eq!(meta["summarizer_model"], "gpt-test-mini");
+    assert_eq!(meta["duration_ms"], 42);
     assert!(line["at"].as_str().unwrap().starts_with("20"));
     assert!(
-        line["reason"]
+        meta["reason"]
             .as_str()
             .unwrap()
             .contains("reached the compaction threshold")
@@ -333,7 +335,9 @@ fn compactions_lists_when_why_and_how_much() {
 fn a_session_without_compactions_lists_none_and_succeeds() {
     let home = Home::new();
     let id = home.small_session("nothing to compact").to_string();
-    assert_eq!(home.run(&["compactions", &id, "--json"]).ok(), "");
+    let none: CompactionList =
+        serde_json::from_str(home.run(&["compactions", &id, "--json"]).ok().trim()).unwrap();
+    assert!(none.compactions.is_empty());
     let run = home.run(&["compactions", &id]);
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");

@@ -20,13 +20,14 @@ mod tests {
 
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
-        ApprovalRequest, CommandError, CompactNow, CompactOutcome, CompactionView, CreateSession,
-        DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
-        GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds, ListSessions, LiveEvent,
-        ModelEvent, OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody,
-        RenameSession, RoundPage, SaveSettings, SendMessage, SessionDeleted, SessionListItem,
-        SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
-        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
+        ApprovalRequest, CommandError, CompactFinished, CompactNow, CompactOutcome, CompactPreview,
+        CompactionList, CompactionView, CreateSession, DeleteSession, EventEnvelope, ExportFormat,
+        ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
+        GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent,
+        OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody, RenameSession,
+        RoundPage, SaveSettings, SendMessage, SessionContext, SessionDeleted, SessionExport,
+        SessionListItem, SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn,
+        SwitchProfile, ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
     };
 
     const REFRESH: &str =
@@ -89,6 +90,14 @@ mod tests {
         LiveEvent::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
+        SessionExport::export_all(&cfg)?;
+        WatchLibrary::export_all(&cfg)?;
+        LibraryChange::export_all(&cfg)?;
+        // The command line's other --json objects (crate::output).
+        SessionContext::export_all(&cfg)?;
+        CompactionList::export_all(&cfg)?;
+        CompactFinished::export_all(&cfg)?;
+        CompactPreview::export_all(&cfg)?;
         Ok(())
     }
 

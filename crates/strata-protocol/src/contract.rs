@@ -16,9 +16,8 @@ use crate::desktop::{
 };
 use crate::ids::SessionId;
 use crate::inspect::{CompactionView, RoundPage};
-use crate::provider::{ProfileSet, ProviderKind};
+use crate::provider::ProviderKind;
 use crate::records::ApprovalDecision;
-use crate::tools::ApprovalPolicy;
 use crate::transcript::{ToolOutputText, TranscriptPage};
 
 /// The version of the contract's JSON shapes; every top-level object the
@@ -54,7 +53,7 @@ commands! {
     CompactNow => "compact_now" -> CompactOutcome;
     RenameSession => "rename_session" -> SessionListItem;
     DeleteSession => "delete_session" -> ();
-    ExportSession => "export_session" -> ();
+    ExportSession => "export_session" -> SessionExport;
     SwitchProfile => "switch_profile" -> SessionListItem;
     GetSettings => "get_settings" -> Settings;
     SaveSettings => "save_settings" -> Settings;
@@ -64,6 +63,7 @@ commands! {
     GetRoundRequests => "round_requests" -> RoundPage;
     OpenTranscript => "open_transcript" -> TranscriptPage;
     GetToolOutput => "tool_output" -> ToolOutputText;
+    WatchLibrary => "watch_library" -> ();
 }
 
 /// `app_info`: no parameters.
@@ -164,12 +164,22 @@ pub struct DeleteSession {
     pub session_id: SessionId,
 }
 
-/// `export_session`: writes Markdown or JSON lines to `path` (absolute).
+/// `export_session`: the session as Markdown or JSON lines. The desktop
+/// writes the text through the fs plugin to the path the person chose in
+/// the save dialog, the only path the webview may write; the application
+/// itself writes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ExportSession {
     pub session_id: SessionId,
     pub format: ExportFormat,
-    pub path: String,
+}
+
+/// A session's export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionExport {
+    pub session_id: SessionId,
+    pub format: ExportFormat,
+    pub text: String,
 }
 
 /// `switch_profile`: the session talks to the settings' profile
@@ -253,55 +263,23 @@ pub struct GetToolOutput {
     pub call_id: String,
 }
 
-/// What a line of the command line's `--json` output is, when it is not an
-/// event envelope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputKind {
-    SessionStarted,
-    SessionDeleted,
-    CompactFinished,
-}
+/// `watch_library`: from now on, the session library's changes arrive on
+/// the caller's event sink (the window's channel) as [`LibraryChange`]s:
+/// sessions created, appended to or deleted by any process, this one, the
+/// command line or another window alike. A later call from the same window
+/// replaces its sink.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WatchLibrary {}
 
-/// The first line of `strata run|resume|compact|chat --json`: which session,
-/// where, and on which profile.
+/// What changed in the sessions folder over one short quiet period (the
+/// watcher debounces bursts of writes, e.g. a streaming turn's records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
-pub struct SessionStarted {
+pub struct LibraryChange {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
-    /// Always `session_started`.
-    pub kind: OutputKind,
-    pub session_id: SessionId,
-    pub resumed: bool,
-    pub workspace: String,
-    pub provider_kind: ProviderKind,
-    pub model: String,
-    pub model_label: String,
-    /// The endpoint, without userinfo or query; none for the demo model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_url: Option<String>,
-    /// The config profile it came from, if one did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    /// The switch this resume recorded, when the person chose another profile.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub switched: Option<ProfileSet>,
-    /// The session predates recorded profiles and resumed on the provider
-    /// kind and model of its `session_meta`.
-    pub legacy_profile: bool,
-    pub approval: ApprovalPolicy,
-    pub compact_threshold: u64,
-    /// The session file.
-    pub path: String,
-}
-
-/// `strata sessions delete --json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(deny_unknown_fields)]
-pub struct SessionDeleted {
-    pub v: u32,
-    /// Always `session_deleted`.
-    pub kind: OutputKind,
-    pub session_id: SessionId,
+    /// The current rows of sessions that appeared or changed, newest first.
+    pub updated: Vec<SessionListItem>,
+    /// Sessions whose files are gone.
+    pub removed: Vec<SessionId>,
 }

@@ -11,6 +11,7 @@ mod ids;
 mod inspect;
 mod items;
 mod model;
+mod output;
 mod provider;
 mod records;
 mod tools;
@@ -25,9 +26,9 @@ pub use context::{
 pub use contract::{
     AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-    GetToolOutput, ListProviderKinds, ListSessions, OpenSession, OpenTranscript, OutputKind,
-    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
-    SessionStarted, SetApiKey, StopTurn, SwitchProfile,
+    GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, OpenSession, OpenTranscript,
+    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionExport, SessionPage,
+    SetApiKey, StopTurn, SwitchProfile, WatchLibrary,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
@@ -44,6 +45,10 @@ pub use items::{
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
+};
+pub use output::{
+    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionList, OutputKind,
+    SessionContext, SessionDeleted, SessionStarted,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,

@@ -16,6 +16,7 @@ import type { GetCompactionViews } from "../bindings/GetCompactionViews";
 import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { LibraryChange } from "../bindings/LibraryChange";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
@@ -24,6 +25,7 @@ import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { SaveSettings } from "../bindings/SaveSettings";
 import type { SendMessage } from "../bindings/SendMessage";
+import type { SessionExport } from "../bindings/SessionExport";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
 import type { SessionPage } from "../bindings/SessionPage";
@@ -35,6 +37,7 @@ import type { SwitchProfile } from "../bindings/SwitchProfile";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TurnReport } from "../bindings/TurnReport";
+import type { WatchLibrary } from "../bindings/WatchLibrary";
 import { call } from "./ipc";
 
 /** Receives a turn's events, each with the transcript updates Rust made of it. */
@@ -102,8 +105,18 @@ export const renameSession = (session_id: SessionId, title: string) =>
 export const deleteSession = (session_id: SessionId) =>
   call<void>("delete_session", { session_id } satisfies DeleteSession);
 
-export const exportSession = (session_id: SessionId, format: ExportFormat, path: string) =>
-  call<void>("export_session", { session_id, format, path } satisfies ExportSession);
+/** The export's text; the UI writes it to the file the person chose (see `api/dialogs`). */
+export const exportSession = (session_id: SessionId, format: ExportFormat) =>
+  call<SessionExport>("export_session", { session_id, format } satisfies ExportSession);
+
+/**
+ * From now on, every change to the session library (sessions created, appended to or deleted
+ * by any process: this app, the `strata` CLI, another window) arrives at `onChange`.
+ */
+export const watchLibrary = (onChange: (change: LibraryChange) => void) =>
+  call<void>("watch_library", {
+    on_event: new Channel<LibraryChange>(onChange),
+  } satisfies WatchLibrary & { on_event: Channel<LibraryChange> });
 
 /** Moves the session to another saved profile from its next turn on. */
 export const switchProfile = (session_id: SessionId, profile_id: string) =>

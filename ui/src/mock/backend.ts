@@ -151,6 +151,9 @@ class MockBackend {
         this.sessions = this.sessions.filter((s) => s.view.summary.id !== args.session_id);
         return null;
       case "export_session":
+        return { session_id: args.session_id, format: args.format, text: "" };
+      case "watch_library":
+        // Nothing else writes the preview's sessions.
         return null;
       case "open_external_link":
         // The preview never opens anything; the dialog is what it shows.
@@ -196,8 +199,11 @@ class MockBackend {
       }
       case "compact_now":
         return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
-      case "plugin:dialog|open":
+      case "pick_workspace":
         return "/home/ana/projects/lighthouse";
+      case "plugin:fs|write_text_file":
+        // The preview writes no files.
+        return null;
       case "plugin:dialog|save": {
         const options = args.options as { defaultPath?: string } | undefined;
         return `/home/ana/Documents/${options?.defaultPath ?? "session.md"}`;
