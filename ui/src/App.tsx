@@ -150,6 +150,7 @@ function AppWindow() {
       {switchingProfile && view && summary && (
         <SwitchProfileDialog
           session={summary}
+          current={view.profile}
           profiles={settings?.profiles ?? []}
           onCancel={() => actions.setSwitchingProfile(false)}
           onSwitch={(profileId) => void actions.switchProfile(profileId)}

@@ -1,17 +1,23 @@
 import { useState } from "react";
 import type { ProfileView, SessionListItem } from "../api/types";
+import type { ProfileSet } from "../bindings/ProfileSet";
 import { Modal } from "./Modal";
 
 interface SwitchProfileDialogProps {
   session: SessionListItem;
+  /** The session's recorded profile (its last `profile_set`), when it has one. */
+  current?: ProfileSet | null;
   profiles: ProfileView[];
   onCancel: () => void;
   /** Called only once the person confirmed sending the history to the chosen profile. */
   onSwitch: (profileId: string) => void;
 }
 
-/** Whether the session talks to this profile now (its row names the kind and model, not the endpoint). */
-function isCurrent(profile: ProfileView, session: SessionListItem): boolean {
+/** Whether the session talks to this profile now: the same kind, model and (when recorded) endpoint. */
+function isCurrent(profile: ProfileView, session: SessionListItem, current?: ProfileSet | null): boolean {
+  if (current) {
+    return profile.kind === current.provider_kind && profile.model === current.model && (profile.base_url ?? null) === (current.base_url ?? null);
+  }
   return profile.kind === session.provider_kind && profile.model === session.model;
 }
 
@@ -23,8 +29,8 @@ function endpoint(profile: ProfileView): string {
  * Moves a session to another saved profile: pick one, then confirm, because from the next turn
  * on the whole history goes to that profile's endpoint. The switch is recorded in the session.
  */
-export function SwitchProfileDialog({ session, profiles, onCancel, onSwitch }: SwitchProfileDialogProps) {
-  const others = profiles.filter((profile) => !isCurrent(profile, session));
+export function SwitchProfileDialog({ session, current, profiles, onCancel, onSwitch }: SwitchProfileDialogProps) {
+  const others = profiles.filter((profile) => !isCurrent(profile, session, current));
   const [chosen, setChosen] = useState<string>(others[0]?.id ?? "");
   const [confirming, setConfirming] = useState(false);
   const target = profiles.find((profile) => profile.id === chosen);
