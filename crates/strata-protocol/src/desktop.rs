@@ -183,7 +183,7 @@ pub struct CompactOutcome {
     pub history_items: u32,
 }
 
-/// The formats `export_session` writes.
+/// The formats `export_session` renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
