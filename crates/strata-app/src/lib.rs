@@ -9,13 +9,15 @@
 //!   ([`profile`]): sessions resume on the profile recorded when they were
 //!   made, and another is only ever chosen explicitly;
 //! - the session library ([`library`]): list, search, open, rename, delete,
-//!   export, switch profile, the console's views;
+//!   export, switch profile, the console's views; listing and search read
+//!   the library's index ([`catalog`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
+pub mod catalog;
 pub mod error;
 pub mod export;
 pub mod launch;
@@ -52,6 +54,7 @@ pub struct App {
     store: SessionStore,
     env: EnvFn,
     live: LiveSessions,
+    catalog: catalog::Catalog,
 }
 
 impl App {
@@ -61,6 +64,7 @@ impl App {
             paths,
             env,
             live: LiveSessions::default(),
+            catalog: catalog::Catalog::default(),
         }
     }
 

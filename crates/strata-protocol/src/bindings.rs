@@ -24,9 +24,10 @@ mod tests {
         DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
         GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds, ListSessions, LiveEvent,
         ModelEvent, OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody,
-        RenameSession, RoundPage, SaveSettings, SendMessage, SessionDeleted, SessionListItem,
-        SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
-        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
+        RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
+        SessionDeleted, SessionListItem, SessionPage, SessionStarted, SessionView, SetApiKey,
+        Settings, StopTurn, SwitchProfile, ToolOutputText, TranscriptPage, TranscriptUpdate,
+        TurnReport,
     };
 
     const REFRESH: &str =
@@ -63,6 +64,8 @@ mod tests {
         GetAppInfo::export_all(&cfg)?;
         ListSessions::export_all(&cfg)?;
         SessionPage::export_all(&cfg)?;
+        SearchSessions::export_all(&cfg)?;
+        SearchResults::export_all(&cfg)?;
         OpenSession::export_all(&cfg)?;
         CreateSession::export_all(&cfg)?;
         SendMessage::export_all(&cfg)?;

@@ -26,8 +26,9 @@ pub use contract::{
     AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
     GetToolOutput, ListProviderKinds, ListSessions, OpenSession, OpenTranscript, OutputKind,
-    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
-    SessionStarted, SetApiKey, StopTurn, SwitchProfile,
+    ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
+    SearchSessions, SendMessage, SessionDeleted, SessionPage, SessionStarted, SetApiKey, StopTurn,
+    SwitchProfile, TextRange,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
