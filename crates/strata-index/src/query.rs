@@ -227,14 +227,13 @@ impl Index {
         }
         let (mut clauses, mut values) = filter_clauses(filters);
         let by_trigrams = literal.chars().count() >= TRIGRAM;
-        let pattern = if by_trigrams {
+        if by_trigrams {
             clauses.push("texts MATCH ?".into());
-            Value::Text(format!("\"{}\"", literal.replace('"', "\"\"")))
+            values.push(Value::Text(format!("\"{}\"", literal.replace('"', "\"\""))));
         } else {
             clauses.push("p.body LIKE ? ESCAPE '\\'".into());
-            Value::Text(format!("%{}%", escape_like(&literal)))
-        };
-        values.push(pattern.clone());
+            values.push(Value::Text(format!("%{}%", escape_like(&literal))));
+        }
         let from = if by_trigrams {
             "texts JOIN pieces p ON p.rowid = texts.rowid"
         } else {
@@ -270,7 +269,7 @@ impl Index {
         };
         let mut hits = Vec::with_capacity(page.len());
         for (rowid, _) in &page {
-            hits.push(self.hit(*rowid, &pattern, by_trigrams, &literal)?);
+            hits.push(self.hit(*rowid, &literal)?);
         }
         let end = offset + hits.len();
         Ok(SearchPage {
@@ -280,44 +279,24 @@ impl Index {
         })
     }
 
-    /// One piece of a search page, with its snippet.
-    fn hit(
-        &self,
-        rowid: i64,
-        pattern: &Value,
-        by_trigrams: bool,
-        literal: &str,
-    ) -> Result<SearchHit> {
-        let columns = "s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind";
-        let sql = if by_trigrams {
-            // highlight(), not snippet(): snippet() counts trigrams, so its
-            // window can cut a long match; the window is cut here instead.
-            format!(
-                "SELECT {columns}, highlight(texts, 0, '{MATCH_START}', '{MATCH_END}'), s.updated_ms
-                 FROM texts JOIN pieces p ON p.rowid = texts.rowid
-                 JOIN sessions s ON s.rowid = p.session
-                 WHERE texts MATCH ?1 AND texts.rowid = ?2"
-            )
-        } else {
-            format!(
-                "SELECT {columns}, p.body, s.updated_ms
-                 FROM pieces p JOIN sessions s ON s.rowid = p.session
-                 WHERE p.rowid = ?2 AND ?1 IS NOT NULL"
-            )
-        };
-        let mut statement = self.connection.prepare_cached(&sql)?;
-        let hit = statement.query_row(rusqlite::params![pattern, rowid], |row| {
+    /// One piece of a search page, with its snippet: the match marked in
+    /// Rust on this one piece (FTS5's highlight() would run the whole
+    /// MATCH again for every hit).
+    fn hit(&self, rowid: i64, literal: &str) -> Result<SearchHit> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind, p.body,
+                s.updated_ms
+             FROM pieces p JOIN sessions s ON s.rowid = p.session
+             WHERE p.rowid = ?1",
+        )?;
+        let hit = statement.query_row([rowid], |row| {
             let text: String = row.get(5)?;
             Ok(SearchHit {
                 session_id: parse_id(row.get::<_, String>(0)?)?,
                 session_title: title(row.get(1)?, row.get(2)?),
                 item_id: row.get(3)?,
                 kind: row.get(4)?,
-                snippet: if by_trigrams {
-                    window(&text)
-                } else {
-                    window(&mark_substring(&text, literal))
-                },
+                snippet: window(&mark_substring(&text, literal)),
                 updated: millis(row.get(6)?),
             })
         })?;
@@ -388,13 +367,27 @@ fn escape_like(text: &str) -> String {
     escaped
 }
 
-/// The text with its first occurrence of `query` (ASCII case folded, as
-/// LIKE matches) marked.
+/// The text with its first occurrence of `query` marked, case folded per
+/// character (as the trigram index and LIKE match; a character whose
+/// lowercase is longer than one character compares by its first).
 fn mark_substring(text: &str, query: &str) -> String {
-    let Some(start) = text.to_ascii_lowercase().find(&query.to_ascii_lowercase()) else {
+    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+    let needle: Vec<char> = query.chars().map(fold).collect();
+    let hay: Vec<(usize, char)> = text.char_indices().map(|(at, c)| (at, fold(c))).collect();
+    let found = (0..hay.len()).find(|&i| {
+        hay.len() - i >= needle.len()
+            && hay[i..i + needle.len()]
+                .iter()
+                .zip(&needle)
+                .all(|((_, c), n)| c == n)
+    });
+    let Some(first) = found.filter(|_| !needle.is_empty()) else {
         return text.to_owned();
     };
-    let end = start + query.len();
+    let start = hay[first].0;
+    let end = hay
+        .get(first + needle.len())
+        .map_or(text.len(), |(at, _)| *at);
     format!(
         "{}{MATCH_START}{}{MATCH_END}{}",
         &text[..start],
