@@ -5,15 +5,16 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
     AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
     CompactionView, CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionViews,
     GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent, OpenSession,
-    OpenTranscript, ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SendMessage,
-    SessionExport, SessionListItem, SessionPage, SessionView, SetApiKey, Settings, StopTurn,
-    SwitchProfile, ToolOutputText, TranscriptPage, TurnReport,
+    OpenTranscript, ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SearchResults,
+    SearchSessions, SendMessage, SessionExport, SessionListItem, SessionPage, SessionView,
+    SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText, TranscriptPage, TurnReport,
 };
 use tauri::ipc::Channel;
 use tauri::{Runtime, State, Webview, Window};
@@ -64,15 +65,44 @@ pub async fn list_sessions(
 }
 
 #[tauri::command(rename_all = "snake_case")]
+#[allow(clippy::too_many_arguments)]
+pub async fn search_sessions(
+    app: State<'_, Shared>,
+    query: String,
+    workspace: Option<String>,
+    model: Option<String>,
+    updated_from: Option<DateTime<Utc>>,
+    updated_until: Option<DateTime<Utc>>,
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> Result<SearchResults> {
+    app.search_sessions(SearchSessions {
+        query,
+        workspace,
+        model,
+        updated_from,
+        updated_until,
+        offset,
+        limit,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_session(
     app: State<'_, Shared>,
     session_id: String,
     from_record: Option<u32>,
+    at_item: Option<String>,
 ) -> Result<SessionView> {
     let session_id = id(&session_id)?;
+    let at_item = at_item
+        .map(|item| strata_app::validate::item_id(&item))
+        .transpose()?;
     app.open_session(OpenSession {
         session_id,
         from_record,
+        at_item,
     })
     .await
 }

@@ -34,6 +34,7 @@ pub fn configure<R: Runtime>(
         .invoke_handler(generate_handler![
             commands::app_info,
             commands::list_sessions,
+            commands::search_sessions,
             commands::open_session,
             commands::create_session,
             commands::send_message,

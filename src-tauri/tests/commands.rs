@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use strata_desktop::commands::{Shared, channel_sink};
 use strata_protocol::{
     AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveEvent, MainlineEvent,
-    SendMessage, SessionExport, SessionId, SessionListItem, SessionPage, SessionView, Settings,
-    TranscriptUpdate, TurnOutcome,
+    SearchHitKind, SearchResults, SendMessage, SessionExport, SessionId, SessionListItem,
+    SessionPage, SessionView, Settings, TranscriptUpdate, TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -193,6 +193,51 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
     let view: SessionView = h.invoke("open_session", json!({ "session_id": id.to_string() }));
     assert!(view.live);
     assert_eq!(view.summary.title.as_deref(), Some("Notes"));
+}
+
+#[test]
+fn search_finds_a_turn_and_its_hit_opens_the_session_at_that_item() {
+    let h = harness();
+    let id = h.create().id;
+    let (channel, _events) = collecting_channel();
+    let text = "Which zebracorns are in notes.txt?";
+    tauri::async_runtime::block_on(run_turn(&h.state(), id, text.into(), channel)).unwrap();
+    let results: SearchResults = h.invoke("search_sessions", json!({ "query": "ZEBRACORNS" }));
+    assert_eq!(results.v, 1);
+    let hit = &results.hits[0];
+    assert_eq!((hit.session_id, hit.kind), (id, SearchHitKind::User));
+    assert_eq!(hit.snippet, text);
+    assert_eq!(
+        (hit.matches[0].start, hit.matches[0].end),
+        (6, 16),
+        "Which [zebracorns]"
+    );
+    let item = hit.item_id.unwrap().to_string();
+    let view: SessionView = h.invoke(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": item }),
+    );
+    assert!(view.records.iter().any(|record| matches!(
+        &record.body,
+        strata_protocol::RecordBody::ResponseItem(committed) if Some(committed.id()) == hit.item_id
+    )));
+    let filtered: SearchResults = h.invoke(
+        "search_sessions",
+        json!({ "query": "zebracorns", "model": "nobody" }),
+    );
+    assert_eq!(filtered.total, 0);
+    let error = h.fail(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": "not-an-item" }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let error = h.fail(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": strata_protocol::ItemId::new().to_string() }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::NotFound);
+    let error = h.fail("search_sessions", json!({ "query": "  " }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
 }
 
 #[test]

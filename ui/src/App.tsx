@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import * as api from "./api/commands";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
@@ -14,6 +14,7 @@ import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
+import type { SearchResults } from "./bindings/SearchResults";
 import { isRunning } from "./state/store";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
 
@@ -59,6 +60,41 @@ function AppWindow() {
     const timer = window.setTimeout(() => void actions.refreshSessions(), 200);
     return () => window.clearTimeout(timer);
   }, [query, actions]);
+
+  // The same query searched in the sessions' text (the library's index).
+  const [found, setFound] = useState<SearchResults | null>(null);
+  useEffect(() => {
+    const text = query.trim();
+    let stale = false;
+    const timer = window.setTimeout(() => {
+      if (!text) {
+        setFound(null);
+        return;
+      }
+      api
+        .searchSessions(text)
+        .then((results) => {
+          if (!stale) setFound(results);
+        })
+        .catch(actions.fail);
+    }, 200);
+    return () => {
+      stale = true;
+      window.clearTimeout(timer);
+    };
+  }, [query, actions]);
+
+  // A picked hit's item: scrolled to once its session shows the entry,
+  // paging back through older entries until it does.
+  const [target, setTarget] = useState<{ sessionId: string; itemId: string } | null>(null);
+  useEffect(() => {
+    if (!target || view?.summary.id !== target.sessionId) return;
+    const ids = [target.itemId, `compaction:${target.itemId}`];
+    const entry = transcript.entries.find((e) => ids.includes(e.id));
+    if (entry && listRef.current?.scrollToEntry(entry.id)) setTarget(null);
+    else if (!entry && transcript.older && !transcript.loadingOlder) void actions.loadOlder();
+    else if (!entry && !transcript.older) setTarget(null);
+  }, [target, view, transcript, actions]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
   const newSession = useCallback(async () => {
@@ -117,6 +153,15 @@ function AppWindow() {
           onRename={(id, title) => actions.rename(id, title)}
           onDelete={(id) => actions.remove(id)}
           onExport={(id, format) => void actions.exportSession(id, format)}
+          hits={found?.hits}
+          hitsTotal={found?.total}
+          onPickHit={(hit) => {
+            // Messages and summaries are entries of their own id; a tool
+            // card's entry is named by its call, which a hit does not carry.
+            const scrollable = hit.item_id && hit.kind !== "tool_call" && hit.kind !== "tool_output";
+            setTarget(scrollable && hit.item_id ? { sessionId: hit.session_id, itemId: hit.item_id } : null);
+            void actions.open(hit.session_id, "browse");
+          }}
         />
         {view && summary ? (
           <Conversation key={view.summary.id} summary={summary} listRef={listRef} composerRef={composerRef} />

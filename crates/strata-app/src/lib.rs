@@ -9,14 +9,16 @@
 //!   ([`profile`]): sessions resume on the profile recorded when they were
 //!   made, and another is only ever chosen explicitly;
 //! - the session library ([`library`]): list, search, open, rename, delete,
-//!   export, switch profile, the console's views), watched for changes any
-//!   process makes ([`watch`]);
+//!   export, switch profile, the console's views; listing and search read
+//!   the library's index ([`catalog`]), watched for changes any process
+//!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
+pub mod catalog;
 pub mod error;
 pub mod export;
 pub mod launch;
@@ -55,6 +57,7 @@ pub struct App {
     store: SessionStore,
     env: EnvFn,
     live: LiveSessions,
+    catalog: catalog::Catalog,
 }
 
 impl App {
@@ -64,6 +67,7 @@ impl App {
             paths,
             env,
             live: LiveSessions::default(),
+            catalog: catalog::Catalog::default(),
         }
     }
 

@@ -23,6 +23,7 @@ use strata_protocol::{
 };
 
 use crate::App;
+use crate::catalog::WritingNote;
 use crate::error::{CommandResult, ToCommandError, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
 use crate::validate;
@@ -50,6 +51,9 @@ pub struct LiveSlot {
 pub struct LiveAgent {
     pub agent: Agent,
     pub events: EventReceiver,
+    /// The index's mark that the session is open for writing (dropped
+    /// after the agent, which closes the file).
+    pub note: WritingNote,
 }
 
 /// An exclusive hold on a live session for one turn or compaction: the agent
@@ -76,12 +80,22 @@ impl Drop for Running {
 }
 
 impl LiveSlot {
-    fn new(agent: Agent, events: EventReceiver) -> Self {
+    fn new(launched: launch::Launched) -> Self {
+        let launch::Launched {
+            agent,
+            events,
+            note,
+            ..
+        } = launched;
         let broker = agent.broker().clone();
         let threshold = agent.threshold();
         let context_window = agent.config().context_window;
         Self {
-            agent: Arc::new(tokio::sync::Mutex::new(LiveAgent { agent, events })),
+            agent: Arc::new(tokio::sync::Mutex::new(LiveAgent {
+                agent,
+                events,
+                note,
+            })),
             broker,
             cancel: Mutex::new(None),
             threshold,
@@ -164,7 +178,7 @@ impl App {
                     launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
                 let id = launched.agent.id();
                 let item = list_item_of_replay(launched.agent.session().state());
-                Ok((id, item, LiveSlot::new(launched.agent, launched.events)))
+                Ok((id, item, LiveSlot::new(launched)))
             })
             .await?;
         self.insert_live(id, Arc::new(slot));
@@ -185,7 +199,7 @@ impl App {
             .blocking(move |app| {
                 let launched =
                     launch::resume(&app.store, &app.paths, app.env(), id, &app.launch_options())?;
-                Ok(LiveSlot::new(launched.agent, launched.events))
+                Ok(LiveSlot::new(launched))
             })
             .await?;
         let slot = Arc::new(slot);

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use strata_protocol::SessionId;
+use strata_protocol::{ItemId, SessionId};
 
 use crate::error::{CommandResult, invalid_input};
 
@@ -26,6 +26,13 @@ pub fn session_id(text: &str) -> CommandResult<SessionId> {
         .map_err(|_| invalid_input(format!("{} is not a session id.", shown(text))))
 }
 
+/// An item id from the front end (a search hit's).
+pub fn item_id(text: &str) -> CommandResult<ItemId> {
+    text.trim()
+        .parse()
+        .map_err(|_| invalid_input(format!("{} is not an item id.", shown(text))))
+}
+
 /// A title: whitespace runs collapsed to one space, no control characters,
 /// at most [`MAX_TITLE_CHARS`] characters, not empty.
 pub fn title(text: &str) -> CommandResult<String> {
@@ -42,6 +49,24 @@ pub fn title(text: &str) -> CommandResult<String> {
         )));
     }
     Ok(title)
+}
+
+/// The longest search query, in characters.
+pub const MAX_SEARCH_CHARS: usize = 1_000;
+
+/// A search query: trimmed, not blank, not absurdly long. It is literal
+/// text to the index, never syntax.
+pub fn search_query(text: &str) -> CommandResult<String> {
+    let query = text.trim();
+    if query.is_empty() {
+        return Err(invalid_input("The search is empty."));
+    }
+    if query.chars().count() > MAX_SEARCH_CHARS {
+        return Err(invalid_input(format!(
+            "The search is longer than {MAX_SEARCH_CHARS} characters."
+        )));
+    }
+    Ok(query.to_owned())
 }
 
 /// A message for a turn: not blank, not absurdly long, no NUL bytes.

@@ -204,6 +204,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: None,
+                at_item: None,
             })
             .await
             .unwrap();
@@ -216,6 +217,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: Some(view.record_count - 1),
+                at_item: None,
             })
             .await
             .unwrap();

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 
+use strata_app::catalog::WritingNote;
 use strata_core::CancellationToken;
 use strata_core::agent::{
     Agent, CompactOutcome, EventHandler, EventReceiver, TurnReport, forward_events,
@@ -79,6 +80,9 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
 /// runtime.
 pub struct Driver {
     pub agent: Agent,
+    /// The index's mark that the session is open for writing; dropped after
+    /// the agent, which closes the file.
+    _note: WritingNote,
     events: EventReceiver,
     pub ui: Ui,
     interrupts: Interrupts,
@@ -99,9 +103,15 @@ impl Driver {
         let lines = lines.then(Lines::spawn);
         let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), lines);
         announce(&mut ui, &launched, json, turns)?;
-        let Launched { agent, events, .. } = launched;
+        let Launched {
+            agent,
+            events,
+            note,
+            ..
+        } = launched;
         Ok(Self {
             agent,
+            _note: note,
             events,
             ui,
             interrupts,
@@ -122,6 +132,7 @@ impl Driver {
             events,
             ui,
             interrupts,
+            ..
         } = self;
         let cancel = interrupts.begin();
         let result = drive(start(agent, cancel.clone()), events, ui, &cancel).await?;

@@ -10,8 +10,8 @@ mod support;
 
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactFinished, CompactPreview, CompactResult, CompactionList,
-    EVENT_FORMAT_VERSION, EventEnvelope, OutputKind, ProviderKind, ResponseItem, SessionContext,
-    SessionDeleted, SessionPage, SessionStarted,
+    EVENT_FORMAT_VERSION, EventEnvelope, OutputKind, ProviderKind, ResponseItem, SearchHitKind,
+    SearchResults, SessionContext, SessionDeleted, SessionPage, SessionStarted,
 };
 use support::{Home, announced_id};
 
@@ -51,6 +51,22 @@ fn every_json_line_is_a_contract_type_with_its_version() {
     assert_eq!(page.total, 1);
     assert_eq!(page.sessions[0].id, started.session_id);
     assert_eq!(page.sessions[0].title.as_deref(), Some("List the files"));
+
+    let search = home.run(&["sessions", "search", "the files", "--json"]);
+    assert_eq!(search.code, 0, "{search:#?}");
+    let results: SearchResults = serde_json::from_str(search.stdout.trim()).unwrap();
+    assert_eq!(results.v, CONTRACT_FORMAT_VERSION);
+    let hit = &results.hits[0];
+    assert_eq!(hit.session_id, started.session_id);
+    assert_eq!(hit.kind, SearchHitKind::User);
+    assert!(hit.item_id.is_some());
+    let marked: String = hit
+        .snippet
+        .chars()
+        .skip(hit.matches[0].start as usize)
+        .take((hit.matches[0].end - hit.matches[0].start) as usize)
+        .collect();
+    assert_eq!(marked, "the files");
 
     let id = started.session_id.to_string();
     let deleted = home.run(&["sessions", "delete", &id, "--json"]);

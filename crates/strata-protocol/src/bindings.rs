@@ -25,9 +25,10 @@ mod tests {
         ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
         GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent,
         OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody, RenameSession,
-        RoundPage, SaveSettings, SendMessage, SessionContext, SessionDeleted, SessionExport,
-        SessionListItem, SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn,
-        SwitchProfile, ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
+        RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext,
+        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted, SessionView,
+        SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText, TranscriptPage,
+        TranscriptUpdate, TurnReport, WatchLibrary,
     };
 
     const REFRESH: &str =
@@ -64,6 +65,8 @@ mod tests {
         GetAppInfo::export_all(&cfg)?;
         ListSessions::export_all(&cfg)?;
         SessionPage::export_all(&cfg)?;
+        SearchSessions::export_all(&cfg)?;
+        SearchResults::export_all(&cfg)?;
         OpenSession::export_all(&cfg)?;
         CreateSession::export_all(&cfg)?;
         SendMessage::export_all(&cfg)?;

@@ -8,13 +8,14 @@
 //! Listing and opening return item ids and page, so a later index or
 //! tail-reading backend changes what is behind them, not their shapes.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::desktop::{
     AppInfo, CompactOutcome, ExportFormat, SessionListItem, SessionView, Settings, TurnReport,
 };
-use crate::ids::SessionId;
+use crate::ids::{ItemId, SessionId};
 use crate::inspect::{CompactionView, RoundPage};
 use crate::provider::ProviderKind;
 use crate::records::ApprovalDecision;
@@ -45,6 +46,7 @@ macro_rules! commands {
 commands! {
     GetAppInfo => "app_info" -> AppInfo;
     ListSessions => "list_sessions" -> SessionPage;
+    SearchSessions => "search_sessions" -> SearchResults;
     OpenSession => "open_session" -> SessionView;
     CreateSession => "create_session" -> SessionListItem;
     SendMessage => "send_message" -> TurnReport;
@@ -100,13 +102,98 @@ pub struct SessionPage {
 }
 
 /// `open_session`: a read-only snapshot from record `from_record` on
-/// (default 0: the whole file).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// (default 0: the whole file). `at_item` names the item the transcript
+/// opens scrolled to (a search hit's `item_id`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OpenSession {
     pub session_id: SessionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub from_record: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub at_item: Option<ItemId>,
+}
+
+/// `search_sessions`: the text of every session (messages, tool calls and
+/// outputs, summaries) searched for `query` as literal text, case ignored,
+/// newest session first, one page of hits. Filters narrow it to one
+/// workspace (exact folder), one model, and sessions updated in
+/// `[updated_from, updated_until)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchSessions {
+    pub query: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub updated_from: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub updated_until: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub offset: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub limit: Option<u32>,
+}
+
+/// A page of search hits (`strata sessions search --json` prints one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SearchResults {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub query: String,
+    pub hits: Vec<SearchHit>,
+    /// Hits in all pages.
+    pub total: u32,
+    /// Where the next page starts, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u32>,
+}
+
+/// What kind of text a hit is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchHitKind {
+    User,
+    Assistant,
+    ToolCall,
+    ToolOutput,
+    Summary,
+}
+
+/// One match: where it is and the text around it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SearchHit {
+    pub session_id: SessionId,
+    pub session_title: Option<String>,
+    /// The item the text is in: `open_session`'s `at_item`.
+    pub item_id: Option<ItemId>,
+    pub kind: SearchHitKind,
+    /// Plain text around the match (an ellipsis where it was cut). Session
+    /// text: show it as text, never as markup.
+    pub snippet: String,
+    /// Where the match is in `snippet`, in characters (Unicode scalar
+    /// values, not bytes or UTF-16 units).
+    pub matches: Vec<TextRange>,
+    /// The session's last update.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A half-open range `[start, end)` of characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct TextRange {
+    pub start: u32,
+    pub end: u32,
 }
 
 /// `create_session`: a new session in `workspace` (an absolute folder) on

@@ -27,8 +27,9 @@ pub use contract::{
     AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
     GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, OpenSession, OpenTranscript,
-    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionExport, SessionPage,
-    SetApiKey, StopTurn, SwitchProfile, WatchLibrary,
+    ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
+    SearchSessions, SendMessage, SessionExport, SessionPage, SetApiKey, StopTurn, SwitchProfile,
+    TextRange, WatchLibrary,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,

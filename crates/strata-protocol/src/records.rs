@@ -304,14 +304,13 @@ pub struct UnknownRecord {
     pub payload: serde_json::Value,
 }
 
-/// The envelope exactly as on the wire.
-#[derive(Serialize, Deserialize)]
+/// The envelope exactly as on the wire (as written).
+#[derive(Serialize)]
 struct WireRecord {
     v: u32,
     ts: DateTime<Utc>,
     #[serde(rename = "type")]
     record_type: String,
-    #[serde(default)]
     payload: serde_json::Value,
 }
 
@@ -337,22 +336,104 @@ impl Serialize for Record {
     }
 }
 
+/// Reads a record in one pass: the envelope's fields as they come, the
+/// payload straight into the body its `type` names. Only a payload that
+/// comes before its `type` (no Strata writes that order) or of an unknown
+/// type is held as a `serde_json::Value` first.
 impl<'de> Deserialize<'de> for Record {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = WireRecord::deserialize(deserializer)?;
-        let body = if RecordBody::KNOWN_TYPES.contains(&wire.record_type.as_str()) {
-            let tagged = serde_json::json!({ "type": wire.record_type, "payload": wire.payload });
-            serde_json::from_value(tagged).map_err(serde::de::Error::custom)?
-        } else {
-            RecordBody::Unknown(UnknownRecord {
-                record_type: wire.record_type,
-                payload: wire.payload,
-            })
+        deserializer.deserialize_map(RecordVisitor)
+    }
+}
+
+struct RecordVisitor;
+
+/// The envelope's fields; anything else is skipped, as before.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Field {
+    V,
+    Ts,
+    Type,
+    Payload,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> serde::de::Visitor<'de> for RecordVisitor {
+    type Value = Record;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("a session record object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
+        use serde::de::{DeserializeSeed as _, Error};
+        let mut v = None;
+        let mut ts = None;
+        let mut record_type: Option<String> = None;
+        let mut body = None;
+        let mut early_payload: Option<serde_json::Value> = None;
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::V => v = Some(map.next_value()?),
+                Field::Ts => ts = Some(map.next_value()?),
+                Field::Type => record_type = Some(map.next_value()?),
+                Field::Payload => match &record_type {
+                    Some(name) => body = Some(map.next_value_seed(PayloadSeed(name))?),
+                    None => early_payload = Some(map.next_value()?),
+                },
+                Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        let record_type = record_type.ok_or_else(|| A::Error::missing_field("type"))?;
+        let body = match body {
+            Some(body) => body,
+            None => PayloadSeed(&record_type)
+                .deserialize(early_payload.unwrap_or_default())
+                .map_err(A::Error::custom)?,
         };
         Ok(Record {
-            v: wire.v,
-            ts: wire.ts,
+            v: v.ok_or_else(|| A::Error::missing_field("v"))?,
+            ts: ts.ok_or_else(|| A::Error::missing_field("ts"))?,
             body,
+        })
+    }
+}
+
+/// Deserializes a payload as the body of the record type it names.
+struct PayloadSeed<'a>(&'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = RecordBody;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, payload: D) -> Result<RecordBody, D::Error> {
+        Ok(match self.0 {
+            "session_meta" => RecordBody::SessionMeta(Deserialize::deserialize(payload)?),
+            "response_item" => RecordBody::ResponseItem(Deserialize::deserialize(payload)?),
+            "round" => RecordBody::Round(Deserialize::deserialize(payload)?),
+            "token_usage" => RecordBody::TokenUsage(Deserialize::deserialize(payload)?),
+            "turn_started" => RecordBody::TurnStarted(Deserialize::deserialize(payload)?),
+            "turn_finished" => RecordBody::TurnFinished(Deserialize::deserialize(payload)?),
+            "retry" => RecordBody::Retry(Deserialize::deserialize(payload)?),
+            "error" => RecordBody::Error(Deserialize::deserialize(payload)?),
+            "approval_decision" => RecordBody::ApprovalDecision(Deserialize::deserialize(payload)?),
+            "title_set" => RecordBody::TitleSet(Deserialize::deserialize(payload)?),
+            "full_tool_output" => RecordBody::FullToolOutput(Deserialize::deserialize(payload)?),
+            "profile_set" => RecordBody::ProfileSet(Deserialize::deserialize(payload)?),
+            "compaction_policy" => RecordBody::CompactionPolicy(Deserialize::deserialize(payload)?),
+            "tool_outputs_evicted" => {
+                RecordBody::ToolOutputsEvicted(Deserialize::deserialize(payload)?)
+            }
+            "layered_compaction" => {
+                RecordBody::LayeredCompaction(Deserialize::deserialize(payload)?)
+            }
+            other => RecordBody::Unknown(UnknownRecord {
+                record_type: other.to_owned(),
+                payload: Deserialize::deserialize(payload)?,
+            }),
         })
     }
 }
@@ -413,6 +494,31 @@ mod tests {
         assert_eq!(round_trip(&policy), policy);
         let title = Record::now(RecordBody::TitleSet(TitleSet { title: "t".into() }));
         assert_eq!(title.v, FIRST_RECORD_FORMAT_VERSION);
+    }
+
+    #[test]
+    fn a_payload_before_its_type_and_unknown_fields_still_read() {
+        let line = r#"{"payload":{"title":"T"},"extra":[1],"ts":"2030-01-01T00:00:00Z","type":"title_set","v":1}"#;
+        let record: Record = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            record.body,
+            RecordBody::TitleSet(TitleSet { title: "T".into() })
+        );
+        let missing = r#"{"v":1,"ts":"2030-01-01T00:00:00Z","payload":{}}"#;
+        assert!(serde_json::from_str::<Record>(missing).is_err());
+    }
+
+    #[test]
+    fn every_known_type_is_read_as_its_own_body_never_as_unknown() {
+        for name in RecordBody::KNOWN_TYPES {
+            let line =
+                format!(r#"{{"v":1,"ts":"2030-01-01T00:00:00Z","type":"{name}","payload":{{}}}}"#);
+            // Most payloads miss required fields: an error is fine, an
+            // Unknown body would mean the reader forgot the type.
+            if let Ok(record) = serde_json::from_str::<Record>(&line) {
+                assert!(!matches!(record.body, RecordBody::Unknown(_)), "{name}");
+            }
+        }
     }
 
     #[test]

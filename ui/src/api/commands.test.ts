@@ -14,6 +14,7 @@ describe("command wrappers", () => {
     await api.listSessions();
     await api.openSession("s1");
     await api.openSession("s1", 7);
+    await api.searchSessions("HttpClient::send");
     await api.createSession("/w");
     await api.stopTurn("s1");
     await api.answerApproval("s1", "call_1", "allow_for_session");
@@ -35,6 +36,7 @@ describe("command wrappers", () => {
       ["list_sessions", {}],
       ["open_session", { session_id: "s1" }],
       ["open_session", { session_id: "s1", from_record: 7 }],
+      ["search_sessions", { query: "HttpClient::send", limit: 30 }],
       ["create_session", { workspace: "/w", allow_broad_workspace: false }],
       ["stop_turn", { session_id: "s1" }],
       ["answer_approval", { session_id: "s1", call_id: "call_1", decision: "allow_for_session" }],

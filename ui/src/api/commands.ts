@@ -24,6 +24,8 @@ import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { SaveSettings } from "../bindings/SaveSettings";
+import type { SearchResults } from "../bindings/SearchResults";
+import type { SearchSessions } from "../bindings/SearchSessions";
 import type { SendMessage } from "../bindings/SendMessage";
 import type { SessionExport } from "../bindings/SessionExport";
 import type { SessionId } from "../bindings/SessionId";
@@ -74,6 +76,10 @@ export const openTranscript = (session_id: SessionId, before?: string, limit?: n
 /** One tool call's whole output, for an expanded card. */
 export const toolOutput = (session_id: SessionId, call_id: string) =>
   call<ToolOutputText>("tool_output", { session_id, call_id } satisfies GetToolOutput);
+
+/** Full-text hits across every session's text, newest session first. */
+export const searchSessions = (query: string, limit = 30) =>
+  call<SearchResults>("search_sessions", { query, limit } satisfies SearchSessions);
 
 /** `allow_broad_workspace` only after the person confirmed `/` or their home folder. */
 export const createSession = (workspace: string, allow_broad_workspace = false) =>

@@ -114,6 +114,9 @@ class MockBackend {
         const info: AppInfo = { version: "0.1.0", strata_home: "/home/ana/.strata", active_profile: this.active(), is_demo: this.active().kind === "demo" };
         return info;
       }
+      // The preview has no session index: its search finds nothing.
+      case "search_sessions":
+        return { v: 1, query: String(args.query ?? ""), hits: [], total: 0 };
       case "list_sessions": {
         const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
         const sessions = this.sessions
