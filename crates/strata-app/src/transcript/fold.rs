@@ -369,11 +369,14 @@ impl TranscriptFold {
                     model_error: None,
                 });
             }
+            // A checkpoint repeats the history the transcript already shows.
             RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset)
+            | RecordBody::Checkpoint(_)
             | RecordBody::SessionMeta(_)
             | RecordBody::Round(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
+            | RecordBody::Checkpoint(_)
             | RecordBody::Unknown(_) => {}
         }
     }
