@@ -279,3 +279,30 @@ fn verify_finds_a_checkpoint_whose_counts_or_length_differ() {
     assert_eq!(divergence.item, Some(4));
     assert_eq!(divergence.stored, None);
 }
+
+#[test]
+fn a_checkpoint_longer_than_the_blocks_read_is_found_whole() {
+    let (_dir, store) = store();
+    let mut session = store
+        .create(Path::new("/work"), "openai-responses", "gpt-5.4")
+        .unwrap();
+    session.commit_item(ResponseItem::system("sys")).unwrap();
+    for turn in 0..3 {
+        session
+            .commit_item(ResponseItem::user(format!("question {turn}")))
+            .unwrap();
+        session
+            .commit_item(ResponseItem::assistant("y".repeat(100_000)))
+            .unwrap();
+    }
+    // A 300 KB checkpoint (as an undo to a long history would write),
+    // then a little more.
+    session.append_checkpoint().unwrap();
+    session.commit_item(ResponseItem::user("after")).unwrap();
+    let live = session.state().clone();
+    let (_, path) = close(session);
+    let tail = read_session_tail(&path).unwrap();
+    assert!(tail.from_checkpoint());
+    assert_eq!(tail.records.len(), 2);
+    assert_eq!(tail.replay(), live);
+}
