@@ -38,9 +38,9 @@ fn summary(text: &str) -> CompactionSummary {
     }
 }
 
-/// A session with three exchanges, a compaction, then `after` more
-/// exchanges whose replies are `reply_bytes` long.
-fn compacted(store: &SessionStore, after: usize, reply_bytes: usize) -> LiveSession {
+/// A session with a system prompt and three questions, each answered with
+/// `answer`.
+fn three_exchanges(store: &SessionStore, answer: &str) -> LiveSession {
     let mut session = store
         .create(Path::new("/work"), "openai-responses", "gpt-5.4")
         .unwrap();
@@ -50,9 +50,16 @@ fn compacted(store: &SessionStore, after: usize, reply_bytes: usize) -> LiveSess
             .commit_item(ResponseItem::user(format!("question {turn}")))
             .unwrap();
         session
-            .commit_item(ResponseItem::assistant(format!("answer {turn}")))
+            .commit_item(ResponseItem::assistant(answer))
             .unwrap();
     }
+    session
+}
+
+/// A session with three exchanges, a compaction, then `after` more
+/// exchanges whose replies are `reply_bytes` long.
+fn compacted(store: &SessionStore, after: usize, reply_bytes: usize) -> LiveSession {
+    let mut session = three_exchanges(store, "an answer");
     session.set_title("Widgets").unwrap();
     session
         .commit_compaction(summary("three questions"))
@@ -283,18 +290,7 @@ fn verify_finds_a_checkpoint_whose_counts_or_length_differ() {
 #[test]
 fn a_checkpoint_longer_than_the_blocks_read_is_found_whole() {
     let (_dir, store) = store();
-    let mut session = store
-        .create(Path::new("/work"), "openai-responses", "gpt-5.4")
-        .unwrap();
-    session.commit_item(ResponseItem::system("sys")).unwrap();
-    for turn in 0..3 {
-        session
-            .commit_item(ResponseItem::user(format!("question {turn}")))
-            .unwrap();
-        session
-            .commit_item(ResponseItem::assistant("y".repeat(100_000)))
-            .unwrap();
-    }
+    let mut session = three_exchanges(&store, &"y".repeat(100_000));
     // A 300 KB checkpoint (as an undo to a long history would write),
     // then a little more.
     session.append_checkpoint().unwrap();
