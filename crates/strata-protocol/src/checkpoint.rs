@@ -61,6 +61,10 @@ pub struct CheckpointState {
     /// The model of the last `round`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_round_model: Option<String>,
+    /// A `profile_set` switching the session to another profile came after
+    /// the last `round`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub switched_since_round: bool,
     /// The sheet of the last layered compaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_state_sheet: Option<StateSheet>,

@@ -38,6 +38,11 @@ policy?: CompactionPolicyRecord | null,
  */
 last_round_model?: string | null, 
 /**
+ * A `profile_set` switching the session to another profile came after
+ * the last `round`.
+ */
+switched_since_round?: boolean, 
+/**
  * The sheet of the last layered compaction.
  */
 last_state_sheet?: StateSheet | null, 

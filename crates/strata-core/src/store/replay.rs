@@ -153,6 +153,7 @@ impl Replay {
             policy,
             last_round_model,
             last_state_sheet,
+            switched_since_round,
             guards,
             // The checkpoint record's own timestamp restores it.
             last_record_at: _,
@@ -176,6 +177,7 @@ impl Replay {
                 policy: policy.clone(),
                 last_round_model: last_round_model.clone(),
                 last_state_sheet: last_state_sheet.clone(),
+                switched_since_round: *switched_since_round,
                 summary_failures_in_a_row: guards.failures_in_a_row,
                 ineffective_at: guards.ineffective_at,
             },
@@ -206,6 +208,7 @@ impl Replay {
             policy: state.policy.clone(),
             last_round_model: state.last_round_model.clone(),
             last_state_sheet: state.last_state_sheet.clone(),
+            switched_since_round: state.switched_since_round,
             guards: CompactionGuards {
                 failures_in_a_row: state.summary_failures_in_a_row,
                 ineffective_at: state.ineffective_at,

@@ -101,6 +101,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         policy,
         last_round_model,
         last_state_sheet,
+        switched_since_round,
         summary_failures_in_a_row,
         ineffective_at,
     } = ours;
