@@ -376,7 +376,6 @@ impl TranscriptFold {
             | RecordBody::Round(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
-            | RecordBody::Checkpoint(_)
             | RecordBody::Unknown(_) => {}
         }
     }

@@ -130,6 +130,15 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
             "last_state_sheet",
             *last_state_sheet == theirs.last_state_sheet,
         ),
+        (
+            "switched_since_round",
+            *switched_since_round == theirs.switched_since_round,
+        ),
+        (
+            "summary_failures_in_a_row",
+            *summary_failures_in_a_row == theirs.summary_failures_in_a_row,
+        ),
+        ("ineffective_at", *ineffective_at == theirs.ineffective_at),
     ]
     .into_iter()
     .find_map(|(field, same)| (!same).then_some(field))
