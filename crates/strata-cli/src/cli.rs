@@ -200,6 +200,11 @@ pub enum SessionsCommand {
 
     /// Deletes a session's file (refused while the session is open elsewhere).
     Delete(SessionJsonArgs),
+
+    /// Replays the whole file from its first record and checks every
+    /// checkpoint (the copy a resume starts from) against it; exits 3 when
+    /// one disagrees.
+    Verify(SessionJsonArgs),
 }
 
 #[derive(Debug, Args)]

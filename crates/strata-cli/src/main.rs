@@ -77,6 +77,9 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Sessions(SessionsCommand::Delete(args)) => {
             sessions::delete(&ctx, &args.session, args.json)
         }
+        Command::Sessions(SessionsCommand::Verify(args)) => {
+            sessions::verify(&ctx, &args.session, args.json)
+        }
         Command::Context(args) => context::context(&ctx, &args.session, args.json),
         Command::Compactions(args) => context::compactions(&ctx, &args.session, args.json),
     }

@@ -1,12 +1,16 @@
-//! `strata sessions list`, `strata sessions search` and `strata sessions
-//! delete`.
+//! `strata sessions list`, `strata sessions search`, `strata sessions
+//! delete` and `strata sessions verify`.
 
 use std::io::Write;
 
+use strata_core::ReadMode;
+use strata_core::store::verify_checkpoints;
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, ListSessions, OutputKind, SearchHit, SearchHitKind, SearchSessions,
-    SessionDeleted,
+    SessionDeleted, SessionVerification,
 };
+
+use crate::error::CliError;
 
 use crate::cli::SearchArgs;
 use crate::store::Context;
@@ -167,4 +171,58 @@ pub fn delete(ctx: &Context, query: &str, json: bool) -> crate::error::Result<()
         writeln!(out, "deleted session {id}")?;
     }
     Ok(())
+}
+
+/// `strata sessions verify SESSION [--json]`: the whole file, read strictly
+/// (a corrupt line fails with its number), replayed from its first record;
+/// every checkpoint compared with the replay of the records before it.
+pub fn verify(ctx: &Context, query: &str, json: bool) -> crate::error::Result<()> {
+    let id = ctx.resolve(query)?;
+    let read = ctx.store.open_reader(id, ReadMode::Strict)?;
+    let found = verify_checkpoints(&read);
+    let mut out = ctx.out.stdout();
+    if json {
+        let report = SessionVerification {
+            v: CONTRACT_FORMAT_VERSION,
+            session_id: id,
+            records: found.records as u64,
+            checkpoints: found.checkpoints as u64,
+            divergences: found.divergences.clone(),
+        };
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&report)?))?;
+    } else {
+        for divergence in &found.divergences {
+            let item = divergence
+                .item
+                .map(|index| format!(" at item {index}"))
+                .unwrap_or_default();
+            let show = |text: &Option<String>| {
+                visible_inline(text.as_deref().unwrap_or("(nothing)")).into_owned()
+            };
+            writeln!(
+                out,
+                "checkpoint {} (line {}): {}{item} differs: the records replay to {}, the checkpoint holds {}",
+                divergence.checkpoint,
+                divergence.line,
+                visible_inline(&divergence.field),
+                show(&divergence.replayed),
+                show(&divergence.stored),
+            )?;
+        }
+        if found.divergences.is_empty() {
+            writeln!(
+                out,
+                "session {id}: {} records, {} checkpoint(s), each equal to the replay of the records before it",
+                found.records, found.checkpoints
+            )?;
+        }
+    }
+    if found.divergences.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::CheckpointsDiverge {
+            count: found.divergences.len(),
+            checkpoints: found.checkpoints,
+        })
+    }
 }

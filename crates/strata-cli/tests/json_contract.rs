@@ -12,6 +12,7 @@ use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactFinished, CompactPreview, CompactResult, CompactionList,
     EVENT_FORMAT_VERSION, EventEnvelope, OutputKind, ProviderKind, ResponseItem, SearchHitKind,
     SearchResults, SessionContext, SessionDeleted, SessionPage, SessionStarted,
+    SessionVerification,
 };
 use support::{Home, announced_id};
 
@@ -130,4 +131,53 @@ fn compact_context_and_compactions_print_versioned_contract_objects() {
     let entry = &listed.compactions[0];
     assert_eq!(entry.summary.id, summary_id);
     assert_eq!(Some(entry.summary.metadata.removed), finished.removed);
+}
+
+#[test]
+fn verify_prints_a_session_verification_and_exits_3_when_a_checkpoint_disagrees() {
+    let home = Home::new();
+    let id = home.compacted_session();
+    let session = id.to_string();
+    let run = home.run(&["sessions", "verify", &session, "--json"]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let report: SessionVerification = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(report.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(report.session_id, id);
+    assert_eq!(report.checkpoints, 1);
+    assert!(report.divergences.is_empty(), "{report:?}");
+
+    // The checkpoint after the compaction now disagrees with the records
+    // before it about the user message it kept (item 2, after the system
+    // prompt and the summary).
+    let path = home.session_file(id);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tampered: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.contains(r#""type":"checkpoint""#) {
+                line.replace("How many widgets", "How many gadgets")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(&path, tampered.join("\n") + "\n").unwrap();
+    let run = home.run(&["sessions", "verify", &session, "--json"]);
+    assert_eq!(run.code, 3, "{run:#?}");
+    let report: SessionVerification = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(report.divergences.len(), 1, "{report:?}");
+    let divergence = &report.divergences[0];
+    assert_eq!(
+        (divergence.checkpoint, divergence.field.as_str()),
+        (1, "history")
+    );
+    assert_eq!(divergence.item, Some(2));
+
+    let run = home.run(&["sessions", "verify", &session]);
+    run.fails_with(3, "1 of the session's 1 checkpoint(s) disagree");
+    assert!(
+        run.stdout
+            .contains(&format!("checkpoint 1 (line {})", divergence.line)),
+        "{run:#?}"
+    );
 }

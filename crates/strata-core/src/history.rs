@@ -69,6 +69,32 @@ impl History {
         self.last_usage.as_ref()
     }
 
+    /// How many items the history held when the last usage was reported
+    /// (0 when none was).
+    pub fn items_at_last_usage(&self) -> usize {
+        self.items_at_last_usage
+    }
+
+    /// A history as a checkpoint stored it: its items, and the last usage
+    /// with how many items the history held when it was reported.
+    pub fn restored(items: Vec<ResponseItem>, last_usage: Option<(TokenUsage, usize)>) -> Self {
+        let (last_usage, items_at_last_usage) = match last_usage {
+            Some((usage, at)) => (Some(usage), at),
+            None => (None, 0),
+        };
+        Self {
+            items,
+            last_usage,
+            items_at_last_usage,
+        }
+    }
+
+    /// Forgets the last usage: it no longer describes the history.
+    fn clear_usage(&mut self) {
+        self.last_usage = None;
+        self.items_at_last_usage = 0;
+    }
+
     /// The items added since the last usage was reported (all of them when
     /// none was).
     pub fn items_since_last_usage(&self) -> &[ResponseItem] {
@@ -84,7 +110,7 @@ impl History {
             RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => {
                 let plan = CompactionPlan::for_history(&self.items);
                 self.items = apply_compaction(&self.items, summary.clone());
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Compacted {
                     removed: plan.removed(),
                     kept: plan.kept(),
@@ -103,13 +129,13 @@ impl History {
             // reported before no longer describes the history.
             RecordBody::ToolOutputsEvicted(eviction) => {
                 let outputs = apply_eviction(&mut self.items, eviction);
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Evicted { outputs }
             }
             RecordBody::LayeredCompaction(compaction) => {
                 let before = self.items.len();
                 self.items = apply_layered_compaction(&self.items, compaction);
-                self.last_usage = None;
+                self.clear_usage();
                 let kept = compaction.leading.len() + compaction.kept.len();
                 Applied::Compacted {
                     removed: before.saturating_sub(kept),
@@ -128,7 +154,11 @@ impl History {
             | RecordBody::FullToolOutput(_)
             | RecordBody::ProfileSet(_)
             | RecordBody::CompactionPolicy(_)
-            | RecordBody::CompactionGuard(_) => Applied::NotHistory,
+            | RecordBody::CompactionGuard(_)
+
+            // A checkpoint repeats the history it follows; resuming starts
+            // from it, and `verify` checks it, but it changes nothing.
+            | RecordBody::Checkpoint(_) => Applied::NotHistory,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Live equals replay: whatever a live session is driven through, the history
-//! replayed from its file is, item for item, the history it held.
+//! replayed from its file is, item for item, the history it held; and so is
+//! the one a resume reads from the file's tail (its last checkpoint on).
 
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
@@ -11,7 +12,7 @@ use strata_core::compaction::{
     Calibration, CharEstimator, CompactionPlan, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
     build_state_sheet, extract, loss_audit, plan_eviction, plan_layered, span_originals,
 };
-use strata_core::store::{ReadMode, SessionStore};
+use strata_core::store::{ReadMode, SessionStore, read_session_tail, verify_checkpoints};
 use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionMetadata,
@@ -69,6 +70,8 @@ enum Action {
         failed: bool,
         estimated_tokens: u64,
     },
+    /// A checkpoint asked for explicitly (as undo and fork will).
+    Checkpoint,
 }
 
 fn role() -> impl Strategy<Value = Role> {
@@ -111,6 +114,7 @@ fn action() -> impl Strategy<Value = Action> {
         2 => Just(Action::LayeredCompaction),
         1 => (any::<bool>(), 0u64..10_000)
             .prop_map(|(failed, estimated_tokens)| Action::Guard { failed, estimated_tokens }),
+        1 => Just(Action::Checkpoint),
     ]
 }
 
@@ -287,6 +291,11 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     plan.estimated_after
                 );
             }
+            Action::Checkpoint => {
+                let before = session.state().clone();
+                session.append_checkpoint().unwrap();
+                assert_eq!(session.history(), before.history());
+            }
             Action::LayeredCompaction => {
                 let record = layered_record(session, step);
                 let kept = record.leading.len() + record.kept.len();
@@ -389,6 +398,15 @@ proptest! {
         prop_assert_eq!(replayed.history().items(), live.items());
         prop_assert_eq!(replayed.history().last_usage(), live.last_usage());
         prop_assert_eq!(&replayed, &live_state);
+        // Every checkpoint agrees with the records before it, and the tail
+        // read (from the last one) replays to the same state.
+        let checked = verify_checkpoints(&read);
+        prop_assert!(checked.divergences.is_empty(), "{:?}", checked.divergences);
+        let compacted = live_state.compactions() > 0;
+        prop_assert!(checked.checkpoints >= usize::from(compacted));
+        let tail = read_session_tail(session.path()).unwrap();
+        prop_assert_eq!(tail.from_checkpoint(), checked.checkpoints > 0);
+        prop_assert_eq!(&tail.replay(), &live_state);
         drop(session);
 
         // Reopening adds exactly one aborted output per call left running.
@@ -414,5 +432,7 @@ proptest! {
         prop_assert_eq!(appended, expected);
         prop_assert_eq!(reopened.history().last_usage(), live.last_usage());
         prop_assert!(reopened.history().pending_call_ids().is_empty());
+        let whole = store.open_reader(id, ReadMode::Strict).unwrap().replay();
+        prop_assert_eq!(reopened.state(), &whole);
     }
 }

@@ -129,8 +129,10 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
                 pieces,
             );
         }
-        // Evicted outputs stay whole in their own records, indexed there.
+        // Evicted outputs stay whole in their own records, indexed there;
+        // a checkpoint repeats items indexed where they were written.
         RecordBody::ToolOutputsEvicted(_)
+        | RecordBody::Checkpoint(_)
         | RecordBody::CompactionPolicy(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TokenUsage(_)

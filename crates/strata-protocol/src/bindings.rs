@@ -26,9 +26,9 @@ mod tests {
         GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent,
         OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody, RenameSession,
         RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext,
-        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted, SessionView,
-        SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText, TranscriptPage,
-        TranscriptUpdate, TurnReport, WatchLibrary,
+        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted,
+        SessionVerification, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
+        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
     };
 
     const REFRESH: &str =
@@ -82,6 +82,7 @@ mod tests {
         SetApiKey::export_all(&cfg)?;
         ListProviderKinds::export_all(&cfg)?;
         ProviderKindInfo::export_all(&cfg)?;
+        SessionVerification::export_all(&cfg)?;
         GetCompactionViews::export_all(&cfg)?;
         GetRoundRequests::export_all(&cfg)?;
         SessionStarted::export_all(&cfg)?;

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::checkpoint::CheckpointDivergence;
 use crate::desktop::{
     AppInfo, CompactOutcome, ExportFormat, SessionListItem, SessionView, Settings, TurnReport,
 };
@@ -369,4 +370,20 @@ pub struct LibraryChange {
     pub updated: Vec<SessionListItem>,
     /// Sessions whose files are gone.
     pub removed: Vec<SessionId>,
+}
+
+/// `strata sessions verify --json`: the whole file replayed from its first
+/// record, every checkpoint checked against it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionVerification {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub session_id: SessionId,
+    /// Records replayed, the session_meta included.
+    pub records: u64,
+    pub checkpoints: u64,
+    /// Every checkpoint that disagrees with the replay, first difference
+    /// each; empty when the file is consistent.
+    pub divergences: Vec<CheckpointDivergence>,
 }

@@ -3,6 +3,7 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod checkpoint;
 mod context;
 mod contract;
 mod desktop;
@@ -18,6 +19,7 @@ mod tools;
 mod transcript;
 mod usage;
 
+pub use checkpoint::{Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUsage};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
     LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
@@ -28,8 +30,8 @@ pub use contract::{
     DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
     GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, OpenSession, OpenTranscript,
     ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
-    SearchSessions, SendMessage, SessionExport, SessionPage, SetApiKey, StopTurn, SwitchProfile,
-    TextRange, WatchLibrary,
+    SearchSessions, SendMessage, SessionExport, SessionPage, SessionVerification, SetApiKey,
+    StopTurn, SwitchProfile, TextRange, WatchLibrary,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
@@ -21,8 +22,9 @@ use crate::usage::TokenUsage;
 
 /// The newest record format this version writes: 2 added the recorded
 /// profile (`profile_set`) and the layered context records
-/// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`).
-pub const RECORD_FORMAT_VERSION: u32 = 2;
+/// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
+/// added `checkpoint`.
+pub const RECORD_FORMAT_VERSION: u32 = 3;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -97,6 +99,9 @@ pub enum RecordBody {
     /// What the layered policy's guards saw (a failed summary, the person
     /// re-enabling automatic compaction), so replay restores them.
     CompactionGuard(CompactionGuardRecord),
+    /// The state a replay of every earlier record holds, written right after
+    /// each record that replaces the history: resuming starts from the last.
+    Checkpoint(Box<Checkpoint>),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -121,6 +126,7 @@ impl RecordBody {
         "tool_outputs_evicted",
         "layered_compaction",
         "compaction_guard",
+        "checkpoint",
     ];
 
     /// The format version that introduced this record's type.
@@ -131,6 +137,7 @@ impl RecordBody {
             | RecordBody::ToolOutputsEvicted(_)
             | RecordBody::LayeredCompaction(_)
             | RecordBody::CompactionGuard(_) => 2,
+            RecordBody::Checkpoint(_) => 3,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -165,6 +172,7 @@ impl RecordBody {
             RecordBody::ToolOutputsEvicted(_) => "tool_outputs_evicted",
             RecordBody::LayeredCompaction(_) => "layered_compaction",
             RecordBody::CompactionGuard(_) => "compaction_guard",
+            RecordBody::Checkpoint(_) => "checkpoint",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -430,6 +438,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "layered_compaction" => {
                 RecordBody::LayeredCompaction(Deserialize::deserialize(payload)?)
             }
+            "compaction_guard" => RecordBody::CompactionGuard(Deserialize::deserialize(payload)?),
+            "checkpoint" => RecordBody::Checkpoint(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,
@@ -488,7 +498,7 @@ mod tests {
             policy: crate::CompactionPolicy::Off,
             threshold: Some(crate::ThresholdSetting::Percent(80)),
         }));
-        assert_eq!(policy.v, RECORD_FORMAT_VERSION);
+        assert_eq!(policy.v, 2);
         let value = serde_json::to_value(&policy).unwrap();
         assert_eq!(value["payload"]["threshold"], "80%");
         assert_eq!(round_trip(&policy), policy);
@@ -519,6 +529,27 @@ mod tests {
                 assert!(!matches!(record.body, RecordBody::Unknown(_)), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn checkpoints_carry_format_version_three_and_round_trip() {
+        let checkpoint = Record::now(RecordBody::Checkpoint(Box::new(Checkpoint {
+            history: vec![ResponseItem::user("hi")],
+            last_usage: None,
+            state: crate::CheckpointState {
+                records: 3,
+                derived_title: Some("hi".into()),
+                ..crate::CheckpointState::default()
+            },
+        })));
+        assert_eq!(checkpoint.v, 3);
+        assert_eq!(checkpoint.v, RECORD_FORMAT_VERSION);
+        let value = serde_json::to_value(&checkpoint).unwrap();
+        assert_eq!(value["type"], "checkpoint");
+        assert_eq!(value["payload"]["history"][0]["content"], "hi");
+        assert_eq!(value["payload"]["state"]["records"], 3);
+        assert_eq!(round_trip(&checkpoint), checkpoint);
+        assert!(RecordBody::KNOWN_TYPES.contains(&checkpoint.body.type_name()));
     }
 
     #[test]

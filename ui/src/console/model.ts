@@ -348,6 +348,10 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
       const where = `${provider_kind} · ${model}${base_url ? ` at ${base_url}` : ""}${profile ? ` (profile ${profile})` : ""}`;
       return { ...base, family: "mainline", kind: "turn", tone: change === "switched" ? "warn" : "neutral", title: change === "switched" ? "Profile switched" : "Profile recorded", detail: where };
     }
+    case "checkpoint": {
+      const { history, state } = record.payload;
+      return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: "Checkpoint", detail: `${history.length} item${history.length === 1 ? "" : "s"} the model sees, after ${state.records} records (resuming starts here)` };
+    }
     case "compaction_policy":
       return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: `Compaction policy: ${record.payload.policy}`, detail: record.payload.threshold ? `threshold ${record.payload.threshold}` : "threshold from the model" };
     case "tool_outputs_evicted": {
