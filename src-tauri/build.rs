@@ -21,6 +21,10 @@ const COMMANDS: &[&str] = &[
     "round_requests",
     "open_transcript",
     "tool_output",
+    "compaction_status",
+    "set_compaction_policy",
+    "preview_compaction",
+    "check_threshold",
     "open_external_link",
 ];
 

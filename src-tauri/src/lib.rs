@@ -47,6 +47,10 @@ pub fn configure<R: Runtime>(
             commands::tool_output,
             commands::switch_profile,
             commands::provider_kinds,
+            commands::compaction_status,
+            commands::set_compaction_policy,
+            commands::preview_compaction,
+            commands::check_threshold,
             links::open_external_link,
         ])
 }

@@ -11,11 +11,14 @@
 //! - the session library ([`library`]): list, search, open, rename, delete,
 //!   export, switch profile, the console's views;
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - context management as shown ([`context`]): a session's compaction
+//!   status, its policy, the compaction preview, the threshold check;
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
+pub mod context;
 pub mod error;
 pub mod export;
 pub mod launch;

@@ -20,12 +20,14 @@ mod tests {
 
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
-        ApprovalRequest, CommandError, CompactNow, CompactOutcome, CompactionView, CreateSession,
-        DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
-        GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds, ListSessions, LiveEvent,
-        ModelEvent, OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody,
-        RenameSession, RoundPage, SaveSettings, SendMessage, SessionDeleted, SessionListItem,
-        SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
+        ApprovalRequest, CheckThreshold, CommandError, CompactNow, CompactOutcome,
+        CompactionPreview, CompactionStatus, CompactionView, CreateSession, DeleteSession,
+        EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionStatus,
+        GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds,
+        ListSessions, LiveEvent, ModelEvent, OpenSession, OpenTranscript, PreviewCompaction,
+        ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage, SaveSettings,
+        SendMessage, SessionDeleted, SessionListItem, SessionPage, SessionStarted, SessionView,
+        SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile, ThresholdCheck,
         ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
     };
 
@@ -89,6 +91,15 @@ mod tests {
         LiveEvent::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
+        // Context management (issue 11): status, per-session policy,
+        // preview and threshold check.
+        GetCompactionStatus::export_all(&cfg)?;
+        SetCompactionPolicy::export_all(&cfg)?;
+        PreviewCompaction::export_all(&cfg)?;
+        CheckThreshold::export_all(&cfg)?;
+        CompactionStatus::export_all(&cfg)?;
+        CompactionPreview::export_all(&cfg)?;
+        ThresholdCheck::export_all(&cfg)?;
         Ok(())
     }
 

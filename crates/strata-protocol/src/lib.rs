@@ -18,16 +18,17 @@ mod transcript;
 mod usage;
 
 pub use context::{
-    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
-    LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
-    ToolOutputsEvicted,
+    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
+    LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
+    ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
 };
 pub use contract::{
-    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
-    DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-    GetToolOutput, ListProviderKinds, ListSessions, OpenSession, OpenTranscript, OutputKind,
-    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
-    SessionStarted, SetApiKey, StopTurn, SwitchProfile,
+    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, CheckThreshold, Command, CompactNow,
+    CreateSession, DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus,
+    GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds,
+    ListSessions, OpenSession, OpenTranscript, OutputKind, PreviewCompaction, ProviderKindInfo,
+    RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage, SessionStarted,
+    SetApiKey, SetCompactionPolicy, StopTurn, SwitchProfile,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
