@@ -25,6 +25,10 @@ const COMMANDS: &[&str] = &[
     "provider_kinds",
     "watch_library",
     "pick_workspace",
+    "compaction_status",
+    "set_compaction_policy",
+    "preview_compaction",
+    "check_threshold",
     "open_external_link",
 ];
 

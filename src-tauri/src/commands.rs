@@ -9,12 +9,14 @@ use chrono::{DateTime, Utc};
 use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
-    AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
-    CompactionView, CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionViews,
-    GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent, OpenSession,
-    OpenTranscript, ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SearchResults,
-    SearchSessions, SendMessage, SessionExport, SessionListItem, SessionPage, SessionView,
-    SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText, TranscriptPage, TurnReport,
+    AnswerApproval, AppInfo, ApprovalDecision, CheckThreshold, CommandError, CompactNow,
+    CompactOutcome, CompactionPolicy, CompactionPreview, CompactionStatus, CompactionView,
+    CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionStatus,
+    GetCompactionViews, GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent,
+    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, RoundPage,
+    SaveSettings, SearchResults, SearchSessions, SendMessage, SessionExport, SessionListItem,
+    SessionPage, SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile,
+    ThresholdCheck, ToolOutputText, TranscriptPage, TurnReport,
 };
 use tauri::ipc::Channel;
 use tauri::{Runtime, State, Webview, Window};
@@ -311,6 +313,50 @@ pub async fn tool_output(
     app.tool_output(GetToolOutput {
         session_id,
         call_id,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn compaction_status(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<CompactionStatus> {
+    let session_id = id(&session_id)?;
+    app.compaction_status(GetCompactionStatus { session_id })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_compaction_policy(
+    app: State<'_, Shared>,
+    session_id: String,
+    policy: CompactionPolicy,
+) -> Result<CompactionStatus> {
+    let session_id = id(&session_id)?;
+    app.set_compaction_policy(SetCompactionPolicy { session_id, policy })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn preview_compaction(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<CompactionPreview> {
+    let session_id = id(&session_id)?;
+    app.preview_compaction(PreviewCompaction { session_id })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn check_threshold(
+    app: State<'_, Shared>,
+    threshold: String,
+    profile_id: Option<String>,
+) -> Result<ThresholdCheck> {
+    app.check_threshold(CheckThreshold {
+        threshold,
+        profile_id,
     })
     .await
 }

@@ -55,6 +55,10 @@ pub fn configure<R: Runtime>(
             commands::provider_kinds,
             commands::watch_library,
             commands::pick_workspace,
+            commands::compaction_status,
+            commands::set_compaction_policy,
+            commands::preview_compaction,
+            commands::check_threshold,
             links::open_external_link,
         ])
 }

@@ -16,6 +16,7 @@ const settings: Settings = {
   active_profile: "demo",
   approval_policy: "ask",
   theme: "system",
+  compaction_policy: "layered",
 };
 
 /** One page holding every listed session. */

@@ -2,9 +2,11 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import * as api from "./api/commands";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
+import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import { consoleSections } from "./console/sections";
+import { useSessionCompaction } from "./console/useCompactionStatus";
 import { DebugConsolePanel } from "./components/DebugConsolePanel";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
@@ -111,6 +113,19 @@ function AppWindow() {
     },
   });
 
+  // A recorded policy closes the session's agent; its next turn numbers events from 0 again.
+  const reloadConversation = useCallback(() => {
+    if (view) void actions.open(view.summary.id, mode);
+  }, [view, actions, mode]);
+  const compaction = useSessionCompaction(
+    view?.summary.id ?? null,
+    transcript.debugEvents,
+    transcript.runningTurn,
+    view?.record_count ?? 0,
+    view?.context_tokens ?? null,
+    reloadConversation,
+  );
+
   const consoleContext = useMemo(
     () => ({
       session: view,
@@ -118,8 +133,9 @@ function AppWindow() {
       debugEvents: transcript.debugEvents,
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
+      compaction,
     }),
-    [view, transcript, focusedCompaction],
+    [view, transcript, focusedCompaction, compaction],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its
@@ -127,7 +143,8 @@ function AppWindow() {
   const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
   const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
   const threshold = transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
-  const context_tokens = transcript.context_tokens ?? view?.context_tokens ?? null;
+  // Reported, or right after a compaction an estimate (labelled), never the pre-compaction report.
+  const context_tokens = compaction.reading.tokens;
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
@@ -178,9 +195,12 @@ function AppWindow() {
           />
         )}
       </div>
+      {view && compaction.status?.circuit_open && mode === "live" && (
+        <CircuitBanner busy={running} onRetry={() => void actions.send("/compact")} />
+      )}
       <footer className="app-footer">
         {view ? (
-          <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={context_window} />
+          <ContextGauge context_tokens={context_tokens} threshold={compaction.status?.threshold ?? threshold} context_window={context_window} estimated={compaction.reading.estimated} />
         ) : (
           <span className="gauge gauge-empty">No session open</span>
         )}

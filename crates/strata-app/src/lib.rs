@@ -13,12 +13,15 @@
 //!   the library's index ([`catalog`]), watched for changes any process
 //!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - context management as shown ([`context`]): a session's compaction
+//!   status, its policy, the compaction preview, the threshold check;
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
 pub mod catalog;
+pub mod context;
 pub mod error;
 pub mod export;
 pub mod launch;

@@ -19,7 +19,7 @@ use strata_providers::{ProfileFlags, ProviderKind};
 
 use crate::catalog::{self, Note};
 use crate::error::{CommandResult, ToCommandError};
-use crate::profile::{self, profile_set};
+use crate::profile::profile_set;
 use crate::settings::DEMO_PROFILE_IDS;
 use crate::views::list_item_of_replay;
 use crate::{App, export, validate};
@@ -187,20 +187,12 @@ impl App {
     /// live is shown with: those an agent on its recorded profile would use
     /// (the active profile's when that cannot be resolved).
     fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
-        let config = self.config().unwrap_or_default();
-        let current = replay
-            .profile()
-            .cloned()
-            .or_else(|| profile::legacy_profile(replay.meta()));
-        let flags = profile::switch_flags(current.as_ref(), &ProfileFlags::default());
-        let profile = resolve_profile(&config, &flags, self.env())
-            .or_else(|_| resolve_profile(&config, &ProfileFlags::default(), self.env()));
-        match profile {
-            Ok(profile) => {
+        match self.view_profile(replay) {
+            Some(profile) => {
                 let config = strata_providers::agent_config(&profile);
                 (config.effective_threshold(), config.context_window)
             }
-            Err(_) => (0, None),
+            None => (0, None),
         }
     }
 

@@ -170,8 +170,11 @@ impl App {
         let _opening = self.live.opening.lock().await;
         let (id, item, slot) = self
             .blocking(move |app| {
+                // A new session records the settings' threshold; the config
+                // file's policy (which the settings write) picks its policy.
                 let options = LaunchOptions {
                     allow_broad_workspace: request.allow_broad_workspace,
+                    compact_threshold: app.prefs().compact_threshold,
                     ..app.launch_options()
                 };
                 let launched =

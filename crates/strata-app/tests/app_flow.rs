@@ -11,15 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use strata_app::App;
 use strata_core::StrataPaths;
-use strata_core::agent::EventHandler;
 mod support;
 
 use strata_protocol::{
-    CommandErrorKind, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
-    ListSessions, OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage,
-    SwitchProfile, TurnOutcome,
+    CommandErrorKind, CreateSession, DeleteSession, ExportFormat, ExportSession, ListSessions,
+    OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
+    TurnOutcome,
 };
-use support::{create, runtime, send};
+use support::{Collect, create, runtime, send};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -79,16 +78,6 @@ impl ChatServer {
 
     fn models(&self) -> Vec<String> {
         self.models.lock().unwrap().clone()
-    }
-}
-
-/// Keeps every event of a turn.
-#[derive(Clone, Default)]
-struct Collect(Arc<Mutex<Vec<EventEnvelope>>>);
-
-impl EventHandler for Collect {
-    async fn handle(&mut self, envelope: EventEnvelope) {
-        self.0.lock().unwrap().push(envelope);
     }
 }
 

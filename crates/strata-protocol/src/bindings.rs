@@ -20,15 +20,17 @@ mod tests {
 
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
-        ApprovalRequest, CommandError, CompactFinished, CompactNow, CompactOutcome, CompactPreview,
-        CompactionList, CompactionView, CreateSession, DeleteSession, EventEnvelope, ExportFormat,
-        ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-        GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent,
-        OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody, RenameSession,
-        RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext,
-        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted,
-        SessionVerification, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
-        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
+        ApprovalRequest, CheckThreshold, CommandError, CompactFinished, CompactNow, CompactOutcome,
+        CompactPreview, CompactionList, CompactionPreview, CompactionStatus, CompactionView,
+        CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo,
+        GetCompactionStatus, GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput,
+        LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent, OpenSession,
+        OpenTranscript, PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody,
+        RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
+        SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
+        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
+        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
+        TurnReport, WatchLibrary,
     };
 
     const REFRESH: &str =
@@ -102,6 +104,15 @@ mod tests {
         CompactionList::export_all(&cfg)?;
         CompactFinished::export_all(&cfg)?;
         CompactPreview::export_all(&cfg)?;
+        // Context management (issue 11): status, per-session policy,
+        // preview and threshold check.
+        GetCompactionStatus::export_all(&cfg)?;
+        SetCompactionPolicy::export_all(&cfg)?;
+        PreviewCompaction::export_all(&cfg)?;
+        CheckThreshold::export_all(&cfg)?;
+        CompactionStatus::export_all(&cfg)?;
+        CompactionPreview::export_all(&cfg)?;
+        ThresholdCheck::export_all(&cfg)?;
         Ok(())
     }
 

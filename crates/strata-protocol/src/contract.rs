@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::checkpoint::CheckpointDivergence;
+use crate::context::{CompactionPolicy, CompactionPreview, CompactionStatus, ThresholdCheck};
 use crate::desktop::{
     AppInfo, CompactOutcome, ExportFormat, SessionListItem, SessionView, Settings, TurnReport,
 };
@@ -67,6 +68,10 @@ commands! {
     OpenTranscript => "open_transcript" -> TranscriptPage;
     GetToolOutput => "tool_output" -> ToolOutputText;
     WatchLibrary => "watch_library" -> ();
+    GetCompactionStatus => "compaction_status" -> CompactionStatus;
+    SetCompactionPolicy => "set_compaction_policy" -> CompactionStatus;
+    PreviewCompaction => "preview_compaction" -> CompactionPreview;
+    CheckThreshold => "check_threshold" -> ThresholdCheck;
 }
 
 /// `app_info`: no parameters.
@@ -358,6 +363,40 @@ pub struct GetToolOutput {
 /// replaces its sink.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct WatchLibrary {}
+
+/// `compaction_status`: the session's policy, threshold, circuit and the
+/// figure the gauge shows (reported, or an estimate right after a compaction).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GetCompactionStatus {
+    pub session_id: SessionId,
+}
+
+/// `set_compaction_policy`: the session compacts under `policy` from its
+/// next turn on (a `compaction_policy` record, keeping its recorded
+/// threshold); refused while a turn runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetCompactionPolicy {
+    pub session_id: SessionId,
+    pub policy: CompactionPolicy,
+}
+
+/// `preview_compaction`: what a compaction would do now, the same preview
+/// as `strata compact --preview --json`: read-only, no model call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PreviewCompaction {
+    pub session_id: SessionId,
+}
+
+/// `check_threshold`: validates a threshold in one of its three forms
+/// (`80%`, `12000`, `left:20000`) and resolves it against the window of the
+/// settings' profile `profile_id` (default: the active one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CheckThreshold {
+    pub threshold: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub profile_id: Option<String>,
+}
 
 /// What changed in the sessions folder over one short quiet period (the
 /// watcher debounces bursts of writes, e.g. a streaming turn's records).

@@ -21,17 +21,18 @@ mod usage;
 
 pub use checkpoint::{Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUsage};
 pub use context::{
-    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
-    LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
-    ToolOutputsEvicted,
+    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
+    LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
+    ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
 };
 pub use contract::{
-    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
-    DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-    GetToolOutput, LibraryChange, ListProviderKinds, ListSessions, OpenSession, OpenTranscript,
+    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, CheckThreshold, Command, CompactNow,
+    CreateSession, DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus,
+    GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput, LibraryChange,
+    ListProviderKinds, ListSessions, OpenSession, OpenTranscript, PreviewCompaction,
     ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
     SearchSessions, SendMessage, SessionExport, SessionPage, SessionVerification, SetApiKey,
-    StopTurn, SwitchProfile, TextRange, WatchLibrary,
+    SetCompactionPolicy, StopTurn, SwitchProfile, TextRange, WatchLibrary,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,

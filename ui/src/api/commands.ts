@@ -5,13 +5,18 @@ import { Channel } from "@tauri-apps/api/core";
 import type { AnswerApproval } from "../bindings/AnswerApproval";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { CheckThreshold } from "../bindings/CheckThreshold";
 import type { CompactNow } from "../bindings/CompactNow";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { CompactionPreview } from "../bindings/CompactionPreview";
+import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { CreateSession } from "../bindings/CreateSession";
 import type { DeleteSession } from "../bindings/DeleteSession";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ExportSession } from "../bindings/ExportSession";
+import type { GetCompactionStatus } from "../bindings/GetCompactionStatus";
 import type { GetCompactionViews } from "../bindings/GetCompactionViews";
 import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
@@ -20,6 +25,7 @@ import type { LibraryChange } from "../bindings/LibraryChange";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
+import type { PreviewCompaction } from "../bindings/PreviewCompaction";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
@@ -33,11 +39,13 @@ import type { SessionListItem } from "../bindings/SessionListItem";
 import type { SessionPage } from "../bindings/SessionPage";
 import type { SessionView } from "../bindings/SessionView";
 import type { SetApiKey } from "../bindings/SetApiKey";
+import type { SetCompactionPolicy } from "../bindings/SetCompactionPolicy";
 import type { Settings } from "../bindings/Settings";
 import type { StopTurn } from "../bindings/StopTurn";
 import type { SwitchProfile } from "../bindings/SwitchProfile";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
+import type { ThresholdCheck } from "../bindings/ThresholdCheck";
 import type { TurnReport } from "../bindings/TurnReport";
 import type { WatchLibrary } from "../bindings/WatchLibrary";
 import { call } from "./ipc";
@@ -150,6 +158,25 @@ export const roundRequests = (session_id: SessionId, offset?: number, limit?: nu
     ...(offset !== undefined ? { offset } : {}),
     ...(limit !== undefined ? { limit } : {}),
   } satisfies GetRoundRequests);
+
+/** The session's policy, threshold, circuit, and the gauge's figure (reported, or an estimate right after a compaction). */
+export const compactionStatus = (session_id: SessionId) =>
+  call<CompactionStatus>("compaction_status", { session_id } satisfies GetCompactionStatus);
+
+/** The session compacts under `policy` from its next turn on (a `compaction_policy` record). */
+export const setCompactionPolicy = (session_id: SessionId, policy: CompactionPolicy) =>
+  call<CompactionStatus>("set_compaction_policy", { session_id, policy } satisfies SetCompactionPolicy);
+
+/** What a compaction would do now: the preview of `strata compact --preview --json` (read-only, no model call). */
+export const previewCompaction = (session_id: SessionId) =>
+  call<CompactionPreview>("preview_compaction", { session_id } satisfies PreviewCompaction);
+
+/** Validates a threshold (`80%`, `12000`, `left:20000`) and resolves it against a profile's window, in Rust. */
+export const checkThreshold = (threshold: string, profile_id?: string) =>
+  call<ThresholdCheck>("check_threshold", {
+    threshold,
+    ...(profile_id ? { profile_id } : {}),
+  } satisfies CheckThreshold);
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });

@@ -55,10 +55,10 @@ export function compactionStats(views: CompactionView[]): CompactionStats {
 }
 
 export const TRIGGER_LABEL: Record<CompactionTrigger, string> = {
-  auto: "Automatic",
+  auto: "Between rounds",
   manual: "Manual",
-  context_overflow: "Context overflow",
-  pre_turn: "Before the message",
+  context_overflow: "Overflow recovery",
+  pre_turn: "Pre-turn",
   model_switch: "Model switch",
 };
 
