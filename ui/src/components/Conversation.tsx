@@ -26,8 +26,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
   const waiting = live ? pendingApprovals(transcript)[0] : undefined;
   const reviewApproval = () => {
     if (!waiting) return;
-    listRef.current?.scrollToEntry(waiting.id);
-    window.setTimeout(() => document.querySelector<HTMLElement>("[data-approval-first]")?.focus(), 50);
+    listRef.current?.focusApproval(waiting.id);
   };
   const focusComposer = () => composerRef.current?.focus();
   const send = useCallback((text: string) => void actions.send(text), [actions]);

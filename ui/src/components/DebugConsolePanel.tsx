@@ -46,6 +46,8 @@ function clampWidth(width: number) {
 /** The resizable panel beside the conversation that hosts the debug console. */
 export function DebugConsolePanel({ context, sections, width, onResize, onClose }: DebugConsolePanelProps) {
   const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
+  // The tab buttons by section id, for arrow-key focus (no DOM queries).
+  const tabs = useRef(new Map<string, HTMLButtonElement>());
   // The sections' fetched data lives as long as the panel is open.
   const [data] = useState(() => new ConsoleStore());
   useEffect(() => () => data.dispose(), [data]);
@@ -113,6 +115,10 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
               key={section.id}
               type="button"
               role="tab"
+              ref={(node) => {
+                if (node) tabs.current.set(section.id, node);
+                else tabs.current.delete(section.id);
+              }}
               id={`console-tab-${section.id}`}
               aria-controls={`console-panel-${section.id}`}
               aria-selected={section.id === active?.id}
@@ -126,7 +132,7 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
                 const next = sections[(index + step + sections.length) % sections.length];
                 if (!next) return;
                 setActiveId(next.id);
-                document.getElementById(`console-tab-${next.id}`)?.focus();
+                tabs.current.get(next.id)?.focus();
               }}
             >
               {section.title}

@@ -19,6 +19,8 @@ export interface MessageListHandle {
   scrollToCompaction(summaryId: string): boolean;
   /** Scrolls an entry (by id) into view; false when unknown. */
   scrollToEntry(id: string): boolean;
+  /** Scrolls a tool card waiting for approval into view and focuses its first choice. */
+  focusApproval(id: string): void;
 }
 
 interface MessageListProps {
@@ -119,6 +121,14 @@ export function MessageList(props: MessageListProps) {
         stickToBottom.current = false;
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
+      },
+      focusApproval(id) {
+        const index = entries.findIndex((e) => e.id === id);
+        if (index === -1) return;
+        stickToBottom.current = false;
+        virtualizer.scrollToIndex(index, { align: "center" });
+        // The row mounts once scrolled to; its prompt is inside this list.
+        window.setTimeout(() => scroller.current?.querySelector<HTMLElement>("[data-approval-first]")?.focus(), 50);
       },
     }),
     [entries, virtualizer],
