@@ -1,3 +1,4 @@
+import { mockIPC } from "@tauri-apps/api/mocks";
 import { describe, expect, it } from "vitest";
 import type { SessionView } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
@@ -32,5 +33,31 @@ describe("the store's one event path", () => {
 
     actions.receive(SESSION, live(2, { family: "mainline", event: { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 } }));
     expect(isRunning(store.get())).toBe(false);
+  });
+
+  it("applies a later turn's events although its agent, resumed after a settings change, numbers them from 0 again", async () => {
+    // Each send_message call stands for a freshly resumed agent: its events start at seq 0.
+    let turn = 0;
+    mockIPC(async (cmd, rawArgs) => {
+      const args = (rawArgs ?? {}) as Record<string, unknown>;
+      if (cmd === "list_sessions") return { v: 1, sessions: [], total: 0 };
+      if (cmd !== "send_message") throw { kind: "internal", message: `unexpected ${cmd}` };
+      turn += 1;
+      const channel = args.on_event as { onmessage: (e: LiveEvent) => void };
+      const id = `u${turn}`;
+      const events = [
+        live(0, { family: "mainline", event: { kind: "turn_started", turn_id: `t${turn}`, user_message: { type: "message", id, role: "user", content: String(args.text) } } }, [
+          { op: "append", entry: { kind: "user", id, text: String(args.text) } },
+        ]),
+        live(1, { family: "mainline", event: { kind: "turn_finished", turn_id: `t${turn}`, outcome: "completed", rounds: 1 } }),
+      ];
+      for (const event of events) channel.onmessage(event);
+      return { turn_id: `t${turn}`, outcome: "completed", rounds: 1, compactions: 0 };
+    });
+    const store = createStore({ ...initialState, view });
+    const actions = createActions(store);
+    await actions.send("first");
+    await actions.send("second");
+    expect(store.get().transcript.entries.map((entry) => entry.id)).toEqual(["u1", "u2"]);
   });
 });

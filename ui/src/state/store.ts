@@ -254,7 +254,10 @@ export function createActions(store: Store) {
     async send(text: string) {
       const sessionId = openId();
       if (!sessionId) return;
-      set({ mode: "live", pendingFor: sessionId });
+      // Each command's events come on its own channel, numbered by the agent that
+      // runs it; an agent resumed since (after a settings or profile change)
+      // starts again at 0, so the numbering restarts with the command.
+      set((s) => ({ mode: "live", pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (event: LiveEvent) => actions.receive(sessionId, event);
       try {
         const compact = parseCompactCommand(text);
