@@ -5,6 +5,7 @@
 const COMMANDS: &[&str] = &[
     "app_info",
     "list_sessions",
+    "search_sessions",
     "open_session",
     "create_session",
     "send_message",
