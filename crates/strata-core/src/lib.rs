@@ -9,6 +9,7 @@ pub mod gateway;
 pub mod history;
 pub mod paths;
 pub mod private;
+pub mod recall;
 pub mod session;
 pub mod store;
 pub mod tools;

@@ -98,7 +98,10 @@ impl LiveSession {
         let boundary = matches!(
             record.body,
             RecordBody::TurnStarted(_) | RecordBody::TurnFinished(_)
-        ) || matches!(applied, Applied::Compacted { .. } | Applied::Evicted { .. });
+        ) || matches!(
+            applied,
+            Applied::Compacted { .. } | Applied::Evicted { .. } | Applied::Restored { .. }
+        );
         if boundary {
             self.sync()?;
         }
@@ -138,6 +141,13 @@ impl LiveSession {
         let bytes = self.writer.read_all()?;
         let read = parse_session(self.writer.path(), &bytes, ReadMode::Strict)?;
         Ok(original_items(&read.records))
+    }
+
+    /// Every record the file holds, read back (the recall tool's source:
+    /// this session's own file, never a path from elsewhere).
+    pub fn read_records(&self) -> Result<Vec<Record>> {
+        let bytes = self.writer.read_all()?;
+        Ok(parse_session(self.writer.path(), &bytes, ReadMode::Strict)?.records)
     }
 
     /// Makes every record written so far durable.

@@ -62,6 +62,8 @@ pub enum Entry<'a> {
         outcome: TurnOutcome,
         rounds: u32,
     },
+    /// A pin, an undo or a fork's lineage, as one line.
+    ContextNote(String),
     Unknown(&'a str),
 }
 
@@ -135,6 +137,27 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
                 outcome: finished.outcome,
                 rounds: finished.rounds,
             },
+            RecordBody::ItemPin(pin) => Entry::ContextNote(format!(
+                "{} item {}",
+                if pin.pinned { "pinned" } else { "unpinned" },
+                pin.item_id
+            )),
+            RecordBody::CompactionUndone(undone) => Entry::ContextNote(format!(
+                "compaction undone: the history before summary {} restored ({} items, about {} \
+                 tokens, an estimate)",
+                undone.summary_item_id,
+                undone.restored.len(),
+                undone.estimated_tokens
+            )),
+            RecordBody::SessionForked(forked) => Entry::ContextNote(format!(
+                "forked from session {} ({}); the records above are copied from it",
+                forked.parent_session_id,
+                match &forked.point {
+                    strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
+                    strata_protocol::ForkPoint::BeforeCompaction { number } =>
+                        format!("before compaction {number}"),
+                }
+            )),
             RecordBody::Unknown(unknown) => Entry::Unknown(&unknown.record_type),
         };
         entries.push(entry);

@@ -12,6 +12,7 @@ mod inspect;
 mod items;
 mod model;
 mod provider;
+mod recall;
 mod records;
 mod tools;
 mod transcript;
@@ -48,6 +49,7 @@ pub use model::{
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
+pub use recall::{CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,

@@ -17,12 +17,15 @@ use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
+use crate::recall::{CompactionUndone, ItemPin, SessionForked};
 use crate::usage::TokenUsage;
 
 /// The newest record format this version writes: 2 added the recorded
 /// profile (`profile_set`) and the layered context records
-/// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`).
-pub const RECORD_FORMAT_VERSION: u32 = 2;
+/// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
+/// added pins (`item_pin`), undo (`compaction_undone`) and forks
+/// (`session_forked`).
+pub const RECORD_FORMAT_VERSION: u32 = 3;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -97,6 +100,12 @@ pub enum RecordBody {
     /// What the layered policy's guards saw (a failed summary, the person
     /// re-enabling automatic compaction), so replay restores them.
     CompactionGuard(CompactionGuardRecord),
+    /// The person pinned or unpinned an item.
+    ItemPin(ItemPin),
+    /// The latest compaction undone: the history before it plus what came after.
+    CompactionUndone(CompactionUndone),
+    /// This session is a fork; the records before this one are its parent's.
+    SessionForked(SessionForked),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -121,6 +130,9 @@ impl RecordBody {
         "tool_outputs_evicted",
         "layered_compaction",
         "compaction_guard",
+        "item_pin",
+        "compaction_undone",
+        "session_forked",
     ];
 
     /// The format version that introduced this record's type.
@@ -131,6 +143,9 @@ impl RecordBody {
             | RecordBody::ToolOutputsEvicted(_)
             | RecordBody::LayeredCompaction(_)
             | RecordBody::CompactionGuard(_) => 2,
+            RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_) => 3,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -165,6 +180,9 @@ impl RecordBody {
             RecordBody::ToolOutputsEvicted(_) => "tool_outputs_evicted",
             RecordBody::LayeredCompaction(_) => "layered_compaction",
             RecordBody::CompactionGuard(_) => "compaction_guard",
+            RecordBody::ItemPin(_) => "item_pin",
+            RecordBody::CompactionUndone(_) => "compaction_undone",
+            RecordBody::SessionForked(_) => "session_forked",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -407,12 +425,32 @@ mod tests {
             policy: crate::CompactionPolicy::Off,
             threshold: Some(crate::ThresholdSetting::Percent(80)),
         }));
-        assert_eq!(policy.v, RECORD_FORMAT_VERSION);
+        assert_eq!(policy.v, 2);
         let value = serde_json::to_value(&policy).unwrap();
         assert_eq!(value["payload"]["threshold"], "80%");
         assert_eq!(round_trip(&policy), policy);
         let title = Record::now(RecordBody::TitleSet(TitleSet { title: "t".into() }));
         assert_eq!(title.v, FIRST_RECORD_FORMAT_VERSION);
+    }
+
+    #[test]
+    fn pin_undo_and_fork_records_carry_format_version_three() {
+        let pin = Record::now(RecordBody::ItemPin(ItemPin {
+            item_id: ItemId::new(),
+            pinned: true,
+        }));
+        assert_eq!(pin.v, RECORD_FORMAT_VERSION);
+        assert_eq!(RECORD_FORMAT_VERSION, 3);
+        assert_eq!(round_trip(&pin), pin);
+        let fork = Record::now(RecordBody::SessionForked(SessionForked {
+            parent_session_id: SessionId::new(),
+            parent_records: 7,
+            point: crate::ForkPoint::BeforeCompaction { number: 2 },
+        }));
+        let value = serde_json::to_value(&fork).unwrap();
+        assert_eq!(value["type"], "session_forked");
+        assert_eq!(value["payload"]["point"]["kind"], "before_compaction");
+        assert_eq!(round_trip(&fork), fork);
     }
 
     #[test]
@@ -428,6 +466,10 @@ mod tests {
             RecordBody::CompactionPolicy(CompactionPolicyRecord {
                 policy: crate::CompactionPolicy::Layered,
                 threshold: None,
+            }),
+            RecordBody::ItemPin(ItemPin {
+                item_id: ItemId::new(),
+                pinned: true,
             }),
         ];
         for body in bodies {

@@ -314,6 +314,8 @@ impl Agent {
             Err(outcome) => return Ok(*outcome),
         };
         let folded_out = folded + left_out;
+        // The summary names the ids recall accepts for what it replaces.
+        let text = format!("{text}{}", recall_note(&items, &plan.span));
         // The sheet reads every original, folded ones too: it never loses
         // what the summarizer could not read.
         let facts = extract(&originals);
@@ -431,5 +433,21 @@ impl Agent {
             folded += 1;
         }
         folded
+    }
+}
+
+/// The line a layered summary ends with: the ids of the first and last item
+/// it replaces (ids sort by time, so every removed item lies between them),
+/// which the recall tool returns.
+fn recall_note(items: &[ResponseItem], span: &[usize]) -> String {
+    match (span.first(), span.last()) {
+        (Some(&first), Some(&last)) => format!(
+            "\n\n[Strata: this summary replaces {} items, ids {} to {}; the recall tool \
+             returns any of them by id, or searches them.]",
+            span.len(),
+            items[first].id(),
+            items[last].id()
+        ),
+        _ => String::new(),
     }
 }

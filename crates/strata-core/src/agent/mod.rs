@@ -336,6 +336,12 @@ impl Agent {
         self.session.state().policy()
     }
 
+    /// Whether rounds offer the `recall` tool: under every policy but
+    /// `base`, whose requests stay exactly as they were before recall.
+    pub fn offers_recall(&self) -> bool {
+        self.policy() != CompactionPolicy::Base
+    }
+
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {
         let system = default_system_prompt(self.tools.workspace(), &self.tools.specs());
         self.session.commit_item(ResponseItem::system(system))?;

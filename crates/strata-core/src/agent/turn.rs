@@ -257,7 +257,10 @@ impl Agent {
     /// Builds the round's request, appends its `round` record (before any of
     /// its items, so replay can check `input_items`) and announces it.
     fn begin_round(&mut self, turn_id: TurnId, round_id: RoundId) -> Result<ModelRequest> {
-        let tools = self.tools.specs();
+        let mut tools = self.tools.specs();
+        if self.offers_recall() {
+            tools.push(crate::recall::recall_spec());
+        }
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
         let request = ModelRequest {
             model: self.config.model.clone(),

@@ -20,12 +20,13 @@ pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_te
 pub use evict::{
     EVICTED_PREFIX, EVICTION_LEVEL_PERCENT, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT,
     SUMMARY_LEVEL_PERCENT, apply_eviction, digest, eviction_level, low_water_mark, placeholder,
-    plan_eviction, recent_rounds_start, share_of, summary_level,
+    plan_eviction, plan_eviction_sparing, recent_rounds_start, share_of, summary_level,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{
     LayeredPlan, apply_layered_compaction, build_layered_summary_request, freeable_by_summary,
-    needs_summary, plan_layered, previous_summary_text, span_originals,
+    needs_summary, pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text,
+    span_originals,
 };
 pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{
@@ -83,6 +84,14 @@ pub(crate) fn select_kept(
     history: &[ResponseItem],
     counts: impl Fn(&str) -> bool,
 ) -> (Vec<usize>, Vec<usize>) {
+    select_kept_where(history, |_, text| counts(text))
+}
+
+/// [`select_kept`] with the item's index given to `counts` too.
+pub(crate) fn select_kept_where(
+    history: &[ResponseItem],
+    counts: impl Fn(usize, &str) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
     let leading: Vec<usize> = history
         .iter()
         .take_while(|item| {
@@ -97,7 +106,7 @@ pub(crate) fn select_kept(
         let ResponseItem::Message(message) = item else {
             continue;
         };
-        if message.role != Role::User || !counts(&message.content) {
+        if message.role != Role::User || !counts(index, &message.content) {
             continue;
         }
         let chars = message.content.chars().count();

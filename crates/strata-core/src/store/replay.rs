@@ -33,6 +33,9 @@ pub struct Replay {
     unknown_records: usize,
     inconsistent_rounds: usize,
     evictions: usize,
+    undos: usize,
+    /// The parent, when this session is a fork.
+    forked_from: Option<strata_protocol::SessionForked>,
     /// The last `compaction_policy` record, if any.
     policy: Option<CompactionPolicyRecord>,
     /// The model of the last `round` record.
@@ -73,6 +76,8 @@ impl Replay {
             unknown_records: 0,
             inconsistent_rounds: 0,
             evictions: 0,
+            undos: 0,
+            forked_from: None,
             policy: None,
             last_round_model: None,
             switched_since_round: false,
@@ -116,6 +121,7 @@ impl Replay {
                 self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
+            RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
             }
@@ -127,7 +133,8 @@ impl Replay {
             Applied::Compacted { .. } => self.compactions += 1,
             Applied::Unknown => self.unknown_records += 1,
             Applied::Evicted { .. } => self.evictions += 1,
-            Applied::Item | Applied::Usage | Applied::NotHistory => {}
+            Applied::Restored { .. } => self.undos += 1,
+            Applied::Item | Applied::Usage | Applied::Pinned | Applied::NotHistory => {}
         }
         applied
     }
@@ -201,6 +208,16 @@ impl Replay {
     /// `tool_outputs_evicted` records folded.
     pub fn evictions(&self) -> usize {
         self.evictions
+    }
+
+    /// `compaction_undone` records folded.
+    pub fn undos(&self) -> usize {
+        self.undos
+    }
+
+    /// Where this session was forked from, when it is a fork.
+    pub fn forked_from(&self) -> Option<&strata_protocol::SessionForked> {
+        self.forked_from.as_ref()
     }
 
     /// The session's compaction policy: the last `compaction_policy` record,
