@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod compaction;
+pub mod context_ops;
 pub mod error;
 pub mod export;
 pub mod gateway;

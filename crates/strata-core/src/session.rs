@@ -108,6 +108,13 @@ impl LiveSession {
         Ok(applied)
     }
 
+    /// Writes a record copied from another session (a fork's parent) as it
+    /// was, its time and version included, then folds it.
+    pub(crate) fn append_copied(&mut self, record: &Record) -> Result<Applied> {
+        self.writer.append(record)?;
+        Ok(self.state.fold(record))
+    }
+
     /// Commits an item to the history.
     pub fn commit_item(&mut self, item: ResponseItem) -> Result<Applied> {
         self.append(RecordBody::ResponseItem(item))

@@ -215,7 +215,8 @@ impl Agent {
                         // Sending the same history again would overflow again.
                         Some(
                             CompactOutcome::NothingToCompact { .. }
-                            | CompactOutcome::SummaryFailed { .. },
+                            | CompactOutcome::SummaryFailed { .. }
+                            | CompactOutcome::Refused { .. },
                         )
                         | None => {
                             return Ok(failed(self.overflow_error(message)));
@@ -241,7 +242,9 @@ impl Agent {
                 }
                 // A failed summary was reported; the turn goes on uncompacted.
                 Some(
-                    CompactOutcome::NothingToCompact { .. } | CompactOutcome::SummaryFailed { .. },
+                    CompactOutcome::NothingToCompact { .. }
+                    | CompactOutcome::SummaryFailed { .. }
+                    | CompactOutcome::Refused { .. },
                 )
                 | None => {}
             }
@@ -361,6 +364,7 @@ impl Agent {
             focus: None,
             turn_id: Some(turn_id),
             pending: 0,
+            keep_from: None,
         };
         self.compact(cause, cancel).await
     }

@@ -9,6 +9,7 @@ mod extract;
 mod layered;
 mod preview;
 mod prompt;
+mod rules;
 mod sheet;
 mod threshold;
 
@@ -32,6 +33,7 @@ pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, re
 pub use prompt::{
     SUMMARY_INSTRUCTIONS, build_compaction_summary_request, serialize_history_for_summary_prompt,
 };
+pub use rules::rule_violations;
 pub use sheet::{
     STATE_SHEET_BUDGET_TOKENS, STATE_SHEET_PREFIX, SheetContext, build_state_sheet, loss_audit,
     sheet_has_path,
