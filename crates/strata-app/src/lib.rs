@@ -16,6 +16,7 @@
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
+pub mod context_ops;
 pub mod error;
 pub mod export;
 pub mod launch;

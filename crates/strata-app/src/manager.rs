@@ -55,6 +55,11 @@ pub struct Running {
 }
 
 impl Running {
+    /// The agent held, with its event stream.
+    pub fn agent_mut(&mut self) -> &mut LiveAgent {
+        &mut self.guard
+    }
+
     /// The token `stop_turn` cancels.
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
@@ -206,7 +211,7 @@ impl App {
     /// Called when a turn or compaction ended: closes a session whose
     /// settings changed meanwhile, or whose file can no longer be trusted
     /// (`failed`), so the next turn reopens (and repairs) it.
-    fn finished(&self, id: SessionId, running: Running, failed: bool) {
+    pub(crate) fn finished(&self, id: SessionId, running: Running, failed: bool) {
         let stale = running.slot.stale.load(Ordering::Acquire);
         drop(running);
         if stale || failed {
@@ -305,27 +310,43 @@ impl App {
     pub async fn compact_now<H>(
         self: &Arc<Self>,
         request: CompactNow,
+        sink: H,
+    ) -> CommandResult<CompactOutcome>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        self.compact_with(request.session_id, request.focus, None, sink)
+            .await
+    }
+
+    /// A manual compaction, whole (`up_to` none) or partial (everything
+    /// before the item `up_to` names), its events to `sink`.
+    pub(crate) async fn compact_with<H>(
+        self: &Arc<Self>,
+        id: SessionId,
+        focus: Option<String>,
+        up_to: Option<String>,
         mut sink: H,
     ) -> CommandResult<CompactOutcome>
     where
         H: EventHandler + Send + 'static,
     {
-        let id = request.session_id;
         let mut running = self.start_running(id).await?;
         let cancel = running.cancel.clone();
         let app = Arc::clone(self);
         tokio::spawn(async move {
-            let live = &mut *running.guard;
-            let result = forward_events(
-                live.agent.compact_now(request.focus, cancel),
-                &mut live.events,
-                &mut sink,
-            )
-            .await;
-            let history_items = u32::try_from(live.agent.history().len()).unwrap_or(u32::MAX);
+            let LiveAgent { agent, events } = &mut *running.guard;
+            let work = async {
+                match &up_to {
+                    Some(item) => agent.compact_up_to(item, focus, cancel).await,
+                    None => agent.compact_now(focus, cancel).await,
+                }
+            };
+            let result = forward_events(work, events, &mut sink).await;
+            let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
             app.finished(id, running, result.is_err());
             let outcome = result.map_err(ToCommandError::to_command_error)?;
-            tracing::info!(session = %id, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+            tracing::info!(session = %id, partial = up_to.is_some(), compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
             compact_outcome(outcome, history_items)
         })
         .await
@@ -373,6 +394,9 @@ pub fn compact_outcome(
                 format!("No summary could be made ({attempts} attempts): {message}"),
             ))
         }
+        // The rule check refused it: nothing changed, and the message says
+        // what it would have dropped.
+        CoreCompactOutcome::Refused { message, .. } => Ok(skipped(message)),
     }
 }
 

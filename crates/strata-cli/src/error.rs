@@ -45,6 +45,9 @@ pub enum CliError {
     SummaryFailed { attempts: u32, message: String },
     #[error("the compaction was cancelled")]
     CompactionCancelled,
+    /// The rule check refused the compaction; nothing changed.
+    #[error("{message}")]
+    CompactionRefused { message: String },
 }
 
 /// The application's messages are sentences; the command line's reasons

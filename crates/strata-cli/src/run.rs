@@ -60,13 +60,28 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
     if args.preview {
         return crate::preview::preview(ctx, &args);
     }
+    if args.undo {
+        return crate::items::undo(ctx, &args);
+    }
     let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
     let json = args.agent.json;
     runtime()?.block_on(async move {
         let mut driver = Driver::new(ctx, launched, json, false, false)?;
-        let outcome = driver
-            .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
-            .await??;
+        let outcome = match args.up_to {
+            Some(item) => {
+                let item = strata_app::validate::item_query(&item).map_err(CliError::from)?;
+                driver
+                    .interruptible(|agent, cancel| async move {
+                        agent.compact_up_to(&item, args.focus, cancel).await
+                    })
+                    .await??
+            }
+            None => {
+                driver
+                    .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
+                    .await??
+            }
+        };
         compact_result(&mut driver.ui, &outcome, json)
     })
 }
@@ -231,6 +246,9 @@ pub fn compact_result(
             "summary_failed",
             json!({"attempts": attempts, "message": message}),
         ),
+        CompactOutcome::Refused { dropped, message } => {
+            ("refused", json!({"dropped": dropped, "message": message}))
+        }
         CompactOutcome::Cancelled => ("cancelled", json!({})),
     };
     if json {
@@ -252,6 +270,9 @@ pub fn compact_result(
         }
         CompactOutcome::SummaryFailed { attempts, message } => Err(CliError::SummaryFailed {
             attempts: *attempts,
+            message: message.clone(),
+        }),
+        CompactOutcome::Refused { message, .. } => Err(CliError::CompactionRefused {
             message: message.clone(),
         }),
         CompactOutcome::Cancelled => Err(CliError::CompactionCancelled),

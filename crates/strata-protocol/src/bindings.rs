@@ -28,6 +28,10 @@ mod tests {
         SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
         ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
     };
+    use crate::{
+        CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
+        SessionForkView, SessionItems, UndoCompaction,
+    };
 
     const REFRESH: &str =
         "make bindings (STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings)";
@@ -89,6 +93,15 @@ mod tests {
         LiveEvent::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
+        ListSessionItems::export_all(&cfg)?;
+        SessionItems::export_all(&cfg)?;
+        PinItem::export_all(&cfg)?;
+        ItemPinned::export_all(&cfg)?;
+        CompactUpTo::export_all(&cfg)?;
+        UndoCompaction::export_all(&cfg)?;
+        CompactionUndoneView::export_all(&cfg)?;
+        ForkSession::export_all(&cfg)?;
+        SessionForkView::export_all(&cfg)?;
         Ok(())
     }
 

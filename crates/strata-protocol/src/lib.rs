@@ -30,6 +30,10 @@ pub use contract::{
     ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
     SessionStarted, SetApiKey, StopTurn, SwitchProfile,
 };
+pub use contract::{
+    CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
+    SessionForkView, SessionItems, UndoCompaction,
+};
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
     SessionListItem, SessionView, Settings, Theme, TurnReport,
