@@ -8,8 +8,8 @@ mod support;
 
 use serde_json::Value;
 use strata_protocol::{
-    CompactionUndoneView, ItemId, ItemPinned, RecordBody, RecordedItem, SessionForkView, SessionId,
-    SessionItems,
+    CONTRACT_FORMAT_VERSION, CompactionUndoneView, ItemId, ItemPinned, RecordBody, RecordedItem,
+    SessionForkView, SessionId, SessionItems,
 };
 use support::Home;
 
@@ -38,6 +38,7 @@ fn items(home: &Home, id: SessionId) -> Vec<RecordedItem> {
     assert_eq!(lines.len(), 1, "{}", run.stdout);
     let items: SessionItems = serde_json::from_str(lines[0]).unwrap();
     assert_eq!(items.session_id, id);
+    assert_eq!(items.v, CONTRACT_FORMAT_VERSION);
     items.items
 }
 
@@ -69,6 +70,7 @@ fn every_recorded_item_has_an_id_and_a_unique_prefix_pins_and_unpins_it() {
     assert_eq!(pinned.code, 0, "{pinned:#?}");
     let pinned: ItemPinned = serde_json::from_str(pinned.stdout.trim()).unwrap();
     assert!(pinned.pinned && pinned.item_id == user);
+    assert_eq!(pinned.v, CONTRACT_FORMAT_VERSION);
     let listed = items(&home, id);
     assert!(listed.iter().any(|item| item.id == user && item.pinned));
 
@@ -124,6 +126,7 @@ fn compact_up_to_undo_and_fork_before_the_compaction() {
     assert_eq!(forked.code, 0, "{forked:#?}");
     let fork: SessionForkView = serde_json::from_str(forked.stdout.trim()).unwrap();
     assert_eq!(fork.parent_session_id, id);
+    assert_eq!(fork.v, CONTRACT_FORMAT_VERSION);
     let fork_items = items(&home, fork.session_id);
     let visible: Vec<ItemId> = fork_items
         .iter()
