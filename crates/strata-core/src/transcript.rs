@@ -67,6 +67,36 @@ pub enum Entry<'a> {
     Unknown(&'a str),
 }
 
+/// The one line a pin, an undo or a fork's lineage shows as.
+pub fn context_note(body: &RecordBody) -> Option<String> {
+    let note = match body {
+        RecordBody::ItemPin(pin) => format!(
+            "{} item {}",
+            if pin.pinned { "pinned" } else { "unpinned" },
+            pin.item_id
+        ),
+        RecordBody::CompactionUndone(undone) => format!(
+            "compaction undone: the history before summary {} restored ({} items, about {} \
+             tokens, an estimate)",
+            undone.summary_item_id,
+            undone.restored.len(),
+            undone.estimated_tokens
+        ),
+        RecordBody::SessionForked(forked) => format!(
+            "forked from session {} ({}); the records above are copied from it",
+            forked.parent_session_id,
+            match &forked.point {
+                strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
+                strata_protocol::ForkPoint::BeforeCompaction { number } => {
+                    format!("before compaction {number}")
+                }
+            }
+        ),
+        _ => return None,
+    };
+    Some(note)
+}
+
 /// The transcript of a session read.
 pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     let mut entries = Vec::new();
@@ -137,27 +167,12 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
                 outcome: finished.outcome,
                 rounds: finished.rounds,
             },
-            RecordBody::ItemPin(pin) => Entry::ContextNote(format!(
-                "{} item {}",
-                if pin.pinned { "pinned" } else { "unpinned" },
-                pin.item_id
-            )),
-            RecordBody::CompactionUndone(undone) => Entry::ContextNote(format!(
-                "compaction undone: the history before summary {} restored ({} items, about {} \
-                 tokens, an estimate)",
-                undone.summary_item_id,
-                undone.restored.len(),
-                undone.estimated_tokens
-            )),
-            RecordBody::SessionForked(forked) => Entry::ContextNote(format!(
-                "forked from session {} ({}); the records above are copied from it",
-                forked.parent_session_id,
-                match &forked.point {
-                    strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
-                    strata_protocol::ForkPoint::BeforeCompaction { number } =>
-                        format!("before compaction {number}"),
-                }
-            )),
+            RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_) => match context_note(&record.body) {
+                Some(note) => Entry::ContextNote(note),
+                None => continue,
+            },
             RecordBody::Unknown(unknown) => Entry::Unknown(&unknown.record_type),
         };
         entries.push(entry);
