@@ -57,10 +57,13 @@ screenshots: e2e
 test: fmt-check clippy rust-tests ui-tests e2e
 
 # The benchmarks (not part of `make test`): the session library's index
-# against file scans, replay and append throughput. Generated data is cached
-# under $(CARGO_TARGET_DIR)/strata-bench/; figures go in docs/PERFORMANCE.md.
+# against file scans, replay and append throughput, resume from the tail
+# against whole replay, and streaming latency through the agent. Generated
+# data is cached under $(CARGO_TARGET_DIR)/strata-bench/; figures go in
+# docs/PERFORMANCE.md.
 bench: setup
 	cargo bench -p strata-index --locked
+	cargo bench -p strata-providers --bench streaming --locked
 
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).

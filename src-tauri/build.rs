@@ -21,6 +21,14 @@ const COMMANDS: &[&str] = &[
     "round_requests",
     "open_transcript",
     "tool_output",
+    "switch_profile",
+    "provider_kinds",
+    "watch_library",
+    "pick_workspace",
+    "compaction_status",
+    "set_compaction_policy",
+    "preview_compaction",
+    "check_threshold",
     "open_external_link",
 ];
 

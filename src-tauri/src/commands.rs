@@ -5,18 +5,24 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
-    AnswerApproval, AppInfo, ApprovalDecision, CommandError, CompactNow, CompactOutcome,
-    CompactionView, CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionViews,
-    GetRoundRequests, GetToolOutput, ListSessions, LiveEvent, OpenSession, OpenTranscript,
-    ProviderKindInfo, RenameSession, RoundPage, SaveSettings, SendMessage, SessionListItem,
-    SessionPage, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile, ToolOutputText,
-    TranscriptPage, TurnReport,
+    AnswerApproval, AppInfo, ApprovalDecision, CheckThreshold, CommandError, CompactNow,
+    CompactOutcome, CompactionPolicy, CompactionPreview, CompactionStatus, CompactionView,
+    CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionStatus,
+    GetCompactionViews, GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent,
+    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, RoundPage,
+    SaveSettings, SearchResults, SearchSessions, SendMessage, SessionExport, SessionListItem,
+    SessionPage, SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile,
+    ThresholdCheck, ToolOutputText, TranscriptPage, TurnReport,
 };
-use tauri::State;
 use tauri::ipc::Channel;
+use tauri::{Runtime, State, Webview, Window};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::library::LibraryFeed;
 
 /// What Tauri manages: the application behind an `Arc`, so blocking tasks
 /// and turns can hold it past the command's return.
@@ -61,15 +67,44 @@ pub async fn list_sessions(
 }
 
 #[tauri::command(rename_all = "snake_case")]
+#[allow(clippy::too_many_arguments)]
+pub async fn search_sessions(
+    app: State<'_, Shared>,
+    query: String,
+    workspace: Option<String>,
+    model: Option<String>,
+    updated_from: Option<DateTime<Utc>>,
+    updated_until: Option<DateTime<Utc>>,
+    offset: Option<u32>,
+    limit: Option<u32>,
+) -> Result<SearchResults> {
+    app.search_sessions(SearchSessions {
+        query,
+        workspace,
+        model,
+        updated_from,
+        updated_until,
+        offset,
+        limit,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_session(
     app: State<'_, Shared>,
     session_id: String,
     from_record: Option<u32>,
+    at_item: Option<String>,
 ) -> Result<SessionView> {
     let session_id = id(&session_id)?;
+    let at_item = at_item
+        .map(|item| strata_app::validate::item_id(&item))
+        .transpose()?;
     app.open_session(OpenSession {
         session_id,
         from_record,
+        at_item,
     })
     .await
 }
@@ -154,15 +189,42 @@ pub async fn export_session(
     app: State<'_, Shared>,
     session_id: String,
     format: ExportFormat,
-    path: String,
-) -> Result<()> {
+) -> Result<SessionExport> {
     let session_id = id(&session_id)?;
-    app.export_session(ExportSession {
-        session_id,
-        format,
-        path,
-    })
-    .await
+    app.export_session(ExportSession { session_id, format })
+        .await
+}
+
+/// `watch_library`: the library's changes go to this window's channel.
+#[tauri::command(rename_all = "snake_case")]
+pub fn watch_library<R: Runtime>(
+    app: State<'_, Shared>,
+    feed: State<'_, LibraryFeed>,
+    webview: Webview<R>,
+    on_event: Channel<LibraryChange>,
+) -> Result<()> {
+    feed.subscribe(&app, webview.label(), on_event)
+}
+
+/// `pick_workspace`: the native folder picker, opened from here rather
+/// than by the webview through the dialog plugin, because the plugin would
+/// put the chosen folder and its files in the fs plugin's scope; the
+/// webview may write only where the person saves an export. `None` when
+/// cancelled.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pick_workspace<R: Runtime>(window: Window<R>) -> Option<String> {
+    let (chosen, picked) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .file()
+        .set_parent(&window)
+        .set_title("Choose the workspace folder")
+        .pick_folder(move |folder| {
+            // Nobody waits any more only when the window went away.
+            let _ = chosen.send(folder);
+        });
+    let folder = picked.await.ok().flatten()?.into_path().ok()?;
+    Some(folder.to_string_lossy().into_owned())
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -251,6 +313,50 @@ pub async fn tool_output(
     app.tool_output(GetToolOutput {
         session_id,
         call_id,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn compaction_status(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<CompactionStatus> {
+    let session_id = id(&session_id)?;
+    app.compaction_status(GetCompactionStatus { session_id })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_compaction_policy(
+    app: State<'_, Shared>,
+    session_id: String,
+    policy: CompactionPolicy,
+) -> Result<CompactionStatus> {
+    let session_id = id(&session_id)?;
+    app.set_compaction_policy(SetCompactionPolicy { session_id, policy })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn preview_compaction(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<CompactionPreview> {
+    let session_id = id(&session_id)?;
+    app.preview_compaction(PreviewCompaction { session_id })
+        .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn check_threshold(
+    app: State<'_, Shared>,
+    threshold: String,
+    profile_id: Option<String>,
+) -> Result<ThresholdCheck> {
+    app.check_threshold(CheckThreshold {
+        threshold,
+        profile_id,
     })
     .await
 }

@@ -3,6 +3,7 @@
 //! layer, which the command line uses too.
 
 pub mod commands;
+pub mod library;
 pub mod links;
 pub mod logging;
 
@@ -23,12 +24,17 @@ pub fn configure<R: Runtime>(
     let app: commands::Shared = Arc::new(App::new(paths, env));
     builder
         .plugin(tauri_plugin_dialog::init())
+        // Exports only: the capability grants writing text files, in no
+        // folder; the save dialog adds the one file the person chose.
+        .plugin(tauri_plugin_fs::init())
         .plugin(links::navigation_guard())
         .manage(app)
+        .manage(library::LibraryFeed::default())
         .manage(links::LinkOpener::from_env(env))
         .invoke_handler(generate_handler![
             commands::app_info,
             commands::list_sessions,
+            commands::search_sessions,
             commands::open_session,
             commands::create_session,
             commands::send_message,
@@ -47,6 +53,12 @@ pub fn configure<R: Runtime>(
             commands::tool_output,
             commands::switch_profile,
             commands::provider_kinds,
+            commands::watch_library,
+            commands::pick_workspace,
+            commands::compaction_status,
+            commands::set_compaction_policy,
+            commands::preview_compaction,
+            commands::check_threshold,
             links::open_external_link,
         ])
 }

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use strata_desktop::commands::{Shared, channel_sink};
 use strata_protocol::{
     AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveEvent, MainlineEvent,
-    SendMessage, SessionId, SessionListItem, SessionPage, SessionView, Settings, TranscriptUpdate,
-    TurnOutcome,
+    SearchHitKind, SearchResults, SendMessage, SessionExport, SessionId, SessionListItem,
+    SessionPage, SessionView, Settings, TranscriptUpdate, TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -196,6 +196,51 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
 }
 
 #[test]
+fn search_finds_a_turn_and_its_hit_opens_the_session_at_that_item() {
+    let h = harness();
+    let id = h.create().id;
+    let (channel, _events) = collecting_channel();
+    let text = "Which zebracorns are in notes.txt?";
+    tauri::async_runtime::block_on(run_turn(&h.state(), id, text.into(), channel)).unwrap();
+    let results: SearchResults = h.invoke("search_sessions", json!({ "query": "ZEBRACORNS" }));
+    assert_eq!(results.v, 1);
+    let hit = &results.hits[0];
+    assert_eq!((hit.session_id, hit.kind), (id, SearchHitKind::User));
+    assert_eq!(hit.snippet, text);
+    assert_eq!(
+        (hit.matches[0].start, hit.matches[0].end),
+        (6, 16),
+        "Which [zebracorns]"
+    );
+    let item = hit.item_id.unwrap().to_string();
+    let view: SessionView = h.invoke(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": item }),
+    );
+    assert!(view.records.iter().any(|record| matches!(
+        &record.body,
+        strata_protocol::RecordBody::ResponseItem(committed) if Some(committed.id()) == hit.item_id
+    )));
+    let filtered: SearchResults = h.invoke(
+        "search_sessions",
+        json!({ "query": "zebracorns", "model": "nobody" }),
+    );
+    assert_eq!(filtered.total, 0);
+    let error = h.fail(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": "not-an-item" }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    let error = h.fail(
+        "open_session",
+        json!({ "session_id": id.to_string(), "at_item": strata_protocol::ItemId::new().to_string() }),
+    );
+    assert_eq!(error.kind, CommandErrorKind::NotFound);
+    let error = h.fail("search_sessions", json!({ "query": "  " }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+}
+
+#[test]
 fn bad_input_gets_structured_errors() {
     let h = harness();
     let error = h.fail("open_session", json!({ "session_id": "not-an-id" }));
@@ -359,25 +404,23 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     assert_eq!(page["rounds"].as_array().unwrap().len(), 1);
     assert_eq!(page["rounds"][0]["number"], 2);
 
-    // Exports of the finished session.
-    let md = h.home.path().join("session");
-    h.invoke::<()>(
+    // Exports of the finished session: their text (the UI writes it).
+    let md: SessionExport = h.invoke(
         "export_session",
-        json!({ "session_id": id.to_string(), "format": "md", "path": md.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "md" }),
     );
-    let text = std::fs::read_to_string(h.home.path().join("session.md")).unwrap();
     assert!(
-        text.contains("**You:**\n\nWhat is in this folder?"),
-        "{text}"
+        md.text.contains("**You:**\n\nWhat is in this folder?"),
+        "{}",
+        md.text
     );
-    let json_path = h.home.path().join("session.json");
-    h.invoke::<()>(
+    let json_lines: SessionExport = h.invoke(
         "export_session",
-        json!({ "session_id": id.to_string(), "format": "json", "path": json_path.to_str().unwrap() }),
+        json!({ "session_id": id.to_string(), "format": "json" }),
     );
     // JSON lines: one record a line, as the command line exports them.
-    let records: Vec<Value> = std::fs::read_to_string(&json_path)
-        .unwrap()
+    let records: Vec<Value> = json_lines
+        .text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();

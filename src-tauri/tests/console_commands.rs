@@ -99,7 +99,12 @@ fn round_requests_pages_through_the_rounds() {
 #[test]
 fn console_commands_report_bad_and_missing_sessions() {
     let h = MockApp::new();
-    for cmd in ["compaction_views", "round_requests"] {
+    for cmd in [
+        "compaction_views",
+        "round_requests",
+        "compaction_status",
+        "preview_compaction",
+    ] {
         let error: CommandError =
             serde_json::from_value(h.call(cmd, json!({ "session_id": "nope" })).unwrap_err())
                 .unwrap();
@@ -109,4 +114,50 @@ fn console_commands_report_bad_and_missing_sessions() {
             serde_json::from_value(h.call(cmd, missing).unwrap_err()).unwrap();
         assert_eq!(error.kind, CommandErrorKind::NotFound, "{cmd}");
     }
+}
+
+#[test]
+fn context_commands_show_status_and_preview_read_only_and_record_a_policy() {
+    let h = MockApp::new();
+    let (id, path, text) = h.with_sample();
+    let status = h
+        .call("compaction_status", json!({ "session_id": id }))
+        .unwrap();
+    assert!(status["threshold"].as_u64().unwrap() > 0, "{status}");
+    assert_eq!(status["circuit_open"], false);
+    let preview = h
+        .call("preview_compaction", json!({ "session_id": id }))
+        .unwrap();
+    assert_eq!(preview["policy"], status["policy"]);
+    assert!(preview["estimated_before"].as_u64().unwrap() > 0);
+    assert!(preview["kept"].is_array() && preview["summarized"].is_array());
+    // Status and preview only read.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    let check = h
+        .call("check_threshold", json!({ "threshold": "left:1000" }))
+        .unwrap();
+    assert_eq!(check["setting"], "left:1000");
+    assert!(check["tokens"].as_u64().unwrap() > 0);
+    let error = h.fail("check_threshold", json!({ "threshold": "lots" }));
+    assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+
+    let off = h
+        .call(
+            "set_compaction_policy",
+            json!({ "session_id": id, "policy": "off" }),
+        )
+        .unwrap();
+    assert_eq!(off["policy"], "off");
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.starts_with(&text), "appended, never rewritten");
+    assert!(
+        after[text.len()..].contains(r#""type":"compaction_policy""#),
+        "{}",
+        &after[text.len()..]
+    );
+    let again = h
+        .call("compaction_status", json!({ "session_id": id }))
+        .unwrap();
+    assert_eq!(again["policy"], "off");
 }

@@ -48,6 +48,20 @@ describe("chat (issue 5)", { timeout: 240_000 }, () => {
     await h.driver.sendKeys(search, Keys.BACKSPACE.repeat("build".length));
     await h.waitFor("both sessions again", () => all("nav[aria-label=Sessions] .session-title").length === 2);
 
+    // Full-text search (the library's index) finds words of an answer, marks
+    // the match as text, and opens the session at that item.
+    await h.driver.sendKeys(search, "plain cargo");
+    const marked = await h.waitFor("a hit in the other session's answer", () => {
+      const hit = document.querySelector("[aria-label='Matches in session text'] .search-hit");
+      return hit ? hit.querySelector("mark")?.textContent : null;
+    });
+    assert.equal(marked, "plain Cargo", "the match as the text has it, marked");
+    await h.click("[aria-label='Matches in session text'] .search-hit", "Explain the build setup");
+    await h.find("[role=status]", "Read-only: browsing the session file.");
+    await h.find(".message-assistant", "It is a plain Cargo workspace.");
+    await h.driver.sendKeys(search, Keys.BACKSPACE.repeat("plain cargo".length));
+    await h.waitFor("both sessions again", () => all("nav[aria-label=Sessions] .session-title").length === 2);
+
     await h.openFromSidebar(FIRST_PROMPT);
     await h.find("[role=status]", "Read-only: browsing the session file.");
     await h.find(".message-assistant", "a README and src/main.rs");

@@ -200,12 +200,14 @@ describe("secrets audit on the desktop (issue 10)", { timeout: 300_000 }, () => 
     const exports = [];
     for (const format of ["md", "json"]) {
       const file = path.join(h.root, `export.${format}`);
+      // The export's text, as the UI receives it before writing it where the save dialog chose.
       const result = await h.driver.executeAsync(
         `const [args, done] = arguments;
-         window.__TAURI_INTERNALS__.invoke("export_session", args).then(() => done({ ok: true }), (error) => done({ error }));`,
-        { session_id: sessionId, format, path: file },
+         window.__TAURI_INTERNALS__.invoke("export_session", args).then((exported) => done({ ok: true, text: exported.text }), (error) => done({ error }));`,
+        { session_id: sessionId, format },
       );
       assert.ok(result.ok, `export ${format}: ${JSON.stringify(result)}`);
+      fs.writeFileSync(file, result.text);
       const text = fs.readFileSync(file, "utf8");
       assert.ok(text.includes("Read the notes"), `the ${format} export holds the session`);
       assert.deepEqual(leaks(text), [], `the ${format} export`);

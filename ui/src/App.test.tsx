@@ -16,6 +16,7 @@ const settings: Settings = {
   active_profile: "demo",
   approval_policy: "ask",
   theme: "system",
+  compaction_policy: "layered",
 };
 
 /** One page holding every listed session. */
@@ -38,6 +39,8 @@ function recordingShell(answer: (cmd: string, args: Record<string, unknown>) => 
     calls.push({ cmd, args });
     if (cmd === "app_info") return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
     if (cmd === "get_settings") return settings;
+    // The library feed: these tests push no changes.
+    if (cmd === "watch_library") return null;
     return answer(cmd, args);
   });
   return calls;
@@ -219,6 +222,50 @@ describe("App", () => {
     await waitFor(() => expect(screen.queryByRole("button", { name: /^Streaming JSON parser/ })).toBeNull());
     expect(screen.getByRole("button", { name: /^Flaky orders_e2e/ })).toBeInTheDocument();
   });
+  it("shows full-text hits for the query and opens the picked hit's session", async () => {
+    const sessions = shellSessions();
+    const flaky = sessions[1]!;
+    const calls = recordingShell((cmd, args) => {
+      switch (cmd) {
+        case "list_sessions":
+          return page(args.query ? [] : sessions.map((s) => s.summary));
+        case "search_sessions":
+          return {
+            v: 1,
+            query: args.query,
+            total: 1,
+            hits: [
+              {
+                session_id: flaky.summary.id,
+                session_title: flaky.summary.title,
+                item_id: "i-u2",
+                kind: "user",
+                snippet: "Why does orders_e2e <b>fail</b> sometimes?",
+                matches: [{ start: 9, end: 19 }],
+                updated_at: flaky.summary.updated_at,
+              },
+            ],
+          };
+        case "open_session":
+          return shellView(sessions.find((x) => x.summary.id === args.session_id)!);
+        case "open_transcript":
+          return shellPage(sessions.find((x) => x.summary.id === args.session_id)!);
+        default:
+          throw { kind: "internal", message: `unexpected ${cmd}` };
+      }
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByRole("button", { name: /^Streaming JSON parser/ });
+    await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "orders_e2e");
+    const hits = await screen.findByRole("region", { name: "Matches in session text" });
+    expect(calls.some((c) => c.cmd === "search_sessions" && c.args.query === "orders_e2e")).toBe(true);
+    expect(within(hits).getByText("orders_e2e").tagName).toBe("MARK");
+    expect(hits.querySelector("b")).toBeNull();
+    await user.click(within(hits).getByRole("button", { name: /^Flaky orders_e2e test/ }));
+    expect(await screen.findByText("Why does orders_e2e fail sometimes?")).toBeInTheDocument();
+    expect(calls.some((c) => c.cmd === "open_transcript" && c.args.session_id === flaky.summary.id)).toBe(true);
+  }, 20_000);
   describe("a workspace of / or the home folder", () => {
     /** A shell whose folder picker returns `/home/ana` and which refuses it until confirmed. */
     function broadShell() {
@@ -233,8 +280,10 @@ describe("App", () => {
             return settings;
           case "list_sessions":
             return page(creates.some((a) => a.allow_broad_workspace) ? [created] : []);
-          case "plugin:dialog|open":
+          case "pick_workspace":
             return "/home/ana";
+          case "watch_library":
+            return null;
           case "create_session":
             creates.push(args);
             if (!args.allow_broad_workspace) {

@@ -1,18 +1,22 @@
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import * as api from "./api/commands";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
+import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import { consoleSections } from "./console/sections";
+import { useSessionCompaction } from "./console/useCompactionStatus";
 import { DebugConsolePanel } from "./components/DebugConsolePanel";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
+import type { SearchResults } from "./bindings/SearchResults";
 import { isRunning } from "./state/store";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
 
@@ -43,12 +47,14 @@ function AppWindow() {
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
+  const switchingProfile = useAppState((s) => s.switchingProfile);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
 
   useEffect(() => {
     void actions.loadApp();
+    void actions.watchLibrary();
   }, [actions]);
 
   // The list follows the search box, once the person pauses typing.
@@ -56,6 +62,41 @@ function AppWindow() {
     const timer = window.setTimeout(() => void actions.refreshSessions(), 200);
     return () => window.clearTimeout(timer);
   }, [query, actions]);
+
+  // The same query searched in the sessions' text (the library's index).
+  const [found, setFound] = useState<SearchResults | null>(null);
+  useEffect(() => {
+    const text = query.trim();
+    let stale = false;
+    const timer = window.setTimeout(() => {
+      if (!text) {
+        setFound(null);
+        return;
+      }
+      api
+        .searchSessions(text)
+        .then((results) => {
+          if (!stale) setFound(results);
+        })
+        .catch(actions.fail);
+    }, 200);
+    return () => {
+      stale = true;
+      window.clearTimeout(timer);
+    };
+  }, [query, actions]);
+
+  // A picked hit's item: scrolled to once its session shows the entry,
+  // paging back through older entries until it does.
+  const [target, setTarget] = useState<{ sessionId: string; itemId: string } | null>(null);
+  useEffect(() => {
+    if (!target || view?.summary.id !== target.sessionId) return;
+    const ids = [target.itemId, `compaction:${target.itemId}`];
+    const entry = transcript.entries.find((e) => ids.includes(e.id));
+    if (entry && listRef.current?.scrollToEntry(entry.id)) setTarget(null);
+    else if (!entry && transcript.older && !transcript.loadingOlder) void actions.loadOlder();
+    else if (!entry && !transcript.older) setTarget(null);
+  }, [target, view, transcript, actions]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
   const newSession = useCallback(async () => {
@@ -72,6 +113,19 @@ function AppWindow() {
     },
   });
 
+  // A recorded policy closes the session's agent; its next turn numbers events from 0 again.
+  const reloadConversation = useCallback(() => {
+    if (view) void actions.open(view.summary.id, mode);
+  }, [view, actions, mode]);
+  const compaction = useSessionCompaction(
+    view?.summary.id ?? null,
+    transcript.debugEvents,
+    transcript.runningTurn,
+    view?.record_count ?? 0,
+    view?.context_tokens ?? null,
+    reloadConversation,
+  );
+
   const consoleContext = useMemo(
     () => ({
       session: view,
@@ -79,8 +133,9 @@ function AppWindow() {
       debugEvents: transcript.debugEvents,
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
+      compaction,
     }),
-    [view, transcript, focusedCompaction],
+    [view, transcript, focusedCompaction, compaction],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its
@@ -88,7 +143,8 @@ function AppWindow() {
   const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
   const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
   const threshold = transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
-  const context_tokens = transcript.context_tokens ?? view?.context_tokens ?? null;
+  // Reported, or right after a compaction an estimate (labelled), never the pre-compaction report.
+  const context_tokens = compaction.reading.tokens;
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
@@ -114,6 +170,15 @@ function AppWindow() {
           onRename={(id, title) => actions.rename(id, title)}
           onDelete={(id) => actions.remove(id)}
           onExport={(id, format) => void actions.exportSession(id, format)}
+          hits={found?.hits}
+          hitsTotal={found?.total}
+          onPickHit={(hit) => {
+            // Messages and summaries are entries of their own id; a tool
+            // card's entry is named by its call, which a hit does not carry.
+            const scrollable = hit.item_id && hit.kind !== "tool_call" && hit.kind !== "tool_output";
+            setTarget(scrollable && hit.item_id ? { sessionId: hit.session_id, itemId: hit.item_id } : null);
+            void actions.open(hit.session_id, "browse");
+          }}
         />
         {view && summary ? (
           <Conversation key={view.summary.id} summary={summary} listRef={listRef} composerRef={composerRef} />
@@ -130,9 +195,12 @@ function AppWindow() {
           />
         )}
       </div>
+      {view && compaction.status?.circuit_open && mode === "live" && (
+        <CircuitBanner busy={running} onRetry={() => void actions.send("/compact")} />
+      )}
       <footer className="app-footer">
         {view ? (
-          <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={context_window} />
+          <ContextGauge context_tokens={context_tokens} threshold={compaction.status?.threshold ?? threshold} context_window={context_window} estimated={compaction.reading.estimated} />
         ) : (
           <span className="gauge gauge-empty">No session open</span>
         )}
@@ -143,6 +211,15 @@ function AppWindow() {
       </footer>
       {settingsOpen && settings && (
         <SettingsDialog settings={settings} onClose={() => actions.setSettingsOpen(false)} onSave={actions.saveSettings} />
+      )}
+      {switchingProfile && view && summary && (
+        <SwitchProfileDialog
+          session={summary}
+          current={view.profile}
+          profiles={settings?.profiles ?? []}
+          onCancel={() => actions.setSwitchingProfile(false)}
+          onSwitch={(profileId) => void actions.switchProfile(profileId)}
+        />
       )}
       {broadWorkspace && (
         <BroadWorkspaceDialog

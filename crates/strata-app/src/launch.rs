@@ -17,6 +17,7 @@ use strata_providers::{
     ProfileFlags, ProviderProfile, ResolvedProfile, agent_parts, estimator_for, tool_config,
 };
 
+use crate::catalog::WritingNote;
 use crate::error::{CommandResult, ToCommandError, invalid_input};
 use crate::profile::{self, profile_set};
 
@@ -62,6 +63,9 @@ impl LaunchOptions {
 pub struct Launched {
     pub agent: Agent,
     pub events: EventReceiver,
+    /// Marks the session open for writing in the library's index; keep it
+    /// as long as the agent (declared after it, so it drops after it).
+    pub note: WritingNote,
     pub profile: ProviderProfile,
     pub policy: ApprovalPolicy,
     pub resumed: bool,
@@ -139,9 +143,11 @@ pub fn start(
         .record_profile(profile_set(&resolved.profile, ProfileChange::Created))
         .map_err(ToCommandError::to_command_error)?;
     tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
+    let note = WritingNote::new(paths, agent.id());
     Ok(Launched {
         agent,
         events,
+        note,
         profile: resolved.profile,
         policy: options.policy,
         resumed: false,
@@ -191,6 +197,7 @@ pub fn resume(
     Ok(Launched {
         agent,
         events,
+        note: WritingNote::new(paths, id),
         profile: chosen.resolved.profile,
         policy: options.policy,
         resumed: true,

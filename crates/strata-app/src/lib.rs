@@ -9,13 +9,19 @@
 //!   ([`profile`]): sessions resume on the profile recorded when they were
 //!   made, and another is only ever chosen explicitly;
 //! - the session library ([`library`]): list, search, open, rename, delete,
-//!   export, switch profile, the console's views;
+//!   export, switch profile, the console's views; listing and search read
+//!   the library's index ([`catalog`]), watched for changes any process
+//!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - context management as shown ([`context`]): a session's compaction
+//!   status, its policy, the compaction preview, the threshold check;
 //! - the typed command contract (request and result types in
 //!   `strata_protocol::contract`, one error type
 //!   [`CommandError`](strata_protocol::CommandError)), with every input
 //!   validated once, here ([`validate`]).
 
+pub mod catalog;
+pub mod context;
 pub mod context_ops;
 pub mod error;
 pub mod export;
@@ -28,6 +34,7 @@ pub mod settings;
 pub mod transcript;
 pub mod validate;
 pub mod views;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -38,6 +45,7 @@ use strata_providers::config::EnvLookup;
 pub use error::{CommandResult, ToCommandError};
 pub use launch::{LaunchOptions, Launched};
 pub use preferences::provider_kinds;
+pub use watch::LibraryWatcher;
 
 use crate::manager::LiveSessions;
 use crate::settings::DesktopPrefs;
@@ -53,6 +61,7 @@ pub struct App {
     store: SessionStore,
     env: EnvFn,
     live: LiveSessions,
+    catalog: catalog::Catalog,
 }
 
 impl App {
@@ -62,6 +71,7 @@ impl App {
             paths,
             env,
             live: LiveSessions::default(),
+            catalog: catalog::Catalog::default(),
         }
     }
 

@@ -7,24 +7,29 @@ use std::sync::Arc;
 
 use strata_core::ReadMode;
 use strata_core::store::{SessionRead, compaction_views as views_of, round_requests as rounds_of};
+use strata_index::{Filters, PageRequest, TailCheck};
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactionView, DeleteSession, ExportSession, GetCompactionViews,
     GetRoundRequests, ListSessions, OpenSession, ProfileChange, ProfileSet, RenameSession,
-    RoundPage, SessionId, SessionListItem, SessionPage, SessionView, SwitchProfile,
+    RoundPage, SearchResults, SearchSessions, SessionExport, SessionId, SessionListItem,
+    SessionPage, SessionView, SwitchProfile,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::{ProfileFlags, ProviderKind};
 
+use crate::catalog::{self, Note};
 use crate::error::{CommandResult, ToCommandError};
-use crate::profile::{self, profile_set};
+use crate::profile::profile_set;
 use crate::settings::DEMO_PROFILE_IDS;
-use crate::views::{
-    contains, first_user_message, list_item, list_item_of_replay, needle, row_matches,
-};
+use crate::views::list_item_of_replay;
 use crate::{App, export, validate};
 
 /// Sessions per page when the caller does not say.
 pub const DEFAULT_SESSION_PAGE: u32 = 500;
+/// Search hits per page when the caller does not say.
+pub const DEFAULT_SEARCH_PAGE: u32 = 50;
+/// The most hits one call returns.
+pub const MAX_SEARCH_PAGE: u32 = 500;
 /// Rounds per page when the caller does not say.
 pub const DEFAULT_ROUND_PAGE: u32 = 50;
 /// The most rounds one call returns: each carries its whole request.
@@ -48,7 +53,8 @@ impl App {
     }
 
     /// `list_sessions`: newest first, filtered by `query` (title, first user
-    /// message, workspace; case ignored), one page of them.
+    /// message, workspace; ASCII case ignored), one page of them, read from
+    /// the library's index after a cheap refresh.
     pub async fn list_sessions(
         self: &Arc<Self>,
         request: ListSessions,
@@ -59,41 +65,63 @@ impl App {
 
     /// [`Self::list_sessions`] on the calling thread (the command line's).
     pub fn list_sessions_blocking(&self, request: &ListSessions) -> CommandResult<SessionPage> {
-        let summaries = self
-            .store
-            .list()
-            .map_err(ToCommandError::to_command_error)?;
-        let needle = needle(request.query.as_deref());
-        let mut items = Vec::with_capacity(summaries.len());
-        for summary in &summaries {
-            let item = list_item(summary);
-            let keep = match &needle {
-                None => true,
-                Some(needle) if row_matches(&item, needle) => true,
-                // A renamed session's title no longer shows its first
-                // message, so that needs the file.
-                Some(needle) => self
-                    .store
-                    .open_reader(summary.id, ReadMode::Browsing)
-                    .ok()
-                    .is_some_and(|read| {
-                        first_user_message(&read).is_some_and(|m| contains(m, needle))
-                    }),
-            };
-            if keep {
-                items.push(item);
-            }
-        }
-        let total = items.len();
-        let offset = to_usize(request.offset.unwrap_or(0)).min(total);
+        let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(request.limit.unwrap_or(DEFAULT_SESSION_PAGE));
-        let end = offset.saturating_add(limit).min(total);
-        let sessions: Vec<SessionListItem> = items.drain(offset..end).collect();
+        let page = self.catalog.with(&self.paths, |index| {
+            index.refresh()?;
+            index.list(&PageRequest {
+                limit,
+                offset,
+                cursor: None,
+                filters: Filters {
+                    text: request.query.clone(),
+                    ..Filters::default()
+                },
+            })
+        })?;
+        let sessions: Vec<SessionListItem> = page.items.iter().map(catalog::list_item).collect();
+        let end = offset.saturating_add(sessions.len());
         Ok(SessionPage {
             v: CONTRACT_FORMAT_VERSION,
             sessions,
-            total: to_u32(total),
-            next_offset: (end < total).then(|| to_u32(end)),
+            total: to_u32(page.total),
+            next_offset: (end < page.total).then(|| to_u32(end)),
+        })
+    }
+
+    /// `search_sessions`: a page of full-text hits from the library's index.
+    pub async fn search_sessions(
+        self: &Arc<Self>,
+        request: SearchSessions,
+    ) -> CommandResult<SearchResults> {
+        self.blocking(move |app| app.search_sessions_blocking(&request))
+            .await
+    }
+
+    /// [`Self::search_sessions`] on the calling thread.
+    pub fn search_sessions_blocking(
+        &self,
+        request: &SearchSessions,
+    ) -> CommandResult<SearchResults> {
+        let query = validate::search_query(&request.query)?;
+        let offset = to_usize(request.offset.unwrap_or(0));
+        let limit = to_usize(
+            request
+                .limit
+                .unwrap_or(DEFAULT_SEARCH_PAGE)
+                .min(MAX_SEARCH_PAGE),
+        );
+        let filters = catalog::filters(request);
+        let page = self.catalog.with(&self.paths, |index| {
+            index.refresh()?;
+            index.search_page(&query, &filters, offset, limit)
+        })?;
+        Ok(SearchResults {
+            v: CONTRACT_FORMAT_VERSION,
+            query,
+            hits: page.hits.iter().map(catalog::search_hit).collect(),
+            total: to_u32(page.total),
+            next_offset: page.next_offset.map(to_u32),
         })
     }
 
@@ -106,7 +134,15 @@ impl App {
         let id = request.session_id;
         let live = self.live(id);
         self.blocking(move |app| {
+            app.check_indexed_tail(id);
             let read = app.browse(id)?;
+            if let Some(item) = request.at_item
+                && !holds_item(&read.records, item)
+            {
+                return Err(crate::error::not_found(
+                    "That part of the session is no longer in its file.",
+                ));
+            }
             let replay = read.replay();
             let history = replay.history();
             let last_usage = history.last_usage().cloned();
@@ -132,24 +168,31 @@ impl App {
         .await
     }
 
+    /// Opening a session checks that its file still ends in the record the
+    /// index last read, and reindexes it when not (something other than a
+    /// noted writer changed it). Best effort: the index is derived.
+    fn check_indexed_tail(&self, id: SessionId) {
+        let checked = self.catalog.with(&self.paths, |index| {
+            if index.check_tail(id)? != TailCheck::Matches {
+                index.note_appended(id)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = checked {
+            tracing::debug!(session = %id, message = %error.message, "tail check skipped");
+        }
+    }
+
     /// The compaction threshold and context window a session that is not
     /// live is shown with: those an agent on its recorded profile would use
     /// (the active profile's when that cannot be resolved).
     fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
-        let config = self.config().unwrap_or_default();
-        let current = replay
-            .profile()
-            .cloned()
-            .or_else(|| profile::legacy_profile(replay.meta()));
-        let flags = profile::switch_flags(current.as_ref(), &ProfileFlags::default());
-        let profile = resolve_profile(&config, &flags, self.env())
-            .or_else(|_| resolve_profile(&config, &ProfileFlags::default(), self.env()));
-        match profile {
-            Ok(profile) => {
+        match self.view_profile(replay) {
+            Some(profile) => {
                 let config = strata_providers::agent_config(&profile);
                 (config.effective_threshold(), config.context_window)
             }
-            Err(_) => (0, None),
+            None => (0, None),
         }
     }
 
@@ -180,7 +223,10 @@ impl App {
                     .set_title(title)
                     .and_then(|()| session.sync())
                     .map_err(ToCommandError::to_command_error)?;
-                Ok(list_item_of_replay(session.state()))
+                let item = list_item_of_replay(session.state());
+                drop(session);
+                catalog::note(&app.paths, id, Note::Appended);
+                Ok(item)
             }
         })
         .await
@@ -227,7 +273,10 @@ impl App {
                 .and_then(|_| session.sync())
                 .map_err(ToCommandError::to_command_error)?;
             tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
-            Ok(list_item_of_replay(session.state()))
+            let item = list_item_of_replay(session.state());
+            drop(session);
+            catalog::note(&app.paths, id, Note::Appended);
+            Ok(item)
         })
         .await
     }
@@ -245,23 +294,39 @@ impl App {
         self.store
             .delete(id)
             .map_err(ToCommandError::to_command_error)?;
+        catalog::note(&self.paths, id, Note::Removed);
         tracing::info!(session = %id, "session deleted");
         Ok(())
     }
 
-    /// `export_session`: writes the session as Markdown or JSON lines to the
-    /// path the person chose.
-    pub async fn export_session(self: &Arc<Self>, request: ExportSession) -> CommandResult<()> {
-        let target = validate::export_path(&request.path, request.format)?;
+    /// `export_session`: the session as Markdown or JSON lines; the front
+    /// end writes it where the person chose.
+    pub async fn export_session(
+        self: &Arc<Self>,
+        request: ExportSession,
+    ) -> CommandResult<SessionExport> {
         let id = request.session_id;
         self.blocking(move |app| {
             let read = app.browse(id)?;
             let text = export::render(&read, request.format)?;
-            export::write(&target, &text)?;
             tracing::info!(session = %id, format = ?request.format, "session exported");
-            Ok(())
+            Ok(SessionExport {
+                session_id: id,
+                format: request.format,
+                text,
+            })
         })
         .await
+    }
+
+    /// The session's current sidebar row; `None` when its file is gone (or
+    /// is not a session any more).
+    pub fn session_row(&self, id: SessionId) -> CommandResult<Option<SessionListItem>> {
+        match self.store.open_reader(id, ReadMode::Browsing) {
+            Ok(read) => Ok(Some(list_item_of_replay(&read.replay()))),
+            Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
+            Err(error) => Err(error.to_command_error()),
+        }
     }
 
     /// `compaction_views`: every compaction of the session, in order, with
@@ -290,6 +355,17 @@ impl App {
         })
         .await
     }
+}
+
+/// Whether the records hold the history item `item` (or the full text of
+/// a capped one), what a search hit's `item_id` names.
+fn holds_item(records: &[strata_protocol::Record], item: strata_protocol::ItemId) -> bool {
+    use strata_protocol::RecordBody;
+    records.iter().any(|record| {
+        matches!(&record.body, RecordBody::ResponseItem(committed) if committed.id() == item)
+            || matches!(&record.body, RecordBody::FullToolOutput(full) if full.item_id == item)
+            || matches!(&record.body, RecordBody::LayeredCompaction(layered) if layered.summary.id == item)
+    })
 }
 
 /// The window a `round_requests` call asks for, clamped to one page.

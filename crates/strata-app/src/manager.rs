@@ -7,6 +7,8 @@
 //! meanwhile.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -21,10 +23,15 @@ use strata_protocol::{
 };
 
 use crate::App;
+use crate::catalog::WritingNote;
 use crate::error::{CommandResult, ToCommandError, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
 use crate::validate;
 use crate::views::list_item_of_replay;
+
+/// What a turn or compaction on a session's agent runs: a future borrowing
+/// the agent.
+type AgentWork<'a, T> = Pin<Box<dyn Future<Output = strata_core::Result<T>> + Send + 'a>>;
 
 /// A session open for turns.
 pub struct LiveSlot {
@@ -44,6 +51,9 @@ pub struct LiveSlot {
 pub struct LiveAgent {
     pub agent: Agent,
     pub events: EventReceiver,
+    /// The index's mark that the session is open for writing (dropped
+    /// after the agent, which closes the file).
+    pub note: WritingNote,
 }
 
 /// An exclusive hold on a live session for one turn or compaction: the agent
@@ -75,12 +85,22 @@ impl Drop for Running {
 }
 
 impl LiveSlot {
-    fn new(agent: Agent, events: EventReceiver) -> Self {
+    fn new(launched: launch::Launched) -> Self {
+        let launch::Launched {
+            agent,
+            events,
+            note,
+            ..
+        } = launched;
         let broker = agent.broker().clone();
         let threshold = agent.threshold();
         let context_window = agent.config().context_window;
         Self {
-            agent: Arc::new(tokio::sync::Mutex::new(LiveAgent { agent, events })),
+            agent: Arc::new(tokio::sync::Mutex::new(LiveAgent {
+                agent,
+                events,
+                note,
+            })),
             broker,
             cancel: Mutex::new(None),
             threshold,
@@ -155,15 +175,18 @@ impl App {
         let _opening = self.live.opening.lock().await;
         let (id, item, slot) = self
             .blocking(move |app| {
+                // A new session records the settings' threshold; the config
+                // file's policy (which the settings write) picks its policy.
                 let options = LaunchOptions {
                     allow_broad_workspace: request.allow_broad_workspace,
+                    compact_threshold: app.prefs().compact_threshold,
                     ..app.launch_options()
                 };
                 let launched =
                     launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
                 let id = launched.agent.id();
                 let item = list_item_of_replay(launched.agent.session().state());
-                Ok((id, item, LiveSlot::new(launched.agent, launched.events)))
+                Ok((id, item, LiveSlot::new(launched)))
             })
             .await?;
         self.insert_live(id, Arc::new(slot));
@@ -184,7 +207,7 @@ impl App {
             .blocking(move |app| {
                 let launched =
                     launch::resume(&app.store, &app.paths, app.env(), id, &app.launch_options())?;
-                Ok(LiveSlot::new(launched.agent, launched.events))
+                Ok(LiveSlot::new(launched))
             })
             .await?;
         let slot = Arc::new(slot);
@@ -269,41 +292,61 @@ impl App {
         });
     }
 
+    /// Runs `work` on the session's agent as its one turn or compaction:
+    /// resumes the session if this app does not hold it open yet, hands
+    /// every event to `sink` in order before returning, and afterwards
+    /// closes the session if its settings changed meanwhile or `work`
+    /// failed. The work runs in its own task, so it finishes (and its
+    /// records are written) even if the caller stops waiting.
+    async fn run_exclusive<H, T, W>(
+        self: &Arc<Self>,
+        id: SessionId,
+        mut sink: H,
+        work: W,
+    ) -> CommandResult<T>
+    where
+        H: EventHandler + Send + 'static,
+        T: Send + 'static,
+        W: for<'a> FnOnce(&'a mut Agent, CancellationToken) -> AgentWork<'a, T> + Send + 'static,
+    {
+        let mut running = self.start_running(id).await?;
+        let cancel = running.cancel.clone();
+        let app = Arc::clone(self);
+        tokio::spawn(async move {
+            let live = &mut *running.guard;
+            let result =
+                forward_events(work(&mut live.agent, cancel), &mut live.events, &mut sink).await;
+            app.finished(id, running, result.is_err());
+            result.map_err(ToCommandError::to_command_error)
+        })
+        .await
+        .map_err(task_failed)?
+    }
+
     /// `send_message`: one turn of `text`, resuming the session if this app
     /// does not hold it open yet; every event goes to `sink`, in order,
     /// before this returns.
     pub async fn send_message<H>(
         self: &Arc<Self>,
         request: SendMessage,
-        mut sink: H,
+        sink: H,
     ) -> CommandResult<TurnReport>
     where
         H: EventHandler + Send + 'static,
     {
         validate::message(&request.text)?;
         let id = request.session_id;
-        let mut running = self.start_running(id).await?;
-        let cancel = running.cancel.clone();
-        let app = Arc::clone(self);
-        tokio::spawn(async move {
-            let live = &mut *running.guard;
-            let result = forward_events(
-                live.agent.run_turn(request.text, cancel),
-                &mut live.events,
-                &mut sink,
-            )
-            .await;
-            app.finished(id, running, result.is_err());
-            let report = result.map_err(ToCommandError::to_command_error)?;
-            tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
-            Ok(TurnReport {
-                turn_id: report.turn_id,
-                outcome: report.outcome,
-                rounds: report.rounds,
+        let report = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(agent.run_turn(request.text, cancel))
             })
+            .await?;
+        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
+        Ok(TurnReport {
+            turn_id: report.turn_id,
+            outcome: report.outcome,
+            rounds: report.rounds,
         })
-        .await
-        .map_err(task_failed)?
     }
 
     /// `compact_now`: compacts the session's history now.
@@ -326,31 +369,26 @@ impl App {
         id: SessionId,
         focus: Option<String>,
         up_to: Option<String>,
-        mut sink: H,
+        sink: H,
     ) -> CommandResult<CompactOutcome>
     where
         H: EventHandler + Send + 'static,
     {
-        let mut running = self.start_running(id).await?;
-        let cancel = running.cancel.clone();
-        let app = Arc::clone(self);
-        tokio::spawn(async move {
-            let LiveAgent { agent, events } = &mut *running.guard;
-            let work = async {
-                match &up_to {
-                    Some(item) => agent.compact_up_to(item, focus, cancel).await,
-                    None => agent.compact_now(focus, cancel).await,
-                }
-            };
-            let result = forward_events(work, events, &mut sink).await;
-            let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
-            app.finished(id, running, result.is_err());
-            let outcome = result.map_err(ToCommandError::to_command_error)?;
-            tracing::info!(session = %id, partial = up_to.is_some(), compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
-            compact_outcome(outcome, history_items)
-        })
-        .await
-        .map_err(task_failed)?
+        let partial = up_to.is_some();
+        let (outcome, history_items) = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(async move {
+                    let outcome = match &up_to {
+                        Some(item) => agent.compact_up_to(item, focus, cancel).await?,
+                        None => agent.compact_now(focus, cancel).await?,
+                    };
+                    let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
+                    Ok((outcome, history_items))
+                })
+            })
+            .await?;
+        tracing::info!(session = %id, partial, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+        compact_outcome(outcome, history_items)
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.

@@ -96,6 +96,7 @@ impl App {
                     theme: settings.theme,
                     approval_policy: settings.approval_policy,
                     labels: custom_labels(&settings, &derived),
+                    compact_threshold: settings.compact_threshold,
                 };
                 prefs.save(&app.paths.config).map_err(|error| {
                     io(format!("Could not save the desktop preferences: {error}"))

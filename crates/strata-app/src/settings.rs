@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use strata_core::StrataPaths;
-use strata_protocol::{ApprovalPolicy, ProfileView, Settings, Theme};
+use strata_protocol::{
+    ApprovalPolicy, CompactionPolicy, ProfileView, Settings, Theme, ThresholdSetting,
+};
 use strata_providers::config::{EnvLookup, ProfileOrigin};
 use strata_providers::{
     ApiKeySource, KeyStore, ProfileConfig, ProfileFlags, ProviderKind, ProviderProfile,
@@ -37,6 +39,10 @@ pub struct DesktopPrefs {
     /// are shown with a name derived from their provider and model.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// The threshold override new sessions record (`80%`, `12000`,
+    /// `left:20000`); none: each profile's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_threshold: Option<ThresholdSetting>,
 }
 
 impl DesktopPrefs {
@@ -210,6 +216,8 @@ pub fn settings_of(
         active_profile,
         approval_policy: prefs.approval_policy,
         theme: prefs.theme,
+        compaction_policy: config.compaction_policy.unwrap_or_default(),
+        compact_threshold: prefs.compact_threshold,
     })
 }
 
@@ -281,7 +289,10 @@ pub fn config_from_settings(
         models: existing.models.clone(),
         network: existing.network.clone(),
         tools: existing.tools.clone(),
-        compaction_policy: existing.compaction_policy,
+        // Written when chosen, so the command line's new sessions follow it.
+        compaction_policy: (existing.compaction_policy.is_some()
+            || settings.compaction_policy != CompactionPolicy::default())
+        .then_some(settings.compaction_policy),
     };
     problems.extend(config.problems());
     if !problems.is_empty() {

@@ -31,6 +31,8 @@ fn settings(profiles: Vec<ProfileView>, active: &str) -> Settings {
         active_profile: active.into(),
         approval_policy: ApprovalPolicy::Ask,
         theme: Theme::Dark,
+        compaction_policy: strata_protocol::CompactionPolicy::Layered,
+        compact_threshold: None,
     }
 }
 
@@ -175,6 +177,7 @@ fn desktop_preferences_round_trip_and_default_when_damaged() {
         theme: Theme::Light,
         approval_policy: ApprovalPolicy::ReadOnly,
         labels: BTreeMap::from([("work".to_owned(), "Work account".to_owned())]),
+        compact_threshold: Some(strata_protocol::ThresholdSetting::Left(20_000)),
     };
     prefs.save(dir.path()).unwrap();
     assert_eq!(DesktopPrefs::load(dir.path()), prefs);
@@ -200,4 +203,31 @@ fn only_names_a_person_changed_are_kept_and_shown() {
     };
     let shown = settings_of(&config, prefs, &no_env, &mut keys).unwrap();
     assert_eq!(shown.profiles[0].label, "Try it");
+}
+
+#[test]
+fn the_default_compaction_policy_goes_to_the_config_file_and_reads_back() {
+    use strata_protocol::{CompactionPolicy, ThresholdSetting};
+    let (_home, paths) = paths();
+    let existing = StrataConfig::default();
+    // The default policy left as it is writes nothing.
+    let same = config_from_settings(
+        &settings(vec![view("demo", ViewKind::Demo, "")], "demo"),
+        &existing,
+    )
+    .unwrap();
+    assert_eq!(same.compaction_policy, None);
+    let mut chosen = settings(vec![view("demo", ViewKind::Demo, "")], "demo");
+    chosen.compaction_policy = CompactionPolicy::Off;
+    chosen.compact_threshold = Some(ThresholdSetting::Percent(70));
+    let config = config_from_settings(&chosen, &existing).unwrap();
+    assert_eq!(config.compaction_policy, Some(CompactionPolicy::Off));
+    let prefs = DesktopPrefs {
+        compact_threshold: chosen.compact_threshold,
+        ..DesktopPrefs::default()
+    };
+    let mut keys = KeyPresence::new(&config, &paths, &no_env);
+    let read = settings_of(&config, prefs, &no_env, &mut keys).unwrap();
+    assert_eq!(read.compaction_policy, CompactionPolicy::Off);
+    assert_eq!(read.compact_threshold, Some(ThresholdSetting::Percent(70)));
 }

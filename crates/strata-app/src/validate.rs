@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use strata_protocol::{ExportFormat, SessionId};
+use strata_protocol::{ItemId, SessionId};
 
 use crate::error::{CommandResult, invalid_input};
 
@@ -43,6 +43,13 @@ pub fn item_query(text: &str) -> CommandResult<String> {
     }
 }
 
+/// An item id from the front end (a search hit's).
+pub fn item_id(text: &str) -> CommandResult<ItemId> {
+    text.trim()
+        .parse()
+        .map_err(|_| invalid_input(format!("{} is not an item id.", shown(text))))
+}
+
 /// A title: whitespace runs collapsed to one space, no control characters,
 /// at most [`MAX_TITLE_CHARS`] characters, not empty.
 pub fn title(text: &str) -> CommandResult<String> {
@@ -59,6 +66,24 @@ pub fn title(text: &str) -> CommandResult<String> {
         )));
     }
     Ok(title)
+}
+
+/// The longest search query, in characters.
+pub const MAX_SEARCH_CHARS: usize = 1_000;
+
+/// A search query: trimmed, not blank, not absurdly long. It is literal
+/// text to the index, never syntax.
+pub fn search_query(text: &str) -> CommandResult<String> {
+    let query = text.trim();
+    if query.is_empty() {
+        return Err(invalid_input("The search is empty."));
+    }
+    if query.chars().count() > MAX_SEARCH_CHARS {
+        return Err(invalid_input(format!(
+            "The search is longer than {MAX_SEARCH_CHARS} characters."
+        )));
+    }
+    Ok(query.to_owned())
 }
 
 /// A message for a turn: not blank, not absurdly long, no NUL bytes.
@@ -108,29 +133,6 @@ pub fn workspace(text: &str) -> CommandResult<PathBuf> {
     Ok(folder)
 }
 
-/// Where an export goes: the chosen absolute path, with the format's
-/// extension added when the save dialog returned a name without one.
-pub fn export_path(text: &str, format: ExportFormat) -> CommandResult<PathBuf> {
-    let path = absolute_path(text, "a file to export to")?;
-    if path.file_name().is_none() {
-        return Err(invalid_input(format!(
-            "Choose a file to export to (got {}).",
-            shown(text)
-        )));
-    }
-    if path.extension().is_none() {
-        return Ok(path.with_extension(extension(format)));
-    }
-    Ok(path)
-}
-
-fn extension(format: ExportFormat) -> &'static str {
-    match format {
-        ExportFormat::Md => "md",
-        ExportFormat::Json => "jsonl",
-    }
-}
-
 /// A profile id: letters, digits, `-`, `_` and `.`, at most
 /// [`MAX_PROFILE_ID_CHARS`] characters (it becomes a TOML key and a
 /// keychain account name).
@@ -172,8 +174,6 @@ fn shown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
 
     #[test]
@@ -195,22 +195,6 @@ mod tests {
         assert!(profile_id("a b").is_err());
         assert!(profile_id("x/../y").is_err());
         assert!(profile_id("").is_err());
-    }
-
-    #[test]
-    fn export_paths_are_absolute_without_parent_steps_and_get_an_extension() {
-        assert_eq!(
-            export_path("/tmp/notes", ExportFormat::Md).unwrap(),
-            Path::new("/tmp/notes.md")
-        );
-        assert_eq!(
-            export_path("/tmp/notes.txt", ExportFormat::Json).unwrap(),
-            Path::new("/tmp/notes.txt")
-        );
-        assert!(export_path("notes.md", ExportFormat::Md).is_err());
-        assert!(export_path("", ExportFormat::Md).is_err());
-        assert!(export_path("/tmp/../etc/x.md", ExportFormat::Md).is_err());
-        assert!(export_path("/tmp/a\nb.md", ExportFormat::Md).is_err());
     }
 
     #[test]

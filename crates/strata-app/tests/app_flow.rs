@@ -11,15 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use strata_app::App;
 use strata_core::StrataPaths;
-use strata_core::agent::EventHandler;
 mod support;
 
 use strata_protocol::{
-    CommandErrorKind, CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession,
-    ListSessions, OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage,
-    SwitchProfile, TurnOutcome,
+    CommandErrorKind, CreateSession, DeleteSession, ExportFormat, ExportSession, ListSessions,
+    OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
+    TurnOutcome,
 };
-use support::{create, runtime, send};
+use support::{Collect, create, runtime, send};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -82,18 +81,9 @@ impl ChatServer {
     }
 }
 
-/// Keeps every event of a turn.
-#[derive(Clone, Default)]
-struct Collect(Arc<Mutex<Vec<EventEnvelope>>>);
-
-impl EventHandler for Collect {
-    async fn handle(&mut self, envelope: EventEnvelope) {
-        self.0.lock().unwrap().push(envelope);
-    }
-}
-
 struct Fixture {
-    home: tempfile::TempDir,
+    /// Kept for its lifetime: the folder goes when the fixture does.
+    _home: tempfile::TempDir,
     workspace: tempfile::TempDir,
     paths: StrataPaths,
 }
@@ -106,7 +96,7 @@ impl Fixture {
         std::fs::create_dir_all(&paths.config).unwrap();
         std::fs::write(paths.config_file(), config).unwrap();
         Self {
-            home,
+            _home: home,
             workspace,
             paths,
         }
@@ -203,6 +193,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: None,
+                at_item: None,
             })
             .await
             .unwrap();
@@ -215,6 +206,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: Some(view.record_count - 1),
+                at_item: None,
             })
             .await
             .unwrap();
@@ -322,15 +314,15 @@ fn the_library_lists_searches_pages_renames_exports_and_deletes() {
             .unwrap();
         assert_eq!(found.sessions[0].title.as_deref(), Some("Parser work"));
 
-        let target = fixture.home.path().join("parser");
-        app.export_session(ExportSession {
-            session_id: ids[0],
-            format: ExportFormat::Md,
-            path: target.display().to_string(),
-        })
-        .await
-        .unwrap();
-        let text = std::fs::read_to_string(target.with_extension("md")).unwrap();
+        let export = app
+            .export_session(ExportSession {
+                session_id: ids[0],
+                format: ExportFormat::Md,
+            })
+            .await
+            .unwrap();
+        assert_eq!(export.format, ExportFormat::Md);
+        let text = export.text;
         assert!(text.contains("Fix the CSV parser"), "{text}");
         assert!(text.contains("created on demo"), "{text}");
 

@@ -3,9 +3,11 @@
 
 use std::io::Write;
 
-use serde_json::json;
 use strata_core::transcript::{compact_arguments, trigger_name};
-use strata_protocol::{RecordBody, ResponseItem, Role};
+use strata_protocol::{
+    CONTRACT_FORMAT_VERSION, CompactionEntry, CompactionList, OutputKind, RecordBody, ResponseItem,
+    Role, SessionContext,
+};
 
 use crate::store::Context;
 use crate::style::{ASSISTANT, BOLD, COMPACTION, DIM, TOOL, USER, indented, one_line, paint};
@@ -20,16 +22,21 @@ pub fn context(ctx: &Context, query: &str, json: bool) -> crate::error::Result<(
     let state = read.replay();
     let history = state.history();
     let mut out = ctx.out.stdout();
+    let context_tokens = history
+        .last_usage()
+        .and_then(|usage| usage.context_tokens());
     if json {
-        for item in history.items() {
-            writeln!(out, "{}", json_safe(&serde_json::to_string(item)?))?;
-        }
+        let context = SessionContext {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::Context,
+            session_id: read.meta.session_id,
+            context_tokens,
+            items: history.items().to_vec(),
+        };
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&context)?))?;
         return Ok(());
     }
-    let usage = match history
-        .last_usage()
-        .and_then(|usage| usage.context_tokens())
-    {
+    let usage = match context_tokens {
         Some(tokens) => format!("last reported usage {tokens} tokens"),
         None => "no usage reported since the last compaction".to_owned(),
     };
@@ -108,37 +115,36 @@ fn render_item(number: usize, item: &ResponseItem) -> String {
 /// `strata compactions SESSION [--json]`.
 pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Result<()> {
     let read = ctx.browse(query)?;
+    let entries: Vec<CompactionEntry> = read
+        .records
+        .iter()
+        .filter_map(|record| {
+            // Base summaries and layered ones (which carry a state sheet).
+            let summary = match &record.body {
+                RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => summary,
+                RecordBody::LayeredCompaction(layered) => &layered.summary,
+                _ => return None,
+            };
+            Some(CompactionEntry {
+                at: record.ts,
+                summary: summary.clone(),
+                summary_excerpt: one_line(&summary.summary, EXCERPT_CHARS),
+            })
+        })
+        .collect();
     let mut out = ctx.out.stdout();
-    let mut count = 0;
-    for record in &read.records {
-        // Base summaries and layered ones (which carry a state sheet).
-        let summary = match &record.body {
-            RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => summary,
-            RecordBody::LayeredCompaction(layered) => &layered.summary,
-            _ => continue,
+    if json {
+        let list = CompactionList {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::Compactions,
+            session_id: read.meta.session_id,
+            compactions: entries,
         };
-        count += 1;
-        let meta = &summary.metadata;
-        let excerpt = one_line(&summary.summary, EXCERPT_CHARS);
-        if json {
-            let line = json!({
-                "at": record.ts,
-                "item_id": summary.id,
-                "trigger": meta.trigger,
-                "reason": meta.reason,
-                "context_tokens": meta.context_tokens,
-                "threshold": meta.threshold,
-                "removed": meta.removed,
-                "kept": meta.kept,
-                "summarizer_model": meta.summarizer_model,
-                "summarizer_usage": meta.summarizer_usage,
-                "duration_ms": meta.duration_ms,
-                "summary_excerpt": excerpt,
-                "summary": summary.summary,
-            });
-            writeln!(out, "{}", json_safe(&line.to_string()))?;
-            continue;
-        }
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&list)?))?;
+        return Ok(());
+    }
+    for (index, entry) in entries.iter().enumerate() {
+        let meta = &entry.summary.metadata;
         let tokens = meta
             .context_tokens
             .map_or_else(|| "-".to_owned(), |tokens| tokens.to_string());
@@ -150,7 +156,11 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
             "{} {}",
             paint(
                 COMPACTION,
-                format!("#{count} {}", record.ts.format("%Y-%m-%d %H:%M:%S UTC"))
+                format!(
+                    "#{} {}",
+                    index + 1,
+                    entry.at.format("%Y-%m-%d %H:%M:%S UTC")
+                )
             ),
             paint(BOLD, trigger_name(meta.trigger)),
         )?;
@@ -167,9 +177,9 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
             visible_inline(&meta.summarizer_model),
             meta.duration_ms
         )?;
-        writeln!(out, "  summary:   {excerpt}")?;
+        writeln!(out, "  summary:   {}", entry.summary_excerpt)?;
     }
-    if count == 0 && !json {
+    if entries.is_empty() {
         writeln!(
             ctx.out.stderr(),
             "session {} has no compactions",

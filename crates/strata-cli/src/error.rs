@@ -48,6 +48,8 @@ pub enum CliError {
     /// The rule check refused the compaction; nothing changed.
     #[error("{message}")]
     CompactionRefused { message: String },
+    #[error("{count} of the session's {checkpoints} checkpoint(s) disagree with its records")]
+    CheckpointsDiverge { count: usize, checkpoints: usize },
 }
 
 /// The application's messages are sentences; the command line's reasons
@@ -66,10 +68,12 @@ fn sentence_case_off(message: &str) -> String {
 
 impl CliError {
     /// The exit code: 2 when the person must choose with flags (a session
-    /// whose recorded profile needs an explicit choice), else 1.
+    /// whose recorded profile needs an explicit choice), 3 when `sessions
+    /// verify` found a checkpoint that disagrees, else 1.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::App(error) if error.kind == CommandErrorKind::ProfileUnavailable => 2,
+            CliError::CheckpointsDiverge { .. } => 3,
             _ => 1,
         }
     }

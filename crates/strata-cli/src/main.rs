@@ -7,8 +7,9 @@
 //!   on a provider profile, its events rendered as they arrive (`run.rs`,
 //!   `repl.rs`, `render.rs`), approvals asked on a terminal (`approve.rs`),
 //!   Ctrl+C once to cancel and twice to exit (`terminal.rs`).
-//! - `sessions list/show/export/delete`, `context`, `compactions`: read-only
-//!   views of the session store (`sessions.rs`, `show.rs`, `export.rs`,
+//! - `sessions list/search/show/export/delete`, `context`, `compactions`:
+//!   read-only views of the session store (listing and search through the
+//!   library's index) (`sessions.rs`, `show.rs`, `export.rs`,
 //!   `context.rs`, over strata-core's transcript and export).
 //!
 //! Exit codes: 0 success, 2 usage errors, 1 anything else, always with a
@@ -72,12 +73,16 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Sessions(SessionsCommand::Show(args)) if args.json => {
             items::show_items(&ctx, &args.session)
         }
+        Command::Sessions(SessionsCommand::Search(args)) => sessions::search(&ctx, &args),
         Command::Sessions(SessionsCommand::Show(args)) => show::show(&ctx, &args.session),
         Command::Sessions(SessionsCommand::Export(args)) => {
             export::export(&ctx, &args.session, args.format, args.output.as_deref())
         }
         Command::Sessions(SessionsCommand::Delete(args)) => {
             sessions::delete(&ctx, &args.session, args.json)
+        }
+        Command::Sessions(SessionsCommand::Verify(args)) => {
+            sessions::verify(&ctx, &args.session, args.json)
         }
         Command::Context(args) => context::context(&ctx, &args.session, args.json),
         Command::Compactions(args) => context::compactions(&ctx, &args.session, args.json),

@@ -4,65 +4,42 @@
 
 use std::io::Write;
 
-use strata_core::compaction::{
-    Calibration, Estimate, SheetContext, item_text, preview_compaction, resolve_threshold,
+use strata_app::context::{PreviewInputs, preview_of};
+use strata_core::compaction::item_text;
+use strata_protocol::{
+    CONTRACT_FORMAT_VERSION, CompactPreview, CompactionPreview, OutputKind, ResponseItem,
 };
-use strata_core::store::original_items;
-use strata_protocol::{CompactionPreview, ResponseItem, Role};
-use strata_providers::estimator_for;
 
 use crate::cli::CompactArgs;
 use crate::launch::{approval_policy, session_profile};
 use crate::store::Context;
 use crate::style::{BOLD, COMPACTION, DIM, indented, one_line, paint};
+use crate::visible::json_safe;
 
 pub fn preview(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
     let read = ctx.browse(&args.session)?;
     let state = read.replay();
     let history = state.history();
     let profile = session_profile(ctx, &args.agent, &read.meta, state.profile())?;
-    let setting = args
-        .agent
-        .compact_threshold
-        .or_else(|| state.policy_record().and_then(|record| record.threshold));
-    let threshold = resolve_threshold(
-        setting,
-        profile.compaction_threshold,
-        Some(profile.context_window),
-        u32::try_from(profile.max_output_tokens).ok(),
-    );
-    let policy = args.agent.compaction.unwrap_or(state.policy());
-    let estimator = estimator_for(profile.kind, &profile.model);
-    // Calibrated, as the live agent is, against the last reported usage and
-    // the history it described.
-    let raw = Estimate::new(estimator.as_ref(), Calibration::default());
-    let reported_part = &history.items()[..history.len() - history.items_since_last_usage().len()];
-    let calibration = history
-        .last_usage()
-        .and_then(|usage| usage.context_tokens())
-        .map_or_else(Calibration::default, |reported| {
-            Calibration::from_report(reported, raw.items(reported_part))
-        });
-    let sheet_context = SheetContext {
-        approval_policy: approval_policy(args.agent.approval).as_str().to_owned(),
-        has_agents_file: history
-            .items()
-            .iter()
-            .take_while(|item| !matches!(item, ResponseItem::Message(m) if m.role == Role::User))
-            .any(|item| item.is_message_with_role(Role::Developer)),
-    };
-    let preview = preview_compaction(
-        history,
-        policy,
-        threshold,
-        Estimate::new(estimator.as_ref(), calibration),
-        &sheet_context,
-        state.last_state_sheet(),
-        &original_items(&read.records),
+    // The same preview the app's Preview button shows.
+    let preview = preview_of(
+        &read,
+        &PreviewInputs {
+            profile: &profile,
+            setting: args.agent.compact_threshold,
+            policy: args.agent.compaction,
+            approval: approval_policy(args.agent.approval),
+        },
     );
     let mut out = ctx.out.stdout();
     if args.agent.json {
-        writeln!(out, "{}", serde_json::to_string(&preview)?)?;
+        let line = CompactPreview {
+            v: CONTRACT_FORMAT_VERSION,
+            kind: OutputKind::CompactPreview,
+            session_id: read.meta.session_id,
+            preview,
+        };
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&line)?))?;
     } else {
         write!(
             out,

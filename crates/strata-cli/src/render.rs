@@ -58,9 +58,10 @@ impl Ui {
     }
 
     /// Writes one JSON line on standard output.
-    pub fn json_line(&mut self, value: &serde_json::Value) -> io::Result<()> {
+    pub fn json_line(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
+        let text = serde_json::to_string(value).map_err(io::Error::other)?;
         let mut stdout = io::stdout().lock();
-        writeln!(stdout, "{}", json_safe(&value.to_string()))?;
+        writeln!(stdout, "{}", json_safe(&text))?;
         stdout.flush()
     }
 
@@ -78,7 +79,7 @@ impl Ui {
         cancel: &CancellationToken,
     ) -> io::Result<()> {
         if self.json {
-            self.json_line(&serde_json::to_value(envelope).map_err(io::Error::other)?)?;
+            self.json_line(envelope)?;
             if let AgentEvent::Mainline(MainlineEvent::ApprovalRequested {
                 call_id,
                 summary,

@@ -94,7 +94,8 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                     let outcome = driver
                         .interruptible(|agent, cancel| agent.compact_now(focus, cancel))
                         .await??;
-                    if let Err(error) = compact_result(&mut driver.ui, &outcome, json) {
+                    let id = driver.agent.id();
+                    if let Err(error) = compact_result(&mut driver.ui, id, &outcome, json) {
                         driver.ui.note(paint(
                             DIM,
                             format!("({})", visible_inline(&error.to_string())),

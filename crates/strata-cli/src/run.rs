@@ -4,12 +4,15 @@
 
 use std::future::Future;
 
-use serde_json::json;
+use strata_app::catalog::WritingNote;
 use strata_core::CancellationToken;
 use strata_core::agent::{
     Agent, CompactOutcome, EventHandler, EventReceiver, TurnReport, forward_events,
 };
-use strata_protocol::{ApprovalPolicy, EventEnvelope, TurnOutcome};
+use strata_protocol::{
+    ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactFinished, CompactResult, EventEnvelope,
+    OutputKind, SessionId, TurnOutcome,
+};
 
 use crate::cli::{AgentFlags, ApprovalArg, CompactArgs, ResumeArgs, RunArgs};
 use crate::error::CliError;
@@ -82,7 +85,8 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
                     .await??
             }
         };
-        compact_result(&mut driver.ui, &outcome, json)
+        let id = driver.agent.id();
+        compact_result(&mut driver.ui, id, &outcome, json)
     })
 }
 
@@ -91,6 +95,9 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
 /// runtime.
 pub struct Driver {
     pub agent: Agent,
+    /// The index's mark that the session is open for writing; dropped after
+    /// the agent, which closes the file.
+    _note: WritingNote,
     events: EventReceiver,
     pub ui: Ui,
     interrupts: Interrupts,
@@ -111,9 +118,15 @@ impl Driver {
         let lines = lines.then(Lines::spawn);
         let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), lines);
         announce(&mut ui, &launched, json, turns)?;
-        let Launched { agent, events, .. } = launched;
+        let Launched {
+            agent,
+            events,
+            note,
+            ..
+        } = launched;
         Ok(Self {
             agent,
+            _note: note,
             events,
             ui,
             interrupts,
@@ -134,6 +147,7 @@ impl Driver {
             events,
             ui,
             interrupts,
+            ..
         } = self;
         let cancel = interrupts.begin();
         let result = drive(start(agent, cancel.clone()), events, ui, &cancel).await?;
@@ -167,7 +181,7 @@ fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate:
         ))?;
     }
     if json {
-        ui.json_line(&serde_json::to_value(launched.started_line())?)?;
+        ui.json_line(&launched.started_line())?;
     }
     Ok(())
 }
@@ -231,32 +245,12 @@ pub fn turn_result(report: &TurnReport) -> crate::error::Result<()> {
 /// Exit status of a compaction, with its one JSON line.
 pub fn compact_result(
     ui: &mut Ui,
+    session_id: SessionId,
     outcome: &CompactOutcome,
     json: bool,
 ) -> crate::error::Result<()> {
-    let (name, line) = match outcome {
-        CompactOutcome::Compacted(summary) => (
-            "compacted",
-            json!({"summary_item_id": summary.id, "removed": summary.metadata.removed, "kept": summary.metadata.kept}),
-        ),
-        CompactOutcome::NothingToCompact { items } => {
-            ("nothing_to_compact", json!({"items": items}))
-        }
-        CompactOutcome::SummaryFailed { attempts, message } => (
-            "summary_failed",
-            json!({"attempts": attempts, "message": message}),
-        ),
-        CompactOutcome::Refused { dropped, message } => {
-            ("refused", json!({"dropped": dropped, "message": message}))
-        }
-        CompactOutcome::Cancelled => ("cancelled", json!({})),
-    };
     if json {
-        let mut value = json!({"v": 1, "kind": "compact_finished", "outcome": name});
-        if let (Some(target), Some(extra)) = (value.as_object_mut(), line.as_object()) {
-            target.extend(extra.clone());
-        }
-        ui.json_line(&value)?;
+        ui.json_line(&compact_finished(session_id, outcome))?;
     }
     match outcome {
         CompactOutcome::Compacted(_) => Ok(()),
@@ -276,6 +270,46 @@ pub fn compact_result(
             message: message.clone(),
         }),
         CompactOutcome::Cancelled => Err(CliError::CompactionCancelled),
+    }
+}
+
+/// The `compact_finished` line for `outcome`.
+fn compact_finished(session_id: SessionId, outcome: &CompactOutcome) -> CompactFinished {
+    let line = |outcome| CompactFinished {
+        v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::CompactFinished,
+        session_id,
+        outcome,
+        summary_item_id: None,
+        removed: None,
+        kept: None,
+        items: None,
+        attempts: None,
+        message: None,
+        dropped: None,
+    };
+    match outcome {
+        CompactOutcome::Compacted(summary) => CompactFinished {
+            summary_item_id: Some(summary.id),
+            removed: Some(summary.metadata.removed),
+            kept: Some(summary.metadata.kept),
+            ..line(CompactResult::Compacted)
+        },
+        CompactOutcome::NothingToCompact { items } => CompactFinished {
+            items: Some(u32::try_from(*items).unwrap_or(u32::MAX)),
+            ..line(CompactResult::NothingToCompact)
+        },
+        CompactOutcome::SummaryFailed { attempts, message } => CompactFinished {
+            attempts: Some(*attempts),
+            message: Some(message.clone()),
+            ..line(CompactResult::SummaryFailed)
+        },
+        CompactOutcome::Refused { dropped, message } => CompactFinished {
+            dropped: Some(dropped.clone()),
+            message: Some(message.clone()),
+            ..line(CompactResult::Refused)
+        },
+        CompactOutcome::Cancelled => line(CompactResult::Cancelled),
     }
 }
 

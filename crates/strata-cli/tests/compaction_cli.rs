@@ -8,7 +8,8 @@ mod support;
 use serde_json::Value;
 use strata_core::store::ReadMode;
 use strata_protocol::{
-    CompactionPolicy, CompactionPreview, RecordBody, SessionId, ThresholdSetting,
+    CONTRACT_FORMAT_VERSION, CompactPreview, CompactionPolicy, RecordBody, SessionId,
+    ThresholdSetting,
 };
 use support::Home;
 
@@ -98,9 +99,9 @@ fn bad_policy_and_threshold_flags_are_usage_errors() {
 fn the_preview_calls_no_model_leaves_the_file_byte_identical_and_prints_one_typed_object() {
     let home = Home::new();
     // Low enough that the notes outputs get evicted, high enough that the
-    // latest round's two reads (about 1,200 tokens) with the tool specs fit:
-    // the demo model re-reads what a summary drops.
-    let id = demo_run(&home, &["--compact-threshold", "3000"]);
+    // latest round's two reads (about 1,200 tokens) with the tool specs
+    // (recall's included) fit: the demo model re-reads what a summary drops.
+    let id = demo_run(&home, &["--compact-threshold", "3600"]);
     let before = std::fs::read(home.session_file(id)).unwrap();
     let session = id.to_string();
     let run = home.run(&[
@@ -115,9 +116,12 @@ fn the_preview_calls_no_model_leaves_the_file_byte_identical_and_prints_one_type
     assert_eq!(std::fs::read(home.session_file(id)).unwrap(), before);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 1, "{}", run.stdout);
-    let preview: CompactionPreview = serde_json::from_str(lines[0]).unwrap();
+    let line: CompactPreview = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(line.v, CONTRACT_FORMAT_VERSION);
+    assert_eq!(line.session_id, id);
+    let preview = line.preview;
     assert_eq!(preview.policy, CompactionPolicy::Layered);
-    assert_eq!(preview.threshold, 3000);
+    assert_eq!(preview.threshold, 3600);
     assert!(preview.estimated_after_summary < preview.estimated_before);
     assert!(preview.state_sheet.text.starts_with("[State sheet]"));
 

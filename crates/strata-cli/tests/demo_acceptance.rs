@@ -236,6 +236,7 @@ fn five_demo_prompts_read_the_files_report_exact_usage_and_compact() {
     // The stored session agrees, and every label a person sees says demo.
     let id = id.unwrap().to_string();
     let compactions = home.run(&["compactions", &id, "--json"]).json_lines();
+    let compactions = compactions[0]["compactions"].as_array().unwrap();
     assert_eq!(compactions.len(), seen.summaries.len());
     let shown = home.run(&["sessions", "show", &id]).ok();
     let labels: Vec<&str> = shown

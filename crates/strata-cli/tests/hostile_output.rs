@@ -161,6 +161,7 @@ fn every_view_of_a_hostile_session_spells_controls_out() {
         for args in [
             vec!["sessions", "show", &id],
             vec!["sessions", "list"],
+            vec!["sessions", "search", "txt.exe"],
             vec!["context", &id],
             vec!["compactions", &id],
             vec!["sessions", "export", &id, "--format", "md"],
@@ -186,6 +187,7 @@ fn json_views_keep_the_values_and_carry_no_raw_control() {
     let id = hostile_session(&home).to_string();
     for args in [
         vec!["sessions", "list", "--json"],
+        vec!["sessions", "search", "txt.exe", "--json"],
         vec!["context", &id, "--json"],
         vec!["compactions", &id, "--json"],
         vec!["sessions", "export", &id, "--format", "json"],

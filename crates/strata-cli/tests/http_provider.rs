@@ -122,7 +122,9 @@ fn resume_after_a_compaction_sends_the_compacted_history_not_the_transcript() {
     let context = home
         .run(&["context", &id.to_string(), "--json"])
         .json_lines();
-    let kinds: Vec<&str> = context
+    let kinds: Vec<&str> = context[0]["items"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|i| i["type"].as_str().unwrap())
         .collect();

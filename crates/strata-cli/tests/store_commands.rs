@@ -9,7 +9,7 @@ mod support;
 use std::io::Write;
 
 use strata_core::store::ReadMode;
-use strata_protocol::{Record, ResponseItem};
+use strata_protocol::{CompactionList, Record, ResponseItem, SessionContext};
 use support::{Home, common_prefix};
 
 #[test]
@@ -262,11 +262,10 @@ fn context_is_the_model_visible_history_after_replay() {
     let home = Home::new();
     let id = home.compacted_session();
     let run = home.run(&["context", &id.to_string(), "--json"]);
-    let items: Vec<ResponseItem> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let context: SessionContext = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(context.session_id, id);
+    assert_eq!(context.context_tokens, None);
+    let items = context.items;
     let replayed = home
         .store()
         .open_reader(id, ReadMode::Strict)
@@ -297,17 +296,20 @@ fn compactions_lists_when_why_and_how_much() {
     let run = home.run(&["compactions", &id.to_string(), "--json"]);
     let lines = run.json_lines();
     assert_eq!(lines.len(), 1);
-    let line = &lines[0];
-    assert_eq!(line["trigger"], "auto");
-    assert_eq!(line["context_tokens"], 9120);
-    assert_eq!(line["threshold"], 8000);
-    assert_eq!(line["removed"], 3);
-    assert_eq!(line["kept"], 2);
-    assert_eq!(line["summarizer_model"], "gpt-test-mini");
-    assert_eq!(line["duration_ms"], 42);
+    let list = lines[0]["compactions"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    let line = &list[0];
+    let meta = &line["summary"]["metadata"];
+    assert_eq!(meta["trigger"], "auto");
+    assert_eq!(meta["context_tokens"], 9120);
+    assert_eq!(meta["threshold"], 8000);
+    assert_eq!(meta["removed"], 3);
+    assert_eq!(meta["kept"], 2);
+    assert_eq!(meta["summarizer_model"], "gpt-test-mini");
+    assert_eq!(meta["duration_ms"], 42);
     assert!(line["at"].as_str().unwrap().starts_with("20"));
     assert!(
-        line["reason"]
+        meta["reason"]
             .as_str()
             .unwrap()
             .contains("reached the compaction threshold")
@@ -333,7 +335,9 @@ fn compactions_lists_when_why_and_how_much() {
 fn a_session_without_compactions_lists_none_and_succeeds() {
     let home = Home::new();
     let id = home.small_session("nothing to compact").to_string();
-    assert_eq!(home.run(&["compactions", &id, "--json"]).ok(), "");
+    let none: CompactionList =
+        serde_json::from_str(home.run(&["compactions", &id, "--json"]).ok().trim()).unwrap();
+    assert!(none.compactions.is_empty());
     let run = home.run(&["compactions", &id]);
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
@@ -450,4 +454,103 @@ fn json_output_stays_plain_even_when_colour_is_forced() {
         assert!(!run.stdout.contains('\u{1b}'), "{args:?}");
         assert!(!run.json_lines().is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn sessions_search_prints_hits_with_their_item_and_honours_filters() {
+    let home = Home::new();
+    let widgets = home.compacted_session();
+    home.small_session("nothing about stock here, only parsers");
+    let text = home
+        .run(&["sessions", "search", "stock.csv", "--color", "never"])
+        .ok();
+    assert!(text.contains(&widgets.to_string()), "{text}");
+    assert!(text.contains("Count the widgets"), "{text}");
+    assert!(text.contains("user "), "{text}");
+    assert!(
+        text.contains("How many widgets are in stock.csv?"),
+        "{text}"
+    );
+    let json = home
+        .run(&["sessions", "search", "stock", "--json"])
+        .json_lines();
+    assert_eq!(json.len(), 1);
+    let hits = json[0]["hits"].as_array().unwrap();
+    assert!(hits.len() >= 2, "{hits:?}");
+    assert!(
+        hits.iter().all(|hit| hit["item_id"].is_string()),
+        "{hits:?}"
+    );
+    let total = |args: &[&str]| {
+        let mut all = vec!["sessions", "search", "stock", "--json"];
+        all.extend(args);
+        home.run(&all).json_lines()[0]["total"].as_u64().unwrap()
+    };
+    let everything = total(&[]);
+    assert_eq!(total(&["--model", "gpt-test"]) + 1, everything);
+    assert_eq!(total(&["--model", "nobody"]), 0);
+    assert_eq!(total(&["--since", "2999-01-01"]), 0);
+    assert_eq!(total(&["--until", "2000-01-01"]), 0);
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert_eq!(total(&["--since", &today, "--until", &today]), everything);
+    let workspace = home.workspace.path().display().to_string();
+    assert_eq!(total(&["--workspace", &workspace]), everything);
+    assert_eq!(total(&["--workspace", "/elsewhere"]), 0);
+    let nothing = home.run(&["sessions", "search", "zzzqqq"]);
+    assert_eq!((nothing.code, nothing.stdout.as_str()), (0, ""));
+    assert!(nothing.stderr.contains("nothing matches"), "{nothing:?}");
+    home.run(&["sessions", "search", "  "])
+        .fails_with(2, "the search is empty");
+    home.run(&["sessions", "search", "x", "--since", "yesterday"])
+        .fails_with(2, "YYYY-MM-DD");
+}
+
+#[test]
+fn two_processes_share_one_index_and_deleting_it_loses_nothing() {
+    let home = Home::new();
+    for n in 0..24 {
+        home.small_session(&format!("parallel question {n}"));
+    }
+    // No index yet: both searches build it at once while a run appends a
+    // new session through its writer.
+    let search = [
+        "sessions",
+        "search",
+        "parallel question",
+        "--json",
+        "--limit",
+        "100",
+    ];
+    let children = [
+        home.spawn_piped(&search),
+        home.spawn_piped(&search),
+        home.spawn_piped(&["run", "-p", "parallel question 24", "--provider", "demo"]),
+    ];
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&output.stdout) {
+            let total = value["total"].as_u64().unwrap();
+            assert!((24..=25).contains(&total), "{value}");
+        }
+    }
+    let listed = || home.run(&["sessions", "list", "--json"]).json_lines()[0].clone();
+    let searched = || home.run(&search).json_lines()[0].clone();
+    let before = listed();
+    assert_eq!(before["total"], 25);
+    let found = searched();
+    // The 25 questions, and the demo model's answer if it quotes one.
+    assert!(found["total"].as_u64().unwrap() >= 25, "{found}");
+    let index = home
+        .store()
+        .root()
+        .parent()
+        .unwrap()
+        .join("library.sqlite3");
+    assert!(index.exists());
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
+    }
+    assert_eq!(listed(), before);
+    assert_eq!(searched(), found);
 }

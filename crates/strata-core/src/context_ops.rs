@@ -184,12 +184,12 @@ fn record_holds(record: &Record, item_id: ItemId) -> bool {
     }
 }
 
-/// The single place a record that replaces the history outside a
-/// compaction (an undo, a fork's start) is followed by what must come after
-/// such a record. The session-file checkpoint (another engineer's work, not
-/// in this tree yet) belongs here; today it makes the record durable.
-pub(crate) fn after_history_replaced(session: &LiveSession) -> Result<()> {
-    session.sync()
+/// What must follow every record that replaces the history other than a
+/// compaction (an undo, a fork's start): a `checkpoint`, written and synced,
+/// so a resume starts from the history as it now is (and never reads the
+/// records before it).
+pub(crate) fn after_history_replaced(session: &mut LiveSession) -> Result<()> {
+    session.append_checkpoint()
 }
 
 /// Pins (or unpins) the item `query` names (an id or a unique prefix of one

@@ -122,6 +122,44 @@ impl History {
         self.last_usage.as_ref()
     }
 
+    /// How many items the history held when the last usage was reported
+    /// (0 when none was).
+    pub fn items_at_last_usage(&self) -> usize {
+        self.items_at_last_usage
+    }
+
+    /// A history as a checkpoint stored it: its items, and the last usage
+    /// with how many items the history held when it was reported.
+    pub fn restored(items: Vec<ResponseItem>, last_usage: Option<(TokenUsage, usize)>) -> Self {
+        let (last_usage, items_at_last_usage) = match last_usage {
+            Some((usage, at)) => (Some(usage), at),
+            None => (None, 0),
+        };
+        Self {
+            items,
+            last_usage,
+            items_at_last_usage,
+            ..Self::default()
+        }
+    }
+
+    /// This history with the pins and undo point a checkpoint stored.
+    pub fn with_recall_state(
+        mut self,
+        pinned: BTreeSet<ItemId>,
+        undo_point: Option<UndoPoint>,
+    ) -> Self {
+        self.pinned = pinned;
+        self.undo_point = undo_point.map(Arc::new);
+        self
+    }
+
+    /// Forgets the last usage: it no longer describes the history.
+    fn clear_usage(&mut self) {
+        self.last_usage = None;
+        self.items_at_last_usage = 0;
+    }
+
     /// The items added since the last usage was reported (all of them when
     /// none was).
     pub fn items_since_last_usage(&self) -> &[ResponseItem] {
@@ -139,7 +177,7 @@ impl History {
                 let before = std::mem::take(&mut self.items);
                 self.items = apply_compaction(&before, summary.clone());
                 self.remember_undo_point(summary.id, before);
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Compacted {
                     removed: plan.removed(),
                     kept: plan.kept(),
@@ -158,7 +196,7 @@ impl History {
             // reported before no longer describes the history.
             RecordBody::ToolOutputsEvicted(eviction) => {
                 let outputs = apply_eviction(&mut self.items, eviction);
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Evicted { outputs }
             }
             RecordBody::LayeredCompaction(compaction) => {
@@ -167,7 +205,7 @@ impl History {
                 let kept = compaction.leading.len() + compaction.kept.len();
                 let removed = before.len().saturating_sub(kept);
                 self.remember_undo_point(compaction.summary.id, before);
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Compacted { removed, kept }
             }
             RecordBody::ItemPin(pin) => {
@@ -197,7 +235,7 @@ impl History {
                     .iter()
                     .filter_map(|id| by_id.get(id).cloned())
                     .collect();
-                self.last_usage = None;
+                self.clear_usage();
                 Applied::Restored {
                     items: self.items.len(),
                 }
@@ -215,7 +253,10 @@ impl History {
             | RecordBody::ProfileSet(_)
             | RecordBody::CompactionPolicy(_)
             | RecordBody::CompactionGuard(_)
-            | RecordBody::SessionForked(_) => Applied::NotHistory,
+            | RecordBody::SessionForked(_)
+            // A checkpoint repeats the history it follows; resuming starts
+            // from it, and `verify` checks it, but it changes nothing.
+            | RecordBody::Checkpoint(_) => Applied::NotHistory,
         }
     }
 

@@ -16,7 +16,7 @@ use strata_protocol::{
 use crate::error::Result;
 use crate::history::{Applied, History};
 use crate::store::{
-    ReadMode, Replay, SessionRead, SessionWriter, TornTailRepair, original_items, parse_session,
+    ReadMode, Replay, SessionWriter, TornTailRepair, original_items, parse_session,
 };
 
 /// The output recorded for a function call a previous run never answered.
@@ -45,6 +45,9 @@ pub struct LiveSession {
     writer: SessionWriter,
     state: Replay,
     recovery: Recovery,
+    /// Whether the last record written is a checkpoint (a second one right
+    /// after it would repeat it).
+    checkpointed: bool,
 }
 
 impl LiveSession {
@@ -56,23 +59,25 @@ impl LiveSession {
             writer,
             state,
             recovery: Recovery::default(),
+            checkpointed: false,
         }
     }
 
-    /// A reopened session: the replay of `read`, plus an aborted output for
+    /// A reopened session: its replayed `state`, plus an aborted output for
     /// every function call the replayed history left without one.
     pub(crate) fn resumed(
         writer: SessionWriter,
-        read: &SessionRead,
+        state: Replay,
         torn_tail: Option<TornTailRepair>,
     ) -> Result<Self> {
         let mut session = Self {
             writer,
-            state: read.replay(),
+            state,
             recovery: Recovery {
                 torn_tail,
                 aborted_calls: Vec::new(),
             },
+            checkpointed: false,
         };
         let pending = session.history().pending_call_ids();
         for call_id in &pending {
@@ -89,11 +94,35 @@ impl LiveSession {
     }
 
     /// Writes the record (stamped now), then folds it into the history. A
-    /// record that fails to write changes nothing. Syncs after turn
-    /// boundaries and compaction summaries.
+    /// record that fails to write changes nothing. A compaction (base or
+    /// layered) is followed by a checkpoint. Syncs after turn boundaries and
+    /// compactions.
     pub fn append(&mut self, body: RecordBody) -> Result<Applied> {
+        let applied = self.write(body)?;
+        if matches!(applied, Applied::Compacted { .. }) {
+            self.append_checkpoint()?;
+        }
+        Ok(applied)
+    }
+
+    /// Writes a `checkpoint` of the state as it is now (the model-visible
+    /// history and what replay holds beside it) and syncs: resuming starts
+    /// from the last one. Call it right after every record that replaces
+    /// the history; [`Self::append`] already does after a compaction, and a
+    /// second call with nothing written in between writes nothing.
+    pub fn append_checkpoint(&mut self) -> Result<()> {
+        if self.checkpointed {
+            return Ok(());
+        }
+        let checkpoint = RecordBody::Checkpoint(Box::new(self.state.checkpoint()));
+        self.write(checkpoint)?;
+        self.sync()
+    }
+
+    fn write(&mut self, body: RecordBody) -> Result<Applied> {
         let record = Record::now(body);
         self.writer.append(&record)?;
+        self.checkpointed = matches!(record.body, RecordBody::Checkpoint(_));
         let applied = self.state.fold(&record);
         let boundary = matches!(
             record.body,

@@ -105,11 +105,13 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
     let mut turns = 0;
     for record in &read.records {
         let entry = match &record.body {
-            // Guards show live (the summary_failed and circuit events).
+            // Guards show live (the summary_failed and circuit events); a
+            // checkpoint repeats the history the transcript already shows.
             RecordBody::SessionMeta(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::CompactionPolicy(_)
-            | RecordBody::CompactionGuard(_) => continue,
+            | RecordBody::CompactionGuard(_)
+            | RecordBody::Checkpoint(_) => continue,
             RecordBody::ToolOutputsEvicted(eviction) => Entry::Eviction {
                 outputs: eviction.evicted.len(),
                 chars: eviction.evicted.iter().map(|e| e.chars).sum(),

@@ -123,7 +123,8 @@ async fn the_check_runs_after_the_last_round_so_the_next_turn_starts_compacted()
         labels(agent.history().items()),
         ["system", "summary", "user"]
     );
-    // The summary was written inside the turn, before it finished.
+    // The summary (and its checkpoint) was written inside the turn, before
+    // it finished.
     let records = harness.records(agent.id());
     let types: Vec<&str> = records.iter().map(|r| r.body.type_name()).collect();
     let summary_at = records
@@ -135,7 +136,7 @@ async fn the_check_runs_after_the_last_round_so_the_next_turn_starts_compacted()
             )
         })
         .unwrap();
-    assert_eq!(types[summary_at + 1..], ["turn_finished"]);
+    assert_eq!(types[summary_at + 1..], ["checkpoint", "turn_finished"]);
 
     run_turn(&mut agent, "And now?").await;
     let last = harness.gateway.last_request();

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use serde_json::json;
 use strata_core::compaction::{EVICTED_PREFIX, rule_violations};
 use strata_core::recall::RECALL;
+use strata_core::store::{ReadMode, read_session_tail, verify_checkpoints};
 use strata_core::tools::CancellationToken;
 use strata_core::{Agent, ApprovalBroker, CompactOutcome};
 use strata_protocol::{CompactionPolicy, ForkPoint, ItemId, RecordBody, ResponseItem, TokenUsage};
@@ -60,6 +61,12 @@ async fn read_six(harness: &Harness) -> Agent {
 async fn read_then_compact(harness: &Harness) -> (Agent, Vec<ResponseItem>) {
     let mut agent = read_six(harness).await;
     let before = agent.history().items().to_vec();
+    compact(harness, &mut agent).await;
+    (agent, before)
+}
+
+/// A manual compaction with a scripted summary, which must apply.
+async fn compact(harness: &Harness, agent: &mut Agent) {
     harness.gateway.push_summary(summary_response("Lossy."));
     let outcome = agent
         .compact_now(None, CancellationToken::new())
@@ -69,7 +76,6 @@ async fn read_then_compact(harness: &Harness) -> (Agent, Vec<ResponseItem>) {
         matches!(outcome, CompactOutcome::Compacted(_)),
         "{outcome:?}"
     );
-    (agent, before)
 }
 
 fn output_id(items: &[ResponseItem], call_id: &str) -> ItemId {
@@ -113,15 +119,7 @@ async fn recall_returns_the_original_after_an_eviction_and_after_a_summary() {
     assert!(answer.contains("// original of part 0"), "{answer}");
     assert!(answer.contains("read_file"), "{answer}");
 
-    harness.gateway.push_summary(summary_response("Lossy."));
-    let outcome = agent
-        .compact_now(None, CancellationToken::new())
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CompactOutcome::Compacted(_)),
-        "{outcome:?}"
-    );
+    compact(&harness, &mut agent).await;
     let summary_text = match &agent.history().items()[1] {
         ResponseItem::CompactionSummary(summary) => summary.summary.clone(),
         other => panic!("{other:?}"),
@@ -158,15 +156,7 @@ async fn a_pinned_output_survives_two_compactions_verbatim_after_the_sheet_with_
     agent.pin(&pinned.to_string()[..33], true).unwrap();
 
     for round in 0..2 {
-        harness.gateway.push_summary(summary_response("Lossy."));
-        let outcome = agent
-            .compact_now(None, CancellationToken::new())
-            .await
-            .unwrap();
-        assert!(
-            matches!(outcome, CompactOutcome::Compacted(_)),
-            "{outcome:?}"
-        );
+        compact(&harness, &mut agent).await;
         let items = agent.history().items();
         let labels = labels(items);
         assert_eq!(labels[1], "summary", "{labels:?}");
@@ -205,6 +195,65 @@ async fn undo_restores_the_exact_history_before_the_compaction_plus_what_came_af
     harness.assert_reopens_to(agent);
 }
 
+/// Resuming starts from the last checkpoint and reads nothing before it:
+/// the pins and the history kept for undo travel in the checkpoint, and
+/// recall still reads the whole file for the originals before it.
+#[tokio::test]
+async fn pins_undo_and_recall_survive_a_resume_from_the_checkpoint_after_a_compaction() {
+    let harness = layered(60_000);
+    let mut agent = read_six(&harness).await;
+    let before = agent.history().items().to_vec();
+    let pinned = output_id(&before, "c4");
+    let removed = output_id(&before, "c0");
+    agent.pin(&pinned.to_string(), true).unwrap();
+    compact(&harness, &mut agent).await;
+    assert!(!ids(agent.history().items()).contains(&removed));
+    let id = agent.id();
+    drop(agent);
+
+    let path = harness
+        .store
+        .open_reader(id, ReadMode::Strict)
+        .unwrap()
+        .path;
+    let tail = read_session_tail(&path).unwrap();
+    assert!(tail.from_checkpoint(), "the compaction wrote a checkpoint");
+    assert_eq!(tail.records.len(), 1, "resume reads the checkpoint alone");
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    assert!(agent.history().is_pinned(pinned));
+    assert!(agent.history().undo_point().is_some());
+
+    // The original lies before the checkpoint; recall reads the whole file.
+    recall_round(&harness, json!({ "id": removed.to_string() }));
+    run_turn(&mut agent, "What was in part 0?").await;
+    let answer = output_of(agent.history().items(), "r1");
+    assert!(answer.contains("// original of part 0"), "{answer}");
+    let len = agent.history().len();
+    let after = agent.history().items()[len - 4..].to_vec();
+
+    let undone = agent.undo_compaction().unwrap();
+    let mut expected = before.clone();
+    expected.extend(after);
+    assert_eq!(undone.restored, ids(&expected));
+    assert_eq!(agent.history().items(), expected.as_slice());
+    assert!(agent.history().is_pinned(pinned));
+    agent.pin(&pinned.to_string(), false).unwrap();
+    let records = harness.records(id);
+    let last_types: Vec<&str> = records[records.len() - 3..]
+        .iter()
+        .map(|record| record.body.type_name())
+        .collect();
+    assert_eq!(last_types, ["compaction_undone", "checkpoint", "item_pin"]);
+    let reopened = harness.assert_reopens_to(agent);
+    assert!(!reopened.history().is_pinned(pinned));
+    assert!(reopened.history().undo_point().is_none());
+    drop(reopened);
+    let verification =
+        verify_checkpoints(&harness.store.open_reader(id, ReadMode::Strict).unwrap());
+    assert_eq!(verification.checkpoints, 2);
+    assert!(verification.divergences.is_empty(), "{verification:?}");
+}
+
 #[tokio::test]
 async fn a_fork_before_a_compaction_carries_the_originals_and_nothing_later() {
     let harness = layered(60_000);
@@ -226,13 +275,20 @@ async fn a_fork_before_a_compaction_carries_the_originals_and_nothing_later() {
     drop(fork);
     let records = harness.records(forked);
     let parent_records = harness.records(parent);
-    // The copy: every record after session_meta, as the parent wrote it.
-    let copied = records.len() - 2;
+    // The copy: every record after session_meta, as the parent wrote it,
+    // then the lineage and a checkpoint (a resume starts there).
+    let copied = records.len() - 3;
     assert_eq!(records[1..=copied], parent_records[1..=copied]);
     assert!(matches!(
-        records.last().unwrap().body,
+        records[records.len() - 2].body,
         RecordBody::SessionForked(_)
     ));
+    assert!(matches!(
+        records.last().unwrap().body,
+        RecordBody::Checkpoint(_)
+    ));
+    let read = harness.store.open_reader(forked, ReadMode::Strict).unwrap();
+    assert!(verify_checkpoints(&read).divergences.is_empty());
     assert!(
         !records.iter().any(|r| matches!(&r.body, RecordBody::ResponseItem(ResponseItem::Message(m)) if m.content == "A later request.")),
         "nothing later"

@@ -1,5 +1,6 @@
 //! Live equals replay: whatever a live session is driven through, the history
-//! replayed from its file is, item for item, the history it held.
+//! replayed from its file is, item for item, the history it held; and so is
+//! the one a resume reads from the file's tail (its last checkpoint on).
 
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
@@ -14,7 +15,7 @@ use strata_core::compaction::{
 };
 use strata_core::context_ops::decide_undo;
 use strata_core::recall;
-use strata_core::store::{ReadMode, SessionStore};
+use strata_core::store::{ReadMode, SessionStore, read_session_tail, verify_checkpoints};
 use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionMetadata,
@@ -88,6 +89,8 @@ enum Action {
         by_id: bool,
         pick: usize,
     },
+    /// A checkpoint asked for explicitly (as undo and fork will).
+    Checkpoint,
 }
 
 fn role() -> impl Strategy<Value = Role> {
@@ -134,6 +137,7 @@ fn action() -> impl Strategy<Value = Action> {
         1 => any::<usize>().prop_map(|pick| Action::PartialCompaction { pick }),
         1 => Just(Action::Undo),
         1 => (any::<bool>(), any::<usize>()).prop_map(|(by_id, pick)| Action::Recall { by_id, pick }),
+        1 => Just(Action::Checkpoint),
     ]
 }
 
@@ -342,6 +346,8 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     session
                         .append(RecordBody::CompactionUndone(undone))
                         .unwrap();
+                    // As `context_ops::undo_compaction` does.
+                    session.append_checkpoint().unwrap();
                     let now: Vec<ItemId> = session
                         .history()
                         .items()
@@ -374,6 +380,11 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                 session
                     .commit_item(ResponseItem::function_call_output(call_id.as_str(), answer))
                     .unwrap();
+            }
+            Action::Checkpoint => {
+                let before = session.state().clone();
+                session.append_checkpoint().unwrap();
+                assert_eq!(session.history(), before.history());
             }
             Action::LayeredCompaction => {
                 let record = layered_record(session, step);
@@ -489,6 +500,15 @@ proptest! {
         prop_assert_eq!(replayed.history().items(), live.items());
         prop_assert_eq!(replayed.history().last_usage(), live.last_usage());
         prop_assert_eq!(&replayed, &live_state);
+        // Every checkpoint agrees with the records before it, and the tail
+        // read (from the last one) replays to the same state.
+        let checked = verify_checkpoints(&read);
+        prop_assert!(checked.divergences.is_empty(), "{:?}", checked.divergences);
+        let compacted = live_state.compactions() > 0;
+        prop_assert!(checked.checkpoints >= usize::from(compacted));
+        let tail = read_session_tail(session.path()).unwrap();
+        prop_assert_eq!(tail.from_checkpoint(), checked.checkpoints > 0);
+        prop_assert_eq!(&tail.replay(), &live_state);
         drop(session);
 
         // Reopening adds exactly one aborted output per call left running.
@@ -514,6 +534,8 @@ proptest! {
         prop_assert_eq!(appended, expected);
         prop_assert_eq!(reopened.history().last_usage(), live.last_usage());
         prop_assert!(reopened.history().pending_call_ids().is_empty());
+        let whole = store.open_reader(id, ReadMode::Strict).unwrap().replay();
+        prop_assert_eq!(reopened.state(), &whole);
         drop(reopened);
 
         // A fork right after any recorded item holds exactly the parent's
@@ -533,6 +555,13 @@ proptest! {
             let fork_read = store.open_reader(fork_id, ReadMode::Strict).unwrap();
             let fork_replayed = fork_read.replay();
             prop_assert_eq!(fork_replayed.history(), &fork_live);
+            // The parent's checkpoints it copied and its own agree with it,
+            // and its resume starts from its own.
+            let checked = verify_checkpoints(&fork_read);
+            prop_assert!(checked.divergences.is_empty(), "{:?}", checked.divergences);
+            let tail = read_session_tail(&fork_read.path).unwrap();
+            prop_assert!(tail.from_checkpoint());
+            prop_assert_eq!(&tail.replay(), &fork_replayed);
         }
     }
 }

@@ -8,41 +8,18 @@
 mod common;
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
-use chrono::{TimeZone, Utc};
 use criterion::{Criterion, Throughput};
 use strata_core::SessionStore;
 use strata_core::store::{ReadMode, read_session_file};
-use strata_index::generate::{Shape, write_session};
-use strata_protocol::Record;
+use strata_protocol::{Record, RecordBody};
 
 const RECORDS: u64 = 10_000;
 const APPENDED: usize = 2_000;
 
-fn session() -> PathBuf {
-    let dir = common::cache_dir(&format!("session-{RECORDS}-seed{}", common::SEED));
-    let done = dir.join(".generated");
-    if let Ok(name) = std::fs::read_to_string(&done) {
-        return dir.join(name);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    strata_core::private::ensure_dir(&dir).unwrap();
-    let created = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single().unwrap();
-    let written = write_session(&dir, common::SEED, created, &Shape::long(RECORDS)).unwrap();
-    let name = written
-        .path
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    std::fs::write(&done, &name).unwrap();
-    written.path
-}
-
 fn main() {
-    let path = session();
+    let path = common::long_session(RECORDS);
     let bytes = std::fs::read(&path).unwrap();
     let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
     let mut criterion = Criterion::default()
@@ -72,12 +49,14 @@ fn main() {
     group.finish();
 
     // The records of the same session, appended to a fresh one through the
-    // store's writer, synced at the end of every turn.
+    // store's writer, synced at the end of every turn (its checkpoints left
+    // out: the writer adds its own after each compaction).
     let records: Vec<Record> = read_session_file(&path, ReadMode::Strict)
         .unwrap()
         .records
         .into_iter()
         .skip(1)
+        .filter(|record| !matches!(record.body, RecordBody::Checkpoint(_)))
         .take(APPENDED)
         .collect();
     let home = tempfile::tempdir().unwrap();

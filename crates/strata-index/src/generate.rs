@@ -1,6 +1,6 @@
 //! Seeded generators of sessions of realistic shape (user turns, rounds,
-//! tool calls with 0.5–20 KB outputs, token usage, compactions) and of a
-//! library of them, for benchmarks anyone can rerun. Records are streamed
+//! tool calls with 0.5–20 KB outputs, token usage, compactions each followed
+//! by its checkpoint, as the live session writes them) and of a library of them, for benchmarks anyone can rerun. Records are streamed
 //! to disk one at a time; memory stays bounded by the model-visible history,
 //! which compactions keep short.
 
@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use strata_core::History;
+use strata_core::{Applied, History, Replay};
 use strata_protocol::{
     CompactionMetadata, CompactionSummary, CompactionTrigger, FunctionCall, FunctionCallOutput,
     ItemId, Message, Record, RecordBody, ResponseItem, Role, RoundId, RoundRecord, SessionId,
@@ -123,7 +123,9 @@ struct Writer {
     records: u64,
     bytes: u64,
     now: DateTime<Utc>,
-    history: History,
+    /// The replay of what was written: the history the rounds count, and
+    /// the state each checkpoint stores.
+    state: Replay,
     /// Draws the gaps between records, apart from the content's draws.
     clock: fastrand::Rng,
 }
@@ -131,12 +133,12 @@ struct Writer {
 impl Writer {
     fn write(&mut self, body: RecordBody) -> Result<()> {
         self.now += Duration::milliseconds(self.clock.i64(50..4_000));
-        self.history.apply(&body);
         let record = Record {
-            v: strata_protocol::RECORD_FORMAT_VERSION,
+            v: body.format_version(),
             ts: self.now,
             body,
         };
+        let applied = self.state.fold(&record);
         let mut line = serde_json::to_vec(&record).map_err(|error| IndexError::Io {
             action: "encode record",
             path: self.path.clone(),
@@ -148,7 +150,16 @@ impl Writer {
             .map_err(IndexError::io("write session", &self.path))?;
         self.records += 1;
         self.bytes += line.len() as u64;
+        // As the live session does: a compaction is followed by a checkpoint.
+        if matches!(applied, Applied::Compacted { .. }) {
+            let checkpoint = RecordBody::Checkpoint(Box::new(self.state.checkpoint()));
+            self.write(checkpoint)?;
+        }
         Ok(())
+    }
+
+    fn history(&self) -> &History {
+        self.state.history()
     }
 }
 
@@ -205,15 +216,6 @@ pub fn write_session(
         .open(&path)
         .map_err(IndexError::io("create session", &path))?;
     let (provider_kind, model) = MODELS[rng.usize(..MODELS.len())];
-    let mut writer = Writer {
-        out: BufWriter::with_capacity(256 * 1024, file),
-        path: path.clone(),
-        records: 0,
-        bytes: 0,
-        now: created,
-        history: History::new(),
-        clock: fastrand::Rng::with_seed(seed ^ 0x5eed),
-    };
     let meta = SessionMeta {
         session_id,
         created_at: created,
@@ -221,6 +223,15 @@ pub fn write_session(
         provider_kind: provider_kind.to_owned(),
         model: model.to_owned(),
         strata_version: "0.1.0".to_owned(),
+    };
+    let mut writer = Writer {
+        out: BufWriter::with_capacity(256 * 1024, file),
+        path: path.clone(),
+        records: 0,
+        bytes: 0,
+        now: created,
+        state: Replay::new(meta.clone()),
+        clock: fastrand::Rng::with_seed(seed ^ 0x5eed),
     };
     writer.write(RecordBody::SessionMeta(meta))?;
     writer.write(RecordBody::ResponseItem(ResponseItem::Message(Message {
@@ -233,7 +244,7 @@ pub fn write_session(
         let before = writer.records;
         turn(&mut writer, &mut rng, shape, model)?;
         since_compaction += writer.records - before;
-        if since_compaction >= shape.compaction_every && writer.history.len() >= 4 {
+        if since_compaction >= shape.compaction_every && writer.history().len() >= 4 {
             since_compaction = 0;
             compact(&mut writer, &mut rng)?;
         }
@@ -262,7 +273,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
     let rounds = rng.u32(1..=shape.max_rounds_per_turn.max(1));
     for round in 0..rounds {
         let round_id = RoundId::from_uuid(id(rng));
-        let input_items = u32::try_from(writer.history.len()).unwrap_or(u32::MAX);
+        let input_items = u32::try_from(writer.history().len()).unwrap_or(u32::MAX);
         writer.write(RecordBody::Round(RoundRecord {
             turn_id,
             round_id,

@@ -3,14 +3,18 @@
 //! `sessions/` folder.
 //!
 //! The session files stay the truth. The index is rebuilt when missing or of
-//! another schema version; [`Index::refresh`] stats the sessions folder and
+//! another schema version; [`Index::rescan`] stats every session file and
 //! reindexes only files whose size or mtime changed (from the last indexed
-//! byte when the file only grew); deleting the index file loses nothing.
+//! byte when the file only grew), and [`Index::refresh`], what listing and
+//! search run, does that only when the folder changed, else stats just the
+//! sessions Strata's writers hold open (see `folder.rs`); deleting the index
+//! file loses nothing.
 //! Several Strata processes may share one library: the database runs in WAL
 //! mode with a busy timeout, and every reindex happens in an immediate
 //! transaction that rereads what it replaces.
 
 mod error;
+mod folder;
 pub mod generate;
 mod query;
 mod refresh;
@@ -26,7 +30,7 @@ use strata_protocol::SessionId;
 
 pub use error::{IndexError, Result};
 pub use query::{
-    Filters, Page, PageRequest, SearchHit, SessionSummary, SnippetSpan, snippet_spans,
+    Filters, Page, PageRequest, SearchHit, SearchPage, SessionSummary, SnippetSpan, snippet_spans,
 };
 pub use scan::{MATCH_END, MATCH_START, MAX_PIECE_BYTES, line_hash};
 pub use schema::SCHEMA_VERSION;
@@ -47,8 +51,11 @@ pub struct Index {
 /// What a refresh did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RefreshReport {
-    /// Session files found.
+    /// Session files statted.
     pub sessions: usize,
+    /// Whether every file was statted (the folder changed, or
+    /// [`Index::rescan`]), not only those open for writing.
+    pub full_pass: bool,
     /// Files read whole (new, or no longer a prefix of what was indexed).
     pub reindexed: usize,
     /// Files read from the last indexed byte on.
@@ -122,7 +129,7 @@ impl Index {
     /// Whether the session's file still ends in the record the index last
     /// read (what opening a session checks before trusting the index).
     pub fn check_tail(&mut self, id: SessionId) -> Result<TailCheck> {
-        let path = self.sessions.join(format!("{id}.jsonl"));
+        let path = self.session_path(id);
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Deferred)?;

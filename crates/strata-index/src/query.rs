@@ -13,6 +13,9 @@ use crate::scan::{MATCH_END, MATCH_START};
 /// What narrows a listing or a search.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filters {
+    /// Sessions whose title, first user message or workspace contains this
+    /// (literal text, ASCII case ignored).
+    pub text: Option<String>,
     /// Sessions whose workspace is exactly this folder.
     pub workspace: Option<String>,
     /// Sessions recorded with exactly this model.
@@ -95,6 +98,16 @@ pub struct SearchHit {
     /// [`snippet_spans`].
     pub snippet: String,
     pub updated: DateTime<Utc>,
+}
+
+/// One page of search hits.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SearchPage {
+    pub hits: Vec<SearchHit>,
+    /// Pieces matching, all pages together.
+    pub total: usize,
+    /// Where the next page starts, when there is one.
+    pub next_offset: Option<usize>,
 }
 
 /// A run of snippet text, matched or not.
@@ -186,68 +199,128 @@ impl Index {
         })
     }
 
-    /// Pieces of session text containing `query` as literal text (case
-    /// folded for ASCII), newest session first, at most `limit`. Quotes,
-    /// operators and column filters in the query are searched for, never
-    /// interpreted. A query under three characters is matched by a slower
-    /// substring scan (the trigram index cannot serve it).
+    /// The first `limit` pieces of session text containing `query` (see
+    /// [`Index::search_page`]).
     pub fn search(&self, query: &str, filters: &Filters, limit: usize) -> Result<Vec<SearchHit>> {
+        Ok(self.search_page(query, filters, 0, limit)?.hits)
+    }
+
+    /// Pieces of session text containing `query` as literal text (case
+    /// folded), newest session first, the page of `limit` from `offset`.
+    /// Quotes, operators and column filters in the query are searched for,
+    /// never interpreted. A query under three characters is matched by a
+    /// slower substring scan (the trigram index cannot serve it).
+    ///
+    /// The page's pieces are chosen first, by row id alone; only they are
+    /// read and marked for their snippets.
+    pub fn search_page(
+        &self,
+        query: &str,
+        filters: &Filters,
+        offset: usize,
+        limit: usize,
+    ) -> Result<SearchPage> {
         let query = query.trim();
-        if query.is_empty() {
-            return Ok(Vec::new());
+        let literal = query.replace([MATCH_START, MATCH_END], "");
+        if literal.is_empty() {
+            return Ok(SearchPage::default());
         }
         let (mut clauses, mut values) = filter_clauses(filters);
-        let literal = query.replace([MATCH_START, MATCH_END], "");
         let by_trigrams = literal.chars().count() >= TRIGRAM;
-        let snippet = if by_trigrams {
+        if by_trigrams {
             clauses.push("texts MATCH ?".into());
             values.push(Value::Text(format!("\"{}\"", literal.replace('"', "\"\""))));
-            // highlight(), not snippet(): snippet() counts trigrams, so its
-            // window can cut a long match; the window is cut here instead.
-            format!("highlight(texts, 0, '{MATCH_START}', '{MATCH_END}')")
         } else {
             clauses.push("p.body LIKE ? ESCAPE '\\'".into());
             values.push(Value::Text(format!("%{}%", escape_like(&literal))));
-            "p.body".to_owned()
-        };
+        }
         let from = if by_trigrams {
             "texts JOIN pieces p ON p.rowid = texts.rowid"
         } else {
             "pieces p"
         };
+        let limit = limit.max(1);
         let sql = format!(
-            "SELECT s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind, {snippet},
-                s.updated_ms
-             FROM {from} JOIN sessions s ON s.rowid = p.session {}
-             ORDER BY s.updated_ms DESC, p.rowid LIMIT {}",
+            "SELECT p.rowid, count(*) OVER () FROM {from} JOIN sessions s ON s.rowid = p.session {}
+             ORDER BY s.updated_ms DESC, p.rowid LIMIT {limit} OFFSET {offset}",
             where_sql(&clauses),
-            limit.max(1)
         );
         let mut statement = self.connection.prepare_cached(&sql)?;
-        let hits = statement
+        let page = statement
             .query_map(rusqlite::params_from_iter(values.iter()), |row| {
-                let text: String = row.get(5)?;
-                Ok(SearchHit {
-                    session_id: parse_id(row.get::<_, String>(0)?)?,
-                    session_title: row.get::<_, Option<String>>(1)?.or(row.get(2)?),
-                    item_id: row.get(3)?,
-                    kind: row.get(4)?,
-                    snippet: if by_trigrams {
-                        window(&text)
-                    } else {
-                        window(&mark_substring(&text, &literal))
-                    },
-                    updated: millis(row.get(6)?),
-                })
+                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(hits)
+        let total = match page.first() {
+            Some((_, total)) => usize::try_from(*total).unwrap_or(0),
+            None if offset == 0 => 0,
+            None => {
+                let count = format!(
+                    "SELECT count(*) FROM {from} JOIN sessions s ON s.rowid = p.session {}",
+                    where_sql(&clauses)
+                );
+                let total: i64 = self.connection.query_row(
+                    &count,
+                    rusqlite::params_from_iter(values.iter()),
+                    |row| row.get(0),
+                )?;
+                usize::try_from(total).unwrap_or(0)
+            }
+        };
+        let mut hits = Vec::with_capacity(page.len());
+        for (rowid, _) in &page {
+            hits.push(self.hit(*rowid, &literal)?);
+        }
+        let end = offset + hits.len();
+        Ok(SearchPage {
+            hits,
+            total,
+            next_offset: (end < total).then_some(end),
+        })
+    }
+
+    /// One piece of a search page, with its snippet: the match marked in
+    /// Rust on this one piece (FTS5's highlight() would run the whole
+    /// MATCH again for every hit).
+    fn hit(&self, rowid: i64, literal: &str) -> Result<SearchHit> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind, p.body,
+                s.updated_ms
+             FROM pieces p JOIN sessions s ON s.rowid = p.session
+             WHERE p.rowid = ?1",
+        )?;
+        let hit = statement.query_row([rowid], |row| {
+            let text: String = row.get(5)?;
+            Ok(SearchHit {
+                session_id: parse_id(row.get::<_, String>(0)?)?,
+                session_title: title(row.get(1)?, row.get(2)?),
+                item_id: row.get(3)?,
+                kind: row.get(4)?,
+                snippet: window(&mark_substring(&text, literal)),
+                updated: millis(row.get(6)?),
+            })
+        })?;
+        Ok(hit)
     }
 }
 
 fn filter_clauses(filters: &Filters) -> (Vec<String>, Vec<Value>) {
     let mut clauses = Vec::new();
     let mut values = Vec::new();
+    if let Some(text) = filters
+        .text
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        clauses.push(
+            "(s.explicit_title LIKE ? ESCAPE '\\' OR s.first_user_message LIKE ? ESCAPE '\\'
+              OR s.workspace LIKE ? ESCAPE '\\')"
+                .to_owned(),
+        );
+        let pattern = Value::Text(format!("%{}%", escape_like(text)));
+        values.extend([pattern.clone(), pattern.clone(), pattern]);
+    }
     if let Some(workspace) = &filters.workspace {
         clauses.push("s.workspace = ?".to_owned());
         values.push(Value::Text(workspace.clone()));
@@ -294,13 +367,27 @@ fn escape_like(text: &str) -> String {
     escaped
 }
 
-/// The text with its first occurrence of `query` (ASCII case folded, as
-/// LIKE matches) marked.
+/// The text with its first occurrence of `query` marked, case folded per
+/// character (as the trigram index and LIKE match; a character whose
+/// lowercase is longer than one character compares by its first).
 fn mark_substring(text: &str, query: &str) -> String {
-    let Some(start) = text.to_ascii_lowercase().find(&query.to_ascii_lowercase()) else {
+    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+    let needle: Vec<char> = query.chars().map(fold).collect();
+    let hay: Vec<(usize, char)> = text.char_indices().map(|(at, c)| (at, fold(c))).collect();
+    let found = (0..hay.len()).find(|&i| {
+        hay.len() - i >= needle.len()
+            && hay[i..i + needle.len()]
+                .iter()
+                .zip(&needle)
+                .all(|((_, c), n)| c == n)
+    });
+    let Some(first) = found.filter(|_| !needle.is_empty()) else {
         return text.to_owned();
     };
-    let end = start + query.len();
+    let start = hay[first].0;
+    let end = hay
+        .get(first + needle.len())
+        .map_or(text.len(), |(at, _)| *at);
     format!(
         "{}{MATCH_START}{}{MATCH_END}{}",
         &text[..start],
@@ -340,6 +427,12 @@ fn window(marked: &str) -> String {
     snippet
 }
 
+/// The explicit title, else the start of the first user message (the index
+/// keeps that message whole, so listing can filter by all of it).
+fn title(explicit: Option<String>, first_user_message: Option<String>) -> Option<String> {
+    explicit.or_else(|| first_user_message.map(|m| strata_core::store::derived_title(&m)))
+}
+
 fn millis(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
@@ -357,7 +450,7 @@ fn count(value: i64) -> u64 {
 fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
     Ok(SessionSummary {
         id: parse_id(row.get(0)?)?,
-        title: row.get::<_, Option<String>>(1)?.or(row.get(2)?),
+        title: title(row.get(1)?, row.get(2)?),
         workspace: row.get(3)?,
         provider_kind: row.get(4)?,
         model: row.get(5)?,

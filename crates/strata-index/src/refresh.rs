@@ -1,6 +1,6 @@
-//! Bringing the index in line with the sessions folder: a stat of every
-//! file, and a scan only of the files whose size or mtime changed (from the
-//! last indexed byte when the file only grew, else whole).
+//! Bringing the index in line with the sessions folder: the full pass (a
+//! stat of every file), and a scan only of the files whose size or mtime
+//! changed (from the last indexed byte when the file only grew, else whole).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -70,8 +70,12 @@ pub(crate) fn session_files(root: &Path) -> Result<Vec<(SessionId, PathBuf)>> {
 
 impl Index {
     /// Stats every session file and reindexes those whose size or mtime
-    /// differ from the index; drops sessions whose file is gone.
-    pub fn refresh(&mut self) -> Result<RefreshReport> {
+    /// differ from the index; drops sessions whose file is gone. Remembers
+    /// the folder's mtime, so [`Index::refresh`] can skip this pass while
+    /// the folder is unchanged.
+    pub fn rescan(&mut self) -> Result<RefreshReport> {
+        let started = std::time::SystemTime::now();
+        let folder = crate::folder::folder_mtime(&self.sessions)?;
         let files = session_files(&self.sessions)?;
         let known = self.known_stamps()?;
         let mut changed = Vec::new();
@@ -118,18 +122,9 @@ impl Index {
             transaction.commit()?;
             report.removed = gone.len();
         }
+        crate::folder::remember(&self.connection, folder, started)?;
+        report.full_pass = true;
         Ok(report)
-    }
-
-    /// Brings one session up to date (what a writer calls after appending).
-    pub fn note_appended(&mut self, id: SessionId) -> Result<()> {
-        let path = self.sessions.join(format!("{id}.jsonl"));
-        let transaction = self
-            .connection
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        reindex(&transaction, id, &path)?;
-        transaction.commit()?;
-        Ok(())
     }
 
     /// Drops a session from the index (its file is the caller's business).
@@ -143,29 +138,38 @@ impl Index {
     }
 
     fn known_stamps(&self) -> Result<HashMap<SessionId, Stamp>> {
-        let mut statement = self
-            .connection
-            .prepare_cached("SELECT id, file_size, file_mtime_ns FROM sessions")?;
-        let rows = statement.query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, i64>(2)?,
-            ))
-        })?;
-        let mut known = HashMap::new();
-        for row in rows {
-            let (id, size, mtime_ns) = row?;
-            if let Ok(id) = id.parse::<SessionId>() {
-                let size = u64::try_from(size).unwrap_or(0);
-                known.insert(id, Stamp { size, mtime_ns });
-            }
-        }
-        Ok(known)
+        Ok(stamps(&self.connection, "")?.into_iter().collect())
     }
 }
 
-enum Reindexed {
+/// The stamps the index holds, of the sessions `filter` (an SQL `WHERE`
+/// clause, or nothing) selects.
+pub(crate) fn stamps(
+    connection: &rusqlite::Connection,
+    filter: &str,
+) -> Result<Vec<(SessionId, Stamp)>> {
+    let mut statement = connection.prepare_cached(&format!(
+        "SELECT id, file_size, file_mtime_ns FROM sessions {filter}"
+    ))?;
+    let rows = statement.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, i64>(1)?,
+            row.get::<_, i64>(2)?,
+        ))
+    })?;
+    let mut stamps = Vec::new();
+    for row in rows {
+        let (id, size, mtime_ns) = row?;
+        if let Ok(id) = id.parse::<SessionId>() {
+            let size = u64::try_from(size).unwrap_or(0);
+            stamps.push((id, Stamp { size, mtime_ns }));
+        }
+    }
+    Ok(stamps)
+}
+
+pub(crate) enum Reindexed {
     Unchanged,
     Appended,
     Whole,
@@ -177,12 +181,17 @@ struct Indexed {
     rowid: i64,
     stamp: Stamp,
     facts: Facts,
+    writing: bool,
 }
 
 /// Reindexes one file inside the caller's (immediate) transaction. The row
 /// is read again here, under the write lock, so two processes refreshing at
 /// once never both apply the same bytes.
-fn reindex(transaction: &Transaction<'_>, id: SessionId, path: &Path) -> Result<Reindexed> {
+pub(crate) fn reindex(
+    transaction: &Transaction<'_>,
+    id: SessionId,
+    path: &Path,
+) -> Result<Reindexed> {
     let Some(stamp) = Stamp::of(path)? else {
         forget(transaction, id)?;
         return Ok(Reindexed::Unchanged);
@@ -196,6 +205,7 @@ fn reindex(transaction: &Transaction<'_>, id: SessionId, path: &Path) -> Result<
     // Sessions are append-only: a file that grew and still holds the last
     // record read where it was is read on from there. Anything else (same
     // size with a new mtime, shrunk, the last record changed) is read whole.
+    let writing = indexed.as_ref().is_some_and(|indexed| indexed.writing);
     if let Some(indexed) = indexed
         && stamp.size > indexed.stamp.size
         && tail_matches(path, &indexed.facts)?
@@ -218,6 +228,9 @@ fn reindex(transaction: &Transaction<'_>, id: SessionId, path: &Path) -> Result<
     }
     let rowid = insert(transaction, id, path, &facts, stamp)?;
     insert_pieces(transaction, rowid, &pieces)?;
+    if writing {
+        set_writing(transaction, id, true)?;
+    }
     Ok(Reindexed::Whole)
 }
 
@@ -248,7 +261,7 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
     let mut statement = transaction.prepare_cached(
         "SELECT rowid, file_size, file_mtime_ns, explicit_title, first_user_message, updated_ms,
                 records, items, turns, rounds, compactions, skipped_lines, indexed_offset,
-                last_record_offset, last_record_hash
+                last_record_offset, last_record_hash, writing
          FROM sessions WHERE id = ?1",
     )?;
     let row = statement
@@ -274,6 +287,7 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
                     last_record_offset: row.get::<_, i64>(13)?.try_into().unwrap_or(0),
                     last_record_hash: row.get(14)?,
                 },
+                writing: row.get::<_, i64>(15)? != 0,
             })
         })
         .optional()?;
@@ -384,6 +398,18 @@ fn forget(transaction: &Transaction<'_>, id: SessionId) -> Result<()> {
             .prepare_cached("DELETE FROM sessions WHERE rowid = ?1")?
             .execute([rowid])?;
     }
+    Ok(())
+}
+
+/// Marks the session as held open for writing (or no longer).
+pub(crate) fn set_writing(
+    transaction: &Transaction<'_>,
+    id: SessionId,
+    writing: bool,
+) -> Result<()> {
+    transaction
+        .prepare_cached("UPDATE sessions SET writing = ?2 WHERE id = ?1")?
+        .execute(params![id.to_string(), i64::from(writing)])?;
     Ok(())
 }
 

@@ -129,8 +129,10 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
                 pieces,
             );
         }
-        // Evicted outputs stay whole in their own records, indexed there.
+        // Evicted outputs stay whole in their own records, indexed there;
+        // a checkpoint repeats items indexed where they were written.
         RecordBody::ToolOutputsEvicted(_)
+        | RecordBody::Checkpoint(_)
         | RecordBody::CompactionPolicy(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TokenUsage(_)
@@ -156,8 +158,7 @@ fn fold_item(facts: &mut Facts, item: &ResponseItem, pieces: &mut Vec<Piece>) {
                 Role::System | Role::Developer => return,
             };
             if message.role == Role::User && facts.first_user_message.is_none() {
-                facts.first_user_message =
-                    Some(strata_core::store::derived_title(&message.content));
+                facts.first_user_message = Some(cut(&message.content).to_owned());
             }
             pieces.push(piece(Some(message.id.to_string()), kind, &message.content));
         }
@@ -183,14 +184,19 @@ fn fold_item(facts: &mut Facts, item: &ResponseItem, pieces: &mut Vec<Piece>) {
     }
 }
 
-/// A piece of text as indexed: the snippet markers removed (so the text
-/// cannot forge a match) and cut to [`MAX_PIECE_BYTES`].
-fn piece(item_id: Option<String>, kind: &'static str, text: &str) -> Piece {
+/// The text cut to [`MAX_PIECE_BYTES`] at a character boundary.
+fn cut(text: &str) -> &str {
     let mut end = text.len().min(MAX_PIECE_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let body = text[..end].replace([MATCH_START, MATCH_END], "");
+    &text[..end]
+}
+
+/// A piece of text as indexed: the snippet markers removed (so the text
+/// cannot forge a match) and cut to [`MAX_PIECE_BYTES`].
+fn piece(item_id: Option<String>, kind: &'static str, text: &str) -> Piece {
+    let body = cut(text).replace([MATCH_START, MATCH_END], "");
     Piece {
         item_id,
         kind,

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::Result;
 
 /// Bumped whenever a table or what is extracted into it changes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const TABLES: &str = "
 CREATE TABLE sessions (
@@ -33,9 +33,19 @@ CREATE TABLE sessions (
     file_mtime_ns INTEGER NOT NULL,
     indexed_offset INTEGER NOT NULL,
     last_record_offset INTEGER NOT NULL,
-    last_record_hash TEXT NOT NULL
+    last_record_hash TEXT NOT NULL,
+    -- 1 while a Strata process holds the session open for writing: a cheap
+    -- refresh stats these files even when the folder did not change.
+    writing INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_by_updated ON sessions (updated_ms DESC, id DESC);
+CREATE INDEX sessions_writing ON sessions (writing) WHERE writing = 1;
+-- The sessions folder's mtime at the last full stat pass, kept only when it
+-- was old enough that a change in the same clock tick cannot hide behind it.
+CREATE TABLE folder (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    mtime_ns INTEGER NOT NULL
+);
 CREATE TABLE pieces (
     rowid INTEGER PRIMARY KEY,
     session INTEGER NOT NULL REFERENCES sessions (rowid),
@@ -61,6 +71,7 @@ DROP TRIGGER IF EXISTS pieces_removed;
 DROP TABLE IF EXISTS texts;
 DROP TABLE IF EXISTS pieces;
 DROP TABLE IF EXISTS sessions;
+DROP TABLE IF EXISTS folder;
 ";
 
 /// Makes the tables match [`SCHEMA_VERSION`], emptying an index of another

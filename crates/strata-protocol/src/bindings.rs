@@ -20,13 +20,17 @@ mod tests {
 
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
-        ApprovalRequest, CommandError, CompactNow, CompactOutcome, CompactionView, CreateSession,
-        DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo, GetCompactionViews,
-        GetRoundRequests, GetSettings, GetToolOutput, ListProviderKinds, ListSessions, LiveEvent,
-        ModelEvent, OpenSession, OpenTranscript, ProfileView, ProviderKindInfo, RecordBody,
-        RenameSession, RoundPage, SaveSettings, SendMessage, SessionDeleted, SessionListItem,
-        SessionPage, SessionStarted, SessionView, SetApiKey, Settings, StopTurn, SwitchProfile,
-        ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport,
+        ApprovalRequest, CheckThreshold, CommandError, CompactFinished, CompactNow, CompactOutcome,
+        CompactPreview, CompactionList, CompactionPreview, CompactionStatus, CompactionView,
+        CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo,
+        GetCompactionStatus, GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput,
+        LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent, OpenSession,
+        OpenTranscript, PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody,
+        RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
+        SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
+        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
+        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
+        TurnReport, WatchLibrary,
     };
     use crate::{
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
@@ -67,6 +71,8 @@ mod tests {
         GetAppInfo::export_all(&cfg)?;
         ListSessions::export_all(&cfg)?;
         SessionPage::export_all(&cfg)?;
+        SearchSessions::export_all(&cfg)?;
+        SearchResults::export_all(&cfg)?;
         OpenSession::export_all(&cfg)?;
         CreateSession::export_all(&cfg)?;
         SendMessage::export_all(&cfg)?;
@@ -82,6 +88,7 @@ mod tests {
         SetApiKey::export_all(&cfg)?;
         ListProviderKinds::export_all(&cfg)?;
         ProviderKindInfo::export_all(&cfg)?;
+        SessionVerification::export_all(&cfg)?;
         GetCompactionViews::export_all(&cfg)?;
         GetRoundRequests::export_all(&cfg)?;
         SessionStarted::export_all(&cfg)?;
@@ -93,6 +100,24 @@ mod tests {
         LiveEvent::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
+        SessionExport::export_all(&cfg)?;
+        WatchLibrary::export_all(&cfg)?;
+        LibraryChange::export_all(&cfg)?;
+        // The command line's other --json objects (crate::output).
+        SessionContext::export_all(&cfg)?;
+        CompactionList::export_all(&cfg)?;
+        CompactFinished::export_all(&cfg)?;
+        CompactPreview::export_all(&cfg)?;
+        // Context management (issue 11): status, per-session policy,
+        // preview and threshold check.
+        GetCompactionStatus::export_all(&cfg)?;
+        SetCompactionPolicy::export_all(&cfg)?;
+        PreviewCompaction::export_all(&cfg)?;
+        CheckThreshold::export_all(&cfg)?;
+        CompactionStatus::export_all(&cfg)?;
+        CompactionPreview::export_all(&cfg)?;
+        ThresholdCheck::export_all(&cfg)?;
+        // Recall, pins, partial compaction, undo and fork (issue 12).
         ListSessionItems::export_all(&cfg)?;
         SessionItems::export_all(&cfg)?;
         PinItem::export_all(&cfg)?;

@@ -272,6 +272,42 @@ pub struct CompactionPreview {
     pub state_sheet: StateSheet,
 }
 
+/// A session's compaction state as the app's gauge, footer and console show
+/// it (`compaction_status`, `set_compaction_policy`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CompactionStatus {
+    pub policy: CompactionPolicy,
+    /// The threshold override the session recorded, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_setting: Option<ThresholdSetting>,
+    /// The threshold in tokens (`resolve_threshold` of the setting).
+    pub threshold: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+    /// Context tokens the last round reported, when no compaction changed
+    /// the history since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_tokens: Option<u64>,
+    /// An estimate of the history when a compaction (or eviction) changed it
+    /// after the last report: shown, labelled as an estimate, until the next
+    /// round reports. Never the pre-compaction figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens: Option<u64>,
+    /// Automatic compaction is held off after repeated failed summaries
+    /// until the person retries (a manual compaction that succeeds).
+    pub circuit_open: bool,
+}
+
+/// What `check_threshold` makes of the person's threshold text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ThresholdCheck {
+    pub setting: ThresholdSetting,
+    /// The threshold in tokens for the profile checked against.
+    pub tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

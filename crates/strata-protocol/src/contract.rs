@@ -8,18 +8,20 @@
 //! Listing and opening return item ids and page, so a later index or
 //! tail-reading backend changes what is behind them, not their shapes.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::checkpoint::CheckpointDivergence;
+use crate::context::{CompactionPolicy, CompactionPreview, CompactionStatus, ThresholdCheck};
 use crate::desktop::{
     AppInfo, CompactOutcome, ExportFormat, SessionListItem, SessionView, Settings, TurnReport,
 };
 use crate::ids::{ItemId, SessionId};
 use crate::inspect::{CompactionView, RoundPage};
-use crate::provider::{ProfileSet, ProviderKind};
+use crate::provider::ProviderKind;
 use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
 use crate::records::ApprovalDecision;
-use crate::tools::ApprovalPolicy;
 use crate::transcript::{ToolOutputText, TranscriptPage};
 
 /// The version of the contract's JSON shapes; every top-level object the
@@ -47,6 +49,7 @@ macro_rules! commands {
 commands! {
     GetAppInfo => "app_info" -> AppInfo;
     ListSessions => "list_sessions" -> SessionPage;
+    SearchSessions => "search_sessions" -> SearchResults;
     OpenSession => "open_session" -> SessionView;
     CreateSession => "create_session" -> SessionListItem;
     SendMessage => "send_message" -> TurnReport;
@@ -55,7 +58,7 @@ commands! {
     CompactNow => "compact_now" -> CompactOutcome;
     RenameSession => "rename_session" -> SessionListItem;
     DeleteSession => "delete_session" -> ();
-    ExportSession => "export_session" -> ();
+    ExportSession => "export_session" -> SessionExport;
     SwitchProfile => "switch_profile" -> SessionListItem;
     GetSettings => "get_settings" -> Settings;
     SaveSettings => "save_settings" -> Settings;
@@ -70,6 +73,11 @@ commands! {
     CompactUpTo => "compact_up_to" -> CompactOutcome;
     UndoCompaction => "undo_compaction" -> CompactionUndoneView;
     ForkSession => "fork_session" -> SessionForkView;
+    WatchLibrary => "watch_library" -> ();
+    GetCompactionStatus => "compaction_status" -> CompactionStatus;
+    SetCompactionPolicy => "set_compaction_policy" -> CompactionStatus;
+    PreviewCompaction => "preview_compaction" -> CompactionPreview;
+    CheckThreshold => "check_threshold" -> ThresholdCheck;
 }
 
 /// `session_items`: every item the session ever recorded, with its id, in
@@ -193,13 +201,98 @@ pub struct SessionPage {
 }
 
 /// `open_session`: a read-only snapshot from record `from_record` on
-/// (default 0: the whole file).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// (default 0: the whole file). `at_item` names the item the transcript
+/// opens scrolled to (a search hit's `item_id`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OpenSession {
     pub session_id: SessionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub from_record: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub at_item: Option<ItemId>,
+}
+
+/// `search_sessions`: the text of every session (messages, tool calls and
+/// outputs, summaries) searched for `query` as literal text, case ignored,
+/// newest session first, one page of hits. Filters narrow it to one
+/// workspace (exact folder), one model, and sessions updated in
+/// `[updated_from, updated_until)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchSessions {
+    pub query: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub updated_from: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub updated_until: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub offset: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub limit: Option<u32>,
+}
+
+/// A page of search hits (`strata sessions search --json` prints one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SearchResults {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub query: String,
+    pub hits: Vec<SearchHit>,
+    /// Hits in all pages.
+    pub total: u32,
+    /// Where the next page starts, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u32>,
+}
+
+/// What kind of text a hit is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchHitKind {
+    User,
+    Assistant,
+    ToolCall,
+    ToolOutput,
+    Summary,
+}
+
+/// One match: where it is and the text around it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SearchHit {
+    pub session_id: SessionId,
+    pub session_title: Option<String>,
+    /// The item the text is in: `open_session`'s `at_item`.
+    pub item_id: Option<ItemId>,
+    pub kind: SearchHitKind,
+    /// Plain text around the match (an ellipsis where it was cut). Session
+    /// text: show it as text, never as markup.
+    pub snippet: String,
+    /// Where the match is in `snippet`, in characters (Unicode scalar
+    /// values, not bytes or UTF-16 units).
+    pub matches: Vec<TextRange>,
+    /// The session's last update.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A half-open range `[start, end)` of characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct TextRange {
+    pub start: u32,
+    pub end: u32,
 }
 
 /// `create_session`: a new session in `workspace` (an absolute folder) on
@@ -257,12 +350,22 @@ pub struct DeleteSession {
     pub session_id: SessionId,
 }
 
-/// `export_session`: writes Markdown or JSON lines to `path` (absolute).
+/// `export_session`: the session as Markdown or JSON lines. The desktop
+/// writes the text through the fs plugin to the path the person chose in
+/// the save dialog, the only path the webview may write; the application
+/// itself writes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ExportSession {
     pub session_id: SessionId,
     pub format: ExportFormat,
-    pub path: String,
+}
+
+/// A session's export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionExport {
+    pub session_id: SessionId,
+    pub format: ExportFormat,
+    pub text: String,
 }
 
 /// `switch_profile`: the session talks to the settings' profile
@@ -346,55 +449,73 @@ pub struct GetToolOutput {
     pub call_id: String,
 }
 
-/// What a line of the command line's `--json` output is, when it is not an
-/// event envelope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputKind {
-    SessionStarted,
-    SessionDeleted,
-    CompactFinished,
+/// `watch_library`: from now on, the session library's changes arrive on
+/// the caller's event sink (the window's channel) as [`LibraryChange`]s:
+/// sessions created, appended to or deleted by any process, this one, the
+/// command line or another window alike. A later call from the same window
+/// replaces its sink.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WatchLibrary {}
+
+/// `compaction_status`: the session's policy, threshold, circuit and the
+/// figure the gauge shows (reported, or an estimate right after a compaction).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GetCompactionStatus {
+    pub session_id: SessionId,
 }
 
-/// The first line of `strata run|resume|compact|chat --json`: which session,
-/// where, and on which profile.
+/// `set_compaction_policy`: the session compacts under `policy` from its
+/// next turn on (a `compaction_policy` record, keeping its recorded
+/// threshold); refused while a turn runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetCompactionPolicy {
+    pub session_id: SessionId,
+    pub policy: CompactionPolicy,
+}
+
+/// `preview_compaction`: what a compaction would do now, the same preview
+/// as `strata compact --preview --json`: read-only, no model call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PreviewCompaction {
+    pub session_id: SessionId,
+}
+
+/// `check_threshold`: validates a threshold in one of its three forms
+/// (`80%`, `12000`, `left:20000`) and resolves it against the window of the
+/// settings' profile `profile_id` (default: the active one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CheckThreshold {
+    pub threshold: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub profile_id: Option<String>,
+}
+
+/// What changed in the sessions folder over one short quiet period (the
+/// watcher debounces bursts of writes, e.g. a streaming turn's records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
-pub struct SessionStarted {
+pub struct LibraryChange {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
-    /// Always `session_started`.
-    pub kind: OutputKind,
-    pub session_id: SessionId,
-    pub resumed: bool,
-    pub workspace: String,
-    pub provider_kind: ProviderKind,
-    pub model: String,
-    pub model_label: String,
-    /// The endpoint, without userinfo or query; none for the demo model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_url: Option<String>,
-    /// The config profile it came from, if one did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    /// The switch this resume recorded, when the person chose another profile.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub switched: Option<ProfileSet>,
-    /// The session predates recorded profiles and resumed on the provider
-    /// kind and model of its `session_meta`.
-    pub legacy_profile: bool,
-    pub approval: ApprovalPolicy,
-    pub compact_threshold: u64,
-    /// The session file.
-    pub path: String,
+    /// The current rows of sessions that appeared or changed, newest first.
+    pub updated: Vec<SessionListItem>,
+    /// Sessions whose files are gone.
+    pub removed: Vec<SessionId>,
 }
 
-/// `strata sessions delete --json`.
+/// `strata sessions verify --json`: the whole file replayed from its first
+/// record, every checkpoint checked against it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
-pub struct SessionDeleted {
+pub struct SessionVerification {
+    /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
-    /// Always `session_deleted`.
-    pub kind: OutputKind,
     pub session_id: SessionId,
+    /// Records replayed, the session_meta included.
+    pub records: u64,
+    pub checkpoints: u64,
+    /// Every checkpoint that disagrees with the replay, first difference
+    /// each; empty when the file is consistent.
+    pub divergences: Vec<CheckpointDivergence>,
 }

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::context::{CompactionPolicy, ThresholdSetting};
 use crate::ids::{SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
 use crate::provider::{ProfileSet, ProviderKind};
@@ -100,6 +101,14 @@ pub struct Settings {
     pub active_profile: String,
     pub approval_policy: ApprovalPolicy,
     pub theme: Theme,
+    /// The compaction policy new sessions start with (the config file's,
+    /// which the command line reads too).
+    #[serde(default)]
+    pub compaction_policy: CompactionPolicy,
+    /// The threshold override new sessions record (`80%`, `12000`,
+    /// `left:20000`); none: each profile's own threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact_threshold: Option<ThresholdSetting>,
 }
 
 /// What the header, the footer and the first-run banner show.
@@ -183,7 +192,7 @@ pub struct CompactOutcome {
     pub history_items: u32,
 }
 
-/// The formats `export_session` writes.
+/// The formats `export_session` renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
@@ -218,11 +227,15 @@ mod tests {
             active_profile: "demo".into(),
             approval_policy: ApprovalPolicy::ReadOnly,
             theme: Theme::System,
+            compaction_policy: CompactionPolicy::Layered,
+            compact_threshold: Some(ThresholdSetting::Left(20_000)),
         };
         let value = serde_json::to_value(&settings).unwrap();
         assert_eq!(value["active_profile"], "demo");
         assert_eq!(value["approval_policy"], "read-only");
         assert_eq!(value["theme"], "system");
+        assert_eq!(value["compaction_policy"], "layered");
+        assert_eq!(value["compact_threshold"], "left:20000");
         assert_eq!(serde_json::from_value::<Settings>(value).unwrap(), settings);
     }
 

@@ -3,6 +3,7 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod checkpoint;
 mod context;
 mod contract;
 mod desktop;
@@ -11,6 +12,7 @@ mod ids;
 mod inspect;
 mod items;
 mod model;
+mod output;
 mod provider;
 mod recall;
 mod records;
@@ -18,17 +20,22 @@ mod tools;
 mod transcript;
 mod usage;
 
+pub use checkpoint::{
+    Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUsage,
+};
 pub use context::{
-    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, EvictedOutput, LayeredCompaction,
-    LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet, ThresholdSetting,
-    ToolOutputsEvicted,
+    CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
+    LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
+    ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
 };
 pub use contract::{
-    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, Command, CompactNow, CreateSession,
-    DeleteSession, ExportSession, GetAppInfo, GetCompactionViews, GetRoundRequests, GetSettings,
-    GetToolOutput, ListProviderKinds, ListSessions, OpenSession, OpenTranscript, OutputKind,
-    ProviderKindInfo, RenameSession, SaveSettings, SendMessage, SessionDeleted, SessionPage,
-    SessionStarted, SetApiKey, StopTurn, SwitchProfile,
+    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, CheckThreshold, Command, CompactNow,
+    CreateSession, DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus,
+    GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput, LibraryChange,
+    ListProviderKinds, ListSessions, OpenSession, OpenTranscript, PreviewCompaction,
+    ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
+    SearchSessions, SendMessage, SessionExport, SessionPage, SessionVerification, SetApiKey,
+    SetCompactionPolicy, StopTurn, SwitchProfile, TextRange, WatchLibrary,
 };
 pub use contract::{
     CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
@@ -49,6 +56,10 @@ pub use items::{
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
+};
+pub use output::{
+    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionList, OutputKind,
+    SessionContext, SessionDeleted, SessionStarted,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
@@ -23,8 +24,8 @@ use crate::usage::TokenUsage;
 /// The newest record format this version writes: 2 added the recorded
 /// profile (`profile_set`) and the layered context records
 /// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
-/// added pins (`item_pin`), undo (`compaction_undone`) and forks
-/// (`session_forked`).
+/// added pins (`item_pin`), undo (`compaction_undone`), forks
+/// (`session_forked`) and `checkpoint`.
 pub const RECORD_FORMAT_VERSION: u32 = 3;
 
 /// The format of the records the first version defined; they are still
@@ -106,6 +107,9 @@ pub enum RecordBody {
     CompactionUndone(CompactionUndone),
     /// This session is a fork; the records before this one are its parent's.
     SessionForked(SessionForked),
+    /// The state a replay of every earlier record holds, written right after
+    /// each record that replaces the history: resuming starts from the last.
+    Checkpoint(Box<Checkpoint>),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -133,6 +137,7 @@ impl RecordBody {
         "item_pin",
         "compaction_undone",
         "session_forked",
+        "checkpoint",
     ];
 
     /// The format version that introduced this record's type.
@@ -145,7 +150,8 @@ impl RecordBody {
             | RecordBody::CompactionGuard(_) => 2,
             RecordBody::ItemPin(_)
             | RecordBody::CompactionUndone(_)
-            | RecordBody::SessionForked(_) => 3,
+            | RecordBody::SessionForked(_)
+            | RecordBody::Checkpoint(_) => 3,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -183,6 +189,7 @@ impl RecordBody {
             RecordBody::ItemPin(_) => "item_pin",
             RecordBody::CompactionUndone(_) => "compaction_undone",
             RecordBody::SessionForked(_) => "session_forked",
+            RecordBody::Checkpoint(_) => "checkpoint",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -322,14 +329,13 @@ pub struct UnknownRecord {
     pub payload: serde_json::Value,
 }
 
-/// The envelope exactly as on the wire.
-#[derive(Serialize, Deserialize)]
+/// The envelope exactly as on the wire (as written).
+#[derive(Serialize)]
 struct WireRecord {
     v: u32,
     ts: DateTime<Utc>,
     #[serde(rename = "type")]
     record_type: String,
-    #[serde(default)]
     payload: serde_json::Value,
 }
 
@@ -355,22 +361,109 @@ impl Serialize for Record {
     }
 }
 
+/// Reads a record in one pass: the envelope's fields as they come, the
+/// payload straight into the body its `type` names. Only a payload that
+/// comes before its `type` (no Strata writes that order) or of an unknown
+/// type is held as a `serde_json::Value` first.
 impl<'de> Deserialize<'de> for Record {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = WireRecord::deserialize(deserializer)?;
-        let body = if RecordBody::KNOWN_TYPES.contains(&wire.record_type.as_str()) {
-            let tagged = serde_json::json!({ "type": wire.record_type, "payload": wire.payload });
-            serde_json::from_value(tagged).map_err(serde::de::Error::custom)?
-        } else {
-            RecordBody::Unknown(UnknownRecord {
-                record_type: wire.record_type,
-                payload: wire.payload,
-            })
+        deserializer.deserialize_map(RecordVisitor)
+    }
+}
+
+struct RecordVisitor;
+
+/// The envelope's fields; anything else is skipped, as before.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Field {
+    V,
+    Ts,
+    Type,
+    Payload,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> serde::de::Visitor<'de> for RecordVisitor {
+    type Value = Record;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("a session record object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
+        use serde::de::{DeserializeSeed as _, Error};
+        let mut v = None;
+        let mut ts = None;
+        let mut record_type: Option<String> = None;
+        let mut body = None;
+        let mut early_payload: Option<serde_json::Value> = None;
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::V => v = Some(map.next_value()?),
+                Field::Ts => ts = Some(map.next_value()?),
+                Field::Type => record_type = Some(map.next_value()?),
+                Field::Payload => match &record_type {
+                    Some(name) => body = Some(map.next_value_seed(PayloadSeed(name))?),
+                    None => early_payload = Some(map.next_value()?),
+                },
+                Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        let record_type = record_type.ok_or_else(|| A::Error::missing_field("type"))?;
+        let body = match body {
+            Some(body) => body,
+            None => PayloadSeed(&record_type)
+                .deserialize(early_payload.unwrap_or_default())
+                .map_err(A::Error::custom)?,
         };
         Ok(Record {
-            v: wire.v,
-            ts: wire.ts,
+            v: v.ok_or_else(|| A::Error::missing_field("v"))?,
+            ts: ts.ok_or_else(|| A::Error::missing_field("ts"))?,
             body,
+        })
+    }
+}
+
+/// Deserializes a payload as the body of the record type it names.
+struct PayloadSeed<'a>(&'a str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = RecordBody;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, payload: D) -> Result<RecordBody, D::Error> {
+        Ok(match self.0 {
+            "session_meta" => RecordBody::SessionMeta(Deserialize::deserialize(payload)?),
+            "response_item" => RecordBody::ResponseItem(Deserialize::deserialize(payload)?),
+            "round" => RecordBody::Round(Deserialize::deserialize(payload)?),
+            "token_usage" => RecordBody::TokenUsage(Deserialize::deserialize(payload)?),
+            "turn_started" => RecordBody::TurnStarted(Deserialize::deserialize(payload)?),
+            "turn_finished" => RecordBody::TurnFinished(Deserialize::deserialize(payload)?),
+            "retry" => RecordBody::Retry(Deserialize::deserialize(payload)?),
+            "error" => RecordBody::Error(Deserialize::deserialize(payload)?),
+            "approval_decision" => RecordBody::ApprovalDecision(Deserialize::deserialize(payload)?),
+            "title_set" => RecordBody::TitleSet(Deserialize::deserialize(payload)?),
+            "full_tool_output" => RecordBody::FullToolOutput(Deserialize::deserialize(payload)?),
+            "profile_set" => RecordBody::ProfileSet(Deserialize::deserialize(payload)?),
+            "compaction_policy" => RecordBody::CompactionPolicy(Deserialize::deserialize(payload)?),
+            "tool_outputs_evicted" => {
+                RecordBody::ToolOutputsEvicted(Deserialize::deserialize(payload)?)
+            }
+            "layered_compaction" => {
+                RecordBody::LayeredCompaction(Deserialize::deserialize(payload)?)
+            }
+            "compaction_guard" => RecordBody::CompactionGuard(Deserialize::deserialize(payload)?),
+            "item_pin" => RecordBody::ItemPin(Deserialize::deserialize(payload)?),
+            "compaction_undone" => RecordBody::CompactionUndone(Deserialize::deserialize(payload)?),
+            "session_forked" => RecordBody::SessionForked(Deserialize::deserialize(payload)?),
+            "checkpoint" => RecordBody::Checkpoint(Deserialize::deserialize(payload)?),
+            other => RecordBody::Unknown(UnknownRecord {
+                record_type: other.to_owned(),
+                payload: Deserialize::deserialize(payload)?,
+            }),
         })
     }
 }
@@ -451,6 +544,52 @@ mod tests {
         assert_eq!(value["type"], "session_forked");
         assert_eq!(value["payload"]["point"]["kind"], "before_compaction");
         assert_eq!(round_trip(&fork), fork);
+    }
+
+    #[test]
+    fn a_payload_before_its_type_and_unknown_fields_still_read() {
+        let line = r#"{"payload":{"title":"T"},"extra":[1],"ts":"2030-01-01T00:00:00Z","type":"title_set","v":1}"#;
+        let record: Record = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            record.body,
+            RecordBody::TitleSet(TitleSet { title: "T".into() })
+        );
+        let missing = r#"{"v":1,"ts":"2030-01-01T00:00:00Z","payload":{}}"#;
+        assert!(serde_json::from_str::<Record>(missing).is_err());
+    }
+
+    #[test]
+    fn every_known_type_is_read_as_its_own_body_never_as_unknown() {
+        for name in RecordBody::KNOWN_TYPES {
+            let line =
+                format!(r#"{{"v":1,"ts":"2030-01-01T00:00:00Z","type":"{name}","payload":{{}}}}"#);
+            // Most payloads miss required fields: an error is fine, an
+            // Unknown body would mean the reader forgot the type.
+            if let Ok(record) = serde_json::from_str::<Record>(&line) {
+                assert!(!matches!(record.body, RecordBody::Unknown(_)), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn checkpoints_carry_format_version_three_and_round_trip() {
+        let checkpoint = Record::now(RecordBody::Checkpoint(Box::new(Checkpoint {
+            history: vec![ResponseItem::user("hi")],
+            last_usage: None,
+            state: crate::CheckpointState {
+                records: 3,
+                derived_title: Some("hi".into()),
+                ..crate::CheckpointState::default()
+            },
+        })));
+        assert_eq!(checkpoint.v, 3);
+        assert_eq!(checkpoint.v, RECORD_FORMAT_VERSION);
+        let value = serde_json::to_value(&checkpoint).unwrap();
+        assert_eq!(value["type"], "checkpoint");
+        assert_eq!(value["payload"]["history"][0]["content"], "hi");
+        assert_eq!(value["payload"]["state"]["records"], 3);
+        assert_eq!(round_trip(&checkpoint), checkpoint);
+        assert!(RecordBody::KNOWN_TYPES.contains(&checkpoint.body.type_name()));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use strata_protocol::CommandError;
 use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_assets};
 use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+use tauri::{App, Context, WebviewWindow, WebviewWindowBuilder};
 
 /// The app with a temporary home, no environment and its main window.
 pub struct MockApp {
@@ -24,11 +24,18 @@ pub struct MockApp {
 }
 
 impl MockApp {
+    /// With no access control: every command of the app is reachable.
     pub fn new() -> Self {
+        Self::with_context(mock_context(noop_assets()))
+    }
+
+    /// With `context`'s configuration and access control (the real one's:
+    /// `tauri::generate_context!`).
+    pub fn with_context(context: Context<MockRuntime>) -> Self {
         let home = tempfile::tempdir().unwrap();
         let paths = StrataPaths::under(home.path());
         let app = strata_desktop::configure(mock_builder(), paths.clone(), |_| None)
-            .build(mock_context(noop_assets()))
+            .build(context)
             .unwrap();
         let window = WebviewWindowBuilder::new(&app, "main", Default::default())
             .build()
@@ -43,6 +50,17 @@ impl MockApp {
 
     /// The command's response body, or its error as JSON.
     pub fn invoke_raw(&self, cmd: &str, args: Value) -> Result<InvokeResponseBody, Value> {
+        self.invoke_with(cmd, InvokeBody::Json(args), Default::default())
+    }
+
+    /// Any request body and headers (the fs plugin takes a file's bytes
+    /// as the body and its path in a header).
+    pub fn invoke_with(
+        &self,
+        cmd: &str,
+        body: InvokeBody,
+        headers: tauri::http::HeaderMap,
+    ) -> Result<InvokeResponseBody, Value> {
         tauri::test::get_ipc_response(
             &self.window,
             InvokeRequest {
@@ -50,8 +68,8 @@ impl MockApp {
                 callback: CallbackFn(0),
                 error: CallbackFn(1),
                 url: "tauri://localhost".parse().unwrap(),
-                body: InvokeBody::Json(args),
-                headers: Default::default(),
+                body,
+                headers,
                 invoke_key: INVOKE_KEY.to_string(),
             },
         )

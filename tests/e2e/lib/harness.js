@@ -143,12 +143,13 @@ export class Harness {
     return h;
   }
 
-  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {} } = {}) {
+  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base" } = {}) {
     this.name = name;
     this.threshold = threshold;
     this.contextWindow = contextWindow;
     // Extra environment for the app and the CLI (e.g. STRATA_LOG).
     this.extraEnv = env;
+    this.policy = policy;
     this.screenshots = [];
   }
 
@@ -178,8 +179,9 @@ export class Harness {
       [
         'default_profile = "mock"',
         'key_store = "file"',
-        // These suites describe the base design's compaction (issues 5, 6).
-        'compaction_policy = "base"',
+        // The suites of issues 5 and 6 describe the base design's compaction;
+        // issue 11's picks the layered policy.
+        `compaction_policy = "${this.policy}"`,
         "",
         "[profiles.mock]",
         'kind = "openai-responses"',
@@ -279,6 +281,14 @@ export class Harness {
 
   /** The session's records, as the file on disk has them. */
   async records(sessionId) {
+    return (await fsp.readFile(await this.sessionFile(sessionId), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  }
+
+  /** The path of the session's file. */
+  async sessionFile(sessionId) {
     const dir = path.join(this.home, "sessions");
     const files = [];
     const walk = async (d) => {
@@ -290,10 +300,7 @@ export class Harness {
     };
     await walk(dir);
     if (files.length !== 1) throw new Error(`expected one session file for ${sessionId}, found ${files.length}`);
-    return (await fsp.readFile(files[0], "utf8"))
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    return files[0];
   }
 
   async launchApp() {

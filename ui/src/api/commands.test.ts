@@ -14,12 +14,13 @@ describe("command wrappers", () => {
     await api.listSessions();
     await api.openSession("s1");
     await api.openSession("s1", 7);
+    await api.searchSessions("HttpClient::send");
     await api.createSession("/w");
     await api.stopTurn("s1");
     await api.answerApproval("s1", "call_1", "allow_for_session");
     await api.renameSession("s1", "New title");
     await api.deleteSession("s1");
-    await api.exportSession("s1", "md", "/tmp/a.md");
+    await api.exportSession("s1", "md");
     await api.getSettings();
     await api.setApiKey("openai", "sk-1");
     await api.switchProfile("s1", "local");
@@ -35,12 +36,13 @@ describe("command wrappers", () => {
       ["list_sessions", {}],
       ["open_session", { session_id: "s1" }],
       ["open_session", { session_id: "s1", from_record: 7 }],
+      ["search_sessions", { query: "HttpClient::send", limit: 30 }],
       ["create_session", { workspace: "/w", allow_broad_workspace: false }],
       ["stop_turn", { session_id: "s1" }],
       ["answer_approval", { session_id: "s1", call_id: "call_1", decision: "allow_for_session" }],
       ["rename_session", { session_id: "s1", title: "New title" }],
       ["delete_session", { session_id: "s1" }],
-      ["export_session", { session_id: "s1", format: "md", path: "/tmp/a.md" }],
+      ["export_session", { session_id: "s1", format: "md" }],
       ["get_settings", {}],
       ["set_api_key", { profile_id: "openai", key: "sk-1" }],
       ["switch_profile", { session_id: "s1", profile_id: "local" }],
@@ -67,6 +69,18 @@ describe("command wrappers", () => {
     const report = await api.sendMessage("s1", "hello", (event) => received.push(event.envelope.seq));
     expect(report.outcome).toBe("completed");
     expect(received).toEqual([0, 1]);
+  });
+
+  it("passes a channel for the library's changes", async () => {
+    const received: string[][] = [];
+    mockIPC((cmd, args) => {
+      expect(cmd).toBe("watch_library");
+      const { on_event } = args as { on_event: { onmessage: (m: unknown) => void } };
+      on_event.onmessage({ v: 1, updated: [], removed: ["s1"] });
+      return null;
+    });
+    await api.watchLibrary((change) => received.push(change.removed));
+    expect(received).toEqual([["s1"]]);
   });
 
   it("turns the shell's structured errors into CommandFailure", async () => {

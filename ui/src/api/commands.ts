@@ -5,36 +5,49 @@ import { Channel } from "@tauri-apps/api/core";
 import type { AnswerApproval } from "../bindings/AnswerApproval";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { CheckThreshold } from "../bindings/CheckThreshold";
 import type { CompactNow } from "../bindings/CompactNow";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { CompactionPreview } from "../bindings/CompactionPreview";
+import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { CreateSession } from "../bindings/CreateSession";
 import type { DeleteSession } from "../bindings/DeleteSession";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ExportSession } from "../bindings/ExportSession";
+import type { GetCompactionStatus } from "../bindings/GetCompactionStatus";
 import type { GetCompactionViews } from "../bindings/GetCompactionViews";
 import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { LibraryChange } from "../bindings/LibraryChange";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
+import type { PreviewCompaction } from "../bindings/PreviewCompaction";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RenameSession } from "../bindings/RenameSession";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { SaveSettings } from "../bindings/SaveSettings";
+import type { SearchResults } from "../bindings/SearchResults";
+import type { SearchSessions } from "../bindings/SearchSessions";
 import type { SendMessage } from "../bindings/SendMessage";
+import type { SessionExport } from "../bindings/SessionExport";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
 import type { SessionPage } from "../bindings/SessionPage";
 import type { SessionView } from "../bindings/SessionView";
 import type { SetApiKey } from "../bindings/SetApiKey";
+import type { SetCompactionPolicy } from "../bindings/SetCompactionPolicy";
 import type { Settings } from "../bindings/Settings";
 import type { StopTurn } from "../bindings/StopTurn";
 import type { SwitchProfile } from "../bindings/SwitchProfile";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
+import type { ThresholdCheck } from "../bindings/ThresholdCheck";
 import type { TurnReport } from "../bindings/TurnReport";
+import type { WatchLibrary } from "../bindings/WatchLibrary";
 import { call } from "./ipc";
 
 /** Receives a turn's events, each with the transcript updates Rust made of it. */
@@ -72,6 +85,10 @@ export const openTranscript = (session_id: SessionId, before?: string, limit?: n
 export const toolOutput = (session_id: SessionId, call_id: string) =>
   call<ToolOutputText>("tool_output", { session_id, call_id } satisfies GetToolOutput);
 
+/** Full-text hits across every session's text, newest session first. */
+export const searchSessions = (query: string, limit = 30) =>
+  call<SearchResults>("search_sessions", { query, limit } satisfies SearchSessions);
+
 /** `allow_broad_workspace` only after the person confirmed `/` or their home folder. */
 export const createSession = (workspace: string, allow_broad_workspace = false) =>
   call<SessionListItem>("create_session", { workspace, allow_broad_workspace } satisfies CreateSession);
@@ -102,8 +119,18 @@ export const renameSession = (session_id: SessionId, title: string) =>
 export const deleteSession = (session_id: SessionId) =>
   call<void>("delete_session", { session_id } satisfies DeleteSession);
 
-export const exportSession = (session_id: SessionId, format: ExportFormat, path: string) =>
-  call<void>("export_session", { session_id, format, path } satisfies ExportSession);
+/** The export's text; the UI writes it to the file the person chose (see `api/dialogs`). */
+export const exportSession = (session_id: SessionId, format: ExportFormat) =>
+  call<SessionExport>("export_session", { session_id, format } satisfies ExportSession);
+
+/**
+ * From now on, every change to the session library (sessions created, appended to or deleted
+ * by any process: this app, the `strata` CLI, another window) arrives at `onChange`.
+ */
+export const watchLibrary = (onChange: (change: LibraryChange) => void) =>
+  call<void>("watch_library", {
+    on_event: new Channel<LibraryChange>(onChange),
+  } satisfies WatchLibrary & { on_event: Channel<LibraryChange> });
 
 /** Moves the session to another saved profile from its next turn on. */
 export const switchProfile = (session_id: SessionId, profile_id: string) =>
@@ -131,6 +158,25 @@ export const roundRequests = (session_id: SessionId, offset?: number, limit?: nu
     ...(offset !== undefined ? { offset } : {}),
     ...(limit !== undefined ? { limit } : {}),
   } satisfies GetRoundRequests);
+
+/** The session's policy, threshold, circuit, and the gauge's figure (reported, or an estimate right after a compaction). */
+export const compactionStatus = (session_id: SessionId) =>
+  call<CompactionStatus>("compaction_status", { session_id } satisfies GetCompactionStatus);
+
+/** The session compacts under `policy` from its next turn on (a `compaction_policy` record). */
+export const setCompactionPolicy = (session_id: SessionId, policy: CompactionPolicy) =>
+  call<CompactionStatus>("set_compaction_policy", { session_id, policy } satisfies SetCompactionPolicy);
+
+/** What a compaction would do now: the preview of `strata compact --preview --json` (read-only, no model call). */
+export const previewCompaction = (session_id: SessionId) =>
+  call<CompactionPreview>("preview_compaction", { session_id } satisfies PreviewCompaction);
+
+/** Validates a threshold (`80%`, `12000`, `left:20000`) and resolves it against a profile's window, in Rust. */
+export const checkThreshold = (threshold: string, profile_id?: string) =>
+  call<ThresholdCheck>("check_threshold", {
+    threshold,
+    ...(profile_id ? { profile_id } : {}),
+  } satisfies CheckThreshold);
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });

@@ -3,6 +3,9 @@ import type { ExportFormat } from "./ExportFormat";
 import type { SessionId } from "./SessionId";
 
 /**
- * `export_session`: writes Markdown or JSON lines to `path` (absolute).
+ * `export_session`: the session as Markdown or JSON lines. The desktop
+ * writes the text through the fs plugin to the path the person chose in
+ * the save dialog, the only path the webview may write; the application
+ * itself writes nothing.
  */
-export type ExportSession = { session_id: SessionId, format: ExportFormat, path: string, };
+export type ExportSession = { session_id: SessionId, format: ExportFormat, };

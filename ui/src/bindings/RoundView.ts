@@ -33,6 +33,12 @@ usage?: TokenUsage | null,
  */
 context_tokens?: number | null, 
 /**
+ * An estimate of the request's input (a token per four characters of
+ * its items), so the console can show how far estimates drift from
+ * the input tokens the provider then reported.
+ */
+estimated_input_tokens: number, 
+/**
  * Whether the record's `input_items` equals the replayed history's
  * length at that point.
  */

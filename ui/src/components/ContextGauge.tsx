@@ -5,10 +5,12 @@ interface ContextGaugeProps {
   context_tokens: number | null;
   threshold: number | null;
   context_window: number | null;
+  /** The figure is an estimate of the history right after a compaction, until the next round reports. */
+  estimated?: boolean;
 }
 
 /** Footer gauge: last round's context tokens against the threshold and the window. */
-export function ContextGauge({ context_tokens, threshold, context_window }: ContextGaugeProps) {
+export function ContextGauge({ context_tokens, threshold, context_window, estimated = false }: ContextGaugeProps) {
   const ceiling = context_window ?? (threshold ? Math.round(threshold * 1.25) : null);
   if (!ceiling) {
     return <div className="gauge gauge-empty">No usage reported yet</div>;
@@ -19,12 +21,14 @@ export function ContextGauge({ context_tokens, threshold, context_window }: Cont
   const tone = threshold && used >= threshold ? "over" : threshold && used >= threshold * 0.8 ? "near" : "ok";
   const description =
     context_tokens === null
-      ? "No round has reported usage yet"
-      : `${formatTokens(used)} tokens in context` +
+      ? estimated
+        ? "Compacted; the next round reports the new size"
+        : "No round has reported usage yet"
+      : `${estimated ? "About " : ""}${formatTokens(used)} tokens in context${estimated ? " (estimated after a compaction, until the next round reports)" : ""}` +
         (threshold ? `, compacts at ${formatTokens(threshold)}` : "") +
         (context_window ? `, window ${formatTokens(context_window)}` : "");
   return (
-    <div className={`gauge tone-${tone}`} title={description}>
+    <div className={`gauge tone-${tone}${estimated ? " estimated" : ""}`} title={description} data-testid="context-gauge">
       <span className="gauge-label">Context</span>
       <div
         className="gauge-track"
@@ -41,7 +45,8 @@ export function ContextGauge({ context_tokens, threshold, context_window }: Cont
         )}
       </div>
       <span className="gauge-numbers">
-        {context_tokens === null ? "–" : formatTokens(used)}
+        {context_tokens === null ? "–" : `${estimated ? "≈ " : ""}${formatTokens(used)}`}
+        {estimated && <span className="estimate-tag">estimated</span>}
         {threshold ? <span className="muted"> / {formatTokens(threshold)} compact</span> : null}
         {context_window ? <span className="muted"> / {formatTokens(context_window)} window</span> : null}
       </span>

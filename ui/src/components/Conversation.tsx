@@ -43,6 +43,15 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
           <span className="workspace" title={summary.workspace}>
             <span aria-hidden="true">▣</span> {folderName(summary.workspace)}
             <span className="muted"> · {summary.model}</span>
+            <button
+              type="button"
+              className="link-button switch-profile"
+              onClick={() => actions.setSwitchingProfile(true)}
+              disabled={running}
+              title={running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
+            >
+              Switch profile
+            </button>
           </span>
         </div>
         {!live && (

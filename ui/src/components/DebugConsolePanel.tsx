@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
 import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
+import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";
 
 /** Everything a console section can read; nothing in it can change the session. */
@@ -14,6 +15,8 @@ export interface ConsoleContext {
   focusedCompaction: string | null;
   /** Scrolls the transcript to a compaction's divider. */
   revealInTranscript: (summaryId: string) => void;
+  /** The session's compaction policy, threshold and gauge figure, and the policy control. */
+  compaction?: SessionCompaction;
 }
 
 /** One part of the console (tiles, compaction cards, chart, log), plugged in by issue 6. */

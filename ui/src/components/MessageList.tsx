@@ -116,6 +116,7 @@ export function MessageList(props: MessageListProps) {
       scrollToEntry(id) {
         const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return false;
+        stickToBottom.current = false;
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },

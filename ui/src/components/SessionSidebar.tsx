@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from "react";
 import type { ExportFormat, SessionListItem } from "../api/types";
+import type { SearchHit } from "../bindings/SearchHit";
 import { folderName, formatRelativeTime } from "../lib/format";
 import { ConfirmDialog } from "./Modal";
+import { SearchHits } from "./SearchHits";
 
 export function sessionTitle(session: SessionListItem): string {
   return session.title?.trim() || "Untitled session";
@@ -19,6 +21,10 @@ interface SessionSidebarProps {
   onDelete: (id: string) => void;
   onExport: (id: string, format: ExportFormat) => void;
   loading?: boolean;
+  /** Full-text hits for the query, shown below the matching sessions. */
+  hits?: SearchHit[];
+  hitsTotal?: number;
+  onPickHit?: (hit: SearchHit) => void;
 }
 
 /** Past sessions: search, open, resume, rename, delete and export. */
@@ -50,7 +56,10 @@ export function SessionSidebar(props: SessionSidebarProps) {
           <SessionRow key={session.id} session={session} {...props} onAskDelete={() => setDeleting(session)} />
         ))}
       </ul>
-      {sessions.length === 0 && !loading && (
+      {props.hits && props.onPickHit && (
+        <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} onPick={props.onPickHit} />
+      )}
+      {sessions.length === 0 && !loading && !props.hits?.length && (
         <p className="sidebar-empty">
           {query ? `No session matches “${query}”.` : "No sessions yet. Start one and it will be listed here."}
         </p>

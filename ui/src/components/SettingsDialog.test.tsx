@@ -1,5 +1,5 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
-import { render, screen } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { Settings } from "../api/types";
@@ -12,6 +12,7 @@ const settings: Settings = {
   active_profile: "openai",
   approval_policy: "ask",
   theme: "system",
+  compaction_policy: "layered",
 };
 
 describe("SettingsDialog", () => {
@@ -106,5 +107,50 @@ describe("SettingsDialog", () => {
     expect(screen.getByLabelText(/API key/)).toHaveAttribute("placeholder", expect.not.stringMatching(/stored/i));
     expect(screen.queryByText("Stored")).toBeNull();
     expect(screen.getByText("Configured")).toBeInTheDocument();
+  });
+});
+
+describe("SettingsDialog context management", () => {
+  function backend(checked: string[]) {
+    mockIPC((cmd, args) => {
+      if (cmd === "provider_kinds") return [];
+      if (cmd === "check_threshold") {
+        const { threshold } = args as { threshold: string };
+        checked.push(threshold);
+        if (threshold === "80%") return { setting: "80%", tokens: 320_000, context_window: 400_000 };
+        throw { kind: "invalid_input", message: `invalid threshold "${threshold}": use 80%, 12000 or left:20000` };
+      }
+      throw { kind: "internal", message: `unexpected ${cmd}` };
+    });
+  }
+
+  it("checks the threshold in Rust as it is typed and saves the policy and threshold", async () => {
+    const checked: string[] = [];
+    backend(checked);
+    const onSave = vi.fn(async () => {});
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={() => {}} />);
+    const group = screen.getByRole("group", { name: "Context management" });
+    await user.click(within(group).getByRole("radio", { name: /^Base/ }));
+    const threshold = within(group).getByLabelText("Compaction threshold");
+    await user.type(threshold, "80%");
+    await waitFor(() => expect(screen.getByTestId("threshold-note")).toHaveTextContent("Compacts at 320,000 tokens of the active profile's 400,000-token window."));
+    expect(checked.at(-1)).toBe("80%");
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).toHaveBeenCalledWith(expect.objectContaining({ compaction_policy: "base", compact_threshold: "80%" }));
+  });
+
+  it("shows Rust's message for an invalid threshold and saves nothing", async () => {
+    backend([]);
+    const onSave = vi.fn(async () => {});
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={() => {}} />);
+    const threshold = screen.getByLabelText("Compaction threshold");
+    await user.type(threshold, "eighty");
+    await waitFor(() => expect(threshold).toHaveAttribute("aria-invalid", "true"));
+    expect(screen.getByTestId("threshold-note")).toHaveTextContent('invalid threshold "eighty"');
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).not.toHaveBeenCalled();
+    expect(screen.getByRole("alert")).toHaveTextContent("Compaction threshold: invalid threshold");
   });
 });

@@ -14,6 +14,7 @@ import {
   type SettingsErrors,
 } from "../state/settingsForm";
 import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
+import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
 
 interface SettingsDialogProps {
@@ -41,12 +42,16 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
   const [errors, setErrors] = useState<SettingsErrors>({ profiles: {} });
   const [saving, setSaving] = useState(false);
   const profile = draft.profiles.find((p) => p.id === selected) ?? draft.profiles[0];
+  const thresholdState = useThresholdCheck(draft.compact_threshold, draft.active_profile);
 
   const updateProfile = (id: string, patch: Partial<ProfileDraft>) =>
     setDraft((d) => ({ ...d, profiles: d.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
 
   const save = async () => {
     const found = validateSettings(draft);
+    if (thresholdState.kind === "invalid" || thresholdState.kind === "checking") {
+      found.form = thresholdState.kind === "invalid" ? `Compaction threshold: ${thresholdState.message}` : "The compaction threshold is still being checked.";
+    }
     setErrors(found);
     if (hasErrors(found)) {
       const firstBad = Object.keys(found.profiles)[0];
@@ -166,6 +171,14 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
             </span>
           </p>
         </fieldset>
+
+        <CompactionSettings
+          policy={draft.compaction_policy}
+          threshold={draft.compact_threshold}
+          thresholdState={thresholdState}
+          onPolicy={(compaction_policy) => setDraft((d) => ({ ...d, compaction_policy }))}
+          onThreshold={(compact_threshold) => setDraft((d) => ({ ...d, compact_threshold }))}
+        />
 
         <fieldset className="settings-section">
           <legend>Theme</legend>

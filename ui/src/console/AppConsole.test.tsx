@@ -23,6 +23,8 @@ beforeEach(() => {
         return consoleViews;
       case "open_transcript":
         return consoleTranscriptPage();
+      case "watch_library":
+        return null;
       default:
         throw { kind: "internal", message: `unexpected ${cmd}` };
     }

@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from "react";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionView } from "../bindings/CompactionView";
+import type { LayeredCompaction } from "../bindings/LayeredCompaction";
 import { formatDuration, formatRelativeTime, formatTokens } from "../lib/format";
 import { BeforeAfterDialog } from "./BeforeAfterDialog";
+import { EvictionCard } from "./EvictionCard";
 import { compactionStats, reclaimedBy, TRIGGER_LABEL } from "./model";
+import { LossAuditView, StateSheetView } from "./StateSheetView";
+import { drift, exactTokens, formatDrift, POLICY_LABEL, type CompactionStep } from "./steps";
 
-/** Exact counts on the cards, where 8,015 and 8,000 must not both read "8k". */
-export function exactTokens(count: number): string {
-  return count.toLocaleString("en-US");
-}
+export { exactTokens };
 
 function clockTime(iso: string): string {
   const date = new Date(iso);
@@ -81,11 +83,19 @@ interface CardProps {
   of: number;
   focused: boolean;
   onReveal: (summaryId: string) => void;
+  /** The layered record (state sheet, loss audit), when it was a layered summary. */
+  layered?: LayeredCompaction | null;
+  policy?: CompactionPolicy;
 }
 
 /** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
-export function CompactionCard({ view, number, of, focused, onReveal }: CardProps) {
+export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy }: CardProps) {
   const [expanded, setExpanded] = useState(false);
+  const [sheetOpen, setSheetOpen] = useState(false);
+  // The estimate the app showed right after (the layered record's own when
+  // there is one), against what the next round then reported.
+  const estimateAfter = layered?.estimated_after ?? view.estimated_tokens_after;
+  const estimateDrift = drift(estimateAfter, view.next_context_tokens);
   const [comparing, setComparing] = useState(false);
   const card = useRef<HTMLElement>(null);
   const { metadata } = view.summary;
@@ -123,7 +133,15 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
       <header className="compaction-card-head">
         <h4 id={headingId}>
           <span className="card-number">#{number}</span>
-          <span className={`pill trigger-badge trigger-${metadata.trigger}`}>{TRIGGER_LABEL[metadata.trigger]}</span>
+          <span className="pill step-badge step-summary">Summary</span>
+          <span className={`pill trigger-badge trigger-${metadata.trigger}`} data-testid="compaction-trigger">
+            {TRIGGER_LABEL[metadata.trigger]}
+          </span>
+          {policy && (
+            <span className={`pill policy-badge policy-${policy}`} data-testid="compaction-policy">
+              {POLICY_LABEL[policy]}
+            </span>
+          )}
           <span className="visually-hidden">
             Compaction {number} of {of}
           </span>
@@ -176,6 +194,22 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
         <span data-testid="compaction-duration">{formatDuration(metadata.duration_ms)}</span>
         {reclaimed !== null && <ReclaimedNote reclaimed={reclaimed} />}
       </p>
+      <p className="card-meta" data-testid="compaction-estimate">
+        <span title="Estimated tokens of the history right after, shown on the gauge until the next round reported">
+          ≈ {exactTokens(estimateAfter)} tokens after (estimate)
+        </span>
+        {estimateDrift && (
+          <span data-testid="compaction-drift" title="The estimate against the context tokens the next round reported">
+            next round reported {exactTokens(view.next_context_tokens ?? 0)} · drift {formatDrift(estimateDrift)}
+          </span>
+        )}
+        {layered && layered.folded_out > 0 && (
+          <span data-testid="compaction-folded-out">
+            {layered.folded_out} oldest {layered.folded_out === 1 ? "original" : "originals"} left out of the summariser's input
+          </span>
+        )}
+      </p>
+      {layered && <LossAuditView audit={layered.loss_audit} />}
       <div className="card-actions">
         <button
           type="button"
@@ -189,10 +223,29 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
           </span>
           Summary sent to the model
         </button>
+        {layered && (
+          <button
+            type="button"
+            className="button small ghost"
+            aria-expanded={sheetOpen}
+            aria-controls={`${headingId}-sheet`}
+            onClick={() => setSheetOpen(!sheetOpen)}
+          >
+            <span aria-hidden="true" className={`chevron${sheetOpen ? " open" : ""}`}>
+              ▸
+            </span>
+            State sheet
+          </button>
+        )}
         <button type="button" className="button small ghost" onClick={() => setComparing(true)}>
           Before / after
         </button>
       </div>
+      {layered && sheetOpen && (
+        <div id={`${headingId}-sheet`} data-no-reveal>
+          <StateSheetView sheet={layered.state_sheet} />
+        </div>
+      )}
       {expanded && (
         <div id={`${headingId}-summary`} className="card-summary" data-testid="compaction-summary" data-no-reveal>
           {view.summary_model_text}
@@ -204,35 +257,42 @@ export function CompactionCard({ view, number, of, focused, onReveal }: CardProp
 }
 
 interface ListProps {
-  views: CompactionView[];
+  /** Summaries and evictions in file order. */
+  steps: CompactionStep[];
   focused: string | null;
   onReveal: (summaryId: string) => void;
 }
 
-/** Every compaction, newest first. */
-export function CompactionList({ views, focused, onReveal }: ListProps) {
-  if (views.length === 0) {
+/** Every compaction step, newest first: summaries and evictions alike. */
+export function CompactionList({ steps, focused, onReveal }: ListProps) {
+  if (steps.length === 0) {
     return (
       <div className="console-hint" data-testid="compactions-empty">
-        <strong>No compactions yet.</strong> When the reported context reaches the threshold (or you type{" "}
-        <code>/compact</code>), Strata summarises the older part of the history; each compaction appears here with what it
-        removed, kept and cost.
+        <strong>No compactions yet.</strong> When the context reaches the threshold (or you type <code>/compact</code>), Strata compacts
+        it: under the layered policy it first evicts old tool outputs, then summarises with a state sheet; each step appears here with what
+        it removed, kept and cost.
       </div>
     );
   }
-  const ordered = views.map((view, index) => ({ view, number: index + 1 })).reverse();
+  const summaries = steps.filter((step) => step.kind === "summary").length;
   return (
     <div className="compaction-list" data-testid="compaction-list">
-      {ordered.map(({ view, number }) => (
-        <CompactionCard
-          key={view.summary.id}
-          view={view}
-          number={number}
-          of={views.length}
-          focused={focused === view.summary.id}
-          onReveal={onReveal}
-        />
-      ))}
+      {[...steps].reverse().map((step) =>
+        step.kind === "summary" ? (
+          <CompactionCard
+            key={step.view.summary.id}
+            view={step.view}
+            number={step.number}
+            of={summaries}
+            focused={focused === step.view.summary.id}
+            onReveal={onReveal}
+            layered={step.layered}
+            policy={step.policy}
+          />
+        ) : (
+          <EvictionCard key={`eviction-${step.recordIndex}`} eviction={step.eviction} number={step.number} ts={step.ts} nextContextTokens={step.nextContextTokens} />
+        ),
+      )}
     </div>
   );
 }

@@ -268,7 +268,7 @@ describe("the rounds and events log", () => {
     fireEvent.click(within(log).getByRole("button", { name: "Show the exact request of round 3" }));
     const dialog = await screen.findByRole("dialog", { name: "Round 3: the exact request" });
     await within(dialog).findByTestId("round-request");
-    expect(ipc.calls.find(([cmd]) => cmd === "round_requests")?.[1]).toEqual({ session_id: CONSOLE_SESSION, offset: 2, limit: 1 });
+    expect(ipc.calls.find(([cmd, args]) => cmd === "round_requests" && args.limit === 1)?.[1]).toEqual({ session_id: CONSOLE_SESSION, offset: 2, limit: 1 });
     expect(within(dialog).getByRole("region", { name: "Instructions and input" })).toHaveTextContent("You are Strata.");
     expect(within(dialog).getByRole("region", { name: "Tools" })).toHaveTextContent("read_file");
     expect(dialog).toHaveTextContent("max output 8,192 tokens");

@@ -4,6 +4,9 @@ import type { CompactionView } from "../bindings/CompactionView";
 import type { ConsoleContext } from "../components/DebugConsolePanel";
 import { CompactionList, CompactionsTile } from "./Compactions";
 import { ContextChart } from "./ContextChart";
+import { ContextControls, IneffectiveWarnings } from "./ContextControls";
+import { DriftTable } from "./DriftTable";
+import { compactionSteps } from "./steps";
 import { EventLog } from "./EventLog";
 import { chartData } from "./model";
 import { ModelView } from "./ModelView";
@@ -47,13 +50,15 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
     <Loaded snapshot={snapshot}>
       {({ view, compactions }) => (
         <div className="overview">
+          {context.compaction && <ContextControls compaction={context.compaction} running={context.transcript.runningTurn !== null} />}
+          <IneffectiveWarnings debugEvents={context.debugEvents} />
           <CompactionsTile views={compactions} onShowLast={context.revealInTranscript} />
           <h4 className="subheading">Context per round</h4>
           <ContextChart data={chartData(view.records, view.threshold, view.context_window ?? null)} onMarker={context.revealInTranscript} />
           <h4 className="subheading">
-            Compactions <span className="muted">· newest first</span>
+            Compaction steps <span className="muted">· newest first</span>
           </h4>
-          <CompactionList views={compactions} focused={context.focusedCompaction} onReveal={context.revealInTranscript} />
+          <CompactionList steps={compactionSteps(view.records, compactions)} focused={context.focusedCompaction} onReveal={context.revealInTranscript} />
         </div>
       )}
     </Loaded>
@@ -70,12 +75,15 @@ export function LogSection({ context }: { context: ConsoleContext }) {
   return (
     <Loaded snapshot={snapshot}>
       {({ view }) => (
-        <EventLog
-          sessionId={view.summary.id}
-          records={view.records}
-          debugEvents={context.debugEvents}
-          onReveal={context.revealInTranscript}
-        />
+        <>
+          <DriftTable sessionId={view.summary.id} revision={String(view.record_count)} />
+          <EventLog
+            sessionId={view.summary.id}
+            records={view.records}
+            debugEvents={context.debugEvents}
+            onReveal={context.revealInTranscript}
+          />
+        </>
       )}
     </Loaded>
   );

@@ -6,6 +6,7 @@ import { Modal } from "../components/Modal";
 import { formatTokens } from "../lib/format";
 import { ItemView } from "./ItemView";
 import { usageText } from "./model";
+import { drift, formatDrift } from "./steps";
 
 interface RoundRequestDialogProps {
   sessionId: string;
@@ -78,6 +79,15 @@ export function RoundRequest({ view }: { view: RoundView }) {
         <div>
           <dt>Reported</dt>
           <dd>{view.context_tokens != null ? formatTokens(view.context_tokens) : "–"}</dd>
+        </div>
+        <div>
+          <dt>Input estimate</dt>
+          <dd data-testid="round-estimate">
+            ≈ {formatTokens(view.estimated_input_tokens)}
+            {view.usage?.input_tokens != null && drift(view.estimated_input_tokens, view.usage.input_tokens) && (
+              <span className="muted"> · drift {formatDrift(drift(view.estimated_input_tokens, view.usage.input_tokens) ?? { tokens: 0, percent: 0 })}</span>
+            )}
+          </dd>
         </div>
       </dl>
       <p className="muted request-meta">

@@ -5,6 +5,8 @@ import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { AppInfo, ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { SessionPage } from "../bindings/SessionPage";
@@ -63,6 +65,7 @@ class MockBackend {
   sessions: PreviewSession[] = this.library.sessions;
   settings: Settings;
   running = new Map<string, { cancelled: boolean }>();
+  policies = new Map<string, CompactionPolicy>();
   replays = 0;
 
   constructor(params: URLSearchParams) {
@@ -72,6 +75,7 @@ class MockBackend {
       active_profile: demo ? "demo" : "openai",
       approval_policy: "ask",
       theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
+      compaction_policy: "layered",
     };
   }
 
@@ -114,6 +118,9 @@ class MockBackend {
         const info: AppInfo = { version: "0.1.0", strata_home: "/home/ana/.strata", active_profile: this.active(), is_demo: this.active().kind === "demo" };
         return info;
       }
+      // The preview has no session index: its search finds nothing.
+      case "search_sessions":
+        return { v: 1, query: String(args.query ?? ""), hits: [], total: 0 };
       case "list_sessions": {
         const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
         const sessions = this.sessions
@@ -151,6 +158,9 @@ class MockBackend {
         this.sessions = this.sessions.filter((s) => s.view.summary.id !== args.session_id);
         return null;
       case "export_session":
+        return { session_id: args.session_id, format: args.format, text: "" };
+      case "watch_library":
+        // Nothing else writes the preview's sessions.
         return null;
       case "open_external_link":
         // The preview never opens anything; the dialog is what it shows.
@@ -185,6 +195,25 @@ class MockBackend {
         const page: RoundPage = { total: rounds.total, offset: Math.min(offset, rounds.total), rounds: rounds.rounds.slice(offset, offset + limit) };
         return page;
       }
+      case "compaction_status": {
+        const session = this.find(args.session_id);
+        const profile = this.active();
+        const status: CompactionStatus = {
+          policy: this.policies.get(session.view.summary.id) ?? "layered",
+          threshold: profile.compact_threshold,
+          context_window: profile.context_window,
+          reported_tokens: session.view.context_tokens,
+          circuit_open: false,
+        };
+        return status;
+      }
+      case "set_compaction_policy":
+        this.policies.set(String(args.session_id), args.policy as CompactionPolicy);
+        return this.handle("compaction_status", args);
+      case "preview_compaction":
+        throw { kind: "internal", message: "The preview backend does not compute compaction previews; the app does, in Rust." };
+      case "check_threshold":
+        throw { kind: "internal", message: "The preview backend cannot check thresholds; the app does, in Rust." };
       case "provider_kinds": {
         const kinds: ProviderKindInfo[] = [
           { kind: "openai-responses", label: "OpenAI Responses", default_model: "gpt-5.4", default_base_url: "https://api.openai.com/v1" },
@@ -196,8 +225,11 @@ class MockBackend {
       }
       case "compact_now":
         return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
-      case "plugin:dialog|open":
+      case "pick_workspace":
         return "/home/ana/projects/lighthouse";
+      case "plugin:fs|write_text_file":
+        // The preview writes no files.
+        return null;
       case "plugin:dialog|save": {
         const options = args.options as { defaultPath?: string } | undefined;
         return `/home/ana/Documents/${options?.defaultPath ?? "session.md"}`;

@@ -10,6 +10,7 @@ const settings: Settings = {
   active_profile: "openai",
   approval_policy: "ask",
   theme: "system",
+  compaction_policy: "layered",
 };
 
 describe("settings validation", () => {

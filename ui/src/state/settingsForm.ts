@@ -1,6 +1,7 @@
 // The settings form's draft and its validation: pure, so the rules are tested
 // without rendering. Numbers stay text until they validate.
 import type { ApprovalPolicy, ProfileView, ProviderKind, Settings, Theme } from "../api/types";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 
 export interface ProfileDraft {
   id: string;
@@ -20,6 +21,10 @@ export interface SettingsDraft {
   active_profile: string;
   approval_policy: ApprovalPolicy;
   theme: Theme;
+  /** The policy new sessions start with. */
+  compaction_policy: CompactionPolicy;
+  /** The threshold override for new sessions as typed (`80%`, `12000`, `left:20000`; empty: each profile's own). Rust validates it. */
+  compact_threshold: string;
 }
 
 export type ProfileField = "label" | "model" | "base_url" | "context_window" | "compact_threshold";
@@ -36,6 +41,8 @@ export function toDraft(settings: Settings): SettingsDraft {
     active_profile: settings.active_profile,
     approval_policy: settings.approval_policy,
     theme: settings.theme,
+    compaction_policy: settings.compaction_policy,
+    compact_threshold: settings.compact_threshold ?? "",
     profiles: settings.profiles.map((p) => ({
       id: p.id,
       kind: p.kind,
@@ -119,12 +126,15 @@ export function hasErrors(errors: SettingsErrors): boolean {
   return Boolean(errors.form) || Object.keys(errors.profiles).length > 0;
 }
 
-/** The `Settings` to save; call only on a draft without errors. */
+/** The `Settings` to save; call only on a draft without errors (the threshold checked by `check_threshold`). */
 export function fromDraft(draft: SettingsDraft): Settings {
+  const threshold = draft.compact_threshold.trim();
   return {
     active_profile: draft.active_profile,
     approval_policy: draft.approval_policy,
     theme: draft.theme,
+    compaction_policy: draft.compaction_policy,
+    ...(threshold ? { compact_threshold: threshold } : {}),
     profiles: draft.profiles.map(
       (p): ProfileView => ({
         id: p.id,

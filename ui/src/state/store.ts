@@ -6,9 +6,11 @@
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionView, Settings } from "../api/types";
+import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import { sessionTitle } from "../components/SessionSidebar";
-import { pickExportPath, pickWorkspace } from "../api/dialogs";
+import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
+import { applyLibraryChange } from "./library";
 import { applyUpdates, contextTokensOf, emptyTranscript, prependPage, type Entry, type Transcript } from "./transcript";
 
 export type ConversationMode = "browse" | "live";
@@ -38,6 +40,8 @@ export interface AppState {
   focusedCompaction: string | null;
   /** `/` or the home folder, waiting for the person to confirm it. */
   broadWorkspace: string | null;
+  /** The switch-profile dialog is open for the open session. */
+  switchingProfile: boolean;
 }
 
 export const initialState: AppState = {
@@ -57,6 +61,7 @@ export const initialState: AppState = {
   consoleWidth: 460,
   focusedCompaction: null,
   broadWorkspace: null,
+  switchingProfile: false,
 };
 
 /**
@@ -343,7 +348,9 @@ export function createActions(store: Store) {
       try {
         const path = await pickExportPath(session ? sessionTitle(session) : "session", format);
         if (!path) return;
-        await api.exportSession(id, format, path);
+        // The shell renders; the fs plugin writes the one file the save dialog allowed.
+        const exported = await api.exportSession(id, format);
+        await writeExport(path, exported.text);
         set({ toast: { tone: "ok", text: `Exported to ${path}` } });
       } catch (error) {
         fail(error);
@@ -355,6 +362,49 @@ export function createActions(store: Store) {
       const settings = await api.saveSettings(next);
       set({ settings });
       set({ info: await api.appInfo(), toast: { tone: "ok", text: "Settings saved." } });
+    },
+
+    /**
+     * Subscribes to the library's changes (`watch_library`): sessions any process creates,
+     * appends to or deletes reach the sidebar as they happen.
+     */
+    async watchLibrary() {
+      try {
+        await api.watchLibrary(actions.libraryChanged);
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /** Applies a library change; a search asks the shell again rather than guess which rows match. */
+    libraryChanged(change: LibraryChange) {
+      if (get().query.trim()) void actions.refreshSessions();
+      else set((s) => ({ sessions: applyLibraryChange(s.sessions, change) }));
+      const open = openId();
+      if (open && change.removed.includes(open) && !isRunning(get())) {
+        actions.close();
+        set({ toast: { tone: "ok", text: "The open session was deleted elsewhere." } });
+      }
+    },
+
+    setSwitchingProfile: (switchingProfile: boolean) => set({ switchingProfile }),
+
+    /**
+     * Moves the open session to the saved profile `profileId` (after the person confirmed where
+     * its history goes), then reopens it, so the recorded switch shows in the transcript.
+     */
+    async switchProfile(profileId: string) {
+      const sessionId = openId();
+      set({ switchingProfile: false });
+      if (!sessionId) return;
+      try {
+        const switched = await api.switchProfile(sessionId, profileId);
+        set((s) => ({ sessions: s.sessions.map((row) => (row.id === switched.id ? switched : row)) }));
+        await actions.open(switched.id, get().mode);
+        set({ toast: { tone: "ok", text: `Switched to ${switched.provider_kind} · ${switched.model}.` } });
+      } catch (error) {
+        fail(error);
+      }
     },
 
     setSettingsOpen: (settingsOpen: boolean) => set({ settingsOpen }),

@@ -169,6 +169,7 @@ export function roundPage(number: number): RoundPage {
         number,
         record_index: 15,
         ts: consoleRecords[15]?.ts ?? "",
+        estimated_input_tokens: 2_100,
         round: { turn_id: TURN_2, round_id: round(number), provider_kind: "openai-responses", model: "gpt-5.4", tools: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }], tool_choice: { type: "auto" }, max_output_tokens: 8192, input_items: 4 },
         request: {
           model: "gpt-5.4",

@@ -379,7 +379,9 @@ impl TranscriptFold {
                     model_error: None,
                 });
             }
+            // A checkpoint repeats the history the transcript already shows.
             RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset)
+            | RecordBody::Checkpoint(_)
             | RecordBody::SessionMeta(_)
             | RecordBody::Round(_)
             | RecordBody::TokenUsage(_)

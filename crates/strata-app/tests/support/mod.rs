@@ -4,11 +4,21 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use strata_app::App;
 use strata_core::agent::EventHandler;
-use strata_protocol::{CreateSession, SendMessage, SessionId, TurnReport};
+use strata_protocol::{CreateSession, EventEnvelope, SendMessage, SessionId, TurnReport};
+
+/// Keeps every event of a turn.
+#[derive(Clone, Default)]
+pub struct Collect(pub Arc<Mutex<Vec<EventEnvelope>>>);
+
+impl EventHandler for Collect {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        self.0.lock().unwrap().push(envelope);
+    }
+}
 
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

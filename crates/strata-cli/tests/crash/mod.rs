@@ -373,10 +373,9 @@ impl<'a> Harness<'a> {
         let live = check::live_history(start, &events)?;
         let id = self.session.clone().unwrap();
         let context = self.home.run(&["context", &id, "--json"]).ok();
-        let shown: Vec<strata_protocol::ResponseItem> = context
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect();
+        let shown = serde_json::from_str::<strata_protocol::SessionContext>(context.trim())
+            .unwrap()
+            .items;
         if shown != live.items {
             return Err(format!(
                 "`strata context --json` ({} items) differs from the live history ({} items)",

@@ -128,6 +128,7 @@ pub fn round_requests(
                     record_index: to_u32(index),
                     ts: record.ts,
                     input_consistent: usize::try_from(round.input_items).ok() == Some(input.len()),
+                    estimated_input_tokens: estimate_tokens(&input),
                     request: ModelRequest {
                         model: round.model.clone(),
                         input,

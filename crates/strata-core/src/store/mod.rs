@@ -40,6 +40,8 @@
 mod inspect;
 mod reader;
 mod replay;
+mod tail;
+mod verify;
 mod writer;
 
 use std::fs::OpenOptions;
@@ -59,6 +61,8 @@ pub use reader::{
 pub use replay::{
     CompactionGuards, DERIVED_TITLE_CHARS, Replay, derived_title, original_items, replay,
 };
+pub use tail::{TailRead, read_session_tail};
+pub use verify::{Verification, verify_checkpoints};
 pub use writer::TornTailRepair;
 
 pub(crate) use writer::SessionWriter;
@@ -142,18 +146,19 @@ impl SessionStore {
         Ok(LiveSession::started(writer, meta, &record))
     }
 
-    /// Opens the session for writing: locks it, reads it strictly (ignoring
-    /// a torn tail) and checks it is this session, and only then moves a
-    /// torn tail aside; then appends an aborted output for every function
-    /// call left without one. A file that is refused is left as it was.
+    /// Opens the session for writing: locks it, reads it from its tail
+    /// (the last checkpoint and what follows, strictly, ignoring a torn
+    /// tail; the whole file when it has no checkpoint) and checks it is this
+    /// session, and only then moves a torn tail aside; then appends an
+    /// aborted output for every function call left without one. A file
+    /// that is refused is left as it was.
     pub fn open_writer(&self, id: SessionId) -> Result<LiveSession> {
         let path = self.session_path(id);
         let writer = SessionWriter::open(&path, id)?;
-        let bytes = writer.read_all()?;
-        let read = parse_session(&path, &bytes, ReadMode::Strict)?;
-        check_session_id(&read, id)?;
-        let torn_tail = writer.repair_torn_tail(&bytes)?;
-        LiveSession::resumed(writer, &read, torn_tail)
+        let tail = writer.read_tail()?;
+        check_session_id(&tail.meta, &path, id)?;
+        let torn_tail = writer.repair_torn_tail(tail.torn_tail, &tail.torn_bytes)?;
+        LiveSession::resumed(writer, tail.replay(), torn_tail)
     }
 
     /// A new session whose file begins with a copy of `parent`'s records up
@@ -181,7 +186,7 @@ impl SessionStore {
             parent_records: u32::try_from(cut).unwrap_or(u32::MAX),
             point,
         }))?;
-        crate::context_ops::after_history_replaced(&session)?;
+        crate::context_ops::after_history_replaced(&mut session)?;
         Ok(session)
     }
 
@@ -194,7 +199,7 @@ impl SessionStore {
                 },
                 other => other,
             })?;
-        check_session_id(&read, id)?;
+        check_session_id(&read.meta, &read.path, id)?;
         Ok(read)
     }
 
@@ -307,15 +312,15 @@ fn read_dir_names(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// A file named for one session must hold that session.
-fn check_session_id(read: &SessionRead, id: SessionId) -> Result<()> {
-    if read.meta.session_id == id {
+fn check_session_id(meta: &SessionMeta, path: &Path, id: SessionId) -> Result<()> {
+    if meta.session_id == id {
         Ok(())
     } else {
         Err(CoreError::NotASession {
-            path: read.path.clone(),
+            path: path.to_owned(),
             message: format!(
                 "its session_meta is for session {}, not {id}",
-                read.meta.session_id
+                meta.session_id
             ),
         })
     }

@@ -78,7 +78,13 @@ impl SessionRead {
 
 /// Reads a session file without taking any lock.
 pub fn read_session_file(path: &Path, mode: ReadMode) -> Result<SessionRead> {
-    let bytes = std::fs::read(path).map_err(|source| {
+    let bytes = std::fs::read(path).map_err(read_error(path))?;
+    parse_session(path, &bytes, mode)
+}
+
+/// A failed read of the session file at `path`: not found, or another I/O error.
+pub(crate) fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> CoreError + '_ {
+    move |source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             CoreError::SessionNotFound {
                 query: path.display().to_string(),
@@ -90,8 +96,7 @@ pub fn read_session_file(path: &Path, mode: ReadMode) -> Result<SessionRead> {
                 source,
             }
         }
-    })?;
-    parse_session(path, &bytes, mode)
+    }
 }
 
 /// Where the complete lines end: just after the last newline (0 when none).

@@ -9,12 +9,13 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use strata_protocol::{
-    CompactionGuardRecord, CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange,
-    ProfileSet, Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
+    Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
+    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange, ProfileSet, Record,
+    RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
 use crate::compaction::ineffective_level;
-use crate::history::{Applied, History};
+use crate::history::{Applied, History, UndoPoint};
 
 /// How many characters of the first user message make a derived title.
 pub const DERIVED_TITLE_CHARS: usize = 80;
@@ -25,7 +26,9 @@ pub struct Replay {
     meta: SessionMeta,
     history: History,
     explicit_title: Option<String>,
-    first_user_message: Option<String>,
+    /// The first user message shortened to a title (kept short, as a
+    /// checkpoint stores it).
+    derived_title: Option<String>,
     profile: Option<ProfileSet>,
     records: usize,
     response_items: usize,
@@ -68,7 +71,7 @@ impl Replay {
             meta,
             history: History::new(),
             explicit_title: None,
-            first_user_message: None,
+            derived_title: None,
             profile: None,
             records: 0,
             response_items: 0,
@@ -96,9 +99,9 @@ impl Replay {
                 self.response_items += 1;
                 if let ResponseItem::Message(message) = item
                     && message.role == Role::User
-                    && self.first_user_message.is_none()
+                    && self.derived_title.is_none()
                 {
-                    self.first_user_message = Some(message.content.clone());
+                    self.derived_title = Some(derived_title(&message.content));
                 }
             }
             RecordBody::TitleSet(title) => {
@@ -139,6 +142,106 @@ impl Replay {
         applied
     }
 
+    /// The state as a `checkpoint` record stores it. Every field is named
+    /// here, so a field added to the replay cannot be left out of it.
+    pub fn checkpoint(&self) -> Checkpoint {
+        let Replay {
+            meta: _,
+            history,
+            explicit_title,
+            derived_title,
+            profile,
+            records,
+            response_items,
+            compactions,
+            unknown_records,
+            inconsistent_rounds,
+            evictions,
+            policy,
+            last_round_model,
+            last_state_sheet,
+            switched_since_round,
+            guards,
+            undos,
+            forked_from,
+            // The checkpoint record's own timestamp restores it.
+            last_record_at: _,
+        } = self;
+        Checkpoint {
+            history: history.items().to_vec(),
+            last_usage: history.last_usage().map(|usage| CheckpointUsage {
+                usage: usage.clone(),
+                items: to_u64(history.items_at_last_usage()),
+            }),
+            state: CheckpointState {
+                records: to_u64(*records),
+                response_items: to_u64(*response_items),
+                compactions: to_u64(*compactions),
+                evictions: to_u64(*evictions),
+                unknown_records: to_u64(*unknown_records),
+                inconsistent_rounds: to_u64(*inconsistent_rounds),
+                explicit_title: explicit_title.clone(),
+                derived_title: derived_title.clone(),
+                profile: profile.clone(),
+                policy: policy.clone(),
+                last_round_model: last_round_model.clone(),
+                last_state_sheet: last_state_sheet.clone(),
+                switched_since_round: *switched_since_round,
+                summary_failures_in_a_row: guards.failures_in_a_row,
+                ineffective_at: guards.ineffective_at,
+                undos: to_u64(*undos),
+                pinned: history.pinned().iter().copied().collect(),
+                undo_point: history.undo_point().map(|point| CheckpointUndoPoint {
+                    summary_item_id: point.summary_item_id,
+                    before: point.before.clone(),
+                    len_after: to_u64(point.len_after),
+                }),
+                forked_from: forked_from.clone(),
+            },
+        }
+    }
+
+    /// The state a checkpoint stored, before the checkpoint record itself
+    /// is folded (fold it next, then the records after it).
+    pub fn from_checkpoint(meta: SessionMeta, checkpoint: &Checkpoint) -> Self {
+        let state = &checkpoint.state;
+        let last_usage = checkpoint
+            .last_usage
+            .as_ref()
+            .map(|last| (last.usage.clone(), to_usize(last.items)));
+        Self {
+            last_record_at: meta.created_at,
+            meta,
+            history: History::restored(checkpoint.history.clone(), last_usage).with_recall_state(
+                state.pinned.iter().copied().collect(),
+                state.undo_point.as_ref().map(|point| UndoPoint {
+                    summary_item_id: point.summary_item_id,
+                    before: point.before.clone(),
+                    len_after: to_usize(point.len_after),
+                }),
+            ),
+            explicit_title: state.explicit_title.clone(),
+            derived_title: state.derived_title.clone(),
+            profile: state.profile.clone(),
+            records: to_usize(state.records),
+            response_items: to_usize(state.response_items),
+            compactions: to_usize(state.compactions),
+            unknown_records: to_usize(state.unknown_records),
+            inconsistent_rounds: to_usize(state.inconsistent_rounds),
+            evictions: to_usize(state.evictions),
+            policy: state.policy.clone(),
+            last_round_model: state.last_round_model.clone(),
+            last_state_sheet: state.last_state_sheet.clone(),
+            switched_since_round: state.switched_since_round,
+            guards: CompactionGuards {
+                failures_in_a_row: state.summary_failures_in_a_row,
+                ineffective_at: state.ineffective_at,
+            },
+            undos: to_usize(state.undos),
+            forked_from: state.forked_from.clone(),
+        }
+    }
+
     pub fn meta(&self) -> &SessionMeta {
         &self.meta
     }
@@ -158,7 +261,7 @@ impl Replay {
     pub fn title(&self) -> Option<String> {
         self.explicit_title
             .clone()
-            .or_else(|| self.first_user_message.as_deref().map(derived_title))
+            .or_else(|| self.derived_title.clone())
             .filter(|title| !title.is_empty())
     }
 
@@ -333,6 +436,14 @@ impl CompactionGuards {
     pub fn holds_ineffective(&self, last: Option<ItemId>) -> bool {
         self.ineffective_at.is_some() && self.ineffective_at == last
     }
+}
+
+fn to_u64(count: usize) -> u64 {
+    u64::try_from(count).unwrap_or(u64::MAX)
+}
+
+fn to_usize(count: u64) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
 }
 
 /// Every `response_item` of `records` as first written, by id (a later

@@ -11,7 +11,8 @@ use chrono::Utc;
 use strata_protocol::{Record, SessionId};
 
 use crate::error::{CoreError, Result};
-use crate::store::reader::complete_len;
+use crate::store::reader::TornTail;
+use crate::store::tail::{TailRead, read_tail};
 
 /// What opening for writing did with a torn trailing line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,20 +138,30 @@ impl SessionWriter {
         })
     }
 
+    /// The session read from its tail under this writer's lock.
+    pub(crate) fn read_tail(&self) -> Result<TailRead> {
+        read_tail(&self.file, &self.path)
+    }
+
     /// Moves a torn tail (if any) aside into a sidecar and truncates the file
-    /// to its last newline. `bytes` is the whole file as read under this
-    /// writer's lock (so nothing has changed it since), and already
-    /// validated: a file that is refused must not be changed.
-    pub(crate) fn repair_torn_tail(&self, bytes: &[u8]) -> Result<Option<TornTailRepair>> {
-        let complete = complete_len(bytes);
-        if complete == bytes.len() {
+    /// to its last newline. `torn_tail` and `torn` are what a read under
+    /// this writer's lock found (so nothing has changed them since), and the
+    /// file is already validated: a file that is refused must not be changed.
+    pub(crate) fn repair_torn_tail(
+        &self,
+        torn_tail: Option<TornTail>,
+        torn: &[u8],
+    ) -> Result<Option<TornTailRepair>> {
+        let Some(TornTail {
+            offset: complete, ..
+        }) = torn_tail
+        else {
             return Ok(None);
-        }
-        let torn = &bytes[complete..];
+        };
         // The torn bytes are kept, durably, before the file loses them.
         let sidecar = write_sidecar(&self.path, torn)?;
         self.file
-            .set_len(complete as u64)
+            .set_len(complete)
             .and_then(|()| self.file.sync_all())
             .map_err(CoreError::io("truncate torn tail of", &self.path))?;
         tracing::warn!(

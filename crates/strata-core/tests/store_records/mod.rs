@@ -22,6 +22,22 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::TitleSet(TitleSet {
             title: "Parser".into(),
         }),
+        // Not after a compaction: the store writes its own checkpoint there.
+        RecordBody::Checkpoint(Box::new(strata_protocol::Checkpoint {
+            history: vec![ResponseItem::user("Read a.rs")],
+            last_usage: Some(strata_protocol::CheckpointUsage {
+                usage: TokenUsage {
+                    input_tokens: Some(1200),
+                    ..TokenUsage::default()
+                },
+                items: 1,
+            }),
+            state: strata_protocol::CheckpointState {
+                records: 12,
+                explicit_title: Some("Parser".into()),
+                ..Default::default()
+            },
+        })),
         RecordBody::TurnStarted(TurnStarted { turn_id }),
         RecordBody::ResponseItem(ResponseItem::message(Role::Developer, "Be terse.")),
         RecordBody::ResponseItem(ResponseItem::user("Read a.rs")),
@@ -223,6 +239,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::ItemPin(_)
             | RecordBody::CompactionUndone(_)
             | RecordBody::SessionForked(_)
+            | RecordBody::Checkpoint(_)
             | RecordBody::Unknown(_) => {}
         }
     }

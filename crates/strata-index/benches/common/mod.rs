@@ -64,3 +64,29 @@ pub fn print_table(title: &str, rows: &[(&str, &str, &str, &str)]) {
         );
     }
 }
+
+/// A long generated session of `records` records (compactions every ~400,
+/// each followed by its checkpoint), cached under [`cache_dir`].
+#[allow(clippy::unwrap_used)]
+pub fn long_session(records: u64) -> PathBuf {
+    use chrono::{TimeZone, Utc};
+    use strata_index::generate::{Shape, write_session};
+    // "v3": sessions of the format with checkpoints.
+    let dir = cache_dir(&format!("session-{records}-seed{SEED}-v3"));
+    let done = dir.join(".generated");
+    if let Ok(name) = std::fs::read_to_string(&done) {
+        return dir.join(name);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    strata_core::private::ensure_dir(&dir).unwrap();
+    let created = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single().unwrap();
+    let written = write_session(&dir, SEED, created, &Shape::long(records)).unwrap();
+    let name = written
+        .path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    std::fs::write(&done, &name).unwrap();
+    written.path
+}

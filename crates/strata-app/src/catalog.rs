@@ -1,0 +1,255 @@
+//! The session library's index (strata-index) as both front ends use it:
+//! listing, search and counts read it; writers tell it what they do.
+//!
+//! The index is derived from the session files and lives beside them
+//! (`library.sqlite3`). Several Strata processes share it (SQLite WAL with a
+//! busy timeout). A writer marks its session open for writing when it
+//! launches and closed when it lets go ([`WritingNote`]), so a listing in
+//! any process stats that file and shows its appends mid-turn; a listing
+//! otherwise stats only the sessions folder (see strata-index). Deleting
+//! the index file loses nothing: the next listing rebuilds it.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use strata_core::StrataPaths;
+use strata_index::{Filters, Index, IndexError, snippet_spans};
+use strata_protocol::{
+    CommandError, CommandErrorKind, ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem,
+    TextRange,
+};
+
+use crate::error::{CommandResult, ToCommandError};
+use crate::manager::lock;
+
+impl ToCommandError for IndexError {
+    fn to_command_error(self) -> CommandError {
+        let kind = match &self {
+            IndexError::BadCursor(_) => CommandErrorKind::InvalidInput,
+            IndexError::Core(_) | IndexError::Io { .. } | IndexError::Sqlite(_) => {
+                CommandErrorKind::Io
+            }
+        };
+        tracing::warn!(error = %self, "session index failed");
+        CommandError::new(kind, format!("The session index failed: {self}"))
+    }
+}
+
+/// The app's open index, reopened when its file was deleted or replaced
+/// (another process then rebuilds into a new file, which this one must
+/// share rather than keep writing an unlinked one).
+#[derive(Default)]
+pub(crate) struct Catalog {
+    open: Mutex<Option<OpenIndex>>,
+}
+
+struct OpenIndex {
+    index: Index,
+    identity: Option<FileIdentity>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+#[cfg(unix)]
+fn identity(path: &std::path::Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| FileIdentity {
+        device: m.dev(),
+        inode: m.ino(),
+    })
+}
+
+#[cfg(not(unix))]
+fn identity(path: &std::path::Path) -> Option<FileIdentity> {
+    std::fs::metadata(path).ok().map(|_| FileIdentity {
+        device: 0,
+        inode: 0,
+    })
+}
+
+impl Catalog {
+    /// Runs `work` on the index, opening it first (or again).
+    pub(crate) fn with<T>(
+        &self,
+        paths: &StrataPaths,
+        work: impl FnOnce(&mut Index) -> strata_index::Result<T>,
+    ) -> CommandResult<T> {
+        let mut open = lock(&self.open);
+        let path: PathBuf = strata_index::index_path(paths);
+        let stale = match open.as_ref() {
+            Some(current) => current.identity.is_none() || current.identity != identity(&path),
+            None => true,
+        };
+        if stale {
+            *open = None;
+            let index = Index::open(paths).map_err(ToCommandError::to_command_error)?;
+            *open = Some(OpenIndex {
+                index,
+                identity: identity(&path),
+            });
+        }
+        match open.as_mut() {
+            Some(current) => work(&mut current.index).map_err(ToCommandError::to_command_error),
+            None => Err(crate::error::internal("the session index is not open")),
+        }
+    }
+}
+
+/// What a writer tells the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The session is held open for writing from now on.
+    Writing,
+    /// Records were appended.
+    Appended,
+    /// The writer let go.
+    Closed,
+    /// The file was deleted.
+    Removed,
+}
+
+/// Tells the index of `paths` about session `id`. The index is derived, so
+/// a failure is logged, never the writer's failure: the next full pass or
+/// the open-time tail check catches up.
+pub fn note(paths: &StrataPaths, id: SessionId, what: Note) {
+    let noted = Index::open(paths).and_then(|mut index| match what {
+        Note::Writing => index.note_writing(id),
+        Note::Appended => index.note_appended(id),
+        Note::Closed => index.note_closed(id),
+        Note::Removed => index.remove(id),
+    });
+    if let Err(error) = noted {
+        tracing::warn!(session = %id, ?what, %error, "could not update the session index");
+    }
+}
+
+/// Held beside a session's writer: marks the session open for writing in
+/// the index while it lives, closed (and brought up to date) when dropped.
+pub struct WritingNote {
+    paths: StrataPaths,
+    id: SessionId,
+}
+
+impl WritingNote {
+    pub fn new(paths: &StrataPaths, id: SessionId) -> Self {
+        note(paths, id, Note::Writing);
+        Self {
+            paths: paths.clone(),
+            id,
+        }
+    }
+}
+
+impl Drop for WritingNote {
+    fn drop(&mut self) {
+        note(&self.paths, self.id, Note::Closed);
+    }
+}
+
+fn count(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// A sidebar row from the index.
+pub fn list_item(summary: &strata_index::SessionSummary) -> SessionListItem {
+    SessionListItem {
+        id: summary.id,
+        title: summary.title.clone(),
+        workspace: summary.workspace.clone(),
+        provider_kind: summary.provider_kind.clone(),
+        model: summary.model.clone(),
+        created_at: summary.created,
+        updated_at: summary.updated,
+        item_count: count(summary.items),
+        compaction_count: count(summary.compactions),
+    }
+}
+
+fn hit_kind(kind: &str) -> SearchHitKind {
+    match kind {
+        "user" => SearchHitKind::User,
+        "assistant" => SearchHitKind::Assistant,
+        "tool_call" => SearchHitKind::ToolCall,
+        "summary" => SearchHitKind::Summary,
+        _ => SearchHitKind::ToolOutput,
+    }
+}
+
+/// A contract hit from the index's: the snippet as plain text and its
+/// matches as character ranges (the markers never reach a front end).
+pub fn search_hit(hit: &strata_index::SearchHit) -> SearchHit {
+    let mut snippet = String::new();
+    let mut matches = Vec::new();
+    let mut at = 0u32;
+    for span in snippet_spans(&hit.snippet) {
+        let length = count(span.text.chars().count() as u64);
+        if span.matched {
+            matches.push(TextRange {
+                start: at,
+                end: at + length,
+            });
+        }
+        at += length;
+        snippet.push_str(&span.text);
+    }
+    SearchHit {
+        session_id: hit.session_id,
+        session_title: hit.session_title.clone(),
+        item_id: hit
+            .item_id
+            .as_deref()
+            .and_then(|id| id.parse::<ItemId>().ok()),
+        kind: hit_kind(&hit.kind),
+        snippet,
+        matches,
+        updated_at: hit.updated,
+    }
+}
+
+/// The filters of a search request.
+pub fn filters(request: &strata_protocol::SearchSessions) -> Filters {
+    Filters {
+        text: None,
+        workspace: request.workspace.clone(),
+        model: request.model.clone(),
+        updated_from: request.updated_from,
+        updated_until: request.updated_until,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strata_index::{MATCH_END, MATCH_START};
+
+    #[test]
+    fn snippets_lose_their_markers_and_matches_count_characters() {
+        let hit = strata_index::SearchHit {
+            session_id: SessionId::new(),
+            session_title: None,
+            item_id: Some("not an id".into()),
+            kind: "tool_call".into(),
+            snippet: format!(
+                "…é {MATCH_START}Needle{MATCH_END} <b>x</b> {MATCH_START}ne{MATCH_END}"
+            ),
+            updated: chrono::Utc::now(),
+        };
+        let converted = search_hit(&hit);
+        assert_eq!(converted.snippet, "…é Needle <b>x</b> ne");
+        assert_eq!(
+            converted.matches,
+            [
+                TextRange { start: 3, end: 9 },
+                TextRange { start: 19, end: 21 }
+            ]
+        );
+        let chars: Vec<char> = converted.snippet.chars().collect();
+        assert_eq!(chars[3..9].iter().collect::<String>(), "Needle");
+        assert_eq!(converted.kind, SearchHitKind::ToolCall);
+        assert_eq!(converted.item_id, None);
+    }
+}

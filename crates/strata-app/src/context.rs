@@ -1,0 +1,271 @@
+//! Context management as the front ends show it: a session's compaction
+//! status (the gauge's figure, reported or, right after a compaction, an
+//! estimate), its per-session policy, the compaction preview that
+//! `strata compact --preview` and the app's Preview button both print, and
+//! the settings screen's threshold check. The threshold is always
+//! [`resolve_threshold`], the function the trigger uses.
+
+use std::sync::Arc;
+
+use strata_core::compaction::{
+    Calibration, Estimate, SheetContext, TokenEstimator, preview_compaction, resolve_threshold,
+};
+use strata_core::store::original_items;
+use strata_core::{History, Replay, SessionRead};
+use strata_protocol::{
+    ApprovalPolicy, CheckThreshold, CompactionPolicy, CompactionPolicyRecord, CompactionPreview,
+    CompactionStatus, GetCompactionStatus, PreviewCompaction, RecordBody, ResponseItem, Role,
+    SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
+};
+use strata_providers::config::resolve_profile;
+use strata_providers::{ProfileFlags, ProviderProfile, estimator_for};
+
+use crate::error::{CommandResult, ToCommandError, invalid_input, not_found};
+use crate::{App, profile};
+
+/// The person's threshold text in one of its three forms, or why not.
+pub fn threshold_setting(text: &str) -> CommandResult<ThresholdSetting> {
+    text.parse::<ThresholdSetting>().map_err(invalid_input)
+}
+
+/// The estimate calibrated, as the live agent's is, against the last
+/// reported usage and the part of the history it described.
+pub fn calibration(history: &History, estimator: &dyn TokenEstimator) -> Calibration {
+    let raw = Estimate::new(estimator, Calibration::default());
+    let reported_part = &history.items()[..history.len() - history.items_since_last_usage().len()];
+    history
+        .last_usage()
+        .and_then(|usage| usage.context_tokens())
+        .map_or_else(Calibration::default, |reported| {
+            Calibration::from_report(reported, raw.items(reported_part))
+        })
+}
+
+/// What the preview of `read` needs besides the file: the profile the
+/// session would run on, and the overrides a person gave.
+pub struct PreviewInputs<'a> {
+    pub profile: &'a ProviderProfile,
+    /// A threshold override; none: the session's recorded one.
+    pub setting: Option<ThresholdSetting>,
+    /// A policy override; none: the session's recorded one.
+    pub policy: Option<CompactionPolicy>,
+    pub approval: ApprovalPolicy,
+}
+
+/// What a compaction of `read` would do now: no model call, no write.
+pub fn preview_of(read: &SessionRead, inputs: &PreviewInputs<'_>) -> CompactionPreview {
+    let state = read.replay();
+    let history = state.history();
+    let profile = inputs.profile;
+    let setting = inputs
+        .setting
+        .or_else(|| state.policy_record().and_then(|record| record.threshold));
+    let threshold = resolve_threshold(
+        setting,
+        profile.compaction_threshold,
+        Some(profile.context_window),
+        u32::try_from(profile.max_output_tokens).ok(),
+    );
+    let estimator = estimator_for(profile.kind, &profile.model);
+    let sheet_context = SheetContext {
+        approval_policy: inputs.approval.as_str().to_owned(),
+        has_agents_file: history
+            .items()
+            .iter()
+            .take_while(|item| !matches!(item, ResponseItem::Message(m) if m.role == Role::User))
+            .any(|item| item.is_message_with_role(Role::Developer)),
+    };
+    preview_compaction(
+        history,
+        inputs.policy.unwrap_or(state.policy()),
+        threshold,
+        Estimate::new(estimator.as_ref(), calibration(history, estimator.as_ref())),
+        &sheet_context,
+        state.last_state_sheet(),
+        &original_items(&read.records),
+    )
+}
+
+/// The status of a session that is not live (or busy): from its file and
+/// the profile it would resume on.
+fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionStatus {
+    let history = replay.history();
+    let setting = replay.policy_record().and_then(|record| record.threshold);
+    let (threshold, context_window) = match profile {
+        Some(profile) => (
+            resolve_threshold(
+                setting,
+                profile.compaction_threshold,
+                Some(profile.context_window),
+                u32::try_from(profile.max_output_tokens).ok(),
+            ),
+            Some(profile.context_window),
+        ),
+        None => (0, None),
+    };
+    let reported_tokens = history
+        .last_usage()
+        .and_then(|usage| usage.context_tokens());
+    let compacted = replay.compactions() + replay.evictions() > 0;
+    let estimated_tokens = (reported_tokens.is_none() && compacted).then(|| {
+        let estimator: Arc<dyn TokenEstimator> = match profile {
+            Some(profile) => estimator_for(profile.kind, &profile.model),
+            None => Arc::new(strata_core::compaction::CharEstimator),
+        };
+        Estimate::new(estimator.as_ref(), Calibration::default()).items(history.items())
+    });
+    CompactionStatus {
+        policy: replay.policy(),
+        threshold_setting: setting,
+        threshold,
+        context_window,
+        reported_tokens,
+        estimated_tokens,
+        circuit_open: false,
+    }
+}
+
+impl App {
+    /// The profile a session that is not live would resume on, without its
+    /// key (the active profile when its recorded one cannot be resolved).
+    pub(crate) fn view_profile(&self, replay: &Replay) -> Option<ProviderProfile> {
+        let config = self.config().unwrap_or_default();
+        let current = replay
+            .profile()
+            .cloned()
+            .or_else(|| profile::legacy_profile(replay.meta()));
+        let flags = profile::switch_flags(current.as_ref(), &ProfileFlags::default());
+        resolve_profile(&config, &flags, self.env())
+            .or_else(|_| resolve_profile(&config, &ProfileFlags::default(), self.env()))
+            .ok()
+    }
+
+    /// `compaction_status`. A live, idle session answers from its agent
+    /// (its calibrated estimate, its circuit); otherwise the file does.
+    pub async fn compaction_status(
+        self: &Arc<Self>,
+        request: GetCompactionStatus,
+    ) -> CommandResult<CompactionStatus> {
+        let id = request.session_id;
+        if let Ok(Some(live)) = self.idle_agent(id) {
+            let agent = &live.agent;
+            let history = agent.history();
+            let reported_tokens = history
+                .last_usage()
+                .and_then(|usage| usage.context_tokens());
+            let state = agent.session().state();
+            let compacted = state.compactions() + state.evictions() > 0;
+            return Ok(CompactionStatus {
+                policy: agent.policy(),
+                threshold_setting: agent.config().threshold_setting,
+                threshold: agent.threshold(),
+                context_window: agent.config().context_window,
+                reported_tokens,
+                estimated_tokens: (reported_tokens.is_none() && compacted)
+                    .then(|| agent.estimated_context_tokens()),
+                circuit_open: agent.compaction_circuit_open(),
+            });
+        }
+        self.blocking(move |app| {
+            let replay = app.browse(id)?.replay();
+            let profile = app.view_profile(&replay);
+            Ok(status_of(&replay, profile.as_ref()))
+        })
+        .await
+    }
+
+    /// `set_compaction_policy`: a `compaction_policy` record keeping the
+    /// session's recorded threshold; a live session closes so its next turn
+    /// resumes under it. Refused while something runs in the session.
+    pub async fn set_compaction_policy(
+        self: &Arc<Self>,
+        request: SetCompactionPolicy,
+    ) -> CommandResult<CompactionStatus> {
+        let id = request.session_id;
+        {
+            let _opening = self.live.opening.lock().await;
+            self.close_locked(id)?;
+            self.blocking(move |app| {
+                let mut session = app
+                    .store
+                    .open_writer(id)
+                    .map_err(ToCommandError::to_command_error)?;
+                let state = session.state();
+                let threshold = state.policy_record().and_then(|record| record.threshold);
+                if state.policy() != request.policy || state.policy_record().is_none() {
+                    session
+                        .append(RecordBody::CompactionPolicy(CompactionPolicyRecord {
+                            policy: request.policy,
+                            threshold,
+                        }))
+                        .and_then(|_| session.sync())
+                        .map_err(ToCommandError::to_command_error)?;
+                    tracing::info!(session = %id, policy = request.policy.as_str(), "compaction policy set");
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        self.compaction_status(GetCompactionStatus { session_id: id })
+            .await
+    }
+
+    /// `preview_compaction`: [`preview_of`] the session on the profile it
+    /// would resume on, under the desktop's approval policy. Reads the file
+    /// without a lock and writes nothing.
+    pub async fn preview_compaction(
+        self: &Arc<Self>,
+        request: PreviewCompaction,
+    ) -> CommandResult<CompactionPreview> {
+        let id: SessionId = request.session_id;
+        self.blocking(move |app| {
+            let read = app.browse(id)?;
+            let profile = app.view_profile(&read.replay()).ok_or_else(|| {
+                not_found("No profile can be resolved for this session's preview.")
+            })?;
+            Ok(preview_of(
+                &read,
+                &PreviewInputs {
+                    profile: &profile,
+                    setting: None,
+                    policy: None,
+                    approval: app.prefs().approval_policy,
+                },
+            ))
+        })
+        .await
+    }
+
+    /// `check_threshold`: the text parsed in one of its three forms and
+    /// resolved against the window of profile `profile_id` (else the
+    /// active one), as the trigger would.
+    pub async fn check_threshold(
+        self: &Arc<Self>,
+        request: CheckThreshold,
+    ) -> CommandResult<ThresholdCheck> {
+        let setting = threshold_setting(&request.threshold)?;
+        self.blocking(move |app| {
+            let config = app.config()?;
+            let flags = match request.profile_id.as_deref().map(str::trim) {
+                Some(id) if config.profiles.contains_key(id) => ProfileFlags {
+                    profile: Some(id.to_owned()),
+                    ..Default::default()
+                },
+                _ => ProfileFlags::default(),
+            };
+            let profile = resolve_profile(&config, &flags, app.env())
+                .map_err(ToCommandError::to_command_error)?;
+            Ok(ThresholdCheck {
+                setting,
+                tokens: resolve_threshold(
+                    Some(setting),
+                    profile.compaction_threshold,
+                    Some(profile.context_window),
+                    u32::try_from(profile.max_output_tokens).ok(),
+                ),
+                context_window: Some(profile.context_window),
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,174 @@
+//! The command line's own `--json` objects (docs/cli-json.md): each
+//! top-level object carries the contract's format version `v`
+//! ([`CONTRACT_FORMAT_VERSION`](crate::CONTRACT_FORMAT_VERSION)) and a
+//! `kind`; the command line also prints the contract's [`SessionPage`]
+//! (`sessions list`) and the agent's event envelopes. Fields are snake_case,
+//! as everywhere; unknown fields are refused when parsing, so a test notices
+//! any drift between what is printed and these types.
+//!
+//! [`SessionPage`]: crate::SessionPage
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::context::CompactionPreview;
+use crate::ids::{ItemId, SessionId};
+use crate::items::{CompactionSummary, ResponseItem};
+use crate::provider::{ProfileSet, ProviderKind};
+use crate::tools::ApprovalPolicy;
+
+/// What a line of the command line's `--json` output is, when it is not an
+/// event envelope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputKind {
+    SessionStarted,
+    SessionDeleted,
+    CompactFinished,
+    CompactPreview,
+    Context,
+    Compactions,
+}
+
+/// The first line of `strata run|resume|compact|chat --json`: which session,
+/// where, and on which profile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionStarted {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    /// Always `session_started`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+    pub resumed: bool,
+    pub workspace: String,
+    pub provider_kind: ProviderKind,
+    pub model: String,
+    pub model_label: String,
+    /// The endpoint, without userinfo or query; none for the demo model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The config profile it came from, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// The switch this resume recorded, when the person chose another profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switched: Option<ProfileSet>,
+    /// The session predates recorded profiles and resumed on the provider
+    /// kind and model of its `session_meta`.
+    pub legacy_profile: bool,
+    pub approval: ApprovalPolicy,
+    pub compact_threshold: u64,
+    /// The session file.
+    pub path: String,
+}
+
+/// `strata sessions delete --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionDeleted {
+    pub v: u32,
+    /// Always `session_deleted`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+}
+
+/// `strata context S --json`: the model-visible history after replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionContext {
+    pub v: u32,
+    /// Always `context`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+    /// The context size the provider last reported, when a round reported
+    /// usage since the last compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// What the model is sent next, in order.
+    pub items: Vec<ResponseItem>,
+}
+
+/// `strata compactions S --json`: every compaction of the session, oldest
+/// first (base summaries and layered ones alike).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionList {
+    pub v: u32,
+    /// Always `compactions`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+    pub compactions: Vec<CompactionEntry>,
+}
+
+/// One compaction: when its record was written, and its summary item as
+/// the session file and the desktop's views hold it (`id`, `summary`,
+/// `metadata`: trigger, reason, tokens, threshold, removed, kept,
+/// summarizer, duration).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionEntry {
+    pub at: DateTime<Utc>,
+    pub summary: CompactionSummary,
+    /// The summary's start, on one line.
+    pub summary_excerpt: String,
+}
+
+/// How a `strata compact` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactResult {
+    /// The summary replaced the history.
+    Compacted,
+    /// Compacting would remove nothing.
+    NothingToCompact,
+    /// No summary could be made; nothing was written.
+    SummaryFailed,
+    /// The rule check refused the summary (it would drop a rule); nothing
+    /// was written.
+    Refused,
+    /// Stopped before a summary arrived; nothing was written.
+    Cancelled,
+}
+
+/// The last line of `strata compact --json`. The optional fields belong to
+/// one outcome each: `summary_item_id`, `removed`, `kept` to `compacted`;
+/// `items` to `nothing_to_compact`; `attempts`, `message` to
+/// `summary_failed`; `dropped`, `message` to `refused`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactFinished {
+    pub v: u32,
+    /// Always `compact_finished`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+    pub outcome: CompactResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_item_id: Option<ItemId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<u32>,
+    /// The history's length, which compacting would keep whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What a refused summary would have dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<Vec<String>>,
+}
+
+/// `strata compact S --preview --json`: what a compaction would do now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactPreview {
+    pub v: u32,
+    /// Always `compact_preview`.
+    pub kind: OutputKind,
+    pub session_id: SessionId,
+    pub preview: CompactionPreview,
+}

@@ -1,0 +1,17 @@
+/** Automatic compaction is held off after repeated failed summaries; Retry compacts now, which closes the circuit when it succeeds. */
+export function CircuitBanner({ onRetry, busy }: { onRetry: () => void; busy: boolean }) {
+  return (
+    <div className="circuit-banner" role="alert" data-testid="circuit-banner">
+      <span className="circuit-icon" aria-hidden="true">
+        !
+      </span>
+      <span>
+        <strong>Automatic compaction is paused.</strong> Three compactions in a row could not get a summary from the model, so Strata stopped trying
+        on its own. The context may overflow until a compaction succeeds.
+      </span>
+      <button type="button" className="button small" onClick={onRetry} disabled={busy}>
+        Retry compaction
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+import type { SearchHit } from "../bindings/SearchHit";
+import type { SearchHitKind } from "../bindings/SearchHitKind";
+import { formatRelativeTime } from "../lib/format";
+import { snippetParts } from "../lib/highlight";
+
+const KIND_LABELS: Record<SearchHitKind, string> = {
+  user: "You",
+  assistant: "Assistant",
+  tool_call: "Tool call",
+  tool_output: "Tool output",
+  summary: "Summary",
+};
+
+interface SearchHitsProps {
+  hits: SearchHit[];
+  total: number;
+  onPick: (hit: SearchHit) => void;
+}
+
+/**
+ * Full-text hits in the sessions' text, from the library's index. Snippets
+ * are session text: rendered as text (React escapes it), the matches marked
+ * with spans cut at the ranges the backend gives, never as HTML.
+ */
+export function SearchHits({ hits, total, onPick }: SearchHitsProps) {
+  if (hits.length === 0) return null;
+  return (
+    <section className="search-hits" aria-label="Matches in session text">
+      <h2 className="search-hits-heading">
+        In session text <span className="muted">{total > hits.length ? `${hits.length} of ${total}` : total}</span>
+      </h2>
+      <ul>
+        {hits.map((hit, index) => (
+          <li key={`${hit.session_id}:${hit.item_id ?? "none"}:${index}`}>
+            <button type="button" className="search-hit" onClick={() => onPick(hit)}>
+              <span className="search-hit-title">{hit.session_title?.trim() || "Untitled session"}</span>
+              <span className="search-hit-meta">
+                {KIND_LABELS[hit.kind]}
+                <span aria-hidden="true"> · </span>
+                <time dateTime={hit.updated_at}>{formatRelativeTime(hit.updated_at)}</time>
+              </span>
+              <span className="search-hit-snippet">
+                {snippetParts(hit.snippet, hit.matches).map((part, at) =>
+                  part.matched ? <mark key={at}>{part.text}</mark> : <span key={at}>{part.text}</span>,
+                )}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

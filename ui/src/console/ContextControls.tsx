@@ -1,0 +1,101 @@
+import { useState } from "react";
+import { toCommandFailure } from "../api/ipc";
+import type { EventEnvelope } from "../api/types";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import { formatTokens } from "../lib/format";
+import { PreviewDialog } from "./PreviewDialog";
+import { exactTokens, POLICY_HINT, POLICY_LABEL } from "./steps";
+import type { SessionCompaction } from "./useCompactionStatus";
+
+const POLICIES: CompactionPolicy[] = ["off", "base", "layered"];
+
+/** The session's policy (a control that records a `compaction_policy`), its threshold, the gauge's figure and the Preview button. */
+export function ContextControls({ compaction, running }: { compaction: SessionCompaction; running: boolean }) {
+  const { status, reading, sessionId } = compaction;
+  const [previewing, setPreviewing] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const choose = async (policy: CompactionPolicy) => {
+    if (!status || policy === status.policy) return;
+    setSaving(true);
+    setError(null);
+    try {
+      await compaction.setPolicy(policy);
+    } catch (e) {
+      setError(toCommandFailure(e).message);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <div className="context-controls" data-testid="context-controls">
+      <div className="context-controls-row">
+        <div className="segmented policy-control" role="radiogroup" aria-label="Compaction policy for this session">
+          {POLICIES.map((policy) => {
+            const checked = status?.policy === policy;
+            return (
+              <label key={policy} className={checked ? "selected" : undefined} title={POLICY_HINT[policy]}>
+                <input
+                  type="radio"
+                  name={`session-policy-${sessionId ?? "none"}`}
+                  value={policy}
+                  checked={checked}
+                  disabled={!status || saving || running}
+                  onChange={() => void choose(policy)}
+                />
+                {POLICY_LABEL[policy]}
+              </label>
+            );
+          })}
+        </div>
+        <button type="button" className="button small" onClick={() => setPreviewing(true)} disabled={!sessionId}>
+          Preview compaction
+        </button>
+      </div>
+      <p className="context-controls-figures muted" data-testid="context-reading">
+        {reading.tokens == null ? (
+          "No round has reported usage since the last change"
+        ) : reading.estimated ? (
+          <>
+            <strong>≈ {exactTokens(reading.tokens)}</strong> tokens <span className="estimate-tag">estimated</span> until the next round reports
+          </>
+        ) : (
+          <>
+            <strong>{exactTokens(reading.tokens)}</strong> tokens reported by the last round
+          </>
+        )}
+        {status && (
+          <>
+            {" · "}compacts at {formatTokens(status.threshold)}
+            {status.threshold_setting ? ` (${status.threshold_setting})` : ""}
+          </>
+        )}
+      </p>
+      {running && <p className="muted small">The policy can be changed between turns.</p>}
+      {error && (
+        <p className="console-error" role="alert">
+          {error}
+        </p>
+      )}
+      {previewing && sessionId && <PreviewDialog sessionId={sessionId} onClose={() => setPreviewing(false)} />}
+    </div>
+  );
+}
+
+/** Each `compaction_ineffective` warning of the live stream. */
+export function IneffectiveWarnings({ debugEvents }: { debugEvents: EventEnvelope[] }) {
+  const warnings = debugEvents.flatMap((envelope) =>
+    envelope.event.family === "debug" && envelope.event.event.kind === "compaction_ineffective" ? [{ seq: envelope.seq, event: envelope.event.event }] : [],
+  );
+  if (warnings.length === 0) return null;
+  return (
+    <ul className="ineffective-warnings" aria-label="Compaction warnings">
+      {warnings.map(({ seq, event }) => (
+        <li key={seq} className="console-warning" data-testid="compaction-ineffective">
+          <strong>Compaction ineffective:</strong> about {exactTokens(event.estimated_tokens)} tokens remain (estimate) against a threshold of{" "}
+          {exactTokens(event.threshold)}. Strata will not compact again until new content arrives.
+        </li>
+      ))}
+    </ul>
+  );
+}
