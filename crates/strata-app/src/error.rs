@@ -19,11 +19,14 @@ pub trait ToCommandError {
 impl ToCommandError for CoreError {
     fn to_command_error(self) -> CommandError {
         let kind = match &self {
-            CoreError::SessionNotFound { .. } | CoreError::AmbiguousSession { .. } => {
-                CommandErrorKind::NotFound
-            }
+            CoreError::SessionNotFound { .. }
+            | CoreError::AmbiguousSession { .. }
+            | CoreError::ItemNotFound { .. }
+            | CoreError::AmbiguousItem { .. } => CommandErrorKind::NotFound,
             CoreError::SessionLocked { .. } => CommandErrorKind::Locked,
-            CoreError::MessageTooLong { .. } => CommandErrorKind::InvalidInput,
+            CoreError::MessageTooLong { .. } | CoreError::ContextRefused { .. } => {
+                CommandErrorKind::InvalidInput
+            }
             CoreError::Io { .. }
             | CoreError::CorruptRecord { .. }
             | CoreError::NotASession { .. }

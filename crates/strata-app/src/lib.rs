@@ -22,6 +22,7 @@
 
 pub mod catalog;
 pub mod context;
+pub mod context_ops;
 pub mod error;
 pub mod export;
 pub mod launch;

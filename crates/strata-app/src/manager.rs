@@ -65,6 +65,11 @@ pub struct Running {
 }
 
 impl Running {
+    /// The agent held, with its event stream.
+    pub fn agent_mut(&mut self) -> &mut LiveAgent {
+        &mut self.guard
+    }
+
     /// The token `stop_turn` cancels.
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
@@ -229,7 +234,7 @@ impl App {
     /// Called when a turn or compaction ended: closes a session whose
     /// settings changed meanwhile, or whose file can no longer be trusted
     /// (`failed`), so the next turn reopens (and repairs) it.
-    fn finished(&self, id: SessionId, running: Running, failed: bool) {
+    pub(crate) fn finished(&self, id: SessionId, running: Running, failed: bool) {
         let stale = running.slot.stale.load(Ordering::Acquire);
         drop(running);
         if stale || failed {
@@ -353,17 +358,36 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
-        let id = request.session_id;
+        self.compact_with(request.session_id, request.focus, None, sink)
+            .await
+    }
+
+    /// A manual compaction, whole (`up_to` none) or partial (everything
+    /// before the item `up_to` names), its events to `sink`.
+    pub(crate) async fn compact_with<H>(
+        self: &Arc<Self>,
+        id: SessionId,
+        focus: Option<String>,
+        up_to: Option<String>,
+        sink: H,
+    ) -> CommandResult<CompactOutcome>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        let partial = up_to.is_some();
         let (outcome, history_items) = self
             .run_exclusive(id, sink, move |agent, cancel| {
                 Box::pin(async move {
-                    let outcome = agent.compact_now(request.focus, cancel).await?;
+                    let outcome = match &up_to {
+                        Some(item) => agent.compact_up_to(item, focus, cancel).await?,
+                        None => agent.compact_now(focus, cancel).await?,
+                    };
                     let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
                     Ok((outcome, history_items))
                 })
             })
             .await?;
-        tracing::info!(session = %id, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+        tracing::info!(session = %id, partial, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
         compact_outcome(outcome, history_items)
     }
 
@@ -408,6 +432,9 @@ pub fn compact_outcome(
                 format!("No summary could be made ({attempts} attempts): {message}"),
             ))
         }
+        // The rule check refused it: nothing changed, and the message says
+        // what it would have dropped.
+        CoreCompactOutcome::Refused { message, .. } => Ok(skipped(message)),
     }
 }
 

@@ -26,6 +26,23 @@ pub fn session_id(text: &str) -> CommandResult<SessionId> {
         .map_err(|_| invalid_input(format!("{} is not a session id.", shown(text))))
 }
 
+/// An item id or a prefix of one, as a person types it: hexadecimal digits
+/// and dashes, at most a full id long.
+pub fn item_query(text: &str) -> CommandResult<String> {
+    let query = text.trim();
+    let valid = !query.is_empty()
+        && query.len() <= 36
+        && query.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    if valid {
+        Ok(query.to_ascii_lowercase())
+    } else {
+        Err(invalid_input(format!(
+            "{} is not an item id or a prefix of one.",
+            shown(text)
+        )))
+    }
+}
+
 /// An item id from the front end (a search hit's).
 pub fn item_id(text: &str) -> CommandResult<ItemId> {
     text.trim()

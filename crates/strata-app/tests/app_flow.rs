@@ -377,3 +377,98 @@ fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirm
         .unwrap();
     });
 }
+
+#[test]
+fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
+    use strata_protocol::{
+        CompactUpTo, ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction,
+    };
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = app
+            .create_session(CreateSession {
+                workspace: fixture.workspace.path().display().to_string(),
+                allow_broad_workspace: false,
+            })
+            .await
+            .unwrap()
+            .id;
+        for text in ["List the files", "And again"] {
+            app.send_message(
+                SendMessage {
+                    session_id: id,
+                    text: text.into(),
+                },
+                Collect::default(),
+            )
+            .await
+            .unwrap();
+        }
+        let items = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        let first_user = items
+            .iter()
+            .find(|i| i.role.as_deref() == Some("user"))
+            .unwrap()
+            .id;
+        let pinned = app
+            .pin_item(PinItem {
+                session_id: id,
+                item: first_user.to_string(),
+                pinned: true,
+            })
+            .await
+            .unwrap();
+        assert!(pinned.pinned);
+        let last = items.last().unwrap().id;
+        let outcome = app
+            .compact_up_to(
+                CompactUpTo {
+                    session_id: id,
+                    item: last.to_string(),
+                    focus: None,
+                },
+                Collect::default(),
+            )
+            .await
+            .unwrap();
+        assert!(outcome.summary.is_some(), "{outcome:?}");
+        let after = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        assert!(
+            after
+                .iter()
+                .any(|i| i.id == first_user && i.in_context && i.pinned)
+        );
+        let fork = app
+            .fork_session(ForkSession {
+                session_id: id,
+                point: ForkPoint::BeforeCompaction { number: 1 },
+            })
+            .await
+            .unwrap();
+        assert_eq!(fork.history_items as usize, items.len());
+        let undone = app
+            .undo_compaction(UndoCompaction { session_id: id })
+            .await
+            .unwrap();
+        assert_eq!(undone.undone.restored.len(), items.len());
+        let error = app
+            .pin_item(PinItem {
+                session_id: id,
+                item: "zz".into(),
+                pinned: true,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind, CommandErrorKind::InvalidInput);
+    });
+}

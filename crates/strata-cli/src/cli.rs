@@ -59,6 +59,53 @@ pub enum Command {
 
     /// Every compaction of a session: when, why, how much it removed and kept.
     Compactions(SessionJsonArgs),
+
+    /// Pins an item (a message or tool output, by id or unique prefix, as
+    /// `strata sessions show --json` lists them): it survives every
+    /// compaction and eviction verbatim (layered policy).
+    Pin(PinArgs),
+
+    /// Unpins an item.
+    Unpin(PinArgs),
+
+    /// A new session from a point of this one: right after an item, or just
+    /// before a compaction (with the original items, not the summary).
+    /// Files in the workspace are not rewound.
+    Fork(ForkArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// An item id, or a unique prefix of one.
+    #[arg(value_name = "ITEM")]
+    pub item: String,
+
+    #[command(flatten)]
+    pub agent: AgentFlags,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("point").required(true).args(["at", "before_compaction"])))]
+pub struct ForkArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Fork right after this item (id or unique prefix).
+    #[arg(long, value_name = "ITEM")]
+    pub at: Option<String>,
+
+    /// Fork just before compaction N (numbered as `strata compactions` shows).
+    #[arg(long, value_name = "N")]
+    pub before_compaction: Option<u32>,
+
+    /// One JSON object with the new session's id.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +147,16 @@ pub struct CompactArgs {
     /// What the summary should stress.
     #[arg(long, value_name = "TEXT")]
     pub focus: Option<String>,
+
+    /// Summarize only what comes before this item (id or unique prefix) and
+    /// keep everything from it on verbatim.
+    #[arg(long, value_name = "ITEM", conflicts_with_all = ["preview", "undo"])]
+    pub up_to: Option<String>,
+
+    /// Undo the latest compaction: restore the history before it plus
+    /// everything since, if that fits under the threshold.
+    #[arg(long, conflicts_with_all = ["preview", "focus"])]
+    pub undo: bool,
 
     #[command(flatten)]
     pub agent: AgentFlags,
@@ -192,8 +249,9 @@ pub enum SessionsCommand {
     Search(SearchArgs),
 
     /// The transcript as the person saw it: every item in write order,
-    /// including items later compacted away, with compactions and errors.
-    Show(SessionArg),
+    /// including items later compacted away, with compactions and errors
+    /// (`--json`: every item's id, whether the model sees it, pinned or not).
+    Show(SessionJsonArgs),
 
     /// Writes the transcript as Markdown, or the session's records as JSON lines.
     Export(ExportArgs),
@@ -278,13 +336,6 @@ fn non_blank_query(text: &str) -> Result<String, String> {
     } else {
         Ok(text.to_owned())
     }
-}
-
-#[derive(Debug, Args)]
-pub struct SessionArg {
-    /// A session id, or a unique prefix of one.
-    #[arg(value_name = "SESSION")]
-    pub session: String,
 }
 
 #[derive(Debug, Args)]

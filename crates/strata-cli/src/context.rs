@@ -60,7 +60,8 @@ pub fn context(ctx: &Context, query: &str, json: bool) -> crate::error::Result<(
 }
 
 fn render_item(number: usize, item: &ResponseItem) -> String {
-    let number = paint(DIM, format!("[{number}]"));
+    // The id a person pins, forks at or compacts up to.
+    let number = paint(DIM, format!("[{number}] {}", item.id()));
     match item {
         ResponseItem::Message(message) => {
             let role = match message.role {

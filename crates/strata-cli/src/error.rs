@@ -45,6 +45,9 @@ pub enum CliError {
     SummaryFailed { attempts: u32, message: String },
     #[error("the compaction was cancelled")]
     CompactionCancelled,
+    /// The rule check refused the compaction; nothing changed.
+    #[error("{message}")]
+    CompactionRefused { message: String },
     #[error("{count} of the session's {checkpoints} checkpoint(s) disagree with its records")]
     CheckpointsDiverge { count: usize, checkpoints: usize },
 }

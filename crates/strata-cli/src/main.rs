@@ -20,6 +20,7 @@ mod cli;
 mod context;
 mod error;
 mod export;
+mod items;
 mod launch;
 mod preview;
 mod render;
@@ -69,6 +70,9 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Compact(args) => run::compact(&ctx, args),
         Command::Chat(args) => repl::chat(&ctx, args),
         Command::Sessions(SessionsCommand::List(args)) => sessions::list(&ctx, args.json),
+        Command::Sessions(SessionsCommand::Show(args)) if args.json => {
+            items::show_items(&ctx, &args.session)
+        }
         Command::Sessions(SessionsCommand::Search(args)) => sessions::search(&ctx, &args),
         Command::Sessions(SessionsCommand::Show(args)) => show::show(&ctx, &args.session),
         Command::Sessions(SessionsCommand::Export(args)) => {
@@ -82,5 +86,8 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         }
         Command::Context(args) => context::context(&ctx, &args.session, args.json),
         Command::Compactions(args) => context::compactions(&ctx, &args.session, args.json),
+        Command::Pin(args) => items::pin(&ctx, args, true),
+        Command::Unpin(args) => items::pin(&ctx, args, false),
+        Command::Fork(args) => items::fork(&ctx, args),
     }
 }

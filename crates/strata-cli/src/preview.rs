@@ -115,6 +115,17 @@ fn render(session: &str, preview: &CompactionPreview, items: &[ResponseItem]) ->
     } else {
         out.push_str("no summary needed after the eviction\n");
     }
+    if !preview.pinned.is_empty() {
+        out.push_str(&format!(
+            "pinned, kept verbatim whatever happens: {}\n",
+            preview
+                .pinned
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !preview.state_sheet.text.is_empty() {
         out.push_str(&format!(
             "state sheet:\n{}\n",

@@ -254,6 +254,10 @@ impl Ui {
                     visible_inline(message)
                 ),
             )),
+            DebugEvent::CompactionRefused { message, .. } => self.note(paint(
+                WARN,
+                format!("warning (compaction_refused): {}", visible_inline(message)),
+            )),
             DebugEvent::ToolOutputsEvicted {
                 eviction,
                 history_items,

@@ -63,13 +63,28 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
     if args.preview {
         return crate::preview::preview(ctx, &args);
     }
+    if args.undo {
+        return crate::items::undo(ctx, &args);
+    }
     let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
     let json = args.agent.json;
     runtime()?.block_on(async move {
         let mut driver = Driver::new(ctx, launched, json, false, false)?;
-        let outcome = driver
-            .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
-            .await??;
+        let outcome = match args.up_to {
+            Some(item) => {
+                let item = strata_app::validate::item_query(&item).map_err(CliError::from)?;
+                driver
+                    .interruptible(|agent, cancel| async move {
+                        agent.compact_up_to(&item, args.focus, cancel).await
+                    })
+                    .await??
+            }
+            None => {
+                driver
+                    .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
+                    .await??
+            }
+        };
         let id = driver.agent.id();
         compact_result(&mut driver.ui, id, &outcome, json)
     })
@@ -251,6 +266,9 @@ pub fn compact_result(
             attempts: *attempts,
             message: message.clone(),
         }),
+        CompactOutcome::Refused { message, .. } => Err(CliError::CompactionRefused {
+            message: message.clone(),
+        }),
         CompactOutcome::Cancelled => Err(CliError::CompactionCancelled),
     }
 }
@@ -268,6 +286,7 @@ fn compact_finished(session_id: SessionId, outcome: &CompactOutcome) -> CompactF
         items: None,
         attempts: None,
         message: None,
+        dropped: None,
     };
     match outcome {
         CompactOutcome::Compacted(summary) => CompactFinished {
@@ -284,6 +303,11 @@ fn compact_finished(session_id: SessionId, outcome: &CompactOutcome) -> CompactF
             attempts: Some(*attempts),
             message: Some(message.clone()),
             ..line(CompactResult::SummaryFailed)
+        },
+        CompactOutcome::Refused { dropped, message } => CompactFinished {
+            dropped: Some(dropped.clone()),
+            message: Some(message.clone()),
+            ..line(CompactResult::Refused)
         },
         CompactOutcome::Cancelled => line(CompactResult::Cancelled),
     }

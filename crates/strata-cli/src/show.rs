@@ -134,6 +134,10 @@ fn render(entry: &Entry<'_>) -> String {
                 )
             )
         ),
+        Entry::ContextNote(note) => format!(
+            "{}\n",
+            paint(COMPACTION, format!("── {} ──", visible_inline(note)))
+        ),
         Entry::Approval { tool, decision } => format!(
             "{}\n",
             paint(

@@ -99,9 +99,9 @@ fn bad_policy_and_threshold_flags_are_usage_errors() {
 fn the_preview_calls_no_model_leaves_the_file_byte_identical_and_prints_one_typed_object() {
     let home = Home::new();
     // Low enough that the notes outputs get evicted, high enough that the
-    // latest round's two reads (about 1,200 tokens) with the tool specs fit:
-    // the demo model re-reads what a summary drops.
-    let id = demo_run(&home, &["--compact-threshold", "3000"]);
+    // latest round's two reads (about 1,200 tokens) with the tool specs
+    // (recall's included) fit: the demo model re-reads what a summary drops.
+    let id = demo_run(&home, &["--compact-threshold", "3600"]);
     let before = std::fs::read(home.session_file(id)).unwrap();
     let session = id.to_string();
     let run = home.run(&[
@@ -121,7 +121,7 @@ fn the_preview_calls_no_model_leaves_the_file_byte_identical_and_prints_one_type
     assert_eq!(line.session_id, id);
     let preview = line.preview;
     assert_eq!(preview.policy, CompactionPolicy::Layered);
-    assert_eq!(preview.threshold, 3000);
+    assert_eq!(preview.threshold, 3600);
     assert!(preview.estimated_after_summary < preview.estimated_before);
     assert!(preview.state_sheet.text.starts_with("[State sheet]"));
 

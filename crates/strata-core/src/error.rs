@@ -22,6 +22,14 @@ pub enum CoreError {
     SessionNotFound { query: String },
     #[error("{query:?} matches {count} sessions; give more of the id")]
     AmbiguousSession { query: String, count: usize },
+    #[error("no item of this session matches {query:?}")]
+    ItemNotFound { query: String },
+    #[error("{query:?} matches {count} items of this session; give more of the id")]
+    AmbiguousItem { query: String, count: usize },
+    /// A pin, undo, partial compaction or fork that cannot be done as asked;
+    /// nothing was written. The message says why.
+    #[error("{message}")]
+    ContextRefused { message: String },
     #[error("{path}:{line}: corrupt record: {message}")]
     CorruptRecord {
         path: PathBuf,
@@ -82,6 +90,9 @@ impl CoreError {
             CoreError::Io { .. } | CoreError::SessionLocked { .. } => true,
             CoreError::SessionNotFound { .. }
             | CoreError::AmbiguousSession { .. }
+            | CoreError::ItemNotFound { .. }
+            | CoreError::AmbiguousItem { .. }
+            | CoreError::ContextRefused { .. }
             | CoreError::CorruptRecord { .. }
             | CoreError::NotASession { .. }
             | CoreError::SessionWriteFailed { .. }

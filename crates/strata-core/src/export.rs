@@ -120,6 +120,7 @@ fn render(entry: &Entry<'_>, model_label: ModelLabel) -> String {
         Entry::Eviction { outputs, chars } => format!(
             "*{outputs} older tool outputs ({chars} characters) were replaced by placeholders in the model's view; the originals are above.*\n\n"
         ),
+        Entry::ContextNote(note) => format!("*{}.*\n\n", one_line(note)),
         Entry::Approval { tool, decision } => {
             format!("*Approval: `{tool}` {}.*\n\n", decision_text(*decision))
         }

@@ -3,7 +3,10 @@
 //! The live loop and replay both hold their state in a [`History`] and change
 //! it only through [`History::apply`], so "live equals replay" is one code path.
 
-use strata_protocol::{RecordBody, ResponseItem, TokenUsage};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use strata_protocol::{ItemId, RecordBody, ResponseItem, TokenUsage};
 
 use crate::compaction::{
     CompactionPlan, apply_compaction, apply_eviction, apply_layered_compaction,
@@ -18,6 +21,29 @@ pub struct History {
     /// How many items the history held when the last usage was reported:
     /// the items after it are what the pre-turn check estimates.
     items_at_last_usage: usize,
+    /// Items the person pinned (`item_pin` records).
+    pinned: BTreeSet<ItemId>,
+    /// What the latest compaction replaced, for its undo.
+    undo_point: Option<Arc<UndoPoint>>,
+}
+
+/// The history just before the latest compaction, and how long the history
+/// was right after it: items past that length were appended since.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UndoPoint {
+    pub summary_item_id: ItemId,
+    pub before: Vec<ResponseItem>,
+    pub len_after: usize,
+}
+
+impl UndoPoint {
+    /// The history an undo would restore: the items before the compaction,
+    /// then everything appended since.
+    pub fn restored(&self, current: &[ResponseItem]) -> Vec<ResponseItem> {
+        let mut items = self.before.clone();
+        items.extend(current.iter().skip(self.len_after).cloned());
+        items
+    }
 }
 
 /// What applying one record did.
@@ -33,6 +59,10 @@ pub enum Applied {
     Usage,
     /// A record replay does not fold into the history (turns, rounds, retries, ...).
     NotHistory,
+    /// A pin was set or cleared.
+    Pinned,
+    /// An undo restored the history before the latest compaction.
+    Restored { items: usize },
     /// A record type this version does not know; counted and ignored.
     Unknown,
 }
@@ -46,9 +76,32 @@ impl History {
     pub fn from_items(items: Vec<ResponseItem>) -> Self {
         Self {
             items,
-            last_usage: None,
-            items_at_last_usage: 0,
+            ..Self::default()
         }
+    }
+
+    /// Whether the person pinned this item.
+    pub fn is_pinned(&self, id: ItemId) -> bool {
+        self.pinned.contains(&id)
+    }
+
+    /// Every pinned item id (pins of items no longer in the history included).
+    pub fn pinned(&self) -> &BTreeSet<ItemId> {
+        &self.pinned
+    }
+
+    /// What undoing the latest compaction would start from; `None` when no
+    /// compaction happened since the last undo.
+    pub fn undo_point(&self) -> Option<&UndoPoint> {
+        self.undo_point.as_deref()
+    }
+
+    fn remember_undo_point(&mut self, summary_item_id: ItemId, before: Vec<ResponseItem>) {
+        self.undo_point = Some(Arc::new(UndoPoint {
+            summary_item_id,
+            before,
+            len_after: self.items.len(),
+        }));
     }
 
     pub fn items(&self) -> &[ResponseItem] {
@@ -86,7 +139,19 @@ impl History {
             items,
             last_usage,
             items_at_last_usage,
+            ..Self::default()
         }
+    }
+
+    /// This history with the pins and undo point a checkpoint stored.
+    pub fn with_recall_state(
+        mut self,
+        pinned: BTreeSet<ItemId>,
+        undo_point: Option<UndoPoint>,
+    ) -> Self {
+        self.pinned = pinned;
+        self.undo_point = undo_point.map(Arc::new);
+        self
     }
 
     /// Forgets the last usage: it no longer describes the history.
@@ -109,7 +174,9 @@ impl History {
         match body {
             RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => {
                 let plan = CompactionPlan::for_history(&self.items);
-                self.items = apply_compaction(&self.items, summary.clone());
+                let before = std::mem::take(&mut self.items);
+                self.items = apply_compaction(&before, summary.clone());
+                self.remember_undo_point(summary.id, before);
                 self.clear_usage();
                 Applied::Compacted {
                     removed: plan.removed(),
@@ -133,13 +200,44 @@ impl History {
                 Applied::Evicted { outputs }
             }
             RecordBody::LayeredCompaction(compaction) => {
-                let before = self.items.len();
-                self.items = apply_layered_compaction(&self.items, compaction);
-                self.clear_usage();
+                let before = std::mem::take(&mut self.items);
+                self.items = apply_layered_compaction(&before, compaction);
                 let kept = compaction.leading.len() + compaction.kept.len();
-                Applied::Compacted {
-                    removed: before.saturating_sub(kept),
-                    kept,
+                let removed = before.len().saturating_sub(kept);
+                self.remember_undo_point(compaction.summary.id, before);
+                self.clear_usage();
+                Applied::Compacted { removed, kept }
+            }
+            RecordBody::ItemPin(pin) => {
+                if pin.pinned {
+                    self.pinned.insert(pin.item_id);
+                } else {
+                    self.pinned.remove(&pin.item_id);
+                }
+                Applied::Pinned
+            }
+            // The stored ids, each found among the items before the
+            // compaction or appended since: the record's result, applied.
+            RecordBody::CompactionUndone(undone) => {
+                let Some(point) = self.undo_point.take() else {
+                    return Applied::NotHistory;
+                };
+                let mut by_id: HashMap<ItemId, ResponseItem> = point
+                    .before
+                    .iter()
+                    .map(|item| (item.id(), item.clone()))
+                    .collect();
+                for item in self.items.iter().skip(point.len_after) {
+                    by_id.insert(item.id(), item.clone());
+                }
+                self.items = undone
+                    .restored
+                    .iter()
+                    .filter_map(|id| by_id.get(id).cloned())
+                    .collect();
+                self.clear_usage();
+                Applied::Restored {
+                    items: self.items.len(),
                 }
             }
             RecordBody::Unknown(_) => Applied::Unknown,
@@ -155,7 +253,7 @@ impl History {
             | RecordBody::ProfileSet(_)
             | RecordBody::CompactionPolicy(_)
             | RecordBody::CompactionGuard(_)
-
+            | RecordBody::SessionForked(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

@@ -3,12 +3,14 @@
 
 pub mod agent;
 pub mod compaction;
+pub mod context_ops;
 pub mod error;
 pub mod export;
 pub mod gateway;
 pub mod history;
 pub mod paths;
 pub mod private;
+pub mod recall;
 pub mod session;
 pub mod store;
 pub mod tools;

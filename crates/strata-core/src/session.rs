@@ -127,11 +127,21 @@ impl LiveSession {
         let boundary = matches!(
             record.body,
             RecordBody::TurnStarted(_) | RecordBody::TurnFinished(_)
-        ) || matches!(applied, Applied::Compacted { .. } | Applied::Evicted { .. });
+        ) || matches!(
+            applied,
+            Applied::Compacted { .. } | Applied::Evicted { .. } | Applied::Restored { .. }
+        );
         if boundary {
             self.sync()?;
         }
         Ok(applied)
+    }
+
+    /// Writes a record copied from another session (a fork's parent) as it
+    /// was, its time and version included, then folds it.
+    pub(crate) fn append_copied(&mut self, record: &Record) -> Result<Applied> {
+        self.writer.append(record)?;
+        Ok(self.state.fold(record))
     }
 
     /// Commits an item to the history.
@@ -167,6 +177,13 @@ impl LiveSession {
         let bytes = self.writer.read_all()?;
         let read = parse_session(self.writer.path(), &bytes, ReadMode::Strict)?;
         Ok(original_items(&read.records))
+    }
+
+    /// Every record the file holds, read back (the recall tool's source:
+    /// this session's own file, never a path from elsewhere).
+    pub fn read_records(&self) -> Result<Vec<Record>> {
+        let bytes = self.writer.read_all()?;
+        Ok(parse_session(self.writer.path(), &bytes, ReadMode::Strict)?.records)
     }
 
     /// Makes every record written so far durable.

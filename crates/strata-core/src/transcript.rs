@@ -62,7 +62,39 @@ pub enum Entry<'a> {
         outcome: TurnOutcome,
         rounds: u32,
     },
+    /// A pin, an undo or a fork's lineage, as one line.
+    ContextNote(String),
     Unknown(&'a str),
+}
+
+/// The one line a pin, an undo or a fork's lineage shows as.
+pub fn context_note(body: &RecordBody) -> Option<String> {
+    let note = match body {
+        RecordBody::ItemPin(pin) => format!(
+            "{} item {}",
+            if pin.pinned { "pinned" } else { "unpinned" },
+            pin.item_id
+        ),
+        RecordBody::CompactionUndone(undone) => format!(
+            "compaction undone: the history before summary {} restored ({} items, about {} \
+             tokens, an estimate)",
+            undone.summary_item_id,
+            undone.restored.len(),
+            undone.estimated_tokens
+        ),
+        RecordBody::SessionForked(forked) => format!(
+            "forked from session {} ({}); the records above are copied from it",
+            forked.parent_session_id,
+            match &forked.point {
+                strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
+                strata_protocol::ForkPoint::BeforeCompaction { number } => {
+                    format!("before compaction {number}")
+                }
+            }
+        ),
+        _ => return None,
+    };
+    Some(note)
 }
 
 /// The transcript of a session read.
@@ -136,6 +168,12 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
             RecordBody::TurnFinished(finished) => Entry::TurnFinished {
                 outcome: finished.outcome,
                 rounds: finished.rounds,
+            },
+            RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_) => match context_note(&record.body) {
+                Some(note) => Entry::ContextNote(note),
+                None => continue,
             },
             RecordBody::Unknown(unknown) => Entry::Unknown(&unknown.record_type),
         };

@@ -267,6 +267,9 @@ impl ModelGateway for SimModel {
 enum Availability {
     Verbatim,
     Sheet,
+    /// Neither, but in the removed items the recall tool searches (only
+    /// where rounds offer it: not under base).
+    Recallable,
     Lost,
 }
 
@@ -275,6 +278,7 @@ impl Availability {
         match self {
             Availability::Verbatim => "verbatim",
             Availability::Sheet => "sheet",
+            Availability::Recallable => "recallable",
             Availability::Lost => "LOST",
         }
     }
@@ -331,9 +335,32 @@ fn classify(agent: &Agent, fact: &Fact) -> Availability {
         Availability::Verbatim
     } else if sheet.is_some_and(|s| s.text.contains(needle) || sheet_has_path(s, needle)) {
         Availability::Sheet
+    } else if agent.offers_recall() && recallable(agent, needle) {
+        Availability::Recallable
     } else {
         Availability::Lost
     }
+}
+
+/// Whether the recall tool's search finds `needle` among the removed items.
+fn recallable(agent: &Agent, needle: &str) -> bool {
+    let records = agent.session().read_records().unwrap_or_default();
+    strata_core::recall::removed_items(&records, agent.history())
+        .iter()
+        .any(|item| item_text(item).contains(needle))
+}
+
+/// Planted facts (promised or not) lost at some snapshot, recall counted.
+fn facts_lost(outcome: &Outcome) -> Vec<String> {
+    let mut lost = Vec::new();
+    for (n, seen) in &outcome.snapshots {
+        for (name, _, availability) in seen {
+            if *availability == Availability::Lost {
+                lost.push(format!("{name} at {}", n.label()));
+            }
+        }
+    }
+    lost
 }
 
 /// A fact's name, whether Strata promises it, and where it was found.
@@ -561,7 +588,8 @@ fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String {
     }
     out.push_str(
         "Planted facts after 1, 2 and 5 compaction steps (@n: evictions and summaries alike) and \
-         after the 1st and 2nd summary (Sn): verbatim in context, in the state sheet, or LOST \
+         after the 1st and 2nd summary (Sn): verbatim in context, in the state sheet, recallable \
+         (found by the recall tool in the session's removed items), or LOST \
          (— = not reached). * = Strata promises it.\n\n\
          | fact | ",
     );
@@ -622,6 +650,8 @@ async fn layered_keeps_every_planted_path_command_and_rule_over_50_rounds() {
         Vec::<String>::new(),
         "{report}"
     );
+    // With recall, nothing planted is lost.
+    assert_eq!(facts_lost(layered), Vec::<String>::new(), "{report}");
     assert!(layered.peak <= 12_000, "{report}");
     assert_eq!(layered.overflowed_at, None, "{report}");
     assert_eq!(layered.rounds, 50, "{report}");

@@ -10,15 +10,18 @@ use std::path::Path;
 use proptest::prelude::*;
 use strata_core::compaction::{
     Calibration, CharEstimator, CompactionPlan, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
-    build_state_sheet, extract, loss_audit, plan_eviction, plan_layered, span_originals,
+    build_state_sheet, extract, loss_audit, pinned_with_partners, plan_eviction, plan_layered_with,
+    span_originals,
 };
+use strata_core::context_ops::decide_undo;
+use strata_core::recall;
 use strata_core::store::{ReadMode, SessionStore, read_session_tail, verify_checkpoints};
 use strata_core::{ABORTED_TOOL_OUTPUT, Applied, LiveSession};
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionMetadata,
     CompactionPolicy, CompactionPolicyRecord, CompactionSummary, CompactionTrigger, ErrorRecord,
-    FullToolOutput, ItemId, LayeredCompaction, ReasoningItem, RecordBody, ResponseItem,
-    RetryRecord, Role, RoundId, RoundRecord, ThresholdSetting, TitleSet, TokenUsage,
+    ForkPoint, FullToolOutput, ItemId, ItemPin, LayeredCompaction, ReasoningItem, RecordBody,
+    ResponseItem, RetryRecord, Role, RoundId, RoundRecord, ThresholdSetting, TitleSet, TokenUsage,
     ToolOutputsEvicted, TurnFinished, TurnId, TurnOutcome, TurnStarted, UnknownRecord,
 };
 
@@ -70,6 +73,22 @@ enum Action {
         failed: bool,
         estimated_tokens: u64,
     },
+    /// An `item_pin` record on the item at `pick` (modulo the history).
+    Pin {
+        pick: usize,
+        pinned: bool,
+    },
+    /// A partial layered compaction keeping everything from `pick` on.
+    PartialCompaction {
+        pick: usize,
+    },
+    /// A `compaction_undone` record, when there is a compaction to undo.
+    Undo,
+    /// A recall call and its answer, read from the file as the tool does.
+    Recall {
+        by_id: bool,
+        pick: usize,
+    },
     /// A checkpoint asked for explicitly (as undo and fork will).
     Checkpoint,
 }
@@ -114,6 +133,10 @@ fn action() -> impl Strategy<Value = Action> {
         2 => Just(Action::LayeredCompaction),
         1 => (any::<bool>(), 0u64..10_000)
             .prop_map(|(failed, estimated_tokens)| Action::Guard { failed, estimated_tokens }),
+        2 => (any::<usize>(), any::<bool>()).prop_map(|(pick, pinned)| Action::Pin { pick, pinned }),
+        1 => any::<usize>().prop_map(|pick| Action::PartialCompaction { pick }),
+        1 => Just(Action::Undo),
+        1 => (any::<bool>(), any::<usize>()).prop_map(|(by_id, pick)| Action::Recall { by_id, pick }),
         1 => Just(Action::Checkpoint),
     ]
 }
@@ -291,6 +314,73 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     plan.estimated_after
                 );
             }
+            Action::Pin { pick, pinned } => {
+                let items = session.history().items();
+                if items.is_empty() {
+                    continue;
+                }
+                let item_id = items[pick % items.len()].id();
+                let applied = session
+                    .append(RecordBody::ItemPin(ItemPin {
+                        item_id,
+                        pinned: *pinned,
+                    }))
+                    .unwrap();
+                assert_eq!(applied, Applied::Pinned);
+                assert_eq!(session.history().is_pinned(item_id), *pinned);
+            }
+            Action::PartialCompaction { pick } => {
+                let len = session.history().len();
+                if len == 0 {
+                    continue;
+                }
+                let record = layered_record_from(session, step, Some(pick % len));
+                session
+                    .append(RecordBody::LayeredCompaction(Box::new(record)))
+                    .unwrap();
+            }
+            Action::Undo => {
+                let estimate = Estimate::new(&CharEstimator, Calibration::default());
+                if let Ok(undone) = decide_undo(session.history(), estimate, u64::MAX) {
+                    let expected = undone.restored.clone();
+                    session
+                        .append(RecordBody::CompactionUndone(undone))
+                        .unwrap();
+                    // As `context_ops::undo_compaction` does.
+                    session.append_checkpoint().unwrap();
+                    let now: Vec<ItemId> = session
+                        .history()
+                        .items()
+                        .iter()
+                        .map(ResponseItem::id)
+                        .collect();
+                    assert_eq!(now, expected);
+                }
+            }
+            Action::Recall { by_id, pick } => {
+                let records = session.read_records().unwrap();
+                let arguments = if *by_id {
+                    let items = recall::recorded_originals(&records);
+                    match items.get(pick % items.len().max(1)) {
+                        Some(item) => serde_json::json!({ "id": item.id().to_string() }),
+                        None => continue,
+                    }
+                } else {
+                    serde_json::json!({ "query": "a", "regex": pick % 2 == 0 })
+                };
+                let answer = recall::recall(&records, session.history(), &arguments.to_string());
+                let call_id = format!("recall_{step}");
+                session
+                    .commit_item(ResponseItem::function_call(
+                        call_id.as_str(),
+                        recall::RECALL,
+                        arguments.to_string(),
+                    ))
+                    .unwrap();
+                session
+                    .commit_item(ResponseItem::function_call_output(call_id.as_str(), answer))
+                    .unwrap();
+            }
             Action::Checkpoint => {
                 let before = session.state().clone();
                 session.append_checkpoint().unwrap();
@@ -347,8 +437,19 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
 
 /// A layered compaction decided the way the live loop decides it.
 fn layered_record(session: &LiveSession, step: usize) -> LayeredCompaction {
+    layered_record_from(session, step, None)
+}
+
+/// A layered compaction sparing the pinned items, whole or (`keep_from`)
+/// partial.
+fn layered_record_from(
+    session: &LiveSession,
+    step: usize,
+    keep_from: Option<usize>,
+) -> LayeredCompaction {
     let items = session.history().items();
-    let plan = plan_layered(items);
+    let pinned = pinned_with_partners(items, session.history().pinned());
+    let plan = plan_layered_with(items, &pinned, keep_from);
     let span: Vec<ResponseItem> = plan.span.iter().map(|&i| items[i].clone()).collect();
     let estimate = Estimate::new(&CharEstimator, Calibration::default());
     let facts = extract(&span_originals(span));
@@ -380,7 +481,8 @@ proptest! {
 
     #[test]
     fn replaying_the_file_reproduces_the_history_the_live_session_held(
-        actions in proptest::collection::vec(action(), 0..40)
+        actions in proptest::collection::vec(action(), 0..40),
+        fork_pick in any::<usize>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
@@ -434,5 +536,32 @@ proptest! {
         prop_assert!(reopened.history().pending_call_ids().is_empty());
         let whole = store.open_reader(id, ReadMode::Strict).unwrap().replay();
         prop_assert_eq!(reopened.state(), &whole);
+        drop(reopened);
+
+        // A fork right after any recorded item holds exactly the parent's
+        // history at that point, and replays to it.
+        let read = store.open_reader(id, ReadMode::Strict).unwrap();
+        let items = recall::recorded_originals(&read.records);
+        if !items.is_empty() {
+            let item_id = items[fork_pick % items.len()].id();
+            let point = ForkPoint::AtItem { item_id };
+            let cut = strata_core::context_ops::fork_cut(&read.records, &point).unwrap();
+            let expected = strata_core::store::replay(&read.meta, &read.records[..cut]);
+            let fork = store.fork(id, point).unwrap();
+            prop_assert_eq!(fork.history().items(), expected.history().items());
+            let fork_id = fork.id();
+            let fork_live = fork.history().clone();
+            drop(fork);
+            let fork_read = store.open_reader(fork_id, ReadMode::Strict).unwrap();
+            let fork_replayed = fork_read.replay();
+            prop_assert_eq!(fork_replayed.history(), &fork_live);
+            // The parent's checkpoints it copied and its own agree with it,
+            // and its resume starts from its own.
+            let checked = verify_checkpoints(&fork_read);
+            prop_assert!(checked.divergences.is_empty(), "{:?}", checked.divergences);
+            let tail = read_session_tail(&fork_read.path).unwrap();
+            prop_assert!(tail.from_checkpoint());
+            prop_assert_eq!(&tail.replay(), &fork_replayed);
+        }
     }
 }

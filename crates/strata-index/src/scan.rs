@@ -140,6 +140,9 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::Retry(_)
         | RecordBody::Error(_)
         | RecordBody::ApprovalDecision(_)
+        | RecordBody::ItemPin(_)
+        | RecordBody::CompactionUndone(_)
+        | RecordBody::SessionForked(_)
         | RecordBody::Unknown(_) => {}
     }
 }

@@ -32,6 +32,10 @@ mod tests {
         StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
         TurnReport, WatchLibrary,
     };
+    use crate::{
+        CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
+        SessionForkView, SessionItems, UndoCompaction,
+    };
 
     const REFRESH: &str =
         "make bindings (STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings)";
@@ -113,6 +117,16 @@ mod tests {
         CompactionStatus::export_all(&cfg)?;
         CompactionPreview::export_all(&cfg)?;
         ThresholdCheck::export_all(&cfg)?;
+        // Recall, pins, partial compaction, undo and fork (issue 12).
+        ListSessionItems::export_all(&cfg)?;
+        SessionItems::export_all(&cfg)?;
+        PinItem::export_all(&cfg)?;
+        ItemPinned::export_all(&cfg)?;
+        CompactUpTo::export_all(&cfg)?;
+        UndoCompaction::export_all(&cfg)?;
+        CompactionUndoneView::export_all(&cfg)?;
+        ForkSession::export_all(&cfg)?;
+        SessionForkView::export_all(&cfg)?;
         Ok(())
     }
 

@@ -12,6 +12,7 @@ use crate::context::{CompactionPolicyRecord, StateSheet};
 use crate::ids::ItemId;
 use crate::items::ResponseItem;
 use crate::provider::ProfileSet;
+use crate::recall::SessionForked;
 use crate::usage::TokenUsage;
 
 /// What a replay of every record before this one holds.
@@ -76,9 +77,41 @@ pub struct CheckpointState {
     /// at the ineffective level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ineffective_at: Option<ItemId>,
+    /// `compaction_undone` records folded.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub undos: u64,
+    /// The items the person pinned (`item_pin`), in id order; pins of items
+    /// no longer in the history included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<ItemId>,
+    /// What undoing the latest compaction would start from; absent when no
+    /// compaction happened since the last undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo_point: Option<CheckpointUndoPoint>,
+    /// The parent, when the session is a fork (its `session_forked`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<SessionForked>,
+}
+
+/// The history just before the latest compaction, kept for its undo (the
+/// originals are in the file before the checkpoint, which a resume does not
+/// read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct CheckpointUndoPoint {
+    /// The summary item of that compaction.
+    pub summary_item_id: ItemId,
+    /// The history just before it, item for item.
+    pub before: Vec<ResponseItem>,
+    /// How long the history was right after it: items past that length were
+    /// appended since.
+    pub len_after: u64,
 }
 
 fn is_zero(count: &u32) -> bool {
+    *count == 0
+}
+
+fn is_zero_u64(count: &u64) -> bool {
     *count == 0
 }
 

@@ -266,6 +266,9 @@ pub struct CompactionPreview {
     pub summarized: Vec<ItemId>,
     /// Items kept verbatim.
     pub kept: Vec<ItemId>,
+    /// The pinned items among them (a pinned output's call included).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<ItemId>,
     pub state_sheet: StateSheet,
 }
 

@@ -20,6 +20,7 @@ use crate::desktop::{
 use crate::ids::{ItemId, SessionId};
 use crate::inspect::{CompactionView, RoundPage};
 use crate::provider::ProviderKind;
+use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
 use crate::records::ApprovalDecision;
 use crate::transcript::{ToolOutputText, TranscriptPage};
 
@@ -67,11 +68,103 @@ commands! {
     GetRoundRequests => "round_requests" -> RoundPage;
     OpenTranscript => "open_transcript" -> TranscriptPage;
     GetToolOutput => "tool_output" -> ToolOutputText;
+    ListSessionItems => "session_items" -> SessionItems;
+    PinItem => "pin_item" -> ItemPinned;
+    CompactUpTo => "compact_up_to" -> CompactOutcome;
+    UndoCompaction => "undo_compaction" -> CompactionUndoneView;
+    ForkSession => "fork_session" -> SessionForkView;
     WatchLibrary => "watch_library" -> ();
     GetCompactionStatus => "compaction_status" -> CompactionStatus;
     SetCompactionPolicy => "set_compaction_policy" -> CompactionStatus;
     PreviewCompaction => "preview_compaction" -> CompactionPreview;
     CheckThreshold => "check_threshold" -> ThresholdCheck;
+}
+
+/// `session_items`: every item the session ever recorded, with its id, in
+/// write order: what `strata sessions show --json` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ListSessionItems {
+    pub session_id: SessionId,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionItems {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub session_id: SessionId,
+    pub items: Vec<RecordedItem>,
+}
+
+/// `pin_item`: pins (`pinned`) or unpins `item` (an id or a unique prefix
+/// of one). Refused outside the layered policy, for an item not in context,
+/// and when the pins would exceed half the compaction threshold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PinItem {
+    pub session_id: SessionId,
+    pub item: String,
+    pub pinned: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct ItemPinned {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub session_id: SessionId,
+    pub item_id: ItemId,
+    pub pinned: bool,
+}
+
+/// `compact_up_to`: summarizes everything before `item` and keeps
+/// everything from it on verbatim (a call never split from its output).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CompactUpTo {
+    pub session_id: SessionId,
+    pub item: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub focus: Option<String>,
+}
+
+/// `undo_compaction`: restores the history before the latest compaction
+/// plus everything appended since, when its estimate is under the threshold
+/// (otherwise refused, changing nothing).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct UndoCompaction {
+    pub session_id: SessionId,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionUndoneView {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    pub session_id: SessionId,
+    pub undone: CompactionUndone,
+}
+
+/// `fork_session`: a new session whose history is the parent's at `point`
+/// (originals, not a summary), nothing later. Workspace files are not
+/// rewound.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ForkSession {
+    pub session_id: SessionId,
+    pub point: ForkPoint,
+}
+
+/// What `strata fork --json` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct SessionForkView {
+    /// [`CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    /// The new session.
+    pub session_id: SessionId,
+    pub parent_session_id: SessionId,
+    pub point: ForkPoint,
+    /// Items in the new session's model-visible history.
+    pub history_items: u32,
 }
 
 /// `app_info`: no parameters.

@@ -158,6 +158,16 @@ pub enum DebugEvent {
         attempts: u32,
         message: String,
     },
+    /// A compaction was not committed: its result would have dropped a
+    /// rule (the system prompt, AGENTS.md, a pinned item, the latest request,
+    /// or the approval policy or role in the state sheet).
+    CompactionRefused {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<TurnId>,
+        /// What it would have dropped, one entry each.
+        dropped: Vec<String>,
+        message: String,
+    },
     /// Older tool outputs were replaced by placeholders (no model call).
     ToolOutputsEvicted {
         #[serde(default, skip_serializing_if = "Option::is_none")]

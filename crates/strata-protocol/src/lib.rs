@@ -14,12 +14,15 @@ mod items;
 mod model;
 mod output;
 mod provider;
+mod recall;
 mod records;
 mod tools;
 mod transcript;
 mod usage;
 
-pub use checkpoint::{Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUsage};
+pub use checkpoint::{
+    Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUsage,
+};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
     LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
@@ -33,6 +36,10 @@ pub use contract::{
     ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
     SearchSessions, SendMessage, SessionExport, SessionPage, SessionVerification, SetApiKey,
     SetCompactionPolicy, StopTurn, SwitchProfile, TextRange, WatchLibrary,
+};
+pub use contract::{
+    CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
+    SessionForkView, SessionItems, UndoCompaction,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
@@ -57,6 +64,7 @@ pub use output::{
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
+pub use recall::{CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,

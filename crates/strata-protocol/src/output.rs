@@ -125,6 +125,9 @@ pub enum CompactResult {
     NothingToCompact,
     /// No summary could be made; nothing was written.
     SummaryFailed,
+    /// The rule check refused the summary (it would drop a rule); nothing
+    /// was written.
+    Refused,
     /// Stopped before a summary arrived; nothing was written.
     Cancelled,
 }
@@ -132,7 +135,7 @@ pub enum CompactResult {
 /// The last line of `strata compact --json`. The optional fields belong to
 /// one outcome each: `summary_item_id`, `removed`, `kept` to `compacted`;
 /// `items` to `nothing_to_compact`; `attempts`, `message` to
-/// `summary_failed`.
+/// `summary_failed`; `dropped`, `message` to `refused`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct CompactFinished {
@@ -154,6 +157,9 @@ pub struct CompactFinished {
     pub attempts: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// What a refused summary would have dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<Vec<String>>,
 }
 
 /// `strata compact S --preview --json`: what a compaction would do now.

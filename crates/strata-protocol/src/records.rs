@@ -18,12 +18,14 @@ use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
+use crate::recall::{CompactionUndone, ItemPin, SessionForked};
 use crate::usage::TokenUsage;
 
 /// The newest record format this version writes: 2 added the recorded
 /// profile (`profile_set`) and the layered context records
 /// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
-/// added `checkpoint`.
+/// added pins (`item_pin`), undo (`compaction_undone`), forks
+/// (`session_forked`) and `checkpoint`.
 pub const RECORD_FORMAT_VERSION: u32 = 3;
 
 /// The format of the records the first version defined; they are still
@@ -99,6 +101,12 @@ pub enum RecordBody {
     /// What the layered policy's guards saw (a failed summary, the person
     /// re-enabling automatic compaction), so replay restores them.
     CompactionGuard(CompactionGuardRecord),
+    /// The person pinned or unpinned an item.
+    ItemPin(ItemPin),
+    /// The latest compaction undone: the history before it plus what came after.
+    CompactionUndone(CompactionUndone),
+    /// This session is a fork; the records before this one are its parent's.
+    SessionForked(SessionForked),
     /// The state a replay of every earlier record holds, written right after
     /// each record that replaces the history: resuming starts from the last.
     Checkpoint(Box<Checkpoint>),
@@ -126,6 +134,9 @@ impl RecordBody {
         "tool_outputs_evicted",
         "layered_compaction",
         "compaction_guard",
+        "item_pin",
+        "compaction_undone",
+        "session_forked",
         "checkpoint",
     ];
 
@@ -137,7 +148,10 @@ impl RecordBody {
             | RecordBody::ToolOutputsEvicted(_)
             | RecordBody::LayeredCompaction(_)
             | RecordBody::CompactionGuard(_) => 2,
-            RecordBody::Checkpoint(_) => 3,
+            RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_)
+            | RecordBody::Checkpoint(_) => 3,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -172,6 +186,9 @@ impl RecordBody {
             RecordBody::ToolOutputsEvicted(_) => "tool_outputs_evicted",
             RecordBody::LayeredCompaction(_) => "layered_compaction",
             RecordBody::CompactionGuard(_) => "compaction_guard",
+            RecordBody::ItemPin(_) => "item_pin",
+            RecordBody::CompactionUndone(_) => "compaction_undone",
+            RecordBody::SessionForked(_) => "session_forked",
             RecordBody::Checkpoint(_) => "checkpoint",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
@@ -439,6 +456,9 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
                 RecordBody::LayeredCompaction(Deserialize::deserialize(payload)?)
             }
             "compaction_guard" => RecordBody::CompactionGuard(Deserialize::deserialize(payload)?),
+            "item_pin" => RecordBody::ItemPin(Deserialize::deserialize(payload)?),
+            "compaction_undone" => RecordBody::CompactionUndone(Deserialize::deserialize(payload)?),
+            "session_forked" => RecordBody::SessionForked(Deserialize::deserialize(payload)?),
             "checkpoint" => RecordBody::Checkpoint(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
@@ -507,6 +527,26 @@ mod tests {
     }
 
     #[test]
+    fn pin_undo_and_fork_records_carry_format_version_three() {
+        let pin = Record::now(RecordBody::ItemPin(ItemPin {
+            item_id: ItemId::new(),
+            pinned: true,
+        }));
+        assert_eq!(pin.v, RECORD_FORMAT_VERSION);
+        assert_eq!(RECORD_FORMAT_VERSION, 3);
+        assert_eq!(round_trip(&pin), pin);
+        let fork = Record::now(RecordBody::SessionForked(SessionForked {
+            parent_session_id: SessionId::new(),
+            parent_records: 7,
+            point: crate::ForkPoint::BeforeCompaction { number: 2 },
+        }));
+        let value = serde_json::to_value(&fork).unwrap();
+        assert_eq!(value["type"], "session_forked");
+        assert_eq!(value["payload"]["point"]["kind"], "before_compaction");
+        assert_eq!(round_trip(&fork), fork);
+    }
+
+    #[test]
     fn a_payload_before_its_type_and_unknown_fields_still_read() {
         let line = r#"{"payload":{"title":"T"},"extra":[1],"ts":"2030-01-01T00:00:00Z","type":"title_set","v":1}"#;
         let record: Record = serde_json::from_str(line).unwrap();
@@ -565,6 +605,10 @@ mod tests {
             RecordBody::CompactionPolicy(CompactionPolicyRecord {
                 policy: crate::CompactionPolicy::Layered,
                 threshold: None,
+            }),
+            RecordBody::ItemPin(ItemPin {
+                item_id: ItemId::new(),
+                pinned: true,
             }),
         ];
         for body in bodies {

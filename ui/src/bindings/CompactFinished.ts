@@ -8,7 +8,7 @@ import type { SessionId } from "./SessionId";
  * The last line of `strata compact --json`. The optional fields belong to
  * one outcome each: `summary_item_id`, `removed`, `kept` to `compacted`;
  * `items` to `nothing_to_compact`; `attempts`, `message` to
- * `summary_failed`.
+ * `summary_failed`; `dropped`, `message` to `refused`.
  */
 export type CompactFinished = { v: number, 
 /**
@@ -18,4 +18,8 @@ kind: OutputKind, session_id: SessionId, outcome: CompactResult, summary_item_id
 /**
  * The history's length, which compacting would keep whole.
  */
-items?: number | null, attempts?: number | null, message?: string | null, };
+items?: number | null, attempts?: number | null, message?: string | null, 
+/**
+ * What a refused summary would have dropped.
+ */
+dropped?: Array<string> | null, };

@@ -3,4 +3,4 @@
 /**
  * How a `strata compact` ended.
  */
-export type CompactResult = "compacted" | "nothing_to_compact" | "summary_failed" | "cancelled";
+export type CompactResult = "compacted" | "nothing_to_compact" | "summary_failed" | "refused" | "cancelled";

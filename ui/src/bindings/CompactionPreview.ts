@@ -36,4 +36,8 @@ summarized: Array<ItemId>,
 /**
  * Items kept verbatim.
  */
-kept: Array<ItemId>, state_sheet: StateSheet, };
+kept: Array<ItemId>, 
+/**
+ * The pinned items among them (a pinned output's call included).
+ */
+pinned?: Array<ItemId>, state_sheet: StateSheet, };

@@ -24,7 +24,11 @@ summary: CompactionSummary,
 /**
  * Items in the history right after.
  */
-history_items: number, } | { "kind": "compaction_ineffective", summary_item_id: ItemId, estimated_tokens: number, threshold: number, } | { "kind": "summary_failed", turn_id?: TurnId | null, attempts: number, message: string, } | { "kind": "tool_outputs_evicted", turn_id?: TurnId | null, eviction: ToolOutputsEvicted, 
+history_items: number, } | { "kind": "compaction_ineffective", summary_item_id: ItemId, estimated_tokens: number, threshold: number, } | { "kind": "summary_failed", turn_id?: TurnId | null, attempts: number, message: string, } | { "kind": "compaction_refused", turn_id?: TurnId | null, 
+/**
+ * What it would have dropped, one entry each.
+ */
+dropped: Array<string>, message: string, } | { "kind": "tool_outputs_evicted", turn_id?: TurnId | null, eviction: ToolOutputsEvicted, 
 /**
  * Items in the history right after.
  */

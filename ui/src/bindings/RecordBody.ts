@@ -3,13 +3,16 @@ import type { ApprovalDecisionRecord } from "./ApprovalDecisionRecord";
 import type { Checkpoint } from "./Checkpoint";
 import type { CompactionGuardRecord } from "./CompactionGuardRecord";
 import type { CompactionPolicyRecord } from "./CompactionPolicyRecord";
+import type { CompactionUndone } from "./CompactionUndone";
 import type { ErrorRecord } from "./ErrorRecord";
 import type { FullToolOutput } from "./FullToolOutput";
+import type { ItemPin } from "./ItemPin";
 import type { LayeredCompaction } from "./LayeredCompaction";
 import type { ProfileSet } from "./ProfileSet";
 import type { ResponseItem } from "./ResponseItem";
 import type { RetryRecord } from "./RetryRecord";
 import type { RoundRecord } from "./RoundRecord";
+import type { SessionForked } from "./SessionForked";
 import type { SessionMeta } from "./SessionMeta";
 import type { TitleSet } from "./TitleSet";
 import type { TokenUsageRecord } from "./TokenUsageRecord";
@@ -20,4 +23,4 @@ import type { TurnStarted } from "./TurnStarted";
 /**
  * What a record says. The variant name, in snake_case, is the record's `type`.
  */
-export type RecordBody = { "type": "session_meta", "payload": SessionMeta } | { "type": "response_item", "payload": ResponseItem } | { "type": "round", "payload": RoundRecord } | { "type": "token_usage", "payload": TokenUsageRecord } | { "type": "turn_started", "payload": TurnStarted } | { "type": "turn_finished", "payload": TurnFinished } | { "type": "retry", "payload": RetryRecord } | { "type": "error", "payload": ErrorRecord } | { "type": "approval_decision", "payload": ApprovalDecisionRecord } | { "type": "title_set", "payload": TitleSet } | { "type": "full_tool_output", "payload": FullToolOutput } | { "type": "profile_set", "payload": ProfileSet } | { "type": "compaction_policy", "payload": CompactionPolicyRecord } | { "type": "tool_outputs_evicted", "payload": ToolOutputsEvicted } | { "type": "layered_compaction", "payload": LayeredCompaction } | { "type": "compaction_guard", "payload": CompactionGuardRecord } | { "type": "checkpoint", "payload": Checkpoint };
+export type RecordBody = { "type": "session_meta", "payload": SessionMeta } | { "type": "response_item", "payload": ResponseItem } | { "type": "round", "payload": RoundRecord } | { "type": "token_usage", "payload": TokenUsageRecord } | { "type": "turn_started", "payload": TurnStarted } | { "type": "turn_finished", "payload": TurnFinished } | { "type": "retry", "payload": RetryRecord } | { "type": "error", "payload": ErrorRecord } | { "type": "approval_decision", "payload": ApprovalDecisionRecord } | { "type": "title_set", "payload": TitleSet } | { "type": "full_tool_output", "payload": FullToolOutput } | { "type": "profile_set", "payload": ProfileSet } | { "type": "compaction_policy", "payload": CompactionPolicyRecord } | { "type": "tool_outputs_evicted", "payload": ToolOutputsEvicted } | { "type": "layered_compaction", "payload": LayeredCompaction } | { "type": "compaction_guard", "payload": CompactionGuardRecord } | { "type": "item_pin", "payload": ItemPin } | { "type": "compaction_undone", "payload": CompactionUndone } | { "type": "session_forked", "payload": SessionForked } | { "type": "checkpoint", "payload": Checkpoint };

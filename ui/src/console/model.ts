@@ -352,6 +352,19 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
       const { history, state } = record.payload;
       return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: "Checkpoint", detail: `${history.length} item${history.length === 1 ? "" : "s"} the model sees, after ${state.records} records (resuming starts here)` };
     }
+    case "item_pin": {
+      const { item_id, pinned } = record.payload;
+      return { ...base, family: "mainline", kind: "compaction", tone: "neutral", title: pinned ? "Item pinned" : "Item unpinned", detail: `${item_id} ${pinned ? "survives every eviction and compaction verbatim" : "may be evicted or summarized again"}` };
+    }
+    case "compaction_undone": {
+      const { summary_item_id, restored, estimated_tokens, threshold } = record.payload;
+      return { ...base, family: "mainline", kind: "compaction", tone: "warn", title: "Compaction undone", detail: `${restored.length} item${restored.length === 1 ? "" : "s"} restored, about ${formatTokens(estimated_tokens)} tokens (estimate) against a threshold of ${formatTokens(threshold)}; the compaction of ${summary_item_id} no longer applies` };
+    }
+    case "session_forked": {
+      const { parent_session_id, parent_records, point } = record.payload;
+      const at = point.kind === "at_item" ? `after item ${point.item_id}` : `before compaction ${point.number}`;
+      return { ...base, family: "mainline", kind: "turn", tone: "neutral", title: "Forked", detail: `from ${parent_session_id} ${at} (${parent_records} records copied)` };
+    }
     case "compaction_policy":
       return { ...base, family: "debug", kind: "compaction", tone: "neutral", title: `Compaction policy: ${record.payload.policy}`, detail: record.payload.threshold ? `threshold ${record.payload.threshold}` : "threshold from the model" };
     case "tool_outputs_evicted": {

@@ -357,6 +357,16 @@ impl TranscriptFold {
             RecordBody::LayeredCompaction(layered) => {
                 self.add_compaction(&layered.summary, Some(&layered.state_sheet.text));
             }
+            RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_) => {
+                if let Some(note) = strata_core::transcript::context_note(body) {
+                    self.push(TranscriptEntry::Notice {
+                        id: id(),
+                        text: sentence(&note),
+                    });
+                }
+            }
             // Shown as the live `summary_failed` event is.
             RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
                 attempts,
@@ -540,6 +550,13 @@ impl TranscriptFold {
                 self.push(TranscriptEntry::Error {
                     id,
                     message: summary_failed(*attempts, message),
+                    model_error: None,
+                });
+            }
+            DebugEvent::CompactionRefused { message, .. } => {
+                self.push(TranscriptEntry::Error {
+                    id,
+                    message: sentence(message),
                     model_error: None,
                 });
             }

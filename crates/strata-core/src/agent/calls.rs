@@ -65,6 +65,11 @@ impl Agent {
         call: &FunctionCall,
         cancel: &CancellationToken,
     ) -> Result<ToolOutcome> {
+        // Recall reads only this session's own records: no workspace, no
+        // approval, whatever the policy.
+        if call.name == crate::recall::RECALL && self.offers_recall() {
+            return self.run_recall(&call.arguments);
+        }
         // Policy first: a refused call is never prepared (no open, no read).
         if let Some(error) = self.approvals.refuse_unprepared(&call.name) {
             return Ok(self.tools.error_outcome(&error));
@@ -132,6 +137,34 @@ impl Agent {
         } else {
             "The user cancelled the turn"
         }
+    }
+
+    /// The recall tool: answered from the session file, read back through
+    /// the writer (never a path the model names), within the output cap.
+    fn run_recall(&self, arguments: &str) -> Result<ToolOutcome> {
+        let started = std::time::Instant::now();
+        let records = self.session.read_records()?;
+        let text = crate::recall::recall(&records, self.session.history(), arguments);
+        let (output, cut) = self.tools.config().output_cap.apply(text);
+        let output = match cut {
+            Some(_) => format!(
+                "{output}\n[recall: the answer was cut to the tool output cap; search with a \
+                 narrower query for the part you need]"
+            ),
+            None => output,
+        };
+        let status = if output.starts_with("recall:") && !output.contains("matching line") {
+            ToolCallStatus::Error
+        } else {
+            ToolCallStatus::Success
+        };
+        Ok(ToolOutcome {
+            output,
+            full_output: None,
+            status,
+            exit_code: None,
+            duration: started.elapsed(),
+        })
     }
 
     /// Registers the request, announces it, and waits for the answer or the

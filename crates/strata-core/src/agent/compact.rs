@@ -43,6 +43,8 @@ pub(super) struct CompactionCause<'a> {
     /// Tokens (estimated) the next request adds to the history: the
     /// person's message a pre-turn compaction makes room for.
     pub pending: u64,
+    /// A partial compaction: keep everything from this item on verbatim.
+    pub keep_from: Option<ItemId>,
 }
 
 /// A summary the model wrote.
@@ -73,7 +75,21 @@ impl Agent {
             Some(focus) => format!("Compaction requested by the user, focusing on: {focus}"),
             None => "Compaction requested by the user".to_owned(),
         };
-        let cause = CompactionCause {
+        let cause = self.manual_cause(reason, focus, None);
+        let outcome = self.compact(cause, &cancel).await?;
+        Ok(outcome.unwrap_or(CompactOutcome::NothingToCompact {
+            items: self.session.history().len(),
+        }))
+    }
+
+    /// The cause of a compaction a person asked for, on the last usage.
+    pub(super) fn manual_cause<'a>(
+        &self,
+        reason: String,
+        focus: Option<&'a str>,
+        keep_from: Option<ItemId>,
+    ) -> CompactionCause<'a> {
+        CompactionCause {
             trigger: CompactionTrigger::Manual,
             reason,
             context_tokens: self
@@ -85,11 +101,8 @@ impl Agent {
             focus,
             turn_id: None,
             pending: 0,
-        };
-        let outcome = self.compact(cause, &cancel).await?;
-        Ok(outcome.unwrap_or(CompactOutcome::NothingToCompact {
-            items: self.session.history().len(),
-        }))
+            keep_from,
+        }
     }
 
     /// The check after a round: compacts when `usage`, what that round
@@ -132,6 +145,7 @@ impl Agent {
             focus: None,
             turn_id: Some(turn_id),
             pending: 0,
+            keep_from: None,
         };
         match policy {
             CompactionPolicy::Layered => {

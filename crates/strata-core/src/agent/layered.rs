@@ -18,10 +18,12 @@ use super::{Agent, CompactOutcome};
 use crate::compaction::{
     EVICTED_PREFIX, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
     build_layered_summary_request, build_state_sheet, extract, ineffective_level, item_text,
-    loss_audit, low_water_mark, plan_eviction, plan_layered, previous_summary_text,
-    restore_originals, span_originals,
+    loss_audit, low_water_mark, previous_summary_text, restore_originals, span_originals,
 };
-use crate::compaction::{MIN_HISTORY_ITEMS, needs_summary};
+use crate::compaction::{
+    MIN_HISTORY_ITEMS, needs_summary, pinned_with_partners, plan_eviction_sparing,
+    plan_layered_with, rule_violations,
+};
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
@@ -149,6 +151,7 @@ impl Agent {
             focus: None,
             turn_id: Some(turn_id),
             pending: added,
+            keep_from: None,
         };
         self.layered_compact(cause, false, cancel).await?;
         Ok(())
@@ -226,12 +229,36 @@ impl Agent {
         Ok(Some(outcome))
     }
 
+    /// A partial compaction (trigger `manual`): summarizes everything before
+    /// `item` (an id or unique prefix of one in the current context) and
+    /// keeps everything from it on verbatim, a call never split from its
+    /// output. Recorded as a layered compaction whatever the policy.
+    pub async fn compact_up_to(
+        &mut self,
+        item: &str,
+        focus: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<CompactOutcome> {
+        let items = self.session.history().items();
+        let keep_from = crate::recall::resolve_item(items.iter().map(ResponseItem::id), item)?;
+        let focus = focus.as_deref().map(str::trim).filter(|f| !f.is_empty());
+        let mut reason = format!("Compaction up to item {keep_from} requested by the user");
+        if let Some(focus) = focus {
+            reason.push_str(&format!(", focusing on: {focus}"));
+        }
+        let cause = self.manual_cause(reason, focus, Some(keep_from));
+        // A summary's record resets the guards by itself.
+        self.layered_summary(&cause, &cancel).await
+    }
+
     /// Evicts older tool outputs down to the low-water mark (one record);
     /// returns the estimates before and after (equal when nothing was
     /// evicted).
     fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<(u64, u64)> {
         let low_water = low_water_mark(cause.threshold);
-        let plan = plan_eviction(self.session.history().items(), self.estimate(), low_water);
+        let history = self.session.history();
+        let spared = pinned_with_partners(history.items(), history.pinned());
+        let plan = plan_eviction_sparing(history.items(), &spared, self.estimate(), low_water);
         if plan.evicted.is_empty() {
             return Ok((plan.estimated_before, plan.estimated_before));
         }
@@ -264,7 +291,20 @@ impl Agent {
     ) -> Result<CompactOutcome> {
         let started = Instant::now();
         let items = self.session.history().items().to_vec();
-        let plan = plan_layered(&items);
+        let pinned = pinned_with_partners(&items, self.session.history().pinned());
+        let keep_from =
+            match cause.keep_from {
+                Some(id) => Some(items.iter().position(|item| item.id() == id).ok_or_else(
+                    || CoreError::ContextRefused {
+                        message: format!(
+                            "item {id} is not in what the model sees now; compact up to an item of \
+                         the current context"
+                        ),
+                    },
+                )?),
+                None => None,
+            };
+        let plan = plan_layered_with(&items, &pinned, keep_from);
         if plan.span.is_empty() {
             return Ok(CompactOutcome::NothingToCompact { items: items.len() });
         }
@@ -314,6 +354,8 @@ impl Agent {
             Err(outcome) => return Ok(*outcome),
         };
         let folded_out = folded + left_out;
+        // The summary names the ids recall accepts for what it replaces.
+        let text = format!("{text}{}", recall_note(&items, &plan.span));
         // The sheet reads every original, folded ones too: it never loses
         // what the summarizer could not read.
         let facts = extract(&originals);
@@ -381,6 +423,20 @@ impl Agent {
             estimated_after,
             loss_audit: audit,
         };
+        // The rule check: a result that drops a rule is not committed.
+        let dropped = rule_violations(&items, &record, &pinned, self.approvals.policy().as_str());
+        if !dropped.is_empty() {
+            let message = format!(
+                "the compaction was refused: it would have dropped {}",
+                dropped.join("; ")
+            );
+            self.events.debug(DebugEvent::CompactionRefused {
+                turn_id: cause.turn_id,
+                dropped: dropped.clone(),
+                message: message.clone(),
+            });
+            return Ok(CompactOutcome::Refused { dropped, message });
+        }
         self.session
             .append(RecordBody::LayeredCompaction(Box::new(record.clone())))?;
         let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
@@ -431,5 +487,21 @@ impl Agent {
             folded += 1;
         }
         folded
+    }
+}
+
+/// The line a layered summary ends with: the ids of the first and last item
+/// it replaces (ids sort by time, so every removed item lies between them),
+/// which the recall tool returns.
+fn recall_note(items: &[ResponseItem], span: &[usize]) -> String {
+    match (span.first(), span.last()) {
+        (Some(&first), Some(&last)) => format!(
+            "\n\n[Strata: this summary replaces {} items, ids {} to {}; the recall tool \
+             returns any of them by id, or searches them.]",
+            span.len(),
+            items[first].id(),
+            items[last].id()
+        ),
+        _ => String::new(),
     }
 }

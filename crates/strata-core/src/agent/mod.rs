@@ -95,6 +95,7 @@ mod calls;
 mod compact;
 mod events;
 mod layered;
+mod pins;
 mod prompt;
 mod stream;
 mod turn;
@@ -221,6 +222,12 @@ pub enum CompactOutcome {
     NothingToCompact { items: usize },
     /// No summary could be made; nothing was persisted.
     SummaryFailed { attempts: u32, message: String },
+    /// The rule check refused the result: it would have dropped what
+    /// `dropped` names; nothing was persisted.
+    Refused {
+        dropped: Vec<String>,
+        message: String,
+    },
     /// Cancelled before a summary arrived; nothing was persisted.
     Cancelled,
 }
@@ -334,6 +341,12 @@ impl Agent {
     /// The session's compaction policy (as recorded; `base` without a record).
     pub fn policy(&self) -> CompactionPolicy {
         self.session.state().policy()
+    }
+
+    /// Whether rounds offer the `recall` tool: under every policy but
+    /// `base`, whose requests stay exactly as they were before recall.
+    pub fn offers_recall(&self) -> bool {
+        self.policy() != CompactionPolicy::Base
     }
 
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {

@@ -215,7 +215,8 @@ impl Agent {
                         // Sending the same history again would overflow again.
                         Some(
                             CompactOutcome::NothingToCompact { .. }
-                            | CompactOutcome::SummaryFailed { .. },
+                            | CompactOutcome::SummaryFailed { .. }
+                            | CompactOutcome::Refused { .. },
                         )
                         | None => {
                             return Ok(failed(self.overflow_error(message)));
@@ -241,7 +242,9 @@ impl Agent {
                 }
                 // A failed summary was reported; the turn goes on uncompacted.
                 Some(
-                    CompactOutcome::NothingToCompact { .. } | CompactOutcome::SummaryFailed { .. },
+                    CompactOutcome::NothingToCompact { .. }
+                    | CompactOutcome::SummaryFailed { .. }
+                    | CompactOutcome::Refused { .. },
                 )
                 | None => {}
             }
@@ -257,7 +260,10 @@ impl Agent {
     /// Builds the round's request, appends its `round` record (before any of
     /// its items, so replay can check `input_items`) and announces it.
     fn begin_round(&mut self, turn_id: TurnId, round_id: RoundId) -> Result<ModelRequest> {
-        let tools = self.tools.specs();
+        let mut tools = self.tools.specs();
+        if self.offers_recall() {
+            tools.push(crate::recall::recall_spec());
+        }
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
         let request = ModelRequest {
             model: self.config.model.clone(),
@@ -358,6 +364,7 @@ impl Agent {
             focus: None,
             turn_id: Some(turn_id),
             pending: 0,
+            keep_from: None,
         };
         self.compact(cause, cancel).await
     }

@@ -5,7 +5,7 @@
 //! last rounds and every user message stay whole; the original stays in the
 //! session file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use strata_protocol::{EvictedOutput, ItemId, ResponseItem, ToolOutputsEvicted};
 
@@ -113,8 +113,8 @@ pub fn digest(output: &str) -> String {
 /// The text that replaces an evicted output.
 pub fn placeholder(item_id: ItemId, tool: &str, chars: u64, output: &str) -> String {
     format!(
-        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars, kept in the session file; \
-         starts: {}]",
+        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars, kept in the session file \
+         (recall with this id returns it); starts: {}]",
         digest(output)
     )
 }
@@ -135,6 +135,16 @@ pub fn plan_eviction(
     estimate: Estimate<'_>,
     low_water: u64,
 ) -> EvictionPlan {
+    plan_eviction_sparing(items, &HashSet::new(), estimate, low_water)
+}
+
+/// [`plan_eviction`], leaving the outputs in `spared` (pinned ones) whole.
+pub fn plan_eviction_sparing(
+    items: &[ResponseItem],
+    spared: &HashSet<ItemId>,
+    estimate: Estimate<'_>,
+    low_water: u64,
+) -> EvictionPlan {
     let estimated_before = estimate.items(items);
     let protected_from = recent_rounds_start(items);
     let mut tools: HashMap<&str, &str> = HashMap::new();
@@ -149,7 +159,7 @@ pub fn plan_eviction(
                 tools.insert(&call.call_id, &call.name);
             }
             ResponseItem::FunctionCallOutput(output)
-                if !output.output.starts_with(EVICTED_PREFIX) =>
+                if !output.output.starts_with(EVICTED_PREFIX) && !spared.contains(&output.id) =>
             {
                 let tool = tools
                     .get(output.call_id.as_str())

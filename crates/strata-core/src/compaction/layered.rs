@@ -4,7 +4,7 @@
 //! the original items of the span with the previous summary and sheet as
 //! context ([`build_layered_summary_request`]).
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 use strata_protocol::{ItemId, LayeredCompaction, ModelRequest, ResponseItem, Role, StateSheet};
@@ -28,7 +28,64 @@ pub struct LayeredPlan {
 
 /// Like the base plan, but a state sheet is never kept as a user message.
 pub fn plan_layered(history: &[ResponseItem]) -> LayeredPlan {
-    let (leading, kept) = super::select_kept(history, is_person_message);
+    plan_layered_with(history, &HashSet::new(), None)
+}
+
+/// The pinned items with their partners: a pinned output keeps its call,
+/// and a pinned call its output.
+pub fn pinned_with_partners(
+    history: &[ResponseItem],
+    pinned: &BTreeSet<ItemId>,
+) -> HashSet<ItemId> {
+    let pinned_calls: HashSet<&str> = history
+        .iter()
+        .filter(|item| pinned.contains(&item.id()))
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall(_) | ResponseItem::FunctionCallOutput(_) => item.call_id(),
+            _ => None,
+        })
+        .collect();
+    history
+        .iter()
+        .filter(|item| {
+            pinned.contains(&item.id())
+                || matches!(
+                    item,
+                    ResponseItem::FunctionCall(_) | ResponseItem::FunctionCallOutput(_)
+                ) && item.call_id().is_some_and(|id| pinned_calls.contains(id))
+        })
+        .map(ResponseItem::id)
+        .collect()
+}
+
+/// The layered plan keeping `pinned` items (partners included) verbatim,
+/// outside the person's message budget, and, for a partial compaction,
+/// everything from index `keep_from` on (moved back so a call is never
+/// split from its output). Kept items stay in their original order.
+pub fn plan_layered_with(
+    history: &[ResponseItem],
+    pinned: &HashSet<ItemId>,
+    keep_from: Option<usize>,
+) -> LayeredPlan {
+    let is_pinned = |index: usize| pinned.contains(&history[index].id());
+    let (leading, mut kept) = match keep_from {
+        // A partial compaction summarizes everything before the item.
+        Some(_) => (super::select_kept(history, |_| false).0, Vec::new()),
+        None => {
+            let (leading, persons) = super::select_kept_where(history, |index, text| {
+                is_person_message(text) && !is_pinned(index)
+            });
+            (leading, persons)
+        }
+    };
+    let from = keep_from.map(|from| call_start(history, from.max(leading.len())));
+    for index in leading.len()..history.len() {
+        if is_pinned(index) || from.is_some_and(|from| index >= from) {
+            kept.push(index);
+        }
+    }
+    kept.sort_unstable();
+    kept.dedup();
     let span = (leading.len()..history.len())
         .filter(|index| !kept.contains(index))
         .collect();
@@ -64,6 +121,31 @@ pub fn freeable_by_summary(items: &[ResponseItem], estimate: Estimate<'_>) -> u6
         .map(|index| items[index].clone())
         .collect();
     estimate.items(&span_originals(span))
+}
+
+/// Where a partial compaction may start keeping: at `from`, or earlier when
+/// `from` is a tool output whose call comes before it (a call and its output
+/// stay together), or inside a run of calls whose outputs follow.
+fn call_start(history: &[ResponseItem], from: usize) -> usize {
+    let mut start = from.min(history.len());
+    // Every output at or after `start` must have its call at or after it.
+    loop {
+        let earliest_call = history[start..]
+            .iter()
+            .filter_map(|item| match item {
+                ResponseItem::FunctionCallOutput(output) => history[..start]
+                    .iter()
+                    .rposition(|other| {
+                        matches!(other, ResponseItem::FunctionCall(call) if call.call_id == output.call_id)
+                    }),
+                _ => None,
+            })
+            .min();
+        match earliest_call {
+            Some(call) if call < start => start = call,
+            _ => return start,
+        }
+    }
 }
 
 impl LayeredPlan {

@@ -9,6 +9,7 @@ mod extract;
 mod layered;
 mod preview;
 mod prompt;
+mod rules;
 mod sheet;
 mod threshold;
 
@@ -20,17 +21,19 @@ pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_te
 pub use evict::{
     EVICTED_PREFIX, EVICTION_LEVEL_PERCENT, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT,
     SUMMARY_LEVEL_PERCENT, apply_eviction, digest, eviction_level, low_water_mark, placeholder,
-    plan_eviction, recent_rounds_start, share_of, summary_level,
+    plan_eviction, plan_eviction_sparing, recent_rounds_start, share_of, summary_level,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{
     LayeredPlan, apply_layered_compaction, build_layered_summary_request, freeable_by_summary,
-    needs_summary, plan_layered, previous_summary_text, span_originals,
+    needs_summary, pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text,
+    span_originals,
 };
 pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{
     SUMMARY_INSTRUCTIONS, build_compaction_summary_request, serialize_history_for_summary_prompt,
 };
+pub use rules::rule_violations;
 pub use sheet::{
     STATE_SHEET_BUDGET_TOKENS, STATE_SHEET_PREFIX, SheetContext, build_state_sheet, loss_audit,
     sheet_has_path,
@@ -83,6 +86,14 @@ pub(crate) fn select_kept(
     history: &[ResponseItem],
     counts: impl Fn(&str) -> bool,
 ) -> (Vec<usize>, Vec<usize>) {
+    select_kept_where(history, |_, text| counts(text))
+}
+
+/// [`select_kept`] with the item's index given to `counts` too.
+pub(crate) fn select_kept_where(
+    history: &[ResponseItem],
+    counts: impl Fn(usize, &str) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
     let leading: Vec<usize> = history
         .iter()
         .take_while(|item| {
@@ -97,7 +108,7 @@ pub(crate) fn select_kept(
         let ResponseItem::Message(message) = item else {
             continue;
         };
-        if message.role != Role::User || !counts(&message.content) {
+        if message.role != Role::User || !counts(index, &message.content) {
             continue;
         }
         let chars = message.content.chars().count();

@@ -10,9 +10,11 @@ use strata_protocol::{
 
 use super::CompactionPlan;
 use super::estimate::Estimate;
-use super::evict::{apply_eviction, low_water_mark, plan_eviction};
+use super::evict::{apply_eviction, low_water_mark, plan_eviction_sparing};
 use super::extract::extract;
-use super::layered::{LayeredPlan, needs_summary, plan_layered, span_originals};
+use super::layered::{
+    LayeredPlan, needs_summary, pinned_with_partners, plan_layered_with, span_originals,
+};
 use super::sheet::{STATE_SHEET_BUDGET_TOKENS, SheetContext, build_state_sheet};
 use crate::history::History;
 
@@ -67,6 +69,7 @@ pub fn preview_compaction(
         summary_needed: true,
         summarized: Vec::new(),
         kept: Vec::new(),
+        pinned: Vec::new(),
         state_sheet: StateSheet::default(),
     };
     match policy {
@@ -84,7 +87,9 @@ pub fn preview_compaction(
             preview.estimated_after_summary = estimate.items(&kept_items);
         }
         CompactionPolicy::Layered => {
-            let eviction = plan_eviction(items, estimate, low_water_mark(threshold));
+            let pinned = pinned_with_partners(items, history.pinned());
+            let eviction =
+                plan_eviction_sparing(items, &pinned, estimate, low_water_mark(threshold));
             let mut after = items.to_vec();
             apply_eviction(
                 &mut after,
@@ -102,7 +107,12 @@ pub fn preview_compaction(
             preview.evicted = eviction.evicted;
             preview.summary_needed =
                 needs_summary(&after, estimate, threshold, eviction.estimated_after);
-            let plan = plan_layered(&after);
+            let plan = plan_layered_with(&after, &pinned, None);
+            preview.pinned = after
+                .iter()
+                .map(ResponseItem::id)
+                .filter(|id| pinned.contains(id))
+                .collect();
             let facts = extract(&span_originals(restore_originals(
                 &after[plan.leading.len()..],
                 originals,

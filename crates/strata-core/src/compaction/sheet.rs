@@ -143,7 +143,8 @@ fn group_by_folder(files: &[SheetFile]) -> Vec<SheetGroup> {
 fn render(sheet: &StateSheet, grouped_count: usize) -> String {
     let mut out = format!(
         "{STATE_SHEET_PREFIX} Kept by Strata from the session's records, not by the summarizer. \
-         Item ids refer to the session file.\n"
+         Item ids refer to the session file: the recall tool returns any removed item by its \
+         id, or searches them.\n"
     );
     // Writing to a String cannot fail.
     if let Some(first) = &sheet.first_request {

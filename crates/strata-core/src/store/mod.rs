@@ -161,6 +161,35 @@ impl SessionStore {
         LiveSession::resumed(writer, tail.replay(), torn_tail)
     }
 
+    /// A new session whose file begins with a copy of `parent`'s records up
+    /// to `point` (see [`crate::context_ops::fork_cut`]) and a
+    /// `session_forked` record naming where it came from: its model-visible
+    /// history is what the parent's was there, and nothing later. Files in
+    /// the workspace are not rewound.
+    pub fn fork(
+        &self,
+        parent: SessionId,
+        point: strata_protocol::ForkPoint,
+    ) -> Result<LiveSession> {
+        let read = self.open_reader(parent, ReadMode::Strict)?;
+        let cut = crate::context_ops::fork_cut(&read.records, &point)?;
+        let mut session = self.create(
+            Path::new(&read.meta.workspace),
+            &read.meta.provider_kind,
+            &read.meta.model,
+        )?;
+        for record in read.records.iter().take(cut).skip(1) {
+            session.append_copied(record)?;
+        }
+        session.append(RecordBody::SessionForked(strata_protocol::SessionForked {
+            parent_session_id: parent,
+            parent_records: u32::try_from(cut).unwrap_or(u32::MAX),
+            point,
+        }))?;
+        crate::context_ops::after_history_replaced(&mut session)?;
+        Ok(session)
+    }
+
     /// Reads the session without a lock (a writer may be appending).
     pub fn open_reader(&self, id: SessionId, mode: ReadMode) -> Result<SessionRead> {
         let read =

@@ -9,13 +9,13 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use strata_protocol::{
-    Checkpoint, CheckpointState, CheckpointUsage, CompactionGuardRecord, CompactionPolicy,
-    CompactionPolicyRecord, ItemId, ProfileChange, ProfileSet, Record, RecordBody, ResponseItem,
-    Role, SessionMeta, StateSheet,
+    Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
+    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange, ProfileSet, Record,
+    RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
 use crate::compaction::ineffective_level;
-use crate::history::{Applied, History};
+use crate::history::{Applied, History, UndoPoint};
 
 /// How many characters of the first user message make a derived title.
 pub const DERIVED_TITLE_CHARS: usize = 80;
@@ -36,6 +36,9 @@ pub struct Replay {
     unknown_records: usize,
     inconsistent_rounds: usize,
     evictions: usize,
+    undos: usize,
+    /// The parent, when this session is a fork.
+    forked_from: Option<strata_protocol::SessionForked>,
     /// The last `compaction_policy` record, if any.
     policy: Option<CompactionPolicyRecord>,
     /// The model of the last `round` record.
@@ -76,6 +79,8 @@ impl Replay {
             unknown_records: 0,
             inconsistent_rounds: 0,
             evictions: 0,
+            undos: 0,
+            forked_from: None,
             policy: None,
             last_round_model: None,
             switched_since_round: false,
@@ -119,6 +124,7 @@ impl Replay {
                 self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
+            RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
             }
@@ -130,7 +136,8 @@ impl Replay {
             Applied::Compacted { .. } => self.compactions += 1,
             Applied::Unknown => self.unknown_records += 1,
             Applied::Evicted { .. } => self.evictions += 1,
-            Applied::Item | Applied::Usage | Applied::NotHistory => {}
+            Applied::Restored { .. } => self.undos += 1,
+            Applied::Item | Applied::Usage | Applied::Pinned | Applied::NotHistory => {}
         }
         applied
     }
@@ -155,6 +162,8 @@ impl Replay {
             last_state_sheet,
             switched_since_round,
             guards,
+            undos,
+            forked_from,
             // The checkpoint record's own timestamp restores it.
             last_record_at: _,
         } = self;
@@ -180,6 +189,14 @@ impl Replay {
                 switched_since_round: *switched_since_round,
                 summary_failures_in_a_row: guards.failures_in_a_row,
                 ineffective_at: guards.ineffective_at,
+                undos: to_u64(*undos),
+                pinned: history.pinned().iter().copied().collect(),
+                undo_point: history.undo_point().map(|point| CheckpointUndoPoint {
+                    summary_item_id: point.summary_item_id,
+                    before: point.before.clone(),
+                    len_after: to_u64(point.len_after),
+                }),
+                forked_from: forked_from.clone(),
             },
         }
     }
@@ -195,7 +212,14 @@ impl Replay {
         Self {
             last_record_at: meta.created_at,
             meta,
-            history: History::restored(checkpoint.history.clone(), last_usage),
+            history: History::restored(checkpoint.history.clone(), last_usage).with_recall_state(
+                state.pinned.iter().copied().collect(),
+                state.undo_point.as_ref().map(|point| UndoPoint {
+                    summary_item_id: point.summary_item_id,
+                    before: point.before.clone(),
+                    len_after: to_usize(point.len_after),
+                }),
+            ),
             explicit_title: state.explicit_title.clone(),
             derived_title: state.derived_title.clone(),
             profile: state.profile.clone(),
@@ -213,6 +237,8 @@ impl Replay {
                 failures_in_a_row: state.summary_failures_in_a_row,
                 ineffective_at: state.ineffective_at,
             },
+            undos: to_usize(state.undos),
+            forked_from: state.forked_from.clone(),
         }
     }
 
@@ -285,6 +311,16 @@ impl Replay {
     /// `tool_outputs_evicted` records folded.
     pub fn evictions(&self) -> usize {
         self.evictions
+    }
+
+    /// `compaction_undone` records folded.
+    pub fn undos(&self) -> usize {
+        self.undos
+    }
+
+    /// Where this session was forked from, when it is a fork.
+    pub fn forked_from(&self) -> Option<&strata_protocol::SessionForked> {
+        self.forked_from.as_ref()
     }
 
     /// The session's compaction policy: the last `compaction_policy` record,

@@ -104,6 +104,10 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         switched_since_round,
         summary_failures_in_a_row,
         ineffective_at,
+        undos,
+        pinned,
+        undo_point,
+        forked_from,
     } = ours;
     [
         ("records", *records == theirs.records),
@@ -139,6 +143,10 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
             *summary_failures_in_a_row == theirs.summary_failures_in_a_row,
         ),
         ("ineffective_at", *ineffective_at == theirs.ineffective_at),
+        ("undos", *undos == theirs.undos),
+        ("pinned", *pinned == theirs.pinned),
+        ("undo_point", *undo_point == theirs.undo_point),
+        ("forked_from", *forked_from == theirs.forked_from),
     ]
     .into_iter()
     .find_map(|(field, same)| (!same).then_some(field))

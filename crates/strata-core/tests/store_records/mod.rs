@@ -196,6 +196,21 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             threshold: 8_000,
         }),
         RecordBody::CompactionGuard(strata_protocol::CompactionGuardRecord::CircuitReset),
+        RecordBody::ItemPin(strata_protocol::ItemPin {
+            item_id: output_id,
+            pinned: true,
+        }),
+        RecordBody::CompactionUndone(strata_protocol::CompactionUndone {
+            summary_item_id: ItemId::new(),
+            restored: vec![output_id],
+            estimated_tokens: 120,
+            threshold: 8_000,
+        }),
+        RecordBody::SessionForked(strata_protocol::SessionForked {
+            parent_session_id: strata_protocol::SessionId::new(),
+            parent_records: 4,
+            point: strata_protocol::ForkPoint::AtItem { item_id: output_id },
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -221,6 +236,9 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::ToolOutputsEvicted(_)
             | RecordBody::LayeredCompaction(_)
             | RecordBody::CompactionGuard(_)
+            | RecordBody::ItemPin(_)
+            | RecordBody::CompactionUndone(_)
+            | RecordBody::SessionForked(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::Unknown(_) => {}
         }
