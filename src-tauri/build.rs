@@ -30,6 +30,11 @@ const COMMANDS: &[&str] = &[
     "set_compaction_policy",
     "preview_compaction",
     "check_threshold",
+    "session_items",
+    "pin_item",
+    "compact_up_to",
+    "undo_compaction",
+    "fork_session",
     "open_external_link",
 ];
 

@@ -10,13 +10,15 @@ use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
     AnswerApproval, AppInfo, ApprovalDecision, CheckThreshold, CommandError, CompactNow,
-    CompactOutcome, CompactionPolicy, CompactionPreview, CompactionStatus, CompactionView,
-    CreateSession, DeleteSession, ExportFormat, ExportSession, GetCompactionStatus,
-    GetCompactionViews, GetRoundRequests, GetToolOutput, LibraryChange, ListSessions, LiveEvent,
-    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, RoundPage,
-    SaveSettings, SearchResults, SearchSessions, SendMessage, SessionExport, SessionListItem,
-    SessionPage, SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile,
-    ThresholdCheck, ToolOutputText, TranscriptPage, TurnReport,
+    CompactOutcome, CompactUpTo, CompactionPolicy, CompactionPreview, CompactionStatus,
+    CompactionUndoneView, CompactionView, CreateSession, DeleteSession, ExportFormat,
+    ExportSession, ForkPoint, ForkSession, GetCompactionStatus, GetCompactionViews,
+    GetRoundRequests, GetToolOutput, ItemPinned, LibraryChange, ListSessionItems, ListSessions,
+    LiveEvent, OpenSession, OpenTranscript, PinItem, PreviewCompaction, ProviderKindInfo,
+    RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
+    SessionExport, SessionForkView, SessionItems, SessionListItem, SessionPage, SessionView,
+    SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile, ThresholdCheck,
+    ToolOutputText, TranscriptPage, TurnReport, UndoCompaction,
 };
 use tauri::ipc::Channel;
 use tauri::{Runtime, State, Webview, Window};
@@ -359,4 +361,62 @@ pub async fn check_threshold(
         profile_id,
     })
     .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn session_items(app: State<'_, Shared>, session_id: String) -> Result<SessionItems> {
+    let session_id = id(&session_id)?;
+    app.session_items(ListSessionItems { session_id }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pin_item(
+    app: State<'_, Shared>,
+    session_id: String,
+    item: String,
+    pinned: bool,
+) -> Result<ItemPinned> {
+    let session_id = id(&session_id)?;
+    app.pin_item(PinItem {
+        session_id,
+        item,
+        pinned,
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn compact_up_to(
+    app: State<'_, Shared>,
+    session_id: String,
+    item: String,
+    focus: Option<String>,
+    on_event: Channel<LiveEvent>,
+) -> Result<CompactOutcome> {
+    let session_id = id(&session_id)?;
+    let request = CompactUpTo {
+        session_id,
+        item,
+        focus,
+    };
+    app.compact_up_to(request, channel_sink(on_event)).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_compaction(
+    app: State<'_, Shared>,
+    session_id: String,
+) -> Result<CompactionUndoneView> {
+    let session_id = id(&session_id)?;
+    app.undo_compaction(UndoCompaction { session_id }).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn fork_session(
+    app: State<'_, Shared>,
+    session_id: String,
+    point: ForkPoint,
+) -> Result<SessionForkView> {
+    let session_id = id(&session_id)?;
+    app.fork_session(ForkSession { session_id, point }).await
 }

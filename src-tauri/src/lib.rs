@@ -59,6 +59,11 @@ pub fn configure<R: Runtime>(
             commands::set_compaction_policy,
             commands::preview_compaction,
             commands::check_threshold,
+            commands::session_items,
+            commands::pin_item,
+            commands::compact_up_to,
+            commands::undo_compaction,
+            commands::fork_session,
             links::open_external_link,
         ])
 }
