@@ -25,6 +25,10 @@ use strata_protocol::{
     ResponseItem, StopReason, ThresholdSetting, TokenUsage,
 };
 
+#[path = "context_bench/table.rs"]
+mod table;
+use table::table;
+
 const ROUNDS_PER_TURN: usize = 10;
 const FILES: usize = 40;
 const RULE: &str = "Never edit vendor/";
@@ -526,97 +530,6 @@ async fn all_policies(rounds: usize, window: u64) -> Vec<Outcome> {
         outcomes.push(simulate(policy, rounds, window).await);
     }
     outcomes
-}
-
-fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String {
-    let mut out = format!(
-        "{rounds} scripted rounds, window {window} tokens, threshold 80%, tool outputs 0.5–20 KB\n\n\
-         | policy | rounds run | input tokens (incl. summarizer) | mean request | uncached input | summarizer input | peak context | summary calls | evictions | rounds until overflow |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n"
-    );
-    for o in outcomes {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            o.policy.as_str(),
-            o.rounds,
-            o.input,
-            (o.input - o.summary_input) / o.rounds.max(1) as u64,
-            o.uncached_input,
-            o.summary_input,
-            o.peak,
-            o.summary_calls,
-            o.evictions,
-            o.overflowed_at.map_or_else(
-                || format!("never in {}", o.rounds),
-                |r| format!("{r} (round {} overflows)", r + 1)
-            ),
-        );
-    }
-    let base = outcomes.iter().find(|o| o.policy == CompactionPolicy::Base);
-    let layered = outcomes
-        .iter()
-        .find(|o| o.policy == CompactionPolicy::Layered);
-    if let (Some(base), Some(layered)) = (base, layered) {
-        let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
-        let _ = writeln!(
-            out,
-            "\nlayered / base: input {:.2}, uncached input {:.2}, summary calls {}/{}",
-            ratio(layered.input, base.input),
-            ratio(layered.uncached_input, base.uncached_input),
-            layered.summary_calls,
-            base.summary_calls
-        );
-        let met = |ok: bool| if ok { "met" } else { "NOT MET" };
-        let kept = promised_facts_kept(layered).is_empty();
-        let _ = writeln!(
-            out,
-            "targets for layered: input <= 60% of base: {}; summary calls <= 1/3 of base: {}; \
-             never over the window: {}; promised paths, commands and rules at every snapshot: {}",
-            met(layered.input * 10 <= base.input * 6),
-            met(layered.summary_calls * 3 <= base.summary_calls),
-            met(layered.overflowed_at.is_none() && layered.peak <= window),
-            met(kept),
-        );
-        let _ = writeln!(
-            out,
-            "layered profile: an eviction every {:.1} rounds, a placeholder {} tokens, the last state sheet {} tokens\n",
-            layered.rounds as f64 / layered.evictions.max(1) as f64,
-            layered.placeholder_tokens,
-            layered.sheet_tokens,
-        );
-    }
-    out.push_str(
-        "Planted facts after 1, 2 and 5 compaction steps (@n: evictions and summaries alike) and \
-         after the 1st and 2nd summary (Sn): verbatim in context, in the state sheet, recallable \
-         (found by the recall tool in the session's removed items), or LOST \
-         (— = not reached). * = Strata promises it.\n\n\
-         | fact | ",
-    );
-    for o in outcomes {
-        for n in SNAPSHOTS {
-            let _ = write!(out, "{} {} | ", o.policy.as_str(), n.label());
-        }
-    }
-    out.push_str("\n|---|");
-    out.push_str(&"---|".repeat(outcomes.len() * SNAPSHOTS.len()));
-    out.push('\n');
-    for (index, fact) in facts("").iter().enumerate() {
-        let star = if fact.promised { "*" } else { "" };
-        let _ = write!(out, "| {}{star} | ", fact.name);
-        for o in outcomes {
-            for n in SNAPSHOTS {
-                let cell = o
-                    .snapshots
-                    .iter()
-                    .find(|(k, _)| *k == n)
-                    .map_or("—", |(_, seen)| seen[index].2.label());
-                let _ = write!(out, "{cell} | ");
-            }
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// Every promised fact is available at every snapshot the policy reached.

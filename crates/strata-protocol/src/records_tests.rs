@@ -1,0 +1,147 @@
+//! Tests of the session record envelope and its one-pass reader.
+
+use super::*;
+
+fn round_trip(record: &Record) -> Record {
+    let line = serde_json::to_string(record).unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
+#[test]
+fn envelope_has_version_timestamp_type_and_payload() {
+    let record = Record::now(RecordBody::TitleSet(TitleSet {
+        title: "Parser".into(),
+    }));
+    let value = serde_json::to_value(&record).unwrap();
+    assert_eq!(value["v"], FIRST_RECORD_FORMAT_VERSION);
+    assert!(value["ts"].is_string());
+    assert_eq!(value["type"], "title_set");
+    assert_eq!(value["payload"]["title"], "Parser");
+    assert_eq!(round_trip(&record), record);
+}
+
+#[test]
+fn unknown_record_types_survive_verbatim() {
+    let line = r#"{"v":7,"ts":"2030-01-01T00:00:00Z","type":"hologram","payload":{"x":[1,2]}}"#;
+    let record: Record = serde_json::from_str(line).unwrap();
+    match &record.body {
+        RecordBody::Unknown(unknown) => {
+            assert_eq!(unknown.record_type, "hologram");
+            assert_eq!(unknown.payload, serde_json::json!({"x": [1, 2]}));
+        }
+        other => panic!("expected unknown, got {other:?}"),
+    }
+    let again: serde_json::Value = serde_json::to_value(&record).unwrap();
+    let original: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(again, original);
+}
+
+#[test]
+fn a_known_type_with_a_broken_payload_is_an_error_not_unknown() {
+    let line = r#"{"v":1,"ts":"2030-01-01T00:00:00Z","type":"title_set","payload":{"nope":1}}"#;
+    assert!(serde_json::from_str::<Record>(line).is_err());
+}
+
+#[test]
+fn layered_records_carry_format_version_two_and_older_types_one() {
+    let policy = Record::now(RecordBody::CompactionPolicy(CompactionPolicyRecord {
+        policy: crate::CompactionPolicy::Off,
+        threshold: Some(crate::ThresholdSetting::Percent(80)),
+    }));
+    assert_eq!(policy.v, 2);
+    let value = serde_json::to_value(&policy).unwrap();
+    assert_eq!(value["payload"]["threshold"], "80%");
+    assert_eq!(round_trip(&policy), policy);
+    let title = Record::now(RecordBody::TitleSet(TitleSet { title: "t".into() }));
+    assert_eq!(title.v, FIRST_RECORD_FORMAT_VERSION);
+}
+
+#[test]
+fn pin_undo_and_fork_records_carry_format_version_three() {
+    let pin = Record::now(RecordBody::ItemPin(ItemPin {
+        item_id: ItemId::new(),
+        pinned: true,
+    }));
+    assert_eq!(pin.v, RECORD_FORMAT_VERSION);
+    assert_eq!(RECORD_FORMAT_VERSION, 3);
+    assert_eq!(round_trip(&pin), pin);
+    let fork = Record::now(RecordBody::SessionForked(SessionForked {
+        parent_session_id: SessionId::new(),
+        parent_records: 7,
+        point: crate::ForkPoint::BeforeCompaction { number: 2 },
+    }));
+    let value = serde_json::to_value(&fork).unwrap();
+    assert_eq!(value["type"], "session_forked");
+    assert_eq!(value["payload"]["point"]["kind"], "before_compaction");
+    assert_eq!(round_trip(&fork), fork);
+}
+
+#[test]
+fn a_payload_before_its_type_and_unknown_fields_still_read() {
+    let line = r#"{"payload":{"title":"T"},"extra":[1],"ts":"2030-01-01T00:00:00Z","type":"title_set","v":1}"#;
+    let record: Record = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        record.body,
+        RecordBody::TitleSet(TitleSet { title: "T".into() })
+    );
+    let missing = r#"{"v":1,"ts":"2030-01-01T00:00:00Z","payload":{}}"#;
+    assert!(serde_json::from_str::<Record>(missing).is_err());
+}
+
+#[test]
+fn every_known_type_is_read_as_its_own_body_never_as_unknown() {
+    for name in RecordBody::KNOWN_TYPES {
+        let line =
+            format!(r#"{{"v":1,"ts":"2030-01-01T00:00:00Z","type":"{name}","payload":{{}}}}"#);
+        // Most payloads miss required fields: an error is fine, an
+        // Unknown body would mean the reader forgot the type.
+        if let Ok(record) = serde_json::from_str::<Record>(&line) {
+            assert!(!matches!(record.body, RecordBody::Unknown(_)), "{name}");
+        }
+    }
+}
+
+#[test]
+fn checkpoints_carry_format_version_three_and_round_trip() {
+    let checkpoint = Record::now(RecordBody::Checkpoint(Box::new(Checkpoint {
+        history: vec![ResponseItem::user("hi")],
+        last_usage: None,
+        state: crate::CheckpointState {
+            records: 3,
+            derived_title: Some("hi".into()),
+            ..crate::CheckpointState::default()
+        },
+    })));
+    assert_eq!(checkpoint.v, 3);
+    assert_eq!(checkpoint.v, RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&checkpoint).unwrap();
+    assert_eq!(value["type"], "checkpoint");
+    assert_eq!(value["payload"]["history"][0]["content"], "hi");
+    assert_eq!(value["payload"]["state"]["records"], 3);
+    assert_eq!(round_trip(&checkpoint), checkpoint);
+    assert!(RecordBody::KNOWN_TYPES.contains(&checkpoint.body.type_name()));
+}
+
+#[test]
+fn every_known_type_name_is_listed() {
+    let bodies = [
+        RecordBody::TitleSet(TitleSet {
+            title: String::new(),
+        }),
+        RecordBody::TurnStarted(TurnStarted {
+            turn_id: TurnId::new(),
+        }),
+        RecordBody::ResponseItem(ResponseItem::user("hi")),
+        RecordBody::CompactionPolicy(CompactionPolicyRecord {
+            policy: crate::CompactionPolicy::Layered,
+            threshold: None,
+        }),
+        RecordBody::ItemPin(ItemPin {
+            item_id: ItemId::new(),
+            pinned: true,
+        }),
+    ];
+    for body in bodies {
+        assert!(RecordBody::KNOWN_TYPES.contains(&body.type_name()));
+    }
+}
