@@ -177,19 +177,37 @@ impl SessionWriter {
     }
 }
 
-/// Takes the exclusive advisory lock without waiting.
+/// How long a held lock is retried before the session is reported locked.
+/// A writer that was just dropped can hold its lock a moment longer: a child
+/// process another thread is spawning (a tool's shell) holds a copy of every
+/// descriptor until it execs, and with it the lock. A live writer elsewhere
+/// holds it far longer than this.
+const LOCK_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+const LOCK_RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Takes the exclusive advisory lock, waiting at most [`LOCK_GRACE`].
 pub(crate) fn lock(file: &File, session_id: SessionId, path: &Path) -> Result<()> {
-    match file.try_lock() {
-        Ok(()) => Ok(()),
-        Err(TryLockError::WouldBlock) => Err(CoreError::SessionLocked {
-            session_id,
-            path: path.to_owned(),
-        }),
-        Err(TryLockError::Error(source)) => Err(CoreError::Io {
-            action: "lock session",
-            path: path.to_owned(),
-            source,
-        }),
+    let deadline = std::time::Instant::now() + LOCK_GRACE;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(LOCK_RETRY_EVERY);
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(CoreError::SessionLocked {
+                    session_id,
+                    path: path.to_owned(),
+                });
+            }
+            Err(TryLockError::Error(source)) => {
+                return Err(CoreError::Io {
+                    action: "lock session",
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        }
     }
 }
 
