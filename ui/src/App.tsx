@@ -196,7 +196,7 @@ function AppWindow() {
         )}
       </div>
       {view && compaction.status?.circuit_open && mode === "live" && (
-        <CircuitBanner busy={running} onRetry={() => void actions.send("/compact")} />
+        <CircuitBanner busy={running} reason={compaction.status.circuit_reason} onRetry={() => void actions.send("/compact")} />
       )}
       <footer className="app-footer">
         {view ? (

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use strata_core::agent::CIRCUIT_BREAKER_FAILURES;
 use strata_core::compaction::{
     Calibration, Estimate, SheetContext, TokenEstimator, preview_compaction, resolve_threshold,
 };
@@ -39,6 +40,46 @@ pub fn calibration(history: &History, estimator: &dyn TokenEstimator) -> Calibra
         .map_or_else(Calibration::default, |reported| {
             Calibration::from_report(reported, raw.items(reported_part))
         })
+}
+
+/// The figure every front end shows right after a compaction, until the
+/// next round reports (`None` when a round has reported since, or nothing
+/// was ever compacted): the estimate of the new history the compaction step
+/// made through the live agent's calibrated estimator and recorded
+/// (eviction, layered summary, undo), read back from the replay, so the
+/// live gauge, the reopened session and `strata context` agree. A base
+/// summary's record carries none: its history is estimated here, with the
+/// recorded model's estimator, uncalibrated (no report describes it).
+pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
+    let reported = replay
+        .history()
+        .last_usage()
+        .and_then(|usage| usage.context_tokens());
+    if reported.is_some() || replay.compactions() + replay.evictions() + replay.undos() == 0 {
+        return None;
+    }
+    replay.estimated_tokens().or_else(|| {
+        let estimator: Arc<dyn TokenEstimator> = match replay
+            .profile()
+            .cloned()
+            .or_else(|| profile::legacy_profile(replay.meta()))
+        {
+            Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
+            None => Arc::new(strata_core::compaction::CharEstimator),
+        };
+        Some(
+            Estimate::new(estimator.as_ref(), Calibration::default())
+                .items(replay.history().items()),
+        )
+    })
+}
+
+/// While the session's auto-compaction circuit is open, what the last
+/// failed summary reported (the banner names it).
+fn circuit_reason(replay: &Replay) -> Option<String> {
+    let guards = replay.compaction_guards();
+    (guards.failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES)
+        .then(|| guards.last_failure().unwrap_or_default().to_owned())
 }
 
 /// What the preview of `read` needs besides the file: the profile the
@@ -106,22 +147,15 @@ fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionSt
     let reported_tokens = history
         .last_usage()
         .and_then(|usage| usage.context_tokens());
-    let compacted = replay.compactions() + replay.evictions() > 0;
-    let estimated_tokens = (reported_tokens.is_none() && compacted).then(|| {
-        let estimator: Arc<dyn TokenEstimator> = match profile {
-            Some(profile) => estimator_for(profile.kind, &profile.model),
-            None => Arc::new(strata_core::compaction::CharEstimator),
-        };
-        Estimate::new(estimator.as_ref(), Calibration::default()).items(history.items())
-    });
     CompactionStatus {
         policy: replay.policy(),
         threshold_setting: setting,
         threshold,
         context_window,
         reported_tokens,
-        estimated_tokens,
-        circuit_open: false,
+        estimated_tokens: estimate_after_compaction(replay),
+        circuit_open: circuit_reason(replay).is_some(),
+        circuit_reason: circuit_reason(replay),
     }
 }
 
@@ -153,17 +187,15 @@ impl App {
             let reported_tokens = history
                 .last_usage()
                 .and_then(|usage| usage.context_tokens());
-            let state = agent.session().state();
-            let compacted = state.compactions() + state.evictions() > 0;
             return Ok(CompactionStatus {
                 policy: agent.policy(),
                 threshold_setting: agent.config().threshold_setting,
                 threshold: agent.threshold(),
                 context_window: agent.config().context_window,
                 reported_tokens,
-                estimated_tokens: (reported_tokens.is_none() && compacted)
-                    .then(|| agent.estimated_context_tokens()),
+                estimated_tokens: estimate_after_compaction(agent.session().state()),
                 circuit_open: agent.compaction_circuit_open(),
+                circuit_reason: circuit_reason(agent.session().state()),
             });
         }
         self.blocking(move |app| {

@@ -34,6 +34,21 @@ fn debug_events(events: &Collect) -> Vec<DebugEvent> {
         .collect()
 }
 
+/// The figure the app's live gauge shows from the event stream (as the
+/// UI's `gaugeReading` picks it): the estimate carried by the last
+/// compaction step's event, unless a round reported after it.
+fn live_gauge_estimate(events: &[DebugEvent]) -> Option<u64> {
+    events.iter().rev().find_map(|event| match event {
+        DebugEvent::UsageReported { .. } => Some(None),
+        DebugEvent::ToolOutputsEvicted { eviction, .. } => Some(Some(eviction.estimated_after)),
+        DebugEvent::LayeredCompacted { compaction, .. } => Some(Some(compaction.estimated_after)),
+        DebugEvent::CompactionIneffective {
+            estimated_tokens, ..
+        } => Some(Some(*estimated_tokens)),
+        _ => None,
+    })?
+}
+
 struct Fixture {
     _home: tempfile::TempDir,
     workspace: tempfile::TempDir,
@@ -215,6 +230,10 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
             estimate > 0 && estimate < before,
             "an estimate of the new history, not the {before} reported before: {estimate}"
         );
+        // One figure: the estimate the compaction made (calibrated) and
+        // recorded is what the live gauge, the status and a reopen show.
+        assert_eq!(estimate, last.estimated_after);
+        assert_eq!(live_gauge_estimate(&debug), Some(estimate));
         assert!(!status.circuit_open);
 
         // The same status from the file alone (a restart).
@@ -229,7 +248,11 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
             (status.policy, status.threshold)
         );
         assert_eq!(cold.reported_tokens, None);
-        assert!(cold.estimated_tokens.is_some());
+        assert_eq!(
+            cold.estimated_tokens,
+            Some(estimate),
+            "the reopened session's figure"
+        );
 
         // The preview reads, calls no model and writes nothing.
         let path = session_file(&fixture.paths, id);

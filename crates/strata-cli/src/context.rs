@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use strata_app::context::estimate_after_compaction;
 use strata_core::transcript::{compact_arguments, trigger_name};
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactionEntry, CompactionList, OutputKind, RecordBody, ResponseItem,
@@ -25,20 +26,27 @@ pub fn context(ctx: &Context, query: &str, json: bool) -> crate::error::Result<(
     let context_tokens = history
         .last_usage()
         .and_then(|usage| usage.context_tokens());
+    // The app's gauge shows the same figure for this file.
+    let estimated_tokens = estimate_after_compaction(&state);
     if json {
         let context = SessionContext {
             v: CONTRACT_FORMAT_VERSION,
             kind: OutputKind::Context,
             session_id: read.meta.session_id,
             context_tokens,
+            estimated_tokens,
             items: history.items().to_vec(),
         };
         writeln!(out, "{}", json_safe(&serde_json::to_string(&context)?))?;
         return Ok(());
     }
-    let usage = match context_tokens {
-        Some(tokens) => format!("last reported usage {tokens} tokens"),
-        None => "no usage reported since the last compaction".to_owned(),
+    let usage = match (context_tokens, estimated_tokens) {
+        (Some(tokens), _) => format!("last reported usage {tokens} tokens"),
+        (None, Some(estimate)) => format!(
+            "about {estimate} tokens (an estimate of the history the last compaction left; \
+             no usage reported since)"
+        ),
+        (None, None) => "no usage reported since the last compaction".to_owned(),
     };
     writeln!(
         out,

@@ -418,3 +418,70 @@ fn turns_and_compactions_can_run_on_a_multi_threaded_runtime() {
     let compaction = agent.compact_now(None, CancellationToken::new());
     assert_send(&compaction);
 }
+
+/// A request as a token per four characters: its items, then its tool specs.
+fn raw_request_estimate(request: &strata_protocol::ModelRequest) -> u64 {
+    use strata_core::compaction::{CharEstimator, TokenEstimator, item_text};
+    let items: u64 = request
+        .input
+        .iter()
+        .map(|item| CharEstimator.count(&item_text(item)))
+        .sum();
+    items + CharEstimator.count(&serde_json::to_string(&request.tools).unwrap())
+}
+
+#[tokio::test]
+async fn each_round_records_the_calibrated_estimate_the_console_compares_with_the_report() {
+    let mut harness = Harness::new();
+    harness.config.compaction = Some(strata_protocol::CompactionPolicy::Layered);
+    harness.config.compact_threshold = 10_000_000;
+    // Far more than a token per four characters: the next estimate is
+    // calibrated up to the bound of three times the raw count.
+    harness
+        .gateway
+        .push_round(text_round("Noted.", Some(usage(1_000_000, 10))));
+    harness
+        .gateway
+        .push_round(text_round("Still noted.", Some(usage(1_200, 10))));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "first").await;
+    run_turn(&mut agent, "second").await;
+    let records = harness.records(agent.id());
+    let RecordBody::SessionMeta(meta) = &records[0].body else {
+        panic!("session_meta first");
+    };
+    // What the console's drift reads: the estimate each round record keeps.
+    let page = strata_core::store::round_requests(meta, &records, 0, 10);
+    let [first, second] = &page.rounds[..] else {
+        panic!("two rounds: {page:?}");
+    };
+    assert_eq!(
+        first.estimated_input_tokens,
+        Some(raw_request_estimate(&first.request)),
+        "nothing reported yet: uncalibrated"
+    );
+    assert_eq!(
+        second.estimated_input_tokens,
+        Some(3 * raw_request_estimate(&second.request)),
+        "calibrated against the first report, as the agent estimated it"
+    );
+    assert_eq!(
+        second.round.estimated_input_tokens,
+        second.estimated_input_tokens
+    );
+    assert_eq!(
+        second.usage.as_ref().and_then(|u| u.input_tokens),
+        Some(1_200)
+    );
+
+    // A base session's rounds are written exactly as before: no estimate.
+    let base = Harness::new();
+    base.gateway.push_round(text_round("ok", None));
+    let (mut agent, _events) = base.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "hi").await;
+    let records = base.records(agent.id());
+    assert!(matches!(
+        &of_type(&records, "round")[..],
+        [RecordBody::Round(round)] if round.estimated_input_tokens.is_none()
+    ));
+}

@@ -159,6 +159,7 @@ fn non_history_body(kind: &NonHistory, session: &LiveSession, step: usize) -> Re
             tool_choice: None,
             max_output_tokens: None,
             input_items: session.history().len() as u32,
+            estimated_input_tokens: None,
         }),
         NonHistory::Retry => RecordBody::Retry(RetryRecord {
             round_id: None,

@@ -283,6 +283,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
             tool_choice: None,
             max_output_tokens: None,
             input_items,
+            estimated_input_tokens: None,
         }))?;
         let last = round + 1 == rounds;
         let words = rng.usize(10..80);

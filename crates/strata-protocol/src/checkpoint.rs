@@ -73,6 +73,9 @@ pub struct CheckpointState {
     /// summary or circuit reset.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub summary_failures_in_a_row: u32,
+    /// The message of the last of those failed summaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_summary_failure: Option<String>,
     /// The layered guards: the last item of the history a compaction left
     /// at the ineffective level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,6 +94,10 @@ pub struct CheckpointState {
     /// The parent, when the session is a fork (its `session_forked`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<SessionForked>,
+    /// The estimate the last eviction, layered compaction or undo recorded
+    /// of the history it left, while no round has reported since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens: Option<u64>,
 }
 
 /// The history just before the latest compaction, kept for its undo (the

@@ -296,6 +296,9 @@ pub struct CompactionStatus {
     /// Automatic compaction is held off after repeated failed summaries
     /// until the person retries (a manual compaction that succeeds).
     pub circuit_open: bool,
+    /// While the circuit is open: what the last failed summary reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit_reason: Option<String>,
 }
 
 /// What `check_threshold` makes of the person's threshold text.

@@ -61,11 +61,13 @@ pub struct RoundView {
     /// `usage`'s context tokens (input + output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
-    /// An estimate of the request's input (a token per four characters of
-    /// its items), so the console can show how far estimates drift from
-    /// the input tokens the provider then reported.
-    #[serde(default)]
-    pub estimated_input_tokens: u64,
+    /// The estimate of the request's input the agent made when it sent it
+    /// (the round record's, through its calibrated estimator), so the
+    /// console can show how far estimates drift from the input tokens the
+    /// provider then reported; absent when the record carries none (`base`
+    /// sessions, older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_input_tokens: Option<u64>,
     /// Whether the record's `input_items` equals the replayed history's
     /// length at that point.
     pub input_consistent: bool,

@@ -86,6 +86,11 @@ pub struct SessionContext {
     /// usage since the last compaction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
+    /// When a compaction step replaced the history since the last report:
+    /// the estimate of the new history it recorded (the figure the app's
+    /// gauge shows), an estimate, not a report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens: Option<u64>,
     /// What the model is sent next, in order.
     pub items: Vec<ResponseItem>,
 }

@@ -243,6 +243,13 @@ pub struct RoundRecord {
     pub max_output_tokens: Option<u32>,
     /// How many history items were sent; replay checks it against its own.
     pub input_items: u32,
+    /// The agent's estimate of the request's input tokens when it sent it
+    /// (its token estimator, calibrated against the last reported usage),
+    /// so the console shows how far estimates drift from what the provider
+    /// then reported. Absent in `base` sessions, which write today's
+    /// records exactly, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_input_tokens: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -145,3 +145,22 @@ fn every_known_type_name_is_listed() {
         assert!(RecordBody::KNOWN_TYPES.contains(&body.type_name()));
     }
 }
+
+#[test]
+fn a_round_keeps_the_agents_estimate_and_older_rounds_read_without_one() {
+    // As the first version wrote it: no estimate, still a version 1 record.
+    let old = r#"{"v":1,"ts":"2026-11-29T19:09:16Z","type":"round","payload":{"turn_id":"01a22695-a4df-7893-923f-0824128b2f33","round_id":"01a22695-a4e7-781f-a8e2-5d940ed90475","provider_kind":"demo","model":"m","input_items":2}}"#;
+    let record: Record = serde_json::from_str(old).unwrap();
+    let RecordBody::Round(mut round) = record.body else {
+        panic!("a round: {record:?}");
+    };
+    assert_eq!(round.estimated_input_tokens, None);
+    let written = serde_json::to_value(Record::now(RecordBody::Round(round.clone()))).unwrap();
+    assert!(written["payload"].get("estimated_input_tokens").is_none());
+    round.estimated_input_tokens = Some(1_234);
+    let record = Record::now(RecordBody::Round(round));
+    assert_eq!(record.v, FIRST_RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&record).unwrap();
+    assert_eq!(value["payload"]["estimated_input_tokens"], 1_234);
+    assert_eq!(round_trip(&record), record);
+}

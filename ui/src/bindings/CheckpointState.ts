@@ -54,6 +54,10 @@ last_state_sheet?: StateSheet | null,
  */
 summary_failures_in_a_row?: number, 
 /**
+ * The message of the last of those failed summaries.
+ */
+last_summary_failure?: string | null, 
+/**
  * The layered guards: the last item of the history a compaction left
  * at the ineffective level.
  */
@@ -75,4 +79,9 @@ undo_point?: CheckpointUndoPoint | null,
 /**
  * The parent, when the session is a fork (its `session_forked`).
  */
-forked_from?: SessionForked | null, };
+forked_from?: SessionForked | null, 
+/**
+ * The estimate the last eviction, layered compaction or undo recorded
+ * of the history it left, while no round has reported since.
+ */
+estimated_tokens?: number | null, };

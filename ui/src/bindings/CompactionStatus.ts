@@ -30,4 +30,8 @@ estimated_tokens?: number | null,
  * Automatic compaction is held off after repeated failed summaries
  * until the person retries (a manual compaction that succeeds).
  */
-circuit_open: boolean, };
+circuit_open: boolean, 
+/**
+ * While the circuit is open: what the last failed summary reported.
+ */
+circuit_reason?: string | null, };

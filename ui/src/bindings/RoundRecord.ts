@@ -8,4 +8,12 @@ export type RoundRecord = { turn_id: TurnId, round_id: RoundId, provider_kind: s
 /**
  * How many history items were sent; replay checks it against its own.
  */
-input_items: number, };
+input_items: number, 
+/**
+ * The agent's estimate of the request's input tokens when it sent it
+ * (its token estimator, calibrated against the last reported usage),
+ * so the console shows how far estimates drift from what the provider
+ * then reported. Absent in `base` sessions, which write today's
+ * records exactly, and in files written before it existed.
+ */
+estimated_input_tokens?: number | null, };

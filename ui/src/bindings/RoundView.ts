@@ -33,11 +33,13 @@ usage?: TokenUsage | null,
  */
 context_tokens?: number | null, 
 /**
- * An estimate of the request's input (a token per four characters of
- * its items), so the console can show how far estimates drift from
- * the input tokens the provider then reported.
+ * The estimate of the request's input the agent made when it sent it
+ * (the round record's, through its calibrated estimator), so the
+ * console can show how far estimates drift from the input tokens the
+ * provider then reported; absent when the record carries none (`base`
+ * sessions, older files).
  */
-estimated_input_tokens: number, 
+estimated_input_tokens?: number | null, 
 /**
  * Whether the record's `input_items` equals the replayed history's
  * length at that point.

@@ -17,6 +17,12 @@ kind: OutputKind, session_id: SessionId,
  */
 context_tokens?: number | null, 
 /**
+ * When a compaction step replaced the history since the last report:
+ * the estimate of the new history it recorded (the figure the app's
+ * gauge shows), an estimate, not a report.
+ */
+estimated_tokens?: number | null, 
+/**
  * What the model is sent next, in order.
  */
 items: Array<ResponseItem>, };

@@ -1,5 +1,5 @@
 /** Automatic compaction is held off after repeated failed summaries; Retry compacts now, which closes the circuit when it succeeds. */
-export function CircuitBanner({ onRetry, busy }: { onRetry: () => void; busy: boolean }) {
+export function CircuitBanner({ onRetry, busy, reason = null }: { onRetry: () => void; busy: boolean; reason?: string | null }) {
   return (
     <div className="circuit-banner" role="alert" data-testid="circuit-banner">
       <span className="circuit-icon" aria-hidden="true">
@@ -8,6 +8,12 @@ export function CircuitBanner({ onRetry, busy }: { onRetry: () => void; busy: bo
       <span>
         <strong>Automatic compaction is paused.</strong> Three compactions in a row could not get a summary from the model, so Strata stopped trying
         on its own. The context may overflow until a compaction succeeds.
+        {reason && (
+          <span className="circuit-reason" data-testid="circuit-reason">
+            {" "}
+            Last error: {reason}
+          </span>
+        )}
       </span>
       <button type="button" className="button small" onClick={onRetry} disabled={busy}>
         Retry compaction

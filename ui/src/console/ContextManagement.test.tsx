@@ -231,6 +231,12 @@ describe("warnings and the circuit breaker", () => {
     await user.keyboard("{Enter}");
     expect(onRetry).toHaveBeenCalledOnce();
   });
+
+  it("names the last failure, as text", () => {
+    render(<CircuitBanner onRetry={() => {}} busy={false} reason={"503 <b>overloaded</b>"} />);
+    expect(screen.getByTestId("circuit-reason")).toHaveTextContent("Last error: 503 <b>overloaded</b>");
+    expect(screen.getByRole("alert").querySelector("b")).toBeNull();
+  });
 });
 
 describe("DriftTable", () => {
@@ -244,5 +250,18 @@ describe("DriftTable", () => {
     const table = await screen.findByRole("table", { name: /Estimate drift/ });
     const row = within(table).getAllByTestId("drift-row")[0]!;
     expect(within(row).getAllByRole("cell").map((cell) => cell.textContent)).toEqual(["≈ 2,100", "1,900", "−11%"]);
+  });
+
+  it("makes up no estimate for rounds that recorded none (base sessions, older files)", async () => {
+    const page = roundPage(2);
+    const bare = { ...page, rounds: page.rounds.map(({ estimated_input_tokens: _, ...round }) => round) };
+    mockIPC((cmd, args) => {
+      if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
+      const { limit } = args as { offset: number; limit: number };
+      return limit === 0 ? { ...bare, rounds: [] } : bare;
+    });
+    render(<DriftTable sessionId={CONSOLE_SESSION} revision="1" />);
+    expect(await screen.findByTestId("drift-none")).toHaveTextContent("recorded no estimate");
+    expect(screen.queryByRole("table")).toBeNull();
   });
 });

@@ -8,9 +8,11 @@ import { drift, exactTokens, formatDrift } from "./steps";
 export const DRIFT_ROUNDS = 12;
 
 /**
- * Per round: the estimate of its request's input (computed in Rust, a token
- * per four characters) against the input tokens the provider then reported.
- * It shows how far the figures the gauge shows after a compaction can be off.
+ * Per round: the estimate of its request's input that the agent made when it
+ * sent it (its calibrated token estimator, kept in the round record) against
+ * the input tokens the provider then reported. It shows how far the figures
+ * the gauge shows after a compaction can be off. Base sessions and older
+ * files record no estimate.
  */
 export function DriftTable({ sessionId, revision }: { sessionId: string; revision: string }) {
   const [page, setPage] = useState<RoundPage | null>(null);
@@ -28,6 +30,13 @@ export function DriftTable({ sessionId, revision }: { sessionId: string; revisio
   }, [sessionId, revision]);
   if (error) return <p className="console-error">Estimate drift unavailable: {error}</p>;
   if (!page || page.rounds.length === 0) return null;
+  if (page.rounds.every((round) => round.estimated_input_tokens == null)) {
+    return (
+      <p className="muted" data-testid="drift-none">
+        Estimate drift: these rounds recorded no estimate (base sessions and sessions from older versions do not).
+      </p>
+    );
+  }
   return (
     <table className="drift-table" data-testid="drift-table">
       <caption>
@@ -48,7 +57,7 @@ export function DriftTable({ sessionId, revision }: { sessionId: string; revisio
           return (
             <tr key={round.number} data-testid="drift-row">
               <th scope="row">{round.number}</th>
-              <td>≈ {exactTokens(round.estimated_input_tokens)}</td>
+              <td>{round.estimated_input_tokens != null ? `≈ ${exactTokens(round.estimated_input_tokens)}` : "–"}</td>
               <td>{reported != null ? exactTokens(reported) : "–"}</td>
               <td className={d && Math.abs(d.percent) > 25 ? "drift-high" : undefined}>{d ? formatDrift(d) : "–"}</td>
             </tr>

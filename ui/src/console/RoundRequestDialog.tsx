@@ -61,6 +61,8 @@ export function RoundRequest({ view }: { view: RoundView }) {
   }
   const instructions = request.input.slice(0, lead);
   const input = request.input.slice(lead);
+  // The estimate the agent recorded when it sent the round, against the input the provider reported.
+  const roundDrift = drift(view.estimated_input_tokens, view.usage?.input_tokens);
   return (
     <div className="round-request" data-testid="round-request">
       <dl className="card-stats request-stats">
@@ -83,10 +85,8 @@ export function RoundRequest({ view }: { view: RoundView }) {
         <div>
           <dt>Input estimate</dt>
           <dd data-testid="round-estimate">
-            ≈ {formatTokens(view.estimated_input_tokens)}
-            {view.usage?.input_tokens != null && drift(view.estimated_input_tokens, view.usage.input_tokens) && (
-              <span className="muted"> · drift {formatDrift(drift(view.estimated_input_tokens, view.usage.input_tokens) ?? { tokens: 0, percent: 0 })}</span>
-            )}
+            {view.estimated_input_tokens != null ? `≈ ${formatTokens(view.estimated_input_tokens)}` : <span className="muted">not recorded</span>}
+            {roundDrift && <span className="muted"> · drift {formatDrift(roundDrift)}</span>}
           </dd>
         </div>
       </dl>

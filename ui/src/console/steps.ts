@@ -76,9 +76,9 @@ export function exactTokens(count: number): string {
   return count.toLocaleString("en-US");
 }
 
-/** How far an estimate was from what the provider then reported, as a signed share of the report. */
-export function drift(estimate: number, reported: number | null | undefined): { tokens: number; percent: number } | null {
-  if (reported == null || reported <= 0) return null;
+/** How far an estimate was from what the provider then reported, as a signed share of the report (none without both). */
+export function drift(estimate: number | null | undefined, reported: number | null | undefined): { tokens: number; percent: number } | null {
+  if (estimate == null || reported == null || reported <= 0) return null;
   return { tokens: reported - estimate, percent: Math.round(((reported - estimate) / reported) * 100) };
 }
 

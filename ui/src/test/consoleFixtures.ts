@@ -170,7 +170,7 @@ export function roundPage(number: number): RoundPage {
         record_index: 15,
         ts: consoleRecords[15]?.ts ?? "",
         estimated_input_tokens: 2_100,
-        round: { turn_id: TURN_2, round_id: round(number), provider_kind: "openai-responses", model: "gpt-5.4", tools: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }], tool_choice: { type: "auto" }, max_output_tokens: 8192, input_items: 4 },
+        round: { turn_id: TURN_2, round_id: round(number), provider_kind: "openai-responses", model: "gpt-5.4", tools: [{ name: "read_file", description: "Read a file.", parameters: { type: "object" } }], tool_choice: { type: "auto" }, max_output_tokens: 8192, input_items: 4, estimated_input_tokens: 2_100 },
         request: {
           model: "gpt-5.4",
           input: [system, summary1, user1, user2],

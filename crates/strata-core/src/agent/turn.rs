@@ -281,6 +281,9 @@ impl Agent {
             tool_choice: request.tool_choice.clone(),
             max_output_tokens: request.max_output_tokens,
             input_items: u32::try_from(request.input.len()).unwrap_or(u32::MAX),
+            // Base sessions write today's round records exactly.
+            estimated_input_tokens: (self.policy() != CompactionPolicy::Base)
+                .then(|| self.estimated_request_tokens(&request)),
         }))?;
         self.events.debug(DebugEvent::RoundStarted {
             turn_id,
@@ -288,6 +291,15 @@ impl Agent {
             request: request.clone(),
         });
         Ok(request)
+    }
+
+    /// The estimate of a request's input as sent (its items and tool specs)
+    /// through the agent's calibrated estimator: what its round record
+    /// keeps, so the console's drift compares the estimate the agent made.
+    fn estimated_request_tokens(&self, request: &ModelRequest) -> u64 {
+        let specs =
+            serde_json::to_string(&request.tools).map_or(0, |specs| self.estimator.count(&specs));
+        self.estimate().items(&request.input) + self.calibration.apply(specs)
     }
 
     /// Commits a finished response: reasoning first (providers expect it

@@ -128,7 +128,7 @@ pub fn round_requests(
                     record_index: to_u32(index),
                     ts: record.ts,
                     input_consistent: usize::try_from(round.input_items).ok() == Some(input.len()),
-                    estimated_input_tokens: estimate_tokens(&input),
+                    estimated_input_tokens: round.estimated_input_tokens,
                     request: ModelRequest {
                         model: round.model.clone(),
                         input,
@@ -189,6 +189,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             input_items,
+            estimated_input_tokens: Some(u64::from(input_items) * 10),
         }));
         (round_id, record)
     }
@@ -278,6 +279,13 @@ mod tests {
         assert_eq!(consistent, vec![true, true, false]);
         let tokens: Vec<Option<u64>> = page.rounds.iter().map(|r| r.context_tokens).collect();
         assert_eq!(tokens, vec![Some(160), Some(180), None]);
+        // The estimate each round record carries, not one made again here.
+        let estimated: Vec<Option<u64>> = page
+            .rounds
+            .iter()
+            .map(|r| r.estimated_input_tokens)
+            .collect();
+        assert_eq!(estimated, vec![Some(30), Some(50), Some(90)]);
         assert_eq!(
             round_requests(&meta, &records, 2, 1).rounds,
             page.rounds[2..].to_vec()

@@ -50,6 +50,10 @@ pub struct Replay {
     last_state_sheet: Option<StateSheet>,
     /// The layered policy's guards, derived from the records.
     guards: CompactionGuards,
+    /// The estimate the last eviction, layered compaction or undo recorded
+    /// of the history it left; cleared by the next usage report (and by a
+    /// base summary, whose record carries none).
+    estimated_tokens: Option<u64>,
     last_record_at: DateTime<Utc>,
 }
 
@@ -86,6 +90,7 @@ impl Replay {
             switched_since_round: false,
             last_state_sheet: None,
             guards: CompactionGuards::default(),
+            estimated_tokens: None,
         }
     }
 
@@ -132,6 +137,20 @@ impl Replay {
         }
         let applied = self.history.apply(&record.body);
         self.guards.fold(&record.body, &self.history);
+        self.estimated_tokens = match (&applied, &record.body) {
+            (Applied::Usage, _) => None,
+            (Applied::Evicted { .. }, RecordBody::ToolOutputsEvicted(eviction)) => {
+                Some(eviction.estimated_after)
+            }
+            (Applied::Compacted { .. }, RecordBody::LayeredCompaction(compaction)) => {
+                Some(compaction.estimated_after)
+            }
+            (Applied::Restored { .. }, RecordBody::CompactionUndone(undone)) => {
+                Some(undone.estimated_tokens)
+            }
+            (Applied::Compacted { .. }, _) => None,
+            _ => self.estimated_tokens,
+        };
         match applied {
             Applied::Compacted { .. } => self.compactions += 1,
             Applied::Unknown => self.unknown_records += 1,
@@ -164,6 +183,7 @@ impl Replay {
             guards,
             undos,
             forked_from,
+            estimated_tokens,
             // The checkpoint record's own timestamp restores it.
             last_record_at: _,
         } = self;
@@ -188,6 +208,7 @@ impl Replay {
                 last_state_sheet: last_state_sheet.clone(),
                 switched_since_round: *switched_since_round,
                 summary_failures_in_a_row: guards.failures_in_a_row,
+                last_summary_failure: guards.last_failure.clone(),
                 ineffective_at: guards.ineffective_at,
                 undos: to_u64(*undos),
                 pinned: history.pinned().iter().copied().collect(),
@@ -197,6 +218,7 @@ impl Replay {
                     len_after: to_u64(point.len_after),
                 }),
                 forked_from: forked_from.clone(),
+                estimated_tokens: *estimated_tokens,
             },
         }
     }
@@ -236,9 +258,11 @@ impl Replay {
             guards: CompactionGuards {
                 failures_in_a_row: state.summary_failures_in_a_row,
                 ineffective_at: state.ineffective_at,
+                last_failure: state.last_summary_failure.clone(),
             },
             undos: to_usize(state.undos),
             forked_from: state.forked_from.clone(),
+            estimated_tokens: state.estimated_tokens,
         }
     }
 
@@ -357,6 +381,14 @@ impl Replay {
                 .is_some_and(|last| last != model)
     }
 
+    /// The estimate of the history the last eviction, layered compaction or
+    /// undo recorded, while no round has reported usage since: the one
+    /// figure every front end shows after a compaction (labelled as an
+    /// estimate). `None` after a report or a base summary.
+    pub fn estimated_tokens(&self) -> Option<u64> {
+        self.estimated_tokens
+    }
+
     /// The layered policy's guards as the records leave them.
     pub fn compaction_guards(&self) -> &CompactionGuards {
         &self.guards
@@ -390,6 +422,8 @@ pub struct CompactionGuards {
     /// The last item of the history when a compaction left it at the
     /// ineffective level: no automatic compaction until something follows.
     ineffective_at: Option<ItemId>,
+    /// What the last of those failed summaries reported, for the banner.
+    last_failure: Option<String>,
 }
 
 impl CompactionGuards {
@@ -399,18 +433,22 @@ impl CompactionGuards {
             RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
                 estimated_tokens,
                 threshold,
+                message,
                 ..
             }) => {
                 self.failures_in_a_row += 1;
+                self.last_failure = Some(message.clone());
                 self.ineffective_at = (*estimated_tokens >= ineffective_level(*threshold))
                     .then(last)
                     .flatten();
             }
             RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset) => {
                 self.failures_in_a_row = 0;
+                self.last_failure = None;
             }
             RecordBody::LayeredCompaction(compaction) => {
                 self.failures_in_a_row = 0;
+                self.last_failure = None;
                 let threshold = compaction.summary.metadata.threshold.unwrap_or(u64::MAX);
                 self.ineffective_at = (compaction.estimated_after >= ineffective_level(threshold))
                     .then(last)
@@ -418,6 +456,7 @@ impl CompactionGuards {
             }
             RecordBody::ResponseItem(ResponseItem::CompactionSummary(_)) => {
                 self.failures_in_a_row = 0;
+                self.last_failure = None;
                 self.ineffective_at = None;
             }
             RecordBody::ToolOutputsEvicted(_) => self.ineffective_at = None,
@@ -428,6 +467,11 @@ impl CompactionGuards {
     /// Summaries that failed in a row (reset by a summary or the person).
     pub fn failures_in_a_row(&self) -> u32 {
         self.failures_in_a_row
+    }
+
+    /// The message of the last of those failures (none once reset).
+    pub fn last_failure(&self) -> Option<&str> {
+        self.last_failure.as_deref()
     }
 
     /// Whether automatic compaction of the history ending in `last` is held

@@ -103,11 +103,13 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         last_state_sheet,
         switched_since_round,
         summary_failures_in_a_row,
+        last_summary_failure,
         ineffective_at,
         undos,
         pinned,
         undo_point,
         forked_from,
+        estimated_tokens,
     } = ours;
     [
         ("records", *records == theirs.records),
@@ -142,11 +144,22 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
             "summary_failures_in_a_row",
             *summary_failures_in_a_row == theirs.summary_failures_in_a_row,
         ),
+        // Checkpoints written before the field existed carry none.
+        (
+            "last_summary_failure",
+            theirs.last_summary_failure.is_none()
+                || *last_summary_failure == theirs.last_summary_failure,
+        ),
         ("ineffective_at", *ineffective_at == theirs.ineffective_at),
         ("undos", *undos == theirs.undos),
         ("pinned", *pinned == theirs.pinned),
         ("undo_point", *undo_point == theirs.undo_point),
         ("forked_from", *forked_from == theirs.forked_from),
+        // Checkpoints written before the field existed carry none.
+        (
+            "estimated_tokens",
+            theirs.estimated_tokens.is_none() || *estimated_tokens == theirs.estimated_tokens,
+        ),
     ]
     .into_iter()
     .find_map(|(field, same)| (!same).then_some(field))

@@ -86,6 +86,7 @@ fn bodies(data: &[u8]) -> Vec<RecordBody> {
                     tool_choice: None,
                     max_output_tokens: None,
                     input_items: u32::from(arg),
+                    estimated_input_tokens: None,
                 }),
                 9 => RecordBody::TurnStarted(TurnStarted { turn_id: turn }),
                 10 => RecordBody::TurnFinished(TurnFinished {
