@@ -13,6 +13,16 @@ use crate::items::CompactionSummary;
 use crate::model::ModelError;
 use crate::records::{ApprovalDecision, TurnOutcome};
 
+/// Why a compaction did not happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionProblem {
+    /// Its summary request failed on every attempt.
+    SummaryFailed,
+    /// The rule check found the result would drop what must stay.
+    Refused,
+}
+
 /// Where a tool call stands, as its card shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -147,6 +157,13 @@ pub enum TranscriptEntry {
         #[ts(optional)]
         model_error: Option<ModelError>,
     },
+    /// A compaction that did not happen: the conversation goes on, so it is a
+    /// warning, not an error.
+    CompactionProblem {
+        id: String,
+        problem: CompactionProblem,
+        message: String,
+    },
     Retry {
         id: String,
         attempt: u32,
@@ -178,6 +195,7 @@ impl TranscriptEntry {
             | TranscriptEntry::Eviction { id, .. }
             | TranscriptEntry::Policy { id, .. }
             | TranscriptEntry::Error { id, .. }
+            | TranscriptEntry::CompactionProblem { id, .. }
             | TranscriptEntry::Retry { id, .. }
             | TranscriptEntry::TurnEnd { id, .. }
             | TranscriptEntry::Notice { id, .. } => id,

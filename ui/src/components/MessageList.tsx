@@ -6,6 +6,7 @@ import { AssistantMessage, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
 import {
   CompactionDivider,
+  CompactionProblemNotice,
   ErrorNotice,
   EvictionNotice,
   InfoNotice,
@@ -66,6 +67,8 @@ function EntryView({
       return <CompactionDivider entry={entry} onInspect={props.onInspectCompaction} />;
     case "error":
       return <ErrorNotice entry={entry} />;
+    case "compaction_problem":
+      return <CompactionProblemNotice entry={entry} />;
     case "retry":
       return <RetryNotice entry={entry} />;
     case "turn_end":

@@ -55,6 +55,27 @@ export function ErrorNotice({ entry }: { entry: Of<"error"> }) {
   );
 }
 
+const COMPACTION_PROBLEM_TITLE: Record<Of<"compaction_problem">["problem"], string> = {
+  summary_failed: "Compaction did not happen — its summary failed",
+  refused: "Compaction refused — it would have dropped what must stay",
+};
+
+/** A compaction that did not happen. The conversation goes on, so this is a
+ * warning, not an error. */
+export function CompactionProblemNotice({ entry }: { entry: Of<"compaction_problem"> }) {
+  return (
+    <div className="notice notice-warning" role="status" data-testid="compaction-problem">
+      <span className="notice-icon" aria-hidden="true">
+        !
+      </span>
+      <div>
+        <strong>{COMPACTION_PROBLEM_TITLE[entry.problem]}</strong>
+        <p>{entry.message}</p>
+      </div>
+    </div>
+  );
+}
+
 function modelErrorTitle(kind: string): string {
   switch (kind) {
     case "auth":

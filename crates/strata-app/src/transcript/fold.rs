@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use strata_core::transcript::profile_line;
 use strata_protocol::{
-    AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionSummary,
-    DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, Record,
-    RecordBody, ResponseItem, Role, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate,
-    TurnId, TurnOutcome, Unsaved,
+    AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionProblem,
+    CompactionSummary, DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS,
+    OutputPreview, Record, RecordBody, ResponseItem, Role, ToolEntry, ToolState, TranscriptEntry,
+    TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
 };
 
 /// What a failed summary shows, live or read back from its record.
@@ -373,10 +373,10 @@ impl TranscriptFold {
                 message,
                 ..
             }) => {
-                self.push(TranscriptEntry::Error {
+                self.push(TranscriptEntry::CompactionProblem {
                     id: id(),
+                    problem: CompactionProblem::SummaryFailed,
                     message: summary_failed(*attempts, message),
-                    model_error: None,
                 });
             }
             // A checkpoint repeats the history the transcript already shows.
@@ -547,17 +547,17 @@ impl TranscriptFold {
             DebugEvent::SummaryFailed {
                 attempts, message, ..
             } => {
-                self.push(TranscriptEntry::Error {
+                self.push(TranscriptEntry::CompactionProblem {
                     id,
+                    problem: CompactionProblem::SummaryFailed,
                     message: summary_failed(*attempts, message),
-                    model_error: None,
                 });
             }
             DebugEvent::CompactionRefused { message, .. } => {
-                self.push(TranscriptEntry::Error {
+                self.push(TranscriptEntry::CompactionProblem {
                     id,
+                    problem: CompactionProblem::Refused,
                     message: sentence(message),
-                    model_error: None,
                 });
             }
             DebugEvent::RoundStarted { .. }

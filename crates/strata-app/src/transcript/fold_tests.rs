@@ -97,6 +97,7 @@ fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
             TranscriptEntry::Eviction { .. } => "eviction",
             TranscriptEntry::Policy { .. } => "policy",
             TranscriptEntry::Error { .. } => "error",
+            TranscriptEntry::CompactionProblem { .. } => "compaction_problem",
             TranscriptEntry::Retry { .. } => "retry",
             TranscriptEntry::TurnEnd { .. } => "turn_end",
             TranscriptEntry::Notice { .. } => "notice",
