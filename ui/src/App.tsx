@@ -134,8 +134,9 @@ function AppWindow() {
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
       compaction,
+      undoCompaction: actions.undoCompaction,
     }),
-    [view, transcript, focusedCompaction, compaction],
+    [view, transcript, focusedCompaction, compaction, actions],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its

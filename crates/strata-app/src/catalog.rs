@@ -166,6 +166,7 @@ pub fn list_item(summary: &strata_index::SessionSummary) -> SessionListItem {
         updated_at: summary.updated,
         item_count: count(summary.items),
         compaction_count: count(summary.compactions),
+        forked_from: summary.forked_from.clone(),
     }
 }
 

@@ -21,5 +21,11 @@ pub fn list_item_of_replay(state: &Replay) -> SessionListItem {
         updated_at: state.last_record_at(),
         item_count: count(state.response_items()),
         compaction_count: count(state.compactions()),
+        forked_from: state
+            .forked_from()
+            .map(|forked| strata_protocol::ForkOrigin {
+                parent_session_id: forked.parent_session_id,
+                point: forked.point.clone(),
+            }),
     }
 }

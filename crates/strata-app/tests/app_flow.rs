@@ -456,6 +456,25 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert_eq!(fork.history_items as usize, items.len());
+        // The sidebar's lineage: the library's row and the snapshot alike.
+        let origin = Some(strata_protocol::ForkOrigin {
+            parent_session_id: id,
+            point: ForkPoint::BeforeCompaction { number: 1 },
+        });
+        let page = app.list_sessions(ListSessions::default()).await.unwrap();
+        let row = page.sessions.iter().find(|s| s.id == fork.session_id);
+        assert_eq!(row.map(|s| s.forked_from.clone()), Some(origin.clone()));
+        let parent_row = page.sessions.iter().find(|s| s.id == id);
+        assert_eq!(parent_row.map(|s| s.forked_from.clone()), Some(None));
+        let opened = app
+            .open_session(OpenSession {
+                session_id: fork.session_id,
+                from_record: None,
+                at_item: None,
+            })
+            .await
+            .unwrap();
+        assert_eq!(opened.summary.forked_from, origin);
         let undone = app
             .undo_compaction(UndoCompaction { session_id: id })
             .await

@@ -4,7 +4,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::types::Value;
 use serde::Serialize;
-use strata_protocol::SessionId;
+use strata_protocol::{ForkOrigin, SessionId};
 
 use crate::Index;
 use crate::error::{IndexError, Result};
@@ -78,10 +78,9 @@ pub struct SessionSummary {
     pub compactions: u64,
     /// Corrupt lines the index skipped.
     pub skipped_lines: u64,
-    /// The session this one was forked from, once forks exist.
-    pub parent_session: Option<String>,
-    /// The item of the parent it was forked at.
-    pub fork_item: Option<String>,
+    /// The session this one was forked from, and where in it, when it is
+    /// a fork.
+    pub forked_from: Option<ForkOrigin>,
 }
 
 /// One search match.
@@ -149,7 +148,7 @@ const SCAN_CONTEXT_CHARS: usize = 40;
 
 const SUMMARY_COLUMNS: &str = "s.id, s.explicit_title, s.first_user_message, s.workspace,
     s.provider_kind, s.model, s.created_ms, s.updated_ms, s.records, s.items, s.turns,
-    s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_item";
+    s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_point";
 
 impl Index {
     /// A page of the sessions the index holds, newest update first. Call
@@ -447,6 +446,15 @@ fn count(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
+/// The stored lineage; a row written by another build that does not parse
+/// lists as no lineage rather than failing the list.
+fn fork_origin(parent: Option<String>, point: Option<String>) -> Option<ForkOrigin> {
+    Some(ForkOrigin {
+        parent_session_id: parent?.parse().ok()?,
+        point: serde_json::from_str(&point?).ok()?,
+    })
+}
+
 fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
     Ok(SessionSummary {
         id: parse_id(row.get(0)?)?,
@@ -462,7 +470,6 @@ fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
         rounds: count(row.get(11)?),
         compactions: count(row.get(12)?),
         skipped_lines: count(row.get(13)?),
-        parent_session: row.get(14)?,
-        fork_item: row.get(15)?,
+        forked_from: fork_origin(row.get(14)?, row.get(15)?),
     })
 }

@@ -261,7 +261,7 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
     let mut statement = transaction.prepare_cached(
         "SELECT rowid, file_size, file_mtime_ns, explicit_title, first_user_message, updated_ms,
                 records, items, turns, rounds, compactions, skipped_lines, indexed_offset,
-                last_record_offset, last_record_hash, writing
+                last_record_offset, last_record_hash, writing, parent_session, fork_point
          FROM sessions WHERE id = ?1",
     )?;
     let row = statement
@@ -286,6 +286,8 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
                     indexed_offset: row.get::<_, i64>(12)?.try_into().unwrap_or(0),
                     last_record_offset: row.get::<_, i64>(13)?.try_into().unwrap_or(0),
                     last_record_hash: row.get(14)?,
+                    parent_session: row.get(16)?,
+                    fork_point: row.get(17)?,
                 },
                 writing: row.get::<_, i64>(15)? != 0,
             })
@@ -304,7 +306,8 @@ fn update(transaction: &Transaction<'_>, rowid: i64, facts: &Facts, stamp: Stamp
             "UPDATE sessions SET explicit_title = ?2, first_user_message = ?3, updated_ms = ?4,
                 records = ?5, items = ?6, turns = ?7, rounds = ?8, compactions = ?9,
                 skipped_lines = ?10, file_size = ?11, file_mtime_ns = ?12, indexed_offset = ?13,
-                last_record_offset = ?14, last_record_hash = ?15
+                last_record_offset = ?14, last_record_hash = ?15, parent_session = ?16,
+                fork_point = ?17
              WHERE rowid = ?1",
         )?
         .execute(params![
@@ -323,6 +326,8 @@ fn update(transaction: &Transaction<'_>, rowid: i64, facts: &Facts, stamp: Stamp
             as_i64(facts.indexed_offset),
             as_i64(facts.last_record_offset),
             facts.last_record_hash,
+            facts.parent_session,
+            facts.fork_point,
         ])?;
     Ok(())
 }
@@ -345,10 +350,10 @@ fn insert(
         .prepare_cached(
             "INSERT INTO sessions (id, file_name, explicit_title, first_user_message, workspace,
                 provider_kind, model, created_ms, updated_ms, records, items, turns, rounds,
-                compactions, skipped_lines, parent_session, fork_item, file_size, file_mtime_ns,
+                compactions, skipped_lines, parent_session, fork_point, file_size, file_mtime_ns,
                 indexed_offset, last_record_offset, last_record_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, NULL, NULL,
-                ?16, ?17, ?18, ?19, ?20)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                ?18, ?19, ?20, ?21, ?22)",
         )?
         .execute(params![
             id.to_string(),
@@ -366,6 +371,8 @@ fn insert(
             facts.rounds,
             facts.compactions,
             facts.skipped_lines,
+            facts.parent_session,
+            facts.fork_point,
             as_i64(stamp.size),
             stamp.mtime_ns,
             as_i64(facts.indexed_offset),

@@ -42,6 +42,9 @@ pub(crate) struct Facts {
     pub rounds: i64,
     pub compactions: i64,
     pub skipped_lines: i64,
+    /// The last `session_forked` record's parent and point (as JSON).
+    pub parent_session: Option<String>,
+    pub fork_point: Option<String>,
     /// Where the complete lines read so far end.
     pub indexed_offset: u64,
     /// Where the last complete line starts, and its hash.
@@ -108,6 +111,12 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
                 meta.model = profile.model.clone();
             }
         }
+        // A fork's file begins with its parent's records, which may hold the
+        // grandparent's: the last one names this session's parent.
+        RecordBody::SessionForked(forked) => {
+            facts.parent_session = Some(forked.parent_session_id.to_string());
+            facts.fork_point = serde_json::to_string(&forked.point).ok();
+        }
         RecordBody::TurnStarted(_) => facts.turns += 1,
         RecordBody::Round(_) => facts.rounds += 1,
         RecordBody::TitleSet(title) => {
@@ -142,7 +151,6 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::ApprovalDecision(_)
         | RecordBody::ItemPin(_)
         | RecordBody::CompactionUndone(_)
-        | RecordBody::SessionForked(_)
         | RecordBody::Unknown(_) => {}
     }
 }

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::Result;
 
 /// Bumped whenever a table or what is extracted into it changes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const TABLES: &str = "
 CREATE TABLE sessions (
@@ -28,7 +28,8 @@ CREATE TABLE sessions (
     compactions INTEGER NOT NULL,
     skipped_lines INTEGER NOT NULL,
     parent_session TEXT,
-    fork_item TEXT,
+    -- The fork point's JSON (strata-protocol's ForkPoint).
+    fork_point TEXT,
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
     indexed_offset INTEGER NOT NULL,

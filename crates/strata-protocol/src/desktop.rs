@@ -12,6 +12,7 @@ use crate::context::{CompactionPolicy, ThresholdSetting};
 use crate::ids::{SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
 use crate::provider::{ProfileSet, ProviderKind};
+use crate::recall::ForkPoint;
 use crate::records::{Record, SessionRecordTs, TurnOutcome};
 use crate::tools::ApprovalPolicy;
 use crate::usage::TokenUsage;
@@ -138,6 +139,18 @@ pub struct SessionListItem {
     /// `response_item` records in the file (not the compacted history's length).
     pub item_count: u32,
     pub compaction_count: u32,
+    /// Where the session was forked from, when it is a fork (its last
+    /// `session_forked` record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkOrigin>,
+}
+
+/// The parent a fork came from and where in it, for the sidebar's lineage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct ForkOrigin {
+    pub parent_session_id: SessionId,
+    pub point: ForkPoint,
 }
 
 /// A read-only snapshot of one session.

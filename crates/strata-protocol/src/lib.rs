@@ -42,7 +42,7 @@ pub use contract::{
     SessionForkView, SessionItems, UndoCompaction,
 };
 pub use desktop::{
-    AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ProfileView,
+    AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ForkOrigin, ProfileView,
     SessionListItem, SessionView, Settings, Theme, TurnReport,
 };
 pub use events::{

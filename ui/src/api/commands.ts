@@ -11,6 +11,7 @@ import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionPreview } from "../bindings/CompactionPreview";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
+import type { CompactionUndoneView } from "../bindings/CompactionUndoneView";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { CreateSession } from "../bindings/CreateSession";
 import type { DeleteSession } from "../bindings/DeleteSession";
@@ -22,6 +23,7 @@ import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { LibraryChange } from "../bindings/LibraryChange";
+import type { ListSessionItems } from "../bindings/ListSessionItems";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
@@ -35,6 +37,7 @@ import type { SearchSessions } from "../bindings/SearchSessions";
 import type { SendMessage } from "../bindings/SendMessage";
 import type { SessionExport } from "../bindings/SessionExport";
 import type { SessionId } from "../bindings/SessionId";
+import type { SessionItems } from "../bindings/SessionItems";
 import type { SessionListItem } from "../bindings/SessionListItem";
 import type { SessionPage } from "../bindings/SessionPage";
 import type { SessionView } from "../bindings/SessionView";
@@ -47,6 +50,7 @@ import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { ThresholdCheck } from "../bindings/ThresholdCheck";
 import type { TurnReport } from "../bindings/TurnReport";
+import type { UndoCompaction } from "../bindings/UndoCompaction";
 import type { WatchLibrary } from "../bindings/WatchLibrary";
 import { call } from "./ipc";
 
@@ -177,6 +181,18 @@ export const checkThreshold = (threshold: string, profile_id?: string) =>
     threshold,
     ...(profile_id ? { profile_id } : {}),
   } satisfies CheckThreshold);
+
+/**
+ * Undoes the latest compaction: the history as it was just before it plus
+ * everything since. Refused (a command error, nothing changed) when the
+ * estimate of the result is at or over the threshold.
+ */
+export const undoCompaction = (session_id: SessionId) =>
+  call<CompactionUndoneView>("undo_compaction", { session_id } satisfies UndoCompaction);
+
+/** Every item the session ever recorded, with its id (`strata sessions show --json`). */
+export const sessionItems = (session_id: SessionId) =>
+  call<SessionItems>("session_items", { session_id } satisfies ListSessionItems);
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });

@@ -4,7 +4,10 @@ import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";
 
-/** Everything a console section can read; nothing in it can change the session. */
+/**
+ * Everything a console section can read. Only the actions below change the
+ * session, each through its own contract command.
+ */
 export interface ConsoleContext {
   /** The open session's snapshot (records, model-visible context), if any. */
   session: SessionView | null;
@@ -17,6 +20,8 @@ export interface ConsoleContext {
   revealInTranscript: (summaryId: string) => void;
   /** The session's compaction policy, threshold and gauge figure, and the policy control. */
   compaction?: SessionCompaction;
+  /** Undoes the latest compaction; rejects with the refusal's message, changing nothing. */
+  undoCompaction?: () => Promise<void>;
 }
 
 /** One part of the console (tiles, compaction cards, chart, log), plugged in by issue 6. */

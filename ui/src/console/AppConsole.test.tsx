@@ -2,33 +2,12 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
-import { consoleTranscriptPage, consoleView, consoleViews } from "../test/consoleFixtures";
+import { consoleApp } from "../test/consoleFixtures";
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
-const profile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 };
-
 beforeEach(() => {
-  mockIPC((cmd) => {
-    switch (cmd) {
-      case "app_info":
-        return { version: "0.1.0", strata_home: "/h", active_profile: profile, is_demo: true };
-      case "get_settings":
-        return { profiles: [profile], active_profile: "demo", approval_policy: "ask", theme: "light" };
-      case "list_sessions":
-        return { v: 1, sessions: [consoleView().summary], total: 1 };
-      case "open_session":
-        return consoleView();
-      case "compaction_views":
-        return consoleViews;
-      case "open_transcript":
-        return consoleTranscriptPage();
-      case "watch_library":
-        return null;
-      default:
-        throw { kind: "internal", message: `unexpected ${cmd}` };
-    }
-  });
+  mockIPC(consoleApp());
 });
 
 describe("the console in the app", () => {

@@ -7,7 +7,8 @@ import { BeforeAfterDialog } from "./BeforeAfterDialog";
 import { EvictionCard } from "./EvictionCard";
 import { compactionStats, reclaimedBy, TRIGGER_LABEL } from "./model";
 import { LossAuditView, StateSheetView } from "./StateSheetView";
-import { drift, exactTokens, formatDrift, POLICY_LABEL, type CompactionStep } from "./steps";
+import { drift, exactTokens, formatDrift, POLICY_LABEL, undoableSummary, undoneSummaries, type CompactionStep } from "./steps";
+import { RefusedCard, UndoAction, UndoCard } from "./UndoSteps";
 
 export { exactTokens };
 
@@ -86,10 +87,15 @@ interface CardProps {
   /** The layered record (state sheet, loss audit), when it was a layered summary. */
   layered?: LayeredCompaction | null;
   policy?: CompactionPolicy;
+  /** Offered on the latest compaction only (not yet undone). */
+  onUndo?: () => Promise<void>;
+  /** A later record undid this compaction. */
+  undone?: boolean;
+  running?: boolean;
 }
 
 /** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
-export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy }: CardProps) {
+export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undone = false, running = false }: CardProps) {
   const [expanded, setExpanded] = useState(false);
   const [sheetOpen, setSheetOpen] = useState(false);
   // The estimate the app showed right after (the layered record's own when
@@ -140,6 +146,11 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
           {policy && (
             <span className={`pill policy-badge policy-${policy}`} data-testid="compaction-policy">
               {POLICY_LABEL[policy]}
+            </span>
+          )}
+          {undone && (
+            <span className="pill step-badge step-undo" data-testid="compaction-undone">
+              Undone
             </span>
           )}
           <span className="visually-hidden">
@@ -240,6 +251,7 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
         <button type="button" className="button small ghost" onClick={() => setComparing(true)}>
           Before / after
         </button>
+        {onUndo && <UndoAction number={number} onUndo={onUndo} running={running} />}
       </div>
       {layered && sheetOpen && (
         <div id={`${headingId}-sheet`} data-no-reveal>
@@ -261,10 +273,13 @@ interface ListProps {
   steps: CompactionStep[];
   focused: string | null;
   onReveal: (summaryId: string) => void;
+  /** Undoes the latest compaction (its card offers it). */
+  onUndo?: () => Promise<void>;
+  running?: boolean;
 }
 
-/** Every compaction step, newest first: summaries and evictions alike. */
-export function CompactionList({ steps, focused, onReveal }: ListProps) {
+/** Every compaction step, newest first: summaries, evictions, undos and refusals. */
+export function CompactionList({ steps, focused, onReveal, onUndo, running = false }: ListProps) {
   if (steps.length === 0) {
     return (
       <div className="console-hint" data-testid="compactions-empty">
@@ -275,24 +290,36 @@ export function CompactionList({ steps, focused, onReveal }: ListProps) {
     );
   }
   const summaries = steps.filter((step) => step.kind === "summary").length;
+  const undoable = undoableSummary(steps);
+  const undone = undoneSummaries(steps);
   return (
     <div className="compaction-list" data-testid="compaction-list">
-      {[...steps].reverse().map((step) =>
-        step.kind === "summary" ? (
-          <CompactionCard
-            key={step.view.summary.id}
-            view={step.view}
-            number={step.number}
-            of={summaries}
-            focused={focused === step.view.summary.id}
-            onReveal={onReveal}
-            layered={step.layered}
-            policy={step.policy}
-          />
-        ) : (
-          <EvictionCard key={`eviction-${step.recordIndex}`} eviction={step.eviction} number={step.number} ts={step.ts} nextContextTokens={step.nextContextTokens} />
-        ),
-      )}
+      {[...steps].reverse().map((step) => {
+        switch (step.kind) {
+          case "summary":
+            return (
+              <CompactionCard
+                key={step.view.summary.id}
+                view={step.view}
+                number={step.number}
+                of={summaries}
+                focused={focused === step.view.summary.id}
+                onReveal={onReveal}
+                layered={step.layered}
+                policy={step.policy}
+                onUndo={undoable === step.view.summary.id ? onUndo : undefined}
+                undone={undone.has(step.view.summary.id)}
+                running={running}
+              />
+            );
+          case "eviction":
+            return <EvictionCard key={`eviction-${step.recordIndex}`} eviction={step.eviction} number={step.number} ts={step.ts} nextContextTokens={step.nextContextTokens} />;
+          case "undo":
+            return <UndoCard key={`undo-${step.recordIndex}`} undone={step.undone} undid={step.undid} ts={step.ts} />;
+          case "refused":
+            return <RefusedCard key={`refused-${step.seq}`} dropped={step.dropped} message={step.message} />;
+        }
+      })}
     </div>
   );
 }

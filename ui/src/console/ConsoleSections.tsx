@@ -58,7 +58,13 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
           <h4 className="subheading">
             Compaction steps <span className="muted">· newest first</span>
           </h4>
-          <CompactionList steps={compactionSteps(view.records, compactions)} focused={context.focusedCompaction} onReveal={context.revealInTranscript} />
+          <CompactionList
+            steps={compactionSteps(view.records, compactions, context.debugEvents)}
+            focused={context.focusedCompaction}
+            onReveal={context.revealInTranscript}
+            onUndo={context.undoCompaction}
+            running={context.transcript.runningTurn !== null}
+          />
         </div>
       )}
     </Loaded>

@@ -1,6 +1,7 @@
 import { useId, useState } from "react";
 import type { ToolOutputsEvicted } from "../bindings/ToolOutputsEvicted";
 import { formatRelativeTime } from "../lib/format";
+import { ItemIdChip } from "./ItemIdChip";
 import { TRIGGER_LABEL } from "./model";
 import { drift, exactTokens, formatDrift } from "./steps";
 
@@ -76,7 +77,10 @@ export function EvictionCard({ eviction, number, ts, nextContextTokens }: Evicti
         <ul id={listId} className="evicted-list" data-testid="evicted-list">
           {eviction.evicted.map((item) => (
             <li key={item.item_id}>
-              <strong>{item.tool}</strong> <span className="muted">{exactTokens(item.chars)} characters</span>
+              <span className="evicted-head">
+                <strong>{item.tool}</strong> <span className="muted">{exactTokens(item.chars)} characters</span>
+                <ItemIdChip id={item.item_id} />
+              </span>
               <code className="evicted-placeholder">{item.placeholder}</code>
             </li>
           ))}

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { ResponseItem } from "../api/types";
 import { prettyJson } from "../lib/format";
+import { ItemIdChip } from "./ItemIdChip";
 import { describeItem } from "./model";
 
 /** Characters shown before "Show all". */
@@ -28,11 +29,13 @@ export function ItemView({ item, status, text }: ItemViewProps) {
       data-testid="history-item"
       data-kind={described.tone}
       data-status={status}
+      data-item-id={item.id}
     >
       <div className="history-item-head">
         <span className={`item-badge tone-${described.tone}`}>{described.label}</span>
         {status && <span className={`item-status status-${status}`}>{status}</span>}
         <span className="history-item-size muted">{body.length.toLocaleString()} chars</span>
+        <ItemIdChip id={item.id} />
       </div>
       <div className={`history-item-text${item.type === "function_call" || item.type === "function_call_output" ? " mono" : ""}`}>
         {shown}

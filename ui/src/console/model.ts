@@ -211,7 +211,9 @@ export function modelViewGroups(context: ResponseItem[], lastCompaction: Compact
   }
   const summaryAt = rest.findIndex((item) => item.type === "compaction_summary");
   if (summaryAt === -1) {
-    if (rest.length) groups.push({ id: "conversation", title: "Conversation", hint: "Every item since the session started; nothing has been compacted yet.", items: rest });
+    // With a compaction behind it and no summary in view, the last one was undone.
+    const hint = lastCompaction ? "Every item since the session started: the last compaction was undone." : "Every item since the session started; nothing has been compacted yet.";
+    if (rest.length) groups.push({ id: "conversation", title: "Conversation", hint, items: rest });
     return groups;
   }
   const keptIds = new Set((lastCompaction?.after ?? []).map((item) => item.id));
@@ -430,6 +432,14 @@ function eventRow(envelope: EventEnvelope): LogRow | null {
       };
     case "summary_failed":
       return { ...base, kind: "error", tone: "bad", title: `Summary failed after ${event.attempts} attempts`, detail: event.message };
+    case "compaction_refused":
+      return {
+        ...base,
+        kind: "compaction",
+        tone: "bad",
+        title: "Compaction refused by the rule check",
+        detail: event.dropped.length ? `${event.message} · would have dropped: ${event.dropped.join("; ")}` : event.message,
+      };
     default:
       // Everything else the stream says is also written to the file, and
       // the console reads the file.

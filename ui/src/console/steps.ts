@@ -1,10 +1,11 @@
 // Every compaction step of a session in file order, for the console's cards:
 // each summary (the core's compaction view, with its layered record when it
 // has one: the state sheet and the loss audit computed in Rust) and each
-// tool-output eviction. Nothing is recomputed here; records are matched by
-// id and position.
-import type { SessionRecord } from "../api/types";
+// tool-output eviction, each undo, and each refusal the live stream reported.
+// Nothing is recomputed here; records are matched by id and position.
+import type { EventEnvelope, SessionRecord } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { CompactionUndone } from "../bindings/CompactionUndone";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { LayeredCompaction } from "../bindings/LayeredCompaction";
 import type { ToolOutputsEvicted } from "../bindings/ToolOutputsEvicted";
@@ -31,15 +32,38 @@ export type CompactionStep =
       number: number;
       /** Context tokens the next round reported, when one has. */
       nextContextTokens: number | null;
+    }
+  | {
+      kind: "undo";
+      recordIndex: number;
+      ts: string;
+      undone: CompactionUndone;
+      /** The 1-based number of the summary it undid, when that summary is known. */
+      undid: number | null;
+    }
+  | {
+      /** A compaction the rule check refused (live only: nothing was written). */
+      kind: "refused";
+      /** After every record: it happened in this run of the app. */
+      recordIndex: number;
+      seq: number;
+      dropped: string[];
+      message: string;
     };
 
-/** `records` are the whole file's (record 0 first). */
-export function compactionSteps(records: SessionRecord[], views: CompactionView[]): CompactionStep[] {
+export type SummaryStep = Extract<CompactionStep, { kind: "summary" }>;
+
+/**
+ * `records` are the whole file's (record 0 first); `debugEvents` the live
+ * stream's, for refusals, which leave no record.
+ */
+export function compactionSteps(records: SessionRecord[], views: CompactionView[], debugEvents: EventEnvelope[] = []): CompactionStep[] {
   const layeredById = new Map<string, LayeredCompaction>();
   // Sessions without a policy record replay as base.
   const policyAt: CompactionPolicy[] = [];
   let policy: CompactionPolicy = "base";
   const evictions: CompactionStep[] = [];
+  const undos: Extract<CompactionStep, { kind: "undo" }>[] = [];
   let awaiting: Extract<CompactionStep, { kind: "eviction" }> | null = null;
   records.forEach((record, index) => {
     if (record.type === "compaction_policy") policy = record.payload.policy;
@@ -48,6 +72,9 @@ export function compactionSteps(records: SessionRecord[], views: CompactionView[
     if (record.type === "tool_outputs_evicted") {
       awaiting = { kind: "eviction", recordIndex: index, ts: record.ts, eviction: record.payload, policy, number: evictions.length + 1, nextContextTokens: null };
       evictions.push(awaiting);
+    }
+    if (record.type === "compaction_undone") {
+      undos.push({ kind: "undo", recordIndex: index, ts: record.ts, undone: record.payload, undid: null });
     }
     if (record.type === "token_usage" && awaiting) {
       const { input_tokens, output_tokens } = record.payload.usage;
@@ -68,7 +95,33 @@ export function compactionSteps(records: SessionRecord[], views: CompactionView[
       number: i + 1,
     };
   });
-  return [...summaries, ...evictions].sort((a, b) => a.recordIndex - b.recordIndex);
+  for (const undo of undos) {
+    const at = views.findIndex((view) => view.summary.id === undo.undone.summary_item_id);
+    undo.undid = at === -1 ? null : at + 1;
+  }
+  const refused: CompactionStep[] = [];
+  for (const envelope of debugEvents) {
+    if (envelope.event.family !== "debug" || envelope.event.event.kind !== "compaction_refused") continue;
+    const { dropped, message } = envelope.event.event;
+    refused.push({ kind: "refused", recordIndex: records.length, seq: envelope.seq, dropped, message });
+  }
+  return [...summaries, ...evictions, ...undos, ...refused].sort((a, b) => a.recordIndex - b.recordIndex);
+}
+
+/** The summaries a later `compaction_undone` record undid, by summary id. */
+export function undoneSummaries(steps: CompactionStep[]): Set<string> {
+  return new Set(steps.flatMap((step) => (step.kind === "undo" ? [step.undone.summary_item_id] : [])));
+}
+
+/**
+ * The summary an Undo applies to: the latest one, unless it was undone
+ * already (the core refuses a second undo of it, and undoes nothing older).
+ */
+export function undoableSummary(steps: CompactionStep[]): string | null {
+  const summaries = steps.filter((step): step is SummaryStep => step.kind === "summary");
+  const latest = summaries[summaries.length - 1];
+  if (!latest) return null;
+  return undoneSummaries(steps).has(latest.view.summary.id) ? null : latest.view.summary.id;
 }
 
 /** Exact counts on the cards, where 8,015 and 8,000 must not both read "8k". */

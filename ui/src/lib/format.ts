@@ -43,3 +43,13 @@ export function prettyJson(text: string): string {
     return text;
   }
 }
+
+/**
+ * An id shortened for reading: its start and its end. Ids are UUIDv7, whose
+ * leading characters are a timestamp shared by items written in the same
+ * moment, so the random tail is what tells them apart; copy the whole id to
+ * use it (the CLI takes unique prefixes).
+ */
+export function shortId(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
+}

@@ -15,6 +15,8 @@ import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
+import type { ForkPoint } from "../bindings/ForkPoint";
+import { forkSession, sessionItems, undoCompaction } from "./contextOps";
 import { previewLibrary, type PreviewSession } from "./library";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -225,6 +227,15 @@ class MockBackend {
       }
       case "compact_now":
         return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
+      case "undo_compaction":
+        return undoCompaction(this.find(args.session_id));
+      case "session_items":
+        return sessionItems(this.find(args.session_id));
+      case "fork_session": {
+        const { fork, view } = forkSession(this.find(args.session_id), args.point as ForkPoint, fakeId());
+        this.sessions.unshift(fork);
+        return view;
+      }
       case "pick_workspace":
         return "/home/ana/projects/lighthouse";
       case "plugin:fs|write_text_file":

@@ -415,6 +415,22 @@ export function createActions(store: Store) {
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
     setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
     inspectCompaction: (summaryId: string) => set({ consoleOpen: true, focusedCompaction: summaryId }),
+
+    /**
+     * Undoes the open session's latest compaction, then reloads it so the
+     * transcript, console and gauge show the restored history. A refusal
+     * (over the threshold, nothing to undo, a turn running) rejects with the
+     * command's message and changes nothing.
+     */
+    async undoCompaction() {
+      const sessionId = openId();
+      if (!sessionId) return;
+      const result = await api.undoCompaction(sessionId);
+      const restored = result.undone.restored.length;
+      if (openId() === sessionId) await actions.open(sessionId, get().mode);
+      void actions.refreshSessions();
+      set({ toast: { tone: "ok", text: `Compaction undone: the model sees ${restored} ${restored === 1 ? "item" : "items"} again.` } });
+    },
   };
   // The session `open` is fetching, so a slower earlier open cannot win.
   let pendingOpen: string | null = null;

@@ -205,3 +205,34 @@ export const consoleTranscript: TranscriptEntry[] = [
 export function consoleTranscriptPage(): TranscriptPage {
   return { v: 1, session_id: CONSOLE_SESSION, entries: consoleTranscript, total: consoleTranscript.length, start: 0 };
 }
+
+const demoProfile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 };
+
+/**
+ * The shell's answers for the app showing this session (for `mockIPC`);
+ * `overrides` answer other commands, or these differently.
+ */
+export function consoleApp(overrides: Record<string, () => unknown> = {}) {
+  return (cmd: string): unknown => {
+    const answer = overrides[cmd];
+    if (answer) return answer();
+    switch (cmd) {
+      case "app_info":
+        return { version: "0.1.0", strata_home: "/h", active_profile: demoProfile, is_demo: true };
+      case "get_settings":
+        return { profiles: [demoProfile], active_profile: "demo", approval_policy: "ask", theme: "light" };
+      case "list_sessions":
+        return { v: 1, sessions: [consoleView().summary], total: 1 };
+      case "open_session":
+        return consoleView();
+      case "compaction_views":
+        return consoleViews;
+      case "open_transcript":
+        return consoleTranscriptPage();
+      case "watch_library":
+        return null;
+      default:
+        throw { kind: "internal", message: `unexpected ${cmd}` };
+    }
+  };
+}
