@@ -381,7 +381,7 @@ fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirm
 #[test]
 fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
     use strata_protocol::{
-        CompactUpTo, ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction,
+        CompactUpTo, ForkPoint, ForkSession, ListSessionItems, OutputKind, PinItem, UndoCompaction,
     };
     let fixture = Fixture::new("");
     let rt = runtime();
@@ -406,11 +406,12 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         }
-        let items = app
+        let listed = app
             .session_items(ListSessionItems { session_id: id })
             .await
-            .unwrap()
-            .items;
+            .unwrap();
+        assert_eq!(listed.kind, OutputKind::SessionItems);
+        let items = listed.items;
         let first_user = items
             .iter()
             .find(|i| i.role.as_deref() == Some("user"))
@@ -425,6 +426,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert!(pinned.pinned);
+        assert_eq!(pinned.kind, OutputKind::ItemPinned);
         let last = items.last().unwrap().id;
         let outcome = app
             .compact_up_to(
@@ -456,11 +458,13 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert_eq!(fork.history_items as usize, items.len());
+        assert_eq!(fork.kind, OutputKind::SessionForked);
         let undone = app
             .undo_compaction(UndoCompaction { session_id: id })
             .await
             .unwrap();
         assert_eq!(undone.undone.restored.len(), items.len());
+        assert_eq!(undone.kind, OutputKind::CompactionUndone);
         let error = app
             .pin_item(PinItem {
                 session_id: id,

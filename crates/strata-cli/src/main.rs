@@ -19,6 +19,7 @@ mod approve;
 mod cli;
 mod context;
 mod error;
+mod eval;
 mod export;
 mod items;
 mod launch;
@@ -38,7 +39,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, SessionsCommand};
+use crate::cli::{Cli, Command, EvalCommand, SessionsCommand};
 use crate::store::Context;
 use crate::style::{ERROR, Output, paint};
 
@@ -89,5 +90,6 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Pin(args) => items::pin(&ctx, args, true),
         Command::Unpin(args) => items::pin(&ctx, args, false),
         Command::Fork(args) => items::fork(&ctx, args),
+        Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
     }
 }

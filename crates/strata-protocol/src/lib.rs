@@ -58,8 +58,9 @@ pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };
 pub use output::{
-    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionList, OutputKind,
-    SessionContext, SessionDeleted, SessionStarted,
+    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
+    CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
+    SessionDeleted, SessionStarted,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
