@@ -476,3 +476,67 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
         assert_eq!(error.kind, CommandErrorKind::InvalidInput);
     });
 }
+
+#[test]
+fn compact_up_to_returns_the_rule_checks_refusal_and_the_file_records_it() {
+    use strata_protocol::{CompactUpTo, ListSessionItems};
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = create(&app, fixture.workspace.path()).await;
+        send(&app, id, "List the files", Collect::default()).await;
+        // A state sheet copied from a compaction card and sent back: the
+        // person's latest request, which the planner takes for Strata's.
+        let pasted = "[State sheet] pasted back: keep listing the files.";
+        send(&app, id, pasted, Collect::default()).await;
+        let before = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        let events = Collect::default();
+        let outcome = app
+            .compact_up_to(
+                CompactUpTo {
+                    session_id: id,
+                    item: before.last().unwrap().id.to_string(),
+                    focus: None,
+                },
+                events.clone(),
+            )
+            .await
+            .unwrap();
+        assert!(outcome.summary.is_none(), "{outcome:?}");
+        let skipped = outcome.skipped.unwrap();
+        assert!(
+            skipped.contains("the latest user request (verbatim)"),
+            "{skipped}"
+        );
+        assert!(
+            events.0.lock().unwrap().iter().any(|envelope| matches!(
+                &envelope.event,
+                strata_protocol::AgentEvent::Debug(
+                    strata_protocol::DebugEvent::CompactionRefused { .. }
+                )
+            )),
+            "no compaction_refused event"
+        );
+        let after = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(after, before);
+    });
+    let store = strata_core::SessionStore::from_paths(&fixture.paths);
+    let id = store.list().unwrap()[0].id;
+    let records = store
+        .open_reader(id, strata_core::store::ReadMode::Strict)
+        .unwrap()
+        .records;
+    assert!(records.iter().any(|record| matches!(
+        record.body,
+        strata_protocol::RecordBody::CompactionRefused(_)
+    )));
+}

@@ -12,8 +12,9 @@ use strata_protocol::{CompactionPolicy, ProviderKind, ThresholdSetting};
 #[command(
     after_help = "SESSION is a session id or a unique prefix of one. STRATA_HOME moves every file \
                   Strata writes (sessions, config, logs). NO_COLOR turns colour off.\n\
-                  Exit codes: 0 success, 2 usage error, 1 anything else (with a one-line reason \
-                  on standard error)."
+                  Exit codes: 0 success, 2 usage error, 3 `sessions verify` found a checkpoint \
+                  that disagrees, 4 the rule check refused a compaction (nothing changed), 1 \
+                  anything else (with a one-line reason on standard error)."
 )]
 pub struct Cli {
     /// When to colour the output (`auto` colours a terminal unless NO_COLOR is set).

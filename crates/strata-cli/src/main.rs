@@ -12,8 +12,9 @@
 //!   library's index) (`sessions.rs`, `show.rs`, `export.rs`,
 //!   `context.rs`, over strata-core's transcript and export).
 //!
-//! Exit codes: 0 success, 2 usage errors, 1 anything else, always with a
-//! one-line reason on standard error.
+//! Exit codes: 0 success, 2 usage errors, 3 a checkpoint that disagrees
+//! (`sessions verify`), 4 a compaction the rule check refused, 1 anything
+//! else, always with a one-line reason on standard error.
 
 mod approve;
 mod cli;

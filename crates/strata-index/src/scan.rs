@@ -143,6 +143,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::ItemPin(_)
         | RecordBody::CompactionUndone(_)
         | RecordBody::SessionForked(_)
+        | RecordBody::CompactionRefused(_)
         | RecordBody::Unknown(_) => {}
     }
 }

@@ -65,7 +65,9 @@ pub use output::{
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
-pub use recall::{CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked};
+pub use recall::{
+    CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
+};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,
