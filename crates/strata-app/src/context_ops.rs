@@ -12,7 +12,8 @@ use strata_core::recall::recorded_items;
 use strata_core::store::ReadMode;
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactOutcome, CompactUpTo, CompactionUndoneView, ForkSession,
-    ItemPinned, ListSessionItems, PinItem, SessionForkView, SessionItems, UndoCompaction,
+    ItemPinned, ListSessionItems, OutputKind, PinItem, SessionForkView, SessionItems,
+    UndoCompaction,
 };
 
 use crate::App;
@@ -31,6 +32,7 @@ pub fn session_items(
     let replay = read.replay();
     Ok(SessionItems {
         v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::SessionItems,
         session_id: request.session_id,
         items: recorded_items(&read.records, replay.history()),
     })
@@ -44,6 +46,7 @@ pub fn pin_item(agent: &mut Agent, request: &PinItem) -> CommandResult<ItemPinne
         .map_err(ToCommandError::to_command_error)?;
     Ok(ItemPinned {
         v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::ItemPinned,
         session_id: agent.id(),
         item_id: pin.item_id,
         pinned: pin.pinned,
@@ -57,6 +60,7 @@ pub fn undo_compaction(agent: &mut Agent) -> CommandResult<CompactionUndoneView>
         .map_err(ToCommandError::to_command_error)?;
     Ok(CompactionUndoneView {
         v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::CompactionUndone,
         session_id: agent.id(),
         undone,
     })
@@ -69,6 +73,7 @@ pub fn fork_session(store: &SessionStore, request: &ForkSession) -> CommandResul
         .map_err(ToCommandError::to_command_error)?;
     Ok(SessionForkView {
         v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::SessionForked,
         session_id: fork.id(),
         parent_session_id: request.session_id,
         point: request.point.clone(),

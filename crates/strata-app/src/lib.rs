@@ -24,6 +24,7 @@ pub mod catalog;
 pub mod context;
 pub mod context_ops;
 pub mod error;
+pub mod eval;
 pub mod export;
 pub mod launch;
 pub mod library;

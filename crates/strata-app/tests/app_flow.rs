@@ -381,7 +381,7 @@ fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirm
 #[test]
 fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
     use strata_protocol::{
-        CompactUpTo, ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction,
+        CompactUpTo, ForkPoint, ForkSession, ListSessionItems, OutputKind, PinItem, UndoCompaction,
     };
     let fixture = Fixture::new("");
     let rt = runtime();
@@ -406,11 +406,12 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         }
-        let items = app
+        let listed = app
             .session_items(ListSessionItems { session_id: id })
             .await
-            .unwrap()
-            .items;
+            .unwrap();
+        assert_eq!(listed.kind, OutputKind::SessionItems);
+        let items = listed.items;
         let first_user = items
             .iter()
             .find(|i| i.role.as_deref() == Some("user"))
@@ -425,6 +426,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert!(pinned.pinned);
+        assert_eq!(pinned.kind, OutputKind::ItemPinned);
         let last = items.last().unwrap().id;
         let outcome = app
             .compact_up_to(
@@ -456,6 +458,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert_eq!(fork.history_items as usize, items.len());
+        assert_eq!(fork.kind, OutputKind::SessionForked);
         // The sidebar's lineage: the library's row and the snapshot alike.
         let origin = Some(strata_protocol::ForkOrigin {
             parent_session_id: id,
@@ -480,6 +483,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .await
             .unwrap();
         assert_eq!(undone.undone.restored.len(), items.len());
+        assert_eq!(undone.kind, OutputKind::CompactionUndone);
         let error = app
             .pin_item(PinItem {
                 session_id: id,
@@ -490,4 +494,68 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .unwrap_err();
         assert_eq!(error.kind, CommandErrorKind::InvalidInput);
     });
+}
+
+#[test]
+fn compact_up_to_returns_the_rule_checks_refusal_and_the_file_records_it() {
+    use strata_protocol::{CompactUpTo, ListSessionItems};
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = create(&app, fixture.workspace.path()).await;
+        send(&app, id, "List the files", Collect::default()).await;
+        // A state sheet copied from a compaction card and sent back: the
+        // person's latest request, which the planner takes for Strata's.
+        let pasted = "[State sheet] pasted back: keep listing the files.";
+        send(&app, id, pasted, Collect::default()).await;
+        let before = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        let events = Collect::default();
+        let outcome = app
+            .compact_up_to(
+                CompactUpTo {
+                    session_id: id,
+                    item: before.last().unwrap().id.to_string(),
+                    focus: None,
+                },
+                events.clone(),
+            )
+            .await
+            .unwrap();
+        assert!(outcome.summary.is_none(), "{outcome:?}");
+        let skipped = outcome.skipped.unwrap();
+        assert!(
+            skipped.contains("the latest user request (verbatim)"),
+            "{skipped}"
+        );
+        assert!(
+            events.0.lock().unwrap().iter().any(|envelope| matches!(
+                &envelope.event,
+                strata_protocol::AgentEvent::Debug(
+                    strata_protocol::DebugEvent::CompactionRefused { .. }
+                )
+            )),
+            "no compaction_refused event"
+        );
+        let after = app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(after, before);
+    });
+    let store = strata_core::SessionStore::from_paths(&fixture.paths);
+    let id = store.list().unwrap()[0].id;
+    let records = store
+        .open_reader(id, strata_core::store::ReadMode::Strict)
+        .unwrap()
+        .records;
+    assert!(records.iter().any(|record| matches!(
+        record.body,
+        strata_protocol::RecordBody::CompactionRefused(_)
+    )));
 }

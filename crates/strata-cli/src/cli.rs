@@ -12,8 +12,9 @@ use strata_protocol::{CompactionPolicy, ProviderKind, ThresholdSetting};
 #[command(
     after_help = "SESSION is a session id or a unique prefix of one. STRATA_HOME moves every file \
                   Strata writes (sessions, config, logs). NO_COLOR turns colour off.\n\
-                  Exit codes: 0 success, 2 usage error, 1 anything else (with a one-line reason \
-                  on standard error)."
+                  Exit codes: 0 success, 2 usage error, 3 `sessions verify` found a checkpoint \
+                  that disagrees, 4 the rule check refused a compaction (nothing changed), 1 \
+                  anything else (with a one-line reason on standard error)."
 )]
 pub struct Cli {
     /// When to colour the output (`auto` colours a terminal unless NO_COLOR is set).
@@ -72,6 +73,46 @@ pub enum Command {
     /// before a compaction (with the original items, not the summary).
     /// Files in the workspace are not rewound.
     Fork(ForkArgs),
+
+    /// Opt-in evaluations with a real model (they cost tokens; see
+    /// docs/CONTEXT.md).
+    #[command(subcommand)]
+    Eval(EvalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Compacts a recorded long session (built into the binary) under each
+    /// policy (`base`, `layered`) with the model you name, asks it what the
+    /// task was, which files changed, what failed and what comes next, and
+    /// scores each answer by the facts the session planted. Makes 10 model
+    /// requests (2 summaries, 8 probes); your sessions are not touched.
+    Compaction(EvalArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The provider kind.
+    #[arg(long, value_name = "KIND", value_parser = provider_kind())]
+    pub provider: ProviderKind,
+
+    /// The model id sent to the provider.
+    #[arg(long, value_name = "MODEL")]
+    pub model: String,
+
+    /// The provider's base URL, version segment included (default: the
+    /// kind's, or the config file's profile for it).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// The threshold the layered policy's eviction levels derive from
+    /// (default: the model's).
+    #[arg(long, value_name = "N|P%|left:N", value_parser = parse_threshold)]
+    pub compact_threshold: Option<ThresholdSetting>,
+
+    /// One JSON object (`CompactionEval`) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

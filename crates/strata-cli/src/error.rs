@@ -74,6 +74,7 @@ impl CliError {
         match self {
             CliError::App(error) if error.kind == CommandErrorKind::ProfileUnavailable => 2,
             CliError::CheckpointsDiverge { .. } => 3,
+            CliError::CompactionRefused { .. } => 4,
             _ => 1,
         }
     }

@@ -12,13 +12,15 @@
 //!   library's index) (`sessions.rs`, `show.rs`, `export.rs`,
 //!   `context.rs`, over strata-core's transcript and export).
 //!
-//! Exit codes: 0 success, 2 usage errors, 1 anything else, always with a
-//! one-line reason on standard error.
+//! Exit codes: 0 success, 2 usage errors, 3 a checkpoint that disagrees
+//! (`sessions verify`), 4 a compaction the rule check refused, 1 anything
+//! else, always with a one-line reason on standard error.
 
 mod approve;
 mod cli;
 mod context;
 mod error;
+mod eval;
 mod export;
 mod items;
 mod launch;
@@ -38,7 +40,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, SessionsCommand};
+use crate::cli::{Cli, Command, EvalCommand, SessionsCommand};
 use crate::store::Context;
 use crate::style::{ERROR, Output, paint};
 
@@ -89,5 +91,6 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Pin(args) => items::pin(&ctx, args, true),
         Command::Unpin(args) => items::pin(&ctx, args, false),
         Command::Fork(args) => items::fork(&ctx, args),
+        Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
     }
 }

@@ -14,6 +14,7 @@ use strata_protocol::{
     SearchResults, SessionContext, SessionDeleted, SessionPage, SessionStarted,
     SessionVerification,
 };
+use strata_protocol::{CompactionUndoneView, ItemPinned, SessionForkView, SessionItems};
 use support::{Home, announced_id};
 
 #[test]
@@ -131,6 +132,68 @@ fn compact_context_and_compactions_print_versioned_contract_objects() {
     let entry = &listed.compactions[0];
     assert_eq!(entry.summary.id, summary_id);
     assert_eq!(Some(entry.summary.metadata.removed), finished.removed);
+}
+
+/// The `kind` of a `--json` object, as printed.
+fn printed_kind(line: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    value["kind"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn issue_twelves_outputs_carry_their_kind_like_every_other_object() {
+    let home = Home::new();
+    let run = home.run(&["run", "-p", "List the files", "--provider", "demo"]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr).to_string();
+
+    let shown = home.run(&["sessions", "show", &id, "--json"]);
+    assert_eq!(shown.code, 0, "{shown:#?}");
+    assert_eq!(printed_kind(shown.stdout.trim()), "session_items");
+    let items: SessionItems = serde_json::from_str(shown.stdout.trim()).unwrap();
+    assert_eq!(items.kind, OutputKind::SessionItems);
+    let user = items
+        .items
+        .iter()
+        .find(|item| item.role.as_deref() == Some("user"))
+        .unwrap()
+        .id
+        .to_string();
+    let last = items.items.last().unwrap().id.to_string();
+
+    let pinned = home.run(&["pin", &id, &user, "--provider", "demo", "--json"]);
+    assert_eq!(pinned.code, 0, "{pinned:#?}");
+    assert_eq!(printed_kind(pinned.stdout.trim()), "item_pinned");
+    let pinned: ItemPinned = serde_json::from_str(pinned.stdout.trim()).unwrap();
+    assert_eq!(pinned.kind, OutputKind::ItemPinned);
+
+    let compacted = home.run(&[
+        "compact",
+        &id,
+        "--up-to",
+        &last,
+        "--provider",
+        "demo",
+        "--json",
+    ]);
+    assert_eq!(compacted.code, 0, "{compacted:#?}");
+    let finished = compacted.stdout.lines().last().unwrap();
+    assert_eq!(printed_kind(finished), "compact_finished");
+    let finished: CompactFinished = serde_json::from_str(finished).unwrap();
+    assert_eq!(finished.outcome, CompactResult::Compacted);
+
+    let forked = home.run(&["fork", &id, "--before-compaction", "1", "--json"]);
+    assert_eq!(forked.code, 0, "{forked:#?}");
+    assert_eq!(printed_kind(forked.stdout.trim()), "session_forked");
+    let forked: SessionForkView = serde_json::from_str(forked.stdout.trim()).unwrap();
+    assert_eq!(forked.kind, OutputKind::SessionForked);
+
+    let undone = home.run(&["compact", &id, "--undo", "--provider", "demo", "--json"]);
+    assert_eq!(undone.code, 0, "{undone:#?}");
+    assert_eq!(printed_kind(undone.stdout.trim()), "compaction_undone");
+    let undone: CompactionUndoneView = serde_json::from_str(undone.stdout.trim()).unwrap();
+    assert_eq!(undone.kind, OutputKind::CompactionUndone);
+    assert_eq!(undone.v, CONTRACT_FORMAT_VERSION);
 }
 
 #[test]

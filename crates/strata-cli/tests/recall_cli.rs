@@ -42,6 +42,19 @@ fn items(home: &Home, id: SessionId) -> Vec<RecordedItem> {
     items.items
 }
 
+/// `strata compact SESSION --up-to ITEM --json` on the demo model.
+fn compact_up_to(home: &Home, session: &str, item: &str) -> support::Run {
+    home.run(&[
+        "compact",
+        session,
+        "--up-to",
+        item,
+        "--provider",
+        "demo",
+        "--json",
+    ])
+}
+
 fn user_message(items: &[RecordedItem]) -> ItemId {
     items
         .iter()
@@ -99,15 +112,7 @@ fn compact_up_to_undo_and_fork_before_the_compaction() {
     let before = items(&home, id);
     // Up to the last item: everything before it is summarized.
     let last = before.last().unwrap().id.to_string();
-    let compacted = home.run(&[
-        "compact",
-        &session,
-        "--up-to",
-        &last,
-        "--provider",
-        "demo",
-        "--json",
-    ]);
+    let compacted = compact_up_to(&home, &session, &last);
     assert_eq!(compacted.code, 0, "{compacted:#?}");
     assert_eq!(
         compacted.json_lines().last().unwrap()["outcome"],
@@ -167,4 +172,63 @@ fn compact_up_to_undo_and_fork_before_the_compaction() {
         &record.body,
         RecordBody::LayeredCompaction(layered) if layered.kept.iter().any(|k| k.to_string() == last)
     )));
+}
+
+/// The rule check, not the planner, stops this: the person's latest message
+/// starts like a state sheet (one copied from a compaction card and pasted
+/// back), so the planner takes it for Strata's and would summarize it away.
+#[test]
+fn the_rule_check_refuses_compacting_away_the_latest_request_and_records_it() {
+    let home = Home::new();
+    let id = demo_session(&home);
+    let session = id.to_string();
+    let pasted = "[State sheet] pasted back: go on with the notes files, never edit vendor/.";
+    let resumed = home.run(&["resume", &session, "-p", pasted, "--provider", "demo"]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    let before = items(&home, id);
+    let last = before.last().unwrap().id.to_string();
+
+    let refused = home.run(&["compact", &session, "--up-to", &last, "--provider", "demo"]);
+    refused.fails_with(4, "the latest user request (verbatim)");
+    assert!(
+        refused.stderr.contains("warning (compaction_refused)"),
+        "{}",
+        refused.stderr
+    );
+    let json = compact_up_to(&home, &session, &last);
+    assert_eq!(json.code, 4, "{json:#?}");
+    let finished = json.json_lines().pop().unwrap();
+    assert_eq!(finished["outcome"], "refused");
+    assert_eq!(
+        finished["dropped"],
+        serde_json::json!(["the latest user request (verbatim)"])
+    );
+
+    // Nothing changed but the two refusals, each a record with its cost.
+    assert_eq!(items(&home, id), before);
+    let records = home
+        .store()
+        .open_reader(id, strata_core::store::ReadMode::Strict)
+        .unwrap()
+        .records;
+    let refusals: Vec<_> = records
+        .iter()
+        .filter_map(|record| match &record.body {
+            RecordBody::CompactionRefused(refused) => Some(refused),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refusals.len(), 2);
+    assert_eq!(refusals[0].dropped, ["the latest user request (verbatim)"]);
+    assert!(
+        !records
+            .iter()
+            .any(|r| matches!(r.body, RecordBody::LayeredCompaction(_)))
+    );
+    let transcript = home.run(&["sessions", "show", &session]).ok();
+    assert!(
+        transcript.contains("compaction refused by the rule check (manual)"),
+        "{transcript}"
+    );
+    home.run(&["sessions", "verify", &session]).ok();
 }

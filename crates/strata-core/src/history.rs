@@ -254,6 +254,7 @@ impl History {
             | RecordBody::CompactionPolicy(_)
             | RecordBody::CompactionGuard(_)
             | RecordBody::SessionForked(_)
+            | RecordBody::CompactionRefused(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

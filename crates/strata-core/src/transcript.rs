@@ -62,12 +62,13 @@ pub enum Entry<'a> {
         outcome: TurnOutcome,
         rounds: u32,
     },
-    /// A pin, an undo or a fork's lineage, as one line.
+    /// A pin, an undo, a fork's lineage or a refused compaction, as one line.
     ContextNote(String),
     Unknown(&'a str),
 }
 
-/// The one line a pin, an undo or a fork's lineage shows as.
+/// The one line a pin, an undo, a fork's lineage or a refused compaction
+/// shows as.
 pub fn context_note(body: &RecordBody) -> Option<String> {
     let note = match body {
         RecordBody::ItemPin(pin) => format!(
@@ -81,6 +82,11 @@ pub fn context_note(body: &RecordBody) -> Option<String> {
             undone.summary_item_id,
             undone.restored.len(),
             undone.estimated_tokens
+        ),
+        RecordBody::CompactionRefused(refused) => format!(
+            "compaction refused by the rule check ({}): it would have dropped {}",
+            trigger_name(refused.trigger),
+            refused.dropped.join("; ")
         ),
         RecordBody::SessionForked(forked) => format!(
             "forked from session {} ({}); the records above are copied from it",
@@ -171,7 +177,8 @@ pub fn entries(read: &SessionRead) -> Vec<Entry<'_>> {
             },
             RecordBody::ItemPin(_)
             | RecordBody::CompactionUndone(_)
-            | RecordBody::SessionForked(_) => match context_note(&record.body) {
+            | RecordBody::SessionForked(_)
+            | RecordBody::CompactionRefused(_) => match context_note(&record.body) {
                 Some(note) => Entry::ContextNote(note),
                 None => continue,
             },

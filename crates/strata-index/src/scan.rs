@@ -151,6 +151,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::ApprovalDecision(_)
         | RecordBody::ItemPin(_)
         | RecordBody::CompactionUndone(_)
+        | RecordBody::CompactionRefused(_)
         | RecordBody::Unknown(_) => {}
     }
 }

@@ -18,6 +18,7 @@ mod tests {
 
     use ts_rs::{Config, ExportError, TS};
 
+    use crate::CompactionEval;
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
         ApprovalRequest, CheckThreshold, CommandError, CompactFinished, CompactNow, CompactOutcome,
@@ -107,6 +108,7 @@ mod tests {
         SessionContext::export_all(&cfg)?;
         CompactionList::export_all(&cfg)?;
         CompactFinished::export_all(&cfg)?;
+        CompactionEval::export_all(&cfg)?;
         CompactPreview::export_all(&cfg)?;
         // Context management (issue 11): status, per-session policy,
         // preview and threshold check.

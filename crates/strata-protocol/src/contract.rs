@@ -19,6 +19,7 @@ use crate::desktop::{
 };
 use crate::ids::{ItemId, SessionId};
 use crate::inspect::{CompactionView, RoundPage};
+use crate::output::OutputKind;
 use crate::provider::ProviderKind;
 use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
 use crate::records::ApprovalDecision;
@@ -92,6 +93,8 @@ pub struct ListSessionItems {
 pub struct SessionItems {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
+    /// Always `session_items`.
+    pub kind: OutputKind,
     pub session_id: SessionId,
     pub items: Vec<RecordedItem>,
 }
@@ -111,6 +114,8 @@ pub struct PinItem {
 pub struct ItemPinned {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
+    /// Always `item_pinned`.
+    pub kind: OutputKind,
     pub session_id: SessionId,
     pub item_id: ItemId,
     pub pinned: bool,
@@ -140,6 +145,8 @@ pub struct UndoCompaction {
 pub struct CompactionUndoneView {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
+    /// Always `compaction_undone`.
+    pub kind: OutputKind,
     pub session_id: SessionId,
     pub undone: CompactionUndone,
 }
@@ -159,6 +166,8 @@ pub struct ForkSession {
 pub struct SessionForkView {
     /// [`CONTRACT_FORMAT_VERSION`].
     pub v: u32,
+    /// Always `session_forked`.
+    pub kind: OutputKind,
     /// The new session.
     pub session_id: SessionId,
     pub parent_session_id: SessionId,

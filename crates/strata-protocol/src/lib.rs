@@ -58,13 +58,16 @@ pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };
 pub use output::{
-    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionList, OutputKind,
-    SessionContext, SessionDeleted, SessionStarted,
+    CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
+    CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
+    SessionDeleted, SessionStarted,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
-pub use recall::{CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked};
+pub use recall::{
+    CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
+};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,

@@ -12,11 +12,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::context::CompactionPreview;
+use crate::context::{CompactionPolicy, CompactionPreview};
 use crate::ids::{ItemId, SessionId};
 use crate::items::{CompactionSummary, ResponseItem};
 use crate::provider::{ProfileSet, ProviderKind};
 use crate::tools::ApprovalPolicy;
+use crate::usage::TokenUsage;
 
 /// What a line of the command line's `--json` output is, when it is not an
 /// event envelope.
@@ -29,6 +30,16 @@ pub enum OutputKind {
     CompactPreview,
     Context,
     Compactions,
+    /// `strata sessions show --json` (the contract's `session_items`).
+    SessionItems,
+    /// `strata pin|unpin --json` (`pin_item`).
+    ItemPinned,
+    /// `strata compact --undo --json` (`undo_compaction`).
+    CompactionUndone,
+    /// `strata fork --json` (`fork_session`).
+    SessionForked,
+    /// `strata eval compaction --json`.
+    CompactionEval,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,
@@ -176,4 +187,83 @@ pub struct CompactPreview {
     pub kind: OutputKind,
     pub session_id: SessionId,
     pub preview: CompactionPreview,
+}
+
+/// `strata eval compaction --json`: a recorded long session compacted under
+/// each policy by a real model, then asked the probe questions; each answer
+/// scored by the planted facts it names. An opt-in measurement: nothing
+/// asserts the scores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionEval {
+    pub v: u32,
+    /// Always `compaction_eval`.
+    pub kind: OutputKind,
+    pub provider_kind: ProviderKind,
+    pub model: String,
+    /// The recorded session replayed (a copy of it; the original is embedded
+    /// in the binary).
+    pub fixture: EvalFixture,
+    /// One entry per policy, `base` then `layered`.
+    pub policies: Vec<PolicyEval>,
+    /// Model requests made in all: summaries (with their retries) and probes.
+    pub requests: u32,
+    /// The usage the provider reported for them, summed (fields it never
+    /// reported stay absent).
+    pub usage: TokenUsage,
+}
+
+/// The recorded session an evaluation replays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct EvalFixture {
+    pub session_id: SessionId,
+    /// `round` records: model requests the recorded session made.
+    pub rounds: u32,
+    /// Items in its history before the compaction.
+    pub items: u32,
+    /// An estimate of that history's tokens (the model's tokenizer where
+    /// known, else characters ÷ 4).
+    pub estimated_tokens: u64,
+}
+
+/// One policy's compaction and the answers after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyEval {
+    pub policy: CompactionPolicy,
+    pub outcome: CompactResult,
+    /// Why the compaction did not happen, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Items in the compacted history, and an estimate of its tokens.
+    pub history_items: u32,
+    pub estimated_tokens: u64,
+    pub probes: Vec<ProbeScore>,
+    /// Required facts found, over all probes, and how many there are.
+    pub score: u32,
+    pub max_score: u32,
+    /// Requests this policy made (the summary with its retries, the probes).
+    pub requests: u32,
+    pub usage: TokenUsage,
+}
+
+/// One probe question, the facts its answer must name, and what it named.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeScore {
+    /// `task`, `files_changed`, `failed`, `next_step`.
+    pub probe: String,
+    pub question: String,
+    /// Each required text (matched ignoring case) and whether the answer
+    /// holds it.
+    pub required: Vec<String>,
+    pub found: Vec<String>,
+    /// The model's answer, verbatim (hostile text: escape it to show it).
+    pub answer: String,
+    /// The request's failure, when it failed (then `answer` is empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TokenUsage>,
 }

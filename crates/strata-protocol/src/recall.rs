@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::ids::{ItemId, SessionId};
+use crate::items::CompactionTrigger;
+use crate::usage::TokenUsage;
 
 /// `item_pin` record: the person pinned (or unpinned) an item. Pinned items
 /// survive every eviction and layered compaction verbatim (a pinned tool
@@ -28,6 +30,22 @@ pub struct CompactionUndone {
     /// Estimated tokens of the restored history (an estimate).
     pub estimated_tokens: u64,
     pub threshold: u64,
+}
+
+/// `compaction_refused` record: the rule check refused a layered
+/// compaction (its summary was made, and paid for, but not committed)
+/// because the result would have dropped what `dropped` names. It changes
+/// nothing in the history; it keeps the refusal, and the summary call, in
+/// the audit trail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CompactionRefused {
+    pub trigger: CompactionTrigger,
+    /// What the result would have dropped, one entry each.
+    pub dropped: Vec<String>,
+    pub message: String,
+    /// What the refused summary's request cost, as the provider reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer_usage: Option<TokenUsage>,
 }
 
 /// Where a fork starts in its parent.

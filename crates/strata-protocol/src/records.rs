@@ -18,15 +18,16 @@ use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
-use crate::recall::{CompactionUndone, ItemPin, SessionForked};
+use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
 use crate::usage::TokenUsage;
 
 /// The newest record format this version writes: 2 added the recorded
 /// profile (`profile_set`) and the layered context records
 /// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
 /// added pins (`item_pin`), undo (`compaction_undone`), forks
-/// (`session_forked`) and `checkpoint`.
-pub const RECORD_FORMAT_VERSION: u32 = 3;
+/// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
+/// (`compaction_refused`).
+pub const RECORD_FORMAT_VERSION: u32 = 4;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -110,6 +111,8 @@ pub enum RecordBody {
     /// The state a replay of every earlier record holds, written right after
     /// each record that replaces the history: resuming starts from the last.
     Checkpoint(Box<Checkpoint>),
+    /// The rule check refused a layered compaction; nothing else changed.
+    CompactionRefused(CompactionRefused),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -138,6 +141,7 @@ impl RecordBody {
         "compaction_undone",
         "session_forked",
         "checkpoint",
+        "compaction_refused",
     ];
 
     /// The format version that introduced this record's type.
@@ -152,6 +156,7 @@ impl RecordBody {
             | RecordBody::CompactionUndone(_)
             | RecordBody::SessionForked(_)
             | RecordBody::Checkpoint(_) => 3,
+            RecordBody::CompactionRefused(_) => 4,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -190,6 +195,7 @@ impl RecordBody {
             RecordBody::CompactionUndone(_) => "compaction_undone",
             RecordBody::SessionForked(_) => "session_forked",
             RecordBody::Checkpoint(_) => "checkpoint",
+            RecordBody::CompactionRefused(_) => "compaction_refused",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -467,6 +473,9 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "compaction_undone" => RecordBody::CompactionUndone(Deserialize::deserialize(payload)?),
             "session_forked" => RecordBody::SessionForked(Deserialize::deserialize(payload)?),
             "checkpoint" => RecordBody::Checkpoint(Deserialize::deserialize(payload)?),
+            "compaction_refused" => {
+                RecordBody::CompactionRefused(Deserialize::deserialize(payload)?)
+            }
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

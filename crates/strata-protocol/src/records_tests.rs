@@ -62,8 +62,7 @@ fn pin_undo_and_fork_records_carry_format_version_three() {
         item_id: ItemId::new(),
         pinned: true,
     }));
-    assert_eq!(pin.v, RECORD_FORMAT_VERSION);
-    assert_eq!(RECORD_FORMAT_VERSION, 3);
+    assert_eq!(pin.v, 3);
     assert_eq!(round_trip(&pin), pin);
     let fork = Record::now(RecordBody::SessionForked(SessionForked {
         parent_session_id: SessionId::new(),
@@ -74,6 +73,22 @@ fn pin_undo_and_fork_records_carry_format_version_three() {
     assert_eq!(value["type"], "session_forked");
     assert_eq!(value["payload"]["point"]["kind"], "before_compaction");
     assert_eq!(round_trip(&fork), fork);
+}
+
+#[test]
+fn a_refused_compaction_is_a_version_four_record() {
+    let refused = Record::now(RecordBody::CompactionRefused(crate::CompactionRefused {
+        trigger: crate::CompactionTrigger::Manual,
+        dropped: vec!["the latest user request (verbatim)".into()],
+        message: "refused".into(),
+        summarizer_usage: None,
+    }));
+    assert_eq!(refused.v, RECORD_FORMAT_VERSION);
+    assert_eq!(RECORD_FORMAT_VERSION, 4);
+    let value = serde_json::to_value(&refused).unwrap();
+    assert_eq!(value["type"], "compaction_refused");
+    assert_eq!(value["payload"]["trigger"], "manual");
+    assert_eq!(round_trip(&refused), refused);
 }
 
 #[test]
@@ -113,7 +128,6 @@ fn checkpoints_carry_format_version_three_and_round_trip() {
         },
     })));
     assert_eq!(checkpoint.v, 3);
-    assert_eq!(checkpoint.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&checkpoint).unwrap();
     assert_eq!(value["type"], "checkpoint");
     assert_eq!(value["payload"]["history"][0]["content"], "hi");

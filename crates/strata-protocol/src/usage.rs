@@ -28,6 +28,24 @@ pub struct TokenUsage {
 }
 
 impl TokenUsage {
+    /// Adds `other` field by field; a field stays absent until some usage
+    /// reports it.
+    pub fn accumulate(&mut self, other: &TokenUsage) {
+        fn add(sum: &mut Option<u64>, value: Option<u64>) {
+            if let Some(value) = value {
+                *sum = Some(sum.unwrap_or(0).saturating_add(value));
+            }
+        }
+        add(&mut self.input_tokens, other.input_tokens);
+        add(&mut self.cached_input_tokens, other.cached_input_tokens);
+        add(&mut self.output_tokens, other.output_tokens);
+        add(
+            &mut self.reasoning_output_tokens,
+            other.reasoning_output_tokens,
+        );
+        add(&mut self.total_tokens, other.total_tokens);
+    }
+
     /// The size of the context after this round: input plus output. This one
     /// figure drives the compaction threshold, the gauge and the charts.
     /// `None` when the provider reported neither input nor output.

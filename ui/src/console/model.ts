@@ -386,6 +386,10 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
         summaryId: summary.id,
       };
     }
+    case "compaction_refused": {
+      const { trigger, dropped } = record.payload;
+      return { ...base, family: "debug", kind: "compaction", tone: "bad", title: `Compaction refused by the rule check (${TRIGGER_LABEL[trigger].toLowerCase()})`, detail: `nothing was committed: it would have dropped ${dropped.join("; ")}` };
+    }
     case "compaction_guard": {
       const guard = record.payload;
       return guard.kind === "summary_failed"

@@ -367,6 +367,14 @@ impl TranscriptFold {
                     });
                 }
             }
+            // Shown as the live `compaction_refused` event is.
+            RecordBody::CompactionRefused(refused) => {
+                self.push(TranscriptEntry::Error {
+                    id: id(),
+                    message: sentence(&refused.message),
+                    model_error: None,
+                });
+            }
             // Shown as the live `summary_failed` event is.
             RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
                 attempts,

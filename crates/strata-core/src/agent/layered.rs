@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use strata_protocol::{
-    CompactionGuardRecord, CompactionMetadata, CompactionPolicy, CompactionSummary,
-    CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, MainlineEvent, Message, RecordBody,
-    ResponseItem, Role, TokenUsage, ToolOutputsEvicted, TurnId,
+    CompactionGuardRecord, CompactionMetadata, CompactionPolicy, CompactionRefused,
+    CompactionSummary, CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, MainlineEvent,
+    Message, RecordBody, ResponseItem, Role, TokenUsage, ToolOutputsEvicted, TurnId,
 };
 
 use super::compact::{CompactionCause, Done};
@@ -430,6 +430,16 @@ impl Agent {
                 "the compaction was refused: it would have dropped {}",
                 dropped.join("; ")
             );
+            // Recorded, so the audit trail keeps the refusal and the
+            // summary call it cost; the history is left as it was.
+            self.session
+                .append(RecordBody::CompactionRefused(CompactionRefused {
+                    trigger: cause.trigger,
+                    dropped: dropped.clone(),
+                    message: message.clone(),
+                    summarizer_usage: record.summary.metadata.summarizer_usage.clone(),
+                }))?;
+            self.session.sync()?;
             self.events.debug(DebugEvent::CompactionRefused {
                 turn_id: cause.turn_id,
                 dropped: dropped.clone(),

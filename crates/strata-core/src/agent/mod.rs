@@ -96,6 +96,7 @@ mod compact;
 mod events;
 mod layered;
 mod pins;
+mod probe;
 mod prompt;
 mod stream;
 mod turn;

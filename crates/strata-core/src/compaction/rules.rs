@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use strata_protocol::{ItemId, LayeredCompaction, ResponseItem, Role};
 
-use super::extract::is_person_message;
 use super::layered::apply_layered_compaction;
+use super::sheet::STATE_SHEET_PREFIX;
 
 /// What the compaction `record` would drop from `before`, one line each;
 /// empty when it keeps every rule. `pinned` holds the pinned items with their
@@ -39,14 +39,7 @@ pub fn rule_violations(
             dropped.push(format!("pinned item {}", item.id()));
         }
     }
-    let latest = before.iter().rev().find_map(|item| match item {
-        ResponseItem::Message(message)
-            if message.role == Role::User && is_person_message(&message.content) =>
-        {
-            Some(message.content.as_str())
-        }
-        _ => None,
-    });
+    let latest = latest_person_request(before);
     if let Some(latest) = latest {
         let verbatim = after.iter().any(|item| {
             matches!(item, ResponseItem::Message(m) if m.role == Role::User && m.content.contains(latest))
@@ -70,4 +63,51 @@ pub fn rule_violations(
         dropped.push("the role (the system prompt's rules) in the state sheet".to_owned());
     }
     dropped
+}
+
+/// The person's latest request: the last user message that is not a state
+/// sheet Strata placed. A sheet is known by where it stands (right after
+/// its summary), not by its text alone: a person's message may start like
+/// one (a sheet copied from a compaction card and pasted back), and it is
+/// still their latest request.
+fn latest_person_request(history: &[ResponseItem]) -> Option<&str> {
+    history
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(index, item)| match item {
+            ResponseItem::Message(message) if message.role == Role::User => {
+                let placed_sheet = message.content.starts_with(STATE_SHEET_PREFIX)
+                    && index
+                        .checked_sub(1)
+                        .is_some_and(|i| matches!(history[i], ResponseItem::CompactionSummary(_)));
+                (!placed_sheet).then_some(message.content.as_str())
+            }
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::test_support::summary;
+
+    #[test]
+    fn a_sheet_right_after_its_summary_is_strata_s_and_a_pasted_one_is_the_person_s() {
+        let sheet = format!("{STATE_SHEET_PREFIX} kept by Strata");
+        let placed = vec![
+            ResponseItem::system("sys"),
+            ResponseItem::user("fix it"),
+            ResponseItem::CompactionSummary(summary("s")),
+            ResponseItem::user(sheet.clone()),
+        ];
+        assert_eq!(latest_person_request(&placed), Some("fix it"));
+        let pasted = vec![
+            ResponseItem::system("sys"),
+            ResponseItem::user("fix it"),
+            ResponseItem::assistant("done"),
+            ResponseItem::user(sheet.clone()),
+        ];
+        assert_eq!(latest_person_request(&pasted), Some(sheet.as_str()));
+    }
 }

@@ -212,6 +212,15 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             parent_records: 4,
             point: strata_protocol::ForkPoint::AtItem { item_id: output_id },
         }),
+        RecordBody::CompactionRefused(strata_protocol::CompactionRefused {
+            trigger: strata_protocol::CompactionTrigger::Manual,
+            dropped: vec!["the latest user request (verbatim)".into()],
+            message: "the compaction was refused".into(),
+            summarizer_usage: Some(TokenUsage {
+                input_tokens: Some(900),
+                ..TokenUsage::default()
+            }),
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -241,6 +250,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::CompactionUndone(_)
             | RecordBody::SessionForked(_)
             | RecordBody::Checkpoint(_)
+            | RecordBody::CompactionRefused(_)
             | RecordBody::Unknown(_) => {}
         }
     }
