@@ -84,6 +84,10 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     const evictions = records.filter((r) => r.type === "tool_outputs_evicted");
     const layered = records.filter((r) => r.type === "layered_compaction");
     assert.ok(evictions.length >= 1, `evictions: ${records.map((r) => r.type).join(",")}`);
+    for (const record of evictions.filter((r) => r.payload.trigger === "auto")) {
+      // At the threshold, never below it (the round reporting 11,300 of 10,000).
+      assert.ok(record.payload.context_tokens >= record.payload.threshold, JSON.stringify(record.payload));
+    }
     assert.ok(layered.length >= 1, "a layered summary");
     for (const record of layered) {
       assert.deepEqual(record.payload.loss_audit.paths, [], "no path lost");
@@ -218,7 +222,7 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     await h.click("button", "Settings");
     const group = await h.find("[role=dialog] fieldset", "Context management");
     assert.ok(group);
-    const input = await h.find("[role=dialog] input[placeholder=\"Each profile's own\"]");
+    const input = await h.find("[role=dialog] input[placeholder=\"Each policy's default\"]");
     await h.driver.click(input);
     await h.driver.sendKeys(input, "left:8000");
     const note = await h.waitFor("the checked threshold", () => {

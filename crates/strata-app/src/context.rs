@@ -101,7 +101,9 @@ pub fn preview_of(read: &SessionRead, inputs: &PreviewInputs<'_>) -> CompactionP
     let setting = inputs
         .setting
         .or_else(|| state.policy_record().and_then(|record| record.threshold));
+    let policy = inputs.policy.unwrap_or(state.policy());
     let threshold = resolve_threshold(
+        policy,
         setting,
         profile.compaction_threshold,
         Some(profile.context_window),
@@ -118,7 +120,7 @@ pub fn preview_of(read: &SessionRead, inputs: &PreviewInputs<'_>) -> CompactionP
     };
     preview_compaction(
         history,
-        inputs.policy.unwrap_or(state.policy()),
+        policy,
         threshold,
         Estimate::new(estimator.as_ref(), calibration(history, estimator.as_ref())),
         &sheet_context,
@@ -135,6 +137,7 @@ fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionSt
     let (threshold, context_window) = match profile {
         Some(profile) => (
             resolve_threshold(
+                replay.policy(),
                 setting,
                 profile.compaction_threshold,
                 Some(profile.context_window),
@@ -290,6 +293,7 @@ impl App {
             Ok(ThresholdCheck {
                 setting,
                 tokens: resolve_threshold(
+                    config.compaction_policy.unwrap_or_default(),
                     Some(setting),
                     profile.compaction_threshold,
                     Some(profile.context_window),

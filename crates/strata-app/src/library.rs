@@ -185,12 +185,17 @@ impl App {
 
     /// The compaction threshold and context window a session that is not
     /// live is shown with: those an agent on its recorded profile would use
-    /// (the active profile's when that cannot be resolved).
+    /// under its recorded policy and threshold override (the active
+    /// profile's when that cannot be resolved).
     fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
         match self.view_profile(replay) {
             Some(profile) => {
-                let config = strata_providers::agent_config(&profile);
-                (config.effective_threshold(), config.context_window)
+                let mut config = strata_providers::agent_config(&profile);
+                config.threshold_setting = replay.policy_record().and_then(|r| r.threshold);
+                (
+                    config.effective_threshold(replay.policy()),
+                    config.context_window,
+                )
             }
             None => (0, None),
         }

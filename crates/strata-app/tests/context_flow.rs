@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use strata_app::App;
 use strata_core::StrataPaths;
+use strata_core::compaction::{LAYERED_THRESHOLD_PERCENT, share_of};
 use strata_protocol::{
     AgentEvent, CheckThreshold, CommandErrorKind, CompactNow, CompactionPolicy, CreateSession,
-    DebugEvent, GetCompactionStatus, PreviewCompaction, RecordBody, SaveSettings, SendMessage,
-    SessionId, SetCompactionPolicy, ThresholdSetting,
+    DebugEvent, GetCompactionStatus, OpenSession, PreviewCompaction, RecordBody, SaveSettings,
+    SendMessage, SessionId, SetCompactionPolicy, ThresholdSetting,
 };
 use support::{Collect, runtime};
 
@@ -80,6 +81,17 @@ impl Fixture {
     fn app(&self) -> Arc<App> {
         Arc::new(App::new(self.paths.clone(), |_| None))
     }
+
+    /// A new session in the workspace, under the settings' policy.
+    async fn create_session(&self, app: &Arc<App>) -> SessionId {
+        app.create_session(CreateSession {
+            workspace: self.workspace.path().display().to_string(),
+            allow_broad_workspace: false,
+        })
+        .await
+        .unwrap()
+        .id
+    }
 }
 
 fn session_file(paths: &StrataPaths, id: SessionId) -> std::path::PathBuf {
@@ -113,6 +125,62 @@ fn thresholds_are_checked_in_their_three_forms_against_the_profile_window() {
     });
 }
 
+/// The threshold the gauge (`compaction_status`), the session view and the
+/// preview show for session `id`: all three, which must agree.
+async fn shown_thresholds(app: &Arc<App>, id: SessionId) -> u64 {
+    let status = app
+        .compaction_status(GetCompactionStatus { session_id: id })
+        .await
+        .unwrap();
+    let view = app
+        .open_session(OpenSession {
+            session_id: id,
+            from_record: None,
+            at_item: None,
+        })
+        .await
+        .unwrap();
+    let preview = app
+        .preview_compaction(PreviewCompaction { session_id: id })
+        .await
+        .unwrap();
+    assert_eq!(
+        (view.threshold, preview.threshold),
+        (status.threshold, status.threshold)
+    );
+    status.threshold
+}
+
+#[test]
+fn without_an_override_every_view_shows_the_threshold_of_the_sessions_policy() {
+    let fixture = Fixture::new();
+    runtime().block_on(async {
+        let app = fixture.app();
+        let settings = app.get_settings().await.unwrap();
+        let profile = settings
+            .profiles
+            .iter()
+            .find(|p| p.id == settings.active_profile)
+            .unwrap();
+        let window = profile.context_window.unwrap();
+        let id = fixture.create_session(&app).await;
+
+        // Layered, live: a third of the window, below the profile's (base's).
+        let layered = share_of(window, LAYERED_THRESHOLD_PERCENT).min(profile.compact_threshold);
+        assert!(layered < profile.compact_threshold);
+        assert_eq!(shown_thresholds(&app, id).await, layered);
+
+        // Base, from the file: the profile's threshold.
+        app.set_compaction_policy(SetCompactionPolicy {
+            session_id: id,
+            policy: CompactionPolicy::Base,
+        })
+        .await
+        .unwrap();
+        assert_eq!(shown_thresholds(&app, id).await, profile.compact_threshold);
+    });
+}
+
 #[test]
 fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() {
     let fixture = Fixture::new();
@@ -128,14 +196,7 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
             Some(ThresholdSetting::Tokens(4_000))
         );
 
-        let created = app
-            .create_session(CreateSession {
-                workspace: fixture.workspace.path().display().to_string(),
-                allow_broad_workspace: false,
-            })
-            .await
-            .unwrap();
-        let id = created.id;
+        let id = fixture.create_session(&app).await;
         let status = app
             .compaction_status(GetCompactionStatus { session_id: id })
             .await

@@ -104,9 +104,8 @@ fn bad_policy_and_threshold_flags_are_usage_errors() {
 #[test]
 fn the_preview_calls_no_model_leaves_the_file_byte_identical_and_prints_one_typed_object() {
     let home = Home::new();
-    // Low enough that the notes outputs get evicted, high enough that the
-    // latest round's two reads (about 1,200 tokens) with the tool specs
-    // (recall's included) fit: the demo model re-reads what a summary drops.
+    // Low enough that the demo's reads cross it (an override, so layered
+    // uses it too), so the preview has a span to summarize.
     let id = demo_run(&home, &["--compact-threshold", "3600"]);
     let before = std::fs::read(home.session_file(id)).unwrap();
     let session = id.to_string();

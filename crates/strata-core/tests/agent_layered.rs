@@ -45,17 +45,22 @@ fn six_files(harness: &Harness) {
 }
 
 /// Writes the six files and scripts a round reading each; the last round
-/// reports usage over the threshold of 6,000.
-fn six_reads(harness: &Harness) {
+/// reports `reported` tokens (the tests' threshold is 6,000).
+fn six_reads_reporting(harness: &Harness, reported: u64) {
     six_files(harness);
     for n in 0..6 {
-        let usage = (n == 5).then(|| usage(7_000, 10));
+        let usage = (n == 5).then(|| usage(reported - 10, 10));
         harness.gateway.push_round(read_round(
             &format!("c{n}"),
             &format!("src/part_{n}.rs"),
             usage,
         ));
     }
+}
+
+/// [`six_reads_reporting`] over the threshold.
+fn six_reads(harness: &Harness) {
+    six_reads_reporting(harness, 7_010);
 }
 
 fn outputs(items: &[ResponseItem]) -> Vec<&str> {
@@ -69,7 +74,7 @@ fn outputs(items: &[ResponseItem]) -> Vec<&str> {
 }
 
 #[tokio::test]
-async fn at_the_eviction_level_old_tool_outputs_are_evicted_without_a_model_call_and_the_last_round_stays_whole()
+async fn at_the_threshold_old_tool_outputs_are_evicted_without_a_model_call_and_the_last_three_rounds_stay_whole()
  {
     let harness = layered(6_000);
     six_reads(&harness);
@@ -93,14 +98,17 @@ async fn at_the_eviction_level_old_tool_outputs_are_evicted_without_a_model_call
         .iter()
         .filter(|o| o.starts_with(EVICTED_PREFIX))
         .count();
-    assert!(evicted >= 3, "the three large outputs: {sent:?}");
-    // Oldest first, and never the last round's.
+    assert_eq!(evicted, 3, "the three large outputs: {sent:?}");
+    // Oldest first, and never the last three rounds'.
     assert!(
         sent[..evicted]
             .iter()
             .all(|o| o.starts_with(EVICTED_PREFIX))
     );
-    assert!(sent[5].starts_with("// original"), "{sent:?}");
+    assert!(
+        sent[3..].iter().all(|o| o.starts_with("// original")),
+        "{sent:?}"
+    );
     assert!(
         sent[0].contains("read_file") && sent[0].contains("chars"),
         "{}",
@@ -123,6 +131,57 @@ async fn at_the_eviction_level_old_tool_outputs_are_evicted_without_a_model_call
         .filter(|r| matches!(&r.body, RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(o)) if o.output.starts_with("// original")))
         .count();
     assert_eq!(originals, 6);
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
+async fn below_the_threshold_nothing_is_evicted_however_large_the_outputs() {
+    let harness = layered(6_000);
+    // About 6,300 tokens of outputs, but the round reports just under 6,000.
+    six_reads_reporting(&harness, 5_999);
+    harness
+        .gateway
+        .push_round(text_round("Read them all.", Some(usage(5_900, 10))));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+
+    run_turn(&mut agent, "Read the six parts.").await;
+
+    assert_eq!(agent.session().state().evictions(), 0);
+    assert!(harness.gateway.summary_requests().is_empty());
+    let sent = harness.gateway.last_request();
+    assert!(
+        outputs(&sent.input)
+            .iter()
+            .all(|o| o.starts_with("// original"))
+    );
+}
+
+#[tokio::test]
+async fn a_summary_follows_eviction_only_when_the_estimate_is_still_over_the_threshold() {
+    // Eviction frees the three large outputs; what is left (the system
+    // prompt, the tool specs, the last three rounds) is still over a
+    // threshold of 1,000, so a summary follows at once.
+    let harness = layered(1_000);
+    six_reads(&harness);
+    harness
+        .gateway
+        .push_summary(summary_response("Read six parts."));
+    harness.gateway.push_round(text_round("Done.", None));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+
+    let report = run_turn(&mut agent, "Read the six parts.").await;
+
+    assert_eq!(report.compactions, 1);
+    let bodies: Vec<&'static str> = harness
+        .records(agent.id())
+        .iter()
+        .filter_map(|r| match r.body {
+            RecordBody::ToolOutputsEvicted(_) => Some("evicted"),
+            RecordBody::LayeredCompaction(_) => Some("summary"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bodies, ["evicted", "summary"]);
     harness.assert_reopens_to(agent);
 }
 
@@ -233,11 +292,19 @@ async fn a_message_alone_over_the_threshold_is_refused_before_anything_is_sent_o
 async fn before_a_message_that_would_cross_the_threshold_room_is_made_first_by_eviction() {
     let harness = layered(3_000);
     harness.write("notes.txt", &"n".repeat(6_000));
-    // Both rounds report usage under the eviction level (1,200): nothing is
-    // evicted between them.
+    harness.write("a.txt", "alpha\n");
+    // Every round reports usage under the threshold: nothing is evicted
+    // between them. The notes are read before the last three rounds.
     harness
         .gateway
         .push_round(read_round("c1", "notes.txt", Some(usage(1_000, 10))));
+    for n in 2..4 {
+        harness.gateway.push_round(read_round(
+            &format!("c{n}"),
+            "a.txt",
+            Some(usage(1_050, 10)),
+        ));
+    }
     harness
         .gateway
         .push_round(text_round("Read the notes.", Some(usage(1_100, 10))));
@@ -491,6 +558,11 @@ async fn switched_to_a_smaller_window(
             })
             .unwrap();
     }
+    // The read is among the last three rounds, which eviction spares: the
+    // room is made by a summary.
+    harness
+        .gateway
+        .push_summary(summary_response("Read big.txt."));
     harness.gateway.push_round(text_round("Go on.", None));
     run_turn(&mut agent, "Go on.").await;
     let records = harness.records(id);

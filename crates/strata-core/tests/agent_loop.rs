@@ -9,8 +9,8 @@ use serde_json::json;
 use strata_core::tools::CancellationToken;
 use strata_core::{AgentConfig, ApprovalBroker};
 use strata_protocol::{
-    DebugEvent, MainlineEvent, ModelError, ModelEvent, RecordBody, ResponseItem, Role, StopReason,
-    ToolCallStatus, ToolChoice, TurnFinished, TurnOutcome,
+    CompactionPolicy, DebugEvent, MainlineEvent, ModelError, ModelEvent, RecordBody, ResponseItem,
+    Role, StopReason, ToolCallStatus, ToolChoice, TurnFinished, TurnOutcome,
 };
 use support::*;
 
@@ -398,13 +398,24 @@ async fn max_output_tokens_and_the_model_are_sent_and_recorded_in_each_round() {
 
 #[test]
 fn the_context_window_caps_the_threshold() {
+    let base = CompactionPolicy::Base;
     let mut config = AgentConfig::new("p", "m");
-    assert_eq!(config.effective_threshold(), config.compact_threshold);
+    assert_eq!(config.effective_threshold(base), config.compact_threshold);
     config.context_window = Some(6_000);
     config.max_output_tokens = Some(1_000);
-    assert_eq!(config.effective_threshold(), 5_000);
+    assert_eq!(config.effective_threshold(base), 5_000);
     config.context_window = Some(200_000);
-    assert_eq!(config.effective_threshold(), config.compact_threshold);
+    assert_eq!(config.effective_threshold(base), config.compact_threshold);
+    // Layered's default is a third of the window, never above the profile's.
+    assert_eq!(
+        config.effective_threshold(CompactionPolicy::Layered),
+        config.compact_threshold.min(66_000)
+    );
+    config.compact_threshold = 160_000;
+    assert_eq!(
+        config.effective_threshold(CompactionPolicy::Layered),
+        66_000
+    );
 }
 
 #[test]

@@ -280,7 +280,8 @@ pub struct CompactionStatus {
     /// The threshold override the session recorded, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_setting: Option<ThresholdSetting>,
-    /// The threshold in tokens (`resolve_threshold` of the setting).
+    /// The threshold in tokens (`resolve_threshold` of the session's policy
+    /// and setting).
     pub threshold: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,

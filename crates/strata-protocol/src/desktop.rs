@@ -80,7 +80,9 @@ pub struct ProfileView {
     /// The model's context window in tokens, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
-    /// Reported context tokens at which the history is compacted.
+    /// The profile's compaction threshold in tokens: `base` compacts when a
+    /// round reports this many context tokens; `layered`'s default is a
+    /// third of the window, never above it. An override replaces both.
     pub compact_threshold: u64,
 }
 

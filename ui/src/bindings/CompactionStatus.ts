@@ -12,7 +12,8 @@ export type CompactionStatus = { policy: CompactionPolicy,
  */
 threshold_setting?: ThresholdSetting | null, 
 /**
- * The threshold in tokens (`resolve_threshold` of the setting).
+ * The threshold in tokens (`resolve_threshold` of the session's policy
+ * and setting).
  */
 threshold: number, context_window?: number | null, 
 /**

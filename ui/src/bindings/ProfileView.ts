@@ -15,6 +15,8 @@ has_key: boolean,
  */
 context_window?: number | null, 
 /**
- * Reported context tokens at which the history is compacted.
+ * The profile's compaction threshold in tokens: `base` compacts when a
+ * round reports this many context tokens; `layered`'s default is a
+ * third of the window, never above it. An override replaces both.
  */
 compact_threshold: number, };

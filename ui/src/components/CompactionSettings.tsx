@@ -68,14 +68,14 @@ export function CompactionSettings({ policy, threshold, thresholdState, onPolicy
           type="text"
           inputMode="text"
           spellCheck={false}
-          placeholder="Each profile's own"
+          placeholder="Each policy's default"
           value={threshold}
           aria-invalid={invalid}
           aria-describedby={noteId}
           onChange={(event) => onThreshold(event.target.value)}
         />
         <p className={invalid ? "field-error" : "field-hint"} id={noteId} data-testid="threshold-note" aria-live="polite">
-          {thresholdState.kind === "empty" && "A share of the window (80%), a token count (12000) or tokens left (left:20000). Empty: each profile's threshold."}
+          {thresholdState.kind === "empty" && "A share of the window (80%), a token count (12000) or tokens left (left:20000), for every policy. Empty: each policy's default (layered: a third of the window; base: the profile's threshold)."}
           {thresholdState.kind === "checking" && "Checking…"}
           {thresholdState.kind === "valid" &&
             `Compacts at ${thresholdState.check.tokens.toLocaleString("en-US")} tokens` +

@@ -305,7 +305,7 @@ function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeAct
         {text("model", "Model")}
         {!is_demo && text("base_url", "Base URL", "Leave empty for the provider's default endpoint.", { placeholder: "https://api.openai.com/v1" })}
         {text("context_window", "Context window (tokens)", "Leave empty to use the model catalog.", { inputMode: "numeric", placeholder: "e.g. 400000" })}
-        {text("compact_threshold", "Compaction threshold (tokens)", "History is compacted when a round reports this many context tokens.", { inputMode: "numeric" })}
+        {text("compact_threshold", "Compaction threshold (tokens)", "Base compacts when a round reports this many context tokens; layered's default is a third of the window, never above this.", { inputMode: "numeric" })}
       </div>
       {!is_demo && <ApiKeyField profileId={profile.id} has_key={profile.has_key} unsaved={profile.isNew} onStored={onKeyStored} />}
       <div className="profile-actions">

@@ -11,8 +11,8 @@ use strata_protocol::{
 
 use super::{Agent, CompactOutcome};
 use crate::compaction::{
-    CompactionDecision, CompactionPlan, EVICTION_LEVEL_PERCENT, build_compaction_summary_request,
-    decide_compaction, eviction_level, item_text,
+    CompactionDecision, CompactionPlan, build_compaction_summary_request, decide_compaction,
+    item_text,
 };
 use crate::error::Result;
 use crate::tools::CancellationToken;
@@ -121,14 +121,10 @@ impl Agent {
             return Ok(None);
         }
         let items = self.session.history().items();
+        // Both policies act at the threshold (each policy's own, see
+        // `resolve_threshold`): base summarizes, layered evicts first.
         let threshold = self.threshold();
-        // Layered evicts well before the threshold (see
-        // `EVICTION_LEVEL_PERCENT`); base summarizes at it.
-        let level = match policy {
-            CompactionPolicy::Layered => eviction_level(threshold),
-            CompactionPolicy::Off | CompactionPolicy::Base => threshold,
-        };
-        let decision = decide_compaction(usage, level, items);
+        let decision = decide_compaction(usage, threshold, items);
         let CompactionDecision::Compact {
             context_tokens,
             reason,
@@ -137,7 +133,7 @@ impl Agent {
         else {
             return Ok(None);
         };
-        let mut cause = CompactionCause {
+        let cause = CompactionCause {
             trigger: CompactionTrigger::Auto,
             reason,
             context_tokens: Some(context_tokens),
@@ -148,13 +144,7 @@ impl Agent {
             keep_from: None,
         };
         match policy {
-            CompactionPolicy::Layered => {
-                cause.reason = format!(
-                    "Reported token usage {context_tokens} reached the eviction level {level} \
-                     ({EVICTION_LEVEL_PERCENT}% of the compaction threshold {threshold})"
-                );
-                self.layered_compact(cause, false, cancel).await
-            }
+            CompactionPolicy::Layered => self.layered_compact(cause, false, cancel).await,
             CompactionPolicy::Off | CompactionPolicy::Base => {
                 self.base_compact(cause, cancel).await.map(Some)
             }

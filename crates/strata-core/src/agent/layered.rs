@@ -157,9 +157,10 @@ impl Agent {
         Ok(())
     }
 
-    /// The layered step: evict, then summarize if the estimate is still at
-    /// the ineffective level or `force_summary` (a person asked). `None`
-    /// when no summary was attempted.
+    /// The layered step at the threshold: evict older tool outputs down to
+    /// the low-water mark, then summarize only if the next request is still
+    /// expected at or over the threshold, or `force_summary` (a person
+    /// asked). `None` when no summary was attempted.
     pub(super) async fn layered_compact(
         &mut self,
         cause: CompactionCause<'_>,
@@ -187,14 +188,7 @@ impl Agent {
         let expected = cause.context_tokens.map_or(after_request, |reported| {
             after_request.max(reported.saturating_sub(before.saturating_sub(after)))
         }) + cause.pending;
-        if !force_summary
-            && !needs_summary(
-                self.session.history().items(),
-                self.estimate(),
-                cause.threshold,
-                expected,
-            )
-        {
+        if !force_summary && !needs_summary(expected, cause.threshold) {
             return Ok(None);
         }
         if automatic && self.compaction_circuit_open() {

@@ -140,7 +140,9 @@ pub struct AgentConfig {
     /// Recorded in every `round` record (`openai-responses`, `demo`, ...).
     pub provider_kind: String,
     pub model: String,
-    /// Reported `context_tokens` at or above this compacts the history.
+    /// The profile's threshold (from the model's window): `base`'s, and
+    /// the ceiling of `layered`'s lower default (see
+    /// [`Self::effective_threshold`]).
     pub compact_threshold: u64,
     pub max_rounds: u32,
     pub max_output_tokens: Option<u32>,
@@ -148,7 +150,7 @@ pub struct AgentConfig {
     /// [`Self::effective_threshold`]).
     pub context_window: Option<u64>,
     /// The person's threshold override (`80%`, `12000`, `left:20000`); it
-    /// replaces `compact_threshold`.
+    /// replaces every policy's default.
     pub threshold_setting: Option<ThresholdSetting>,
     /// The compaction policy: for a new session, `None` means `layered`; for a
     /// resumed one, `None` keeps the policy it recorded.
@@ -173,11 +175,13 @@ impl AgentConfig {
         }
     }
 
-    /// The threshold compaction uses: the configured one, but never above
-    /// the context window less the output budget, where it could only ever
-    /// be reached by overflowing.
-    pub fn effective_threshold(&self) -> u64 {
+    /// The threshold a session under `policy` compacts at
+    /// ([`resolve_threshold`]): the override, else the policy's default,
+    /// never above the context window less the output budget, where it
+    /// could only ever be reached by overflowing.
+    pub fn effective_threshold(&self, policy: CompactionPolicy) -> u64 {
         resolve_threshold(
+            policy,
             self.threshold_setting,
             self.compact_threshold,
             self.context_window,
@@ -382,9 +386,11 @@ impl Agent {
         &self.config
     }
 
-    /// The threshold compaction uses ([`AgentConfig::effective_threshold`]).
+    /// The threshold compaction uses under the session's policy
+    /// ([`AgentConfig::effective_threshold`]): the trigger between rounds,
+    /// the pre-turn check and the `model_switch` trigger all read it.
     pub fn threshold(&self) -> u64 {
-        self.config.effective_threshold()
+        self.config.effective_threshold(self.policy())
     }
 
     pub fn workspace(&self) -> &Path {

@@ -2,8 +2,8 @@
 //! model call. Older tool outputs are replaced, oldest first and in one
 //! batch, by a placeholder naming the item id, the tool, the size and a
 //! one-line digest, until the estimate is down to the low-water mark. The
-//! last rounds and every user message stay whole; the original stays in the
-//! session file.
+//! last [`RECENT_ROUNDS_KEPT`] rounds, every user message and pinned items
+//! stay whole; the original stays in the session file.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,42 +12,18 @@ use strata_protocol::{EvictedOutput, ItemId, ResponseItem, ToolOutputsEvicted};
 use super::estimate::Estimate;
 
 /// Rounds at the end of the history whose tool outputs are never evicted:
-/// the latest round's, which the model has not read yet. Older outputs it
-/// has read; their placeholders name the item id, so they stay recallable
-/// from the session file.
-pub const RECENT_ROUNDS_KEPT: usize = 1;
+/// the model is still working with them.
+pub const RECENT_ROUNDS_KEPT: usize = 3;
 
-/// Layered eviction runs when reported usage reaches this share of the
-/// threshold: well before it, so the context stays small (every round pays
-/// for all of it), yet in batches several rounds apart, so the provider's
-/// prompt cache lives between evictions.
-pub const EVICTION_LEVEL_PERCENT: u64 = 40;
-
-/// Eviction aims at this share of the threshold: every output but the
-/// latest round's, in practice.
-pub const LOW_WATER_PERCENT: u64 = 15;
-
-/// Eviction that leaves what only a summary can free (assistant messages,
-/// calls and placeholders before the kept rounds) at or above this share of
-/// the threshold is followed by a summary. Measured on that part alone, so
-/// neither a large latest output nor the person's long messages (which a
-/// summary keeps) force a summary.
-pub const SUMMARY_LEVEL_PERCENT: u64 = 20;
+/// Eviction (which runs when reported usage reaches the threshold) aims at
+/// this share of the threshold, so the context grows for several rounds
+/// before the next eviction and the provider's prompt cache lives between
+/// them. Measured by `make bench-context` (docs/CONTEXT.md).
+pub const LOW_WATER_PERCENT: u64 = 25;
 
 /// `percent` of `tokens`, without overflow for any `tokens`.
 pub fn share_of(tokens: u64, percent: u64) -> u64 {
     tokens / 100 * percent + tokens % 100 * percent / 100
-}
-
-/// The reported usage at which layered eviction runs.
-pub fn eviction_level(threshold: u64) -> u64 {
-    share_of(threshold, EVICTION_LEVEL_PERCENT)
-}
-
-/// The estimate of what a summary could free at which eviction is followed
-/// by one.
-pub fn summary_level(threshold: u64) -> u64 {
-    share_of(threshold, SUMMARY_LEVEL_PERCENT)
 }
 
 /// Every placeholder starts with this, so a placeholder is never evicted again.
@@ -113,8 +89,7 @@ pub fn digest(output: &str) -> String {
 /// The text that replaces an evicted output.
 pub fn placeholder(item_id: ItemId, tool: &str, chars: u64, output: &str) -> String {
     format!(
-        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars, kept in the session file \
-         (recall with this id returns it); starts: {}]",
+        "{EVICTED_PREFIX}: item {item_id}, {tool}, {chars} chars; recall returns it; starts: {}]",
         digest(output)
     )
 }
@@ -272,6 +247,16 @@ mod tests {
     }
 
     #[test]
+    fn pinned_outputs_are_never_evicted() {
+        let items = history(8);
+        let pinned = items[3].id();
+        assert!(matches!(items[3], ResponseItem::FunctionCallOutput(_)));
+        let plan = plan_eviction_sparing(&items, &HashSet::from([pinned]), estimate(), 0);
+        assert_eq!(plan.evicted.len(), 8 - RECENT_ROUNDS_KEPT - 1);
+        assert!(plan.evicted.iter().all(|e| e.item_id != pinned));
+    }
+
+    #[test]
     fn applying_the_record_replaces_exactly_the_named_outputs() {
         let mut items = history(6);
         let plan = plan_eviction(&items, estimate(), 0);
@@ -297,8 +282,7 @@ mod tests {
             "error[E0308]: mismatched [exit code: 101]"
         );
         assert_eq!(digest(""), "(empty)");
-        assert_eq!(low_water_mark(10_000), 1_500);
-        assert_eq!(eviction_level(10_000), 4_000);
+        assert_eq!(low_water_mark(10_000), 2_500);
         assert_eq!(share_of(u64::MAX, 100), u64::MAX);
     }
 }

@@ -9,8 +9,6 @@ use std::fmt::Write as _;
 
 use strata_protocol::{ItemId, LayeredCompaction, ModelRequest, ResponseItem, Role, StateSheet};
 
-use super::estimate::Estimate;
-use super::evict::{recent_rounds_start, summary_level};
 use super::extract::is_person_message;
 use super::prompt::{serialize_history_for_summary_prompt, summary_request};
 
@@ -96,31 +94,11 @@ pub fn plan_layered_with(
     }
 }
 
-/// Whether a summary must follow eviction: what only a summary can free of
-/// `items` (as eviction left them) reaches the summary level, or the
-/// expected size of the next request (`expected`, which may count what the
-/// estimate misses) is still at the threshold.
-pub fn needs_summary(
-    items: &[ResponseItem],
-    estimate: Estimate<'_>,
-    threshold: u64,
-    expected: u64,
-) -> bool {
-    expected >= threshold || freeable_by_summary(items, estimate) >= summary_level(threshold)
-}
-
-/// The estimate of what a layered summary would remove beyond eviction:
-/// the span before the kept rounds, less earlier summaries and sheets
-/// (the new ones replace them).
-pub fn freeable_by_summary(items: &[ResponseItem], estimate: Estimate<'_>) -> u64 {
-    let recent = recent_rounds_start(items);
-    let span = plan_layered(items)
-        .span
-        .into_iter()
-        .filter(|&index| index < recent)
-        .map(|index| items[index].clone())
-        .collect();
-    estimate.items(&span_originals(span))
+/// Whether a summary must follow eviction: only when the expected size of
+/// the next request (`expected`: the estimate after eviction, which may
+/// also count what the estimate misses) is still at or over the threshold.
+pub fn needs_summary(expected: u64, threshold: u64) -> bool {
+    expected >= threshold
 }
 
 /// Where a partial compaction may start keeping: at `from`, or earlier when

@@ -19,15 +19,14 @@ pub use decide::{
 };
 pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_text};
 pub use evict::{
-    EVICTED_PREFIX, EVICTION_LEVEL_PERCENT, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT,
-    SUMMARY_LEVEL_PERCENT, apply_eviction, digest, eviction_level, low_water_mark, placeholder,
-    plan_eviction, plan_eviction_sparing, recent_rounds_start, share_of, summary_level,
+    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, apply_eviction, digest,
+    low_water_mark, placeholder, plan_eviction, plan_eviction_sparing, recent_rounds_start,
+    share_of,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{
-    LayeredPlan, apply_layered_compaction, build_layered_summary_request, freeable_by_summary,
-    needs_summary, pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text,
-    span_originals,
+    LayeredPlan, apply_layered_compaction, build_layered_summary_request, needs_summary,
+    pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text, span_originals,
 };
 pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{
@@ -38,7 +37,7 @@ pub use sheet::{
     STATE_SHEET_BUDGET_TOKENS, STATE_SHEET_PREFIX, SheetContext, build_state_sheet, loss_audit,
     sheet_has_path,
 };
-pub use threshold::resolve_threshold;
+pub use threshold::{LAYERED_THRESHOLD_PERCENT, policy_default_threshold, resolve_threshold};
 
 use strata_protocol::{CompactionSummary, ResponseItem, Role};
 

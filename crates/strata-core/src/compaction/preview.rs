@@ -105,8 +105,7 @@ pub fn preview_compaction(
             );
             preview.estimated_after_eviction = eviction.estimated_after;
             preview.evicted = eviction.evicted;
-            preview.summary_needed =
-                needs_summary(&after, estimate, threshold, eviction.estimated_after);
+            preview.summary_needed = needs_summary(eviction.estimated_after, threshold);
             let plan = plan_layered_with(&after, &pinned, None);
             preview.pinned = after
                 .iter()

@@ -1,20 +1,50 @@
-//! The compaction threshold: one function for the trigger, the gauge, the
-//! command line and the console.
+//! The compaction threshold: one function for the trigger, the pre-turn
+//! check, the gauge, the command line and the console.
 
-use strata_protocol::ThresholdSetting;
+use strata_protocol::{CompactionPolicy, ThresholdSetting};
 
-/// The threshold in tokens. `setting` is the person's override (a share of
-/// the window, a count, or tokens left); without one, `default` (the model
-/// profile's). A share or tokens-left needs the window; without a known
-/// window they fall back to `default`. The result never exceeds the window
-/// less the output budget, where it could only be reached by overflowing,
-/// and is at least 1.
+/// `layered`'s default threshold, as a share of the model's window. Lower
+/// than `base`'s (the profile's, 80% of the window by default) because
+/// layered's step at its threshold is an eviction with no model call, and
+/// a smaller context is cheaper in every request; measured by `make
+/// bench-context` (docs/CONTEXT.md).
+pub const LAYERED_THRESHOLD_PERCENT: u64 = 33;
+
+/// A policy's default threshold when the person set none: the profile's
+/// (`default`, from the model's window) for `base` and `off`; for `layered`
+/// [`LAYERED_THRESHOLD_PERCENT`] of the window, never above the profile's
+/// (the profile's alone when the window is unknown).
+pub fn policy_default_threshold(
+    policy: CompactionPolicy,
+    default: u64,
+    window: Option<u64>,
+) -> u64 {
+    match (policy, window) {
+        (CompactionPolicy::Layered, Some(window)) => {
+            super::evict::share_of(window, LAYERED_THRESHOLD_PERCENT).min(default)
+        }
+        (CompactionPolicy::Layered, None) | (CompactionPolicy::Base | CompactionPolicy::Off, _) => {
+            default
+        }
+    }
+}
+
+/// The threshold in tokens of a session under `policy`. `setting` is the
+/// person's override (a share of the window, a count, or tokens left),
+/// which applies to every policy; without one, the policy's default
+/// ([`policy_default_threshold`] of the profile's `default`). A share or
+/// tokens-left needs the window; without a known window they fall back to
+/// the policy's default. The result never exceeds the window less the
+/// output budget, where it could only be reached by overflowing, and is at
+/// least 1.
 pub fn resolve_threshold(
+    policy: CompactionPolicy,
     setting: Option<ThresholdSetting>,
     default: u64,
     window: Option<u64>,
     max_output_tokens: Option<u32>,
 ) -> u64 {
+    let default = policy_default_threshold(policy, default, window);
     let wanted = match (setting, window) {
         (Some(ThresholdSetting::Tokens(tokens)), _) => tokens,
         (Some(ThresholdSetting::Percent(percent)), Some(window)) => {
@@ -39,20 +69,46 @@ pub fn resolve_threshold(
 mod tests {
     use super::*;
 
+    const BASE: CompactionPolicy = CompactionPolicy::Base;
+    const LAYERED: CompactionPolicy = CompactionPolicy::Layered;
+
     #[test]
-    fn the_three_forms_resolve_against_the_window() {
+    fn the_three_forms_resolve_against_the_window_under_every_policy() {
         let window = Some(100_000);
-        let resolve = |setting| resolve_threshold(Some(setting), 8_000, window, None);
-        assert_eq!(resolve(ThresholdSetting::Percent(80)), 80_000);
-        assert_eq!(resolve(ThresholdSetting::Tokens(12_000)), 12_000);
-        assert_eq!(resolve(ThresholdSetting::Left(20_000)), 80_000);
-        assert_eq!(resolve(ThresholdSetting::Left(200_000)), 1);
-        assert_eq!(resolve_threshold(None, 8_000, window, None), 8_000);
+        for policy in [BASE, LAYERED, CompactionPolicy::Off] {
+            let resolve = |setting| resolve_threshold(policy, Some(setting), 80_000, window, None);
+            assert_eq!(resolve(ThresholdSetting::Percent(80)), 80_000);
+            assert_eq!(resolve(ThresholdSetting::Tokens(12_000)), 12_000);
+            assert_eq!(resolve(ThresholdSetting::Left(20_000)), 80_000);
+            assert_eq!(resolve(ThresholdSetting::Left(200_000)), 1);
+        }
+    }
+
+    #[test]
+    fn without_an_override_layered_defaults_lower_than_base() {
+        let window = Some(100_000);
+        assert_eq!(resolve_threshold(BASE, None, 80_000, window, None), 80_000);
+        assert_eq!(
+            resolve_threshold(CompactionPolicy::Off, None, 80_000, window, None),
+            80_000
+        );
+        assert_eq!(
+            resolve_threshold(LAYERED, None, 80_000, window, None),
+            33_000
+        );
+        // Never above the profile's threshold, and the profile's alone
+        // without a window.
+        assert_eq!(
+            resolve_threshold(LAYERED, None, 30_000, window, None),
+            30_000
+        );
+        assert_eq!(resolve_threshold(LAYERED, None, 8_000, None, None), 8_000);
     }
 
     #[test]
     fn the_threshold_never_exceeds_the_window_less_the_output_budget() {
         let resolved = resolve_threshold(
+            BASE,
             Some(ThresholdSetting::Percent(100)),
             8_000,
             Some(10_000),
@@ -61,6 +117,7 @@ mod tests {
         assert_eq!(resolved, 8_000);
         assert_eq!(
             resolve_threshold(
+                LAYERED,
                 Some(ThresholdSetting::Tokens(50_000)),
                 1,
                 Some(10_000),
@@ -73,11 +130,17 @@ mod tests {
     #[test]
     fn without_a_window_shares_fall_back_to_the_default() {
         assert_eq!(
-            resolve_threshold(Some(ThresholdSetting::Percent(50)), 8_000, None, None),
+            resolve_threshold(BASE, Some(ThresholdSetting::Percent(50)), 8_000, None, None),
             8_000
         );
         assert_eq!(
-            resolve_threshold(Some(ThresholdSetting::Tokens(5)), 8_000, None, None),
+            resolve_threshold(
+                LAYERED,
+                Some(ThresholdSetting::Tokens(5)),
+                8_000,
+                None,
+                None
+            ),
             5
         );
     }

@@ -4,15 +4,22 @@ use super::*;
 
 pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String {
     let mut out = format!(
-        "{rounds} scripted rounds, window {window} tokens, threshold 80%, tool outputs 0.5–20 KB\n\n\
-         | policy | rounds run | input tokens (incl. summarizer) | mean request | uncached input | summarizer input | peak context | summary calls | evictions | rounds until overflow |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n"
+        "{rounds} scripted rounds, window {window} tokens, each policy at its default threshold \
+         unless marked (override), tool outputs 0.5–20 KB\n\n\
+         | policy | threshold | rounds run | input tokens (incl. summarizer) | mean request | uncached input | summarizer input | peak context | summary calls | evictions | rounds until overflow |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for o in outcomes {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             o.policy.as_str(),
+            o.threshold,
+            if o.default_threshold {
+                ""
+            } else {
+                " (override)"
+            },
             o.rounds,
             o.input,
             (o.input - o.summary_input) / o.rounds.max(1) as u64,
@@ -30,7 +37,7 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
     let base = outcomes.iter().find(|o| o.policy == CompactionPolicy::Base);
     let layered = outcomes
         .iter()
-        .find(|o| o.policy == CompactionPolicy::Layered);
+        .find(|o| o.policy == CompactionPolicy::Layered && o.default_threshold);
     if let (Some(base), Some(layered)) = (base, layered) {
         let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
         let _ = writeln!(
@@ -41,6 +48,19 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
             layered.summary_calls,
             base.summary_calls
         );
+        for other in outcomes.iter().filter(|o| !o.default_threshold) {
+            let _ = writeln!(
+                out,
+                "layered at {} (override) / base: input {:.2}, uncached input {:.2}, summary calls {}/{}, \
+                 an eviction every {:.1} rounds",
+                other.threshold,
+                ratio(other.input, base.input),
+                ratio(other.uncached_input, base.uncached_input),
+                other.summary_calls,
+                base.summary_calls,
+                other.rounds as f64 / other.evictions.max(1) as f64,
+            );
+        }
         let met = |ok: bool| if ok { "met" } else { "NOT MET" };
         let kept = promised_facts_kept(layered).is_empty();
         let _ = writeln!(
@@ -54,8 +74,13 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
         );
         let _ = writeln!(
             out,
-            "layered profile: an eviction every {:.1} rounds, a placeholder {} tokens, the last state sheet {} tokens\n",
+            "layered profile: an eviction every {:.1} rounds (shortest gap between steps {} rounds, \
+             {} steps within 2 rounds of the previous), a placeholder {} tokens, the last state sheet {} tokens\n",
             layered.rounds as f64 / layered.evictions.max(1) as f64,
+            layered
+                .shortest_gap
+                .map_or_else(|| "-".to_owned(), |gap| gap.to_string()),
+            layered.close_steps,
             layered.placeholder_tokens,
             layered.sheet_tokens,
         );
@@ -67,7 +92,8 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
          (— = not reached). * = Strata promises it.\n\n\
          | fact | ",
     );
-    for o in outcomes {
+    let outcomes: Vec<&Outcome> = outcomes.iter().filter(|o| o.default_threshold).collect();
+    for o in &outcomes {
         for n in SNAPSHOTS {
             let _ = write!(out, "{} {} | ", o.policy.as_str(), n.label());
         }
@@ -78,7 +104,7 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
     for (index, fact) in facts("").iter().enumerate() {
         let star = if fact.promised { "*" } else { "" };
         let _ = write!(out, "| {}{star} | ", fact.name);
-        for o in outcomes {
+        for o in &outcomes {
             for n in SNAPSHOTS {
                 let cell = o
                     .snapshots

@@ -95,7 +95,9 @@ pub struct ProviderProfile {
     pub api_key_required: bool,
     pub context_window: u64,
     pub max_output_tokens: u64,
-    /// Reported `context_tokens` at or above this start a compaction.
+    /// The profile's compaction threshold: `base` compacts when a round
+    /// reports this many `context_tokens`; it caps `layered`'s lower default
+    /// (see `strata_core::compaction::resolve_threshold`).
     pub compaction_threshold: u64,
     pub metadata_source: MetadataSource,
 }
