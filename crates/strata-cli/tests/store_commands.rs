@@ -281,10 +281,13 @@ fn context_is_the_model_visible_history_after_replay() {
     assert!(text.contains("4 items"), "{text}");
     assert!(text.contains("compaction summary (auto)"), "{text}");
     assert!(text.contains("And gadgets?"), "{text}");
+    // No usage since the compaction: the figure is the labelled estimate of
+    // what it left, never the pre-compaction report.
     assert!(
-        text.contains("no usage reported since the last compaction"),
+        text.contains("tokens (an estimate of the history the last compaction left"),
         "{text}"
     );
+    assert!(!text.contains("9120"), "{text}");
     assert!(!text.contains("obsolete answer"), "{text}");
     assert!(!text.contains("stock.csv\"}"), "{text}");
 }

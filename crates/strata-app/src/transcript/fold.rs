@@ -368,11 +368,12 @@ impl TranscriptFold {
                 }
             }
             // Shown as the live `compaction_refused` event is.
+            // Shown as the live `compaction_refused` event is.
             RecordBody::CompactionRefused(refused) => {
-                self.push(TranscriptEntry::Error {
+                self.push(TranscriptEntry::CompactionProblem {
                     id: id(),
+                    problem: CompactionProblem::Refused,
                     message: sentence(&refused.message),
-                    model_error: None,
                 });
             }
             // Shown as the live `summary_failed` event is.
