@@ -600,9 +600,14 @@ async function streamingRun(driver, work) {
     }
     const streamedMs = Number(process.hrtime.bigint() - started) / 1e6;
     stream.complete(usage({ input: 100, output: total }));
+    // The window may fall behind the stream: frames are collected until it
+    // shows the finished turn, or for a minute at most.
     const shown = Date.now();
-    await untilFrame(win.wd, () => /Ready/.test(document.querySelector("footer [role=status]")?.textContent ?? ""), 600_000);
-    const settledMs = Date.now() - shown;
+    const settled = await untilFrame(win.wd, () => /Ready/.test(document.querySelector("footer [role=status]")?.textContent ?? ""), 60_000).then(
+      () => true,
+      () => false,
+    );
+    const settledMs = settled ? Date.now() - shown : null;
     const streaming = await win.wd.execute(stop);
     await mock.stop?.();
     return { idle, streaming, streamedMs, settledMs, deltas: total };
@@ -667,7 +672,7 @@ async function main() {
     console.log("");
     const s = frameStats(stream.streaming);
     const i = frameStats(stream.idle);
-    console.log(`Frame intervals (requestAnimationFrame), ${stream.deltas} deltas streamed in ${(stream.streamedMs / 1000).toFixed(2)} s (${Math.round(stream.deltas / (stream.streamedMs / 1000))}/s); the footer said Ready ${(stream.settledMs / 1000).toFixed(1)} s after the last delta:`);
+    console.log(`Frame intervals (requestAnimationFrame), ${stream.deltas} deltas streamed in ${(stream.streamedMs / 1000).toFixed(2)} s (${Math.round(stream.deltas / (stream.streamedMs / 1000))}/s); ${stream.settledMs === null ? "the window had not shown the finished turn 60 s after the last delta (frames counted until then)" : `the footer said Ready ${(stream.settledMs / 1000).toFixed(1)} s after the last delta`}:`);
     console.log("");
     console.log("| window | frames | p50 | p95 | p99 | max | dropped (> 33 ms) |");
     console.log("|---|---|---|---|---|---|---|");
