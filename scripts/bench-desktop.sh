@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --locked -p strata-desktop -p strata-index --bin strata-desktop --bin strata-gen >&2
 export STRATA_BENCH_APP="$target/release/strata-desktop"
+export STRATA_BENCH_PROFILE="release build"
 export STRATA_BENCH_GEN="$target/release/strata-gen"
 export STRATA_BENCH_DIR="${STRATA_BENCH_DIR:-$target/strata-bench}"
 export PATH="$HOME/.cargo/bin:$PATH"
