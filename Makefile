@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-context
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-desktop bench-context
 
 all: build
 
@@ -60,10 +60,18 @@ test: fmt-check clippy rust-tests ui-tests e2e
 # against file scans, replay and append throughput, resume from the tail
 # against whole replay, and streaming latency through the agent. Generated
 # data is cached under $(CARGO_TARGET_DIR)/strata-bench/; figures go in
-# docs/PERFORMANCE.md.
+# docs/PERFORMANCE.md; then the desktop figures (bench-desktop).
 bench: setup
 	cargo bench -p strata-index --locked
 	cargo bench -p strata-providers --bench streaming --locked
+	$(MAKE) bench-desktop
+
+# The desktop app's figures: the release build under Xvfb (cold start to
+# first paint, idle memory of the process tree, opening a 5,000-round
+# session, frame times while streaming), each several times, beside
+# baselines measured in the same run.
+bench-desktop: setup ui-build
+	scripts/bench-desktop.sh
 
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).

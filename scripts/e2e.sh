@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-xvfb_pid=""
+source scripts/lib/xvfb.sh
 node_pid=""
 log=""
 cleanup() {
@@ -19,30 +19,12 @@ cleanup() {
   fi
   node_pid=""
   [ -z "$log" ] || rm -f "$log"
-  if [ -n "$xvfb_pid" ]; then
-    kill "$xvfb_pid" 2>/dev/null || true
-    wait "$xvfb_pid" 2>/dev/null || true
-    xvfb_pid=""
-  fi
+  stop_xvfb
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
-if [ -z "${DISPLAY:-}" ]; then
-  display_file=$(mktemp)
-  # -displayfd: Xvfb picks a free display number and writes it to fd 3.
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
-  xvfb_pid=$!
-  for _ in $(seq 100); do
-    [ -s "$display_file" ] && break
-    kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb failed to start" >&2; exit 1; }
-    sleep 0.05
-  done
-  [ -s "$display_file" ] || { echo "e2e: Xvfb did not report a display" >&2; exit 1; }
-  export DISPLAY=":$(tr -d '[:space:]' <"$display_file")"
-  rm -f "$display_file"
-  echo "e2e: started Xvfb on $DISPLAY"
-fi
+start_xvfb e2e
 
 export PATH="$HOME/.cargo/bin:$PATH"
 # A full run rewrites every screenshot; drop those of screens that no longer exist.

@@ -294,12 +294,14 @@ pub async fn open_transcript(
     app: State<'_, Shared>,
     session_id: String,
     before: Option<String>,
+    at_item: Option<String>,
     limit: Option<u32>,
 ) -> Result<TranscriptPage> {
     let session_id = id(&session_id)?;
     app.open_transcript(OpenTranscript {
         session_id,
         before,
+        at_item,
         limit,
     })
     .await

@@ -9,10 +9,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { before, describe } from "node:test";
 import { Harness, eventually } from "./lib/harness.js";
+import { usage } from "./lib/mock-provider.js";
 import { sharedAppSteps } from "./lib/steps.js";
+import { Keys } from "./lib/webdriver.js";
 
 const FIRST_PROMPT = "Summarise the README";
 const CLI_PROMPT = "Made by the CLI while the app is open";
+const LOG_PROMPT = "Find the deadline in the logs";
+/** Text that occurs only in one old tool output (a file the model read). */
+const OLD_OUTPUT_TEXT = "zanzibar_deadline_7f3q";
 
 describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () => {
   let h;
@@ -95,6 +100,43 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     assert.ok(rounds.length > 0);
     assert.ok(rounds.every((r) => r.payload.provider_kind === "demo" && r.payload.model === "strata-demo"), JSON.stringify(rounds));
     assert.deepEqual(h.mock.unanswered(), []);
+  });
+
+  step("a hit in an old tool output opens its session at that card, scrolled into view and marked", async () => {
+    fs.writeFileSync(path.join(h.workspace, "orders.log"), `12:00:01 orders_e2e waiting\n12:00:31 ${OLD_OUTPUT_TEXT} after 30 s\n`);
+    // The read comes first; then 7 rounds of 30 listings (210 cards) push
+    // its card out of the newest page of 200 entries.
+    let round = 0;
+    await h.cliSession(LOG_PROMPT, (req) => {
+      round += 1;
+      if (round === 1) return req.respondFunctionCall("read_file", { path: "orders.log" });
+      if (round <= 8) {
+        const stream = req.openStream();
+        for (let n = 0; n < 30; n++) stream.functionCall("list_directory", { path: "." });
+        return stream.complete(usage({ input: 100, output: 20 }));
+      }
+      return req.respondText("The deadline is 30 s.");
+    });
+    const search = await h.find("nav[aria-label=Sessions] input[type=search]");
+    await h.driver.sendKeys(search, OLD_OUTPUT_TEXT);
+    await h.click("[aria-label='Matches in session text'] .search-hit", LOG_PROMPT);
+    const card = await h.waitFor("the read's card, marked and in view", () => {
+      const list = document.querySelector("[role=log]");
+      const marked = document.querySelectorAll("[data-search-target=true]");
+      if (!list || marked.length !== 1 || !norm(marked[0].textContent).includes("read_file")) return null;
+      const box = marked[0].getBoundingClientRect();
+      const view = list.getBoundingClientRect();
+      const inView = box.bottom > view.top && box.top < view.bottom;
+      return inView && marked[0].classList.contains("search-target") ? { text: norm(marked[0].textContent) } : null;
+    });
+    assert.match(card.text, /orders\.log/);
+    // More cards after it than the newest page (200 entries) holds: the page
+    // that was opened reached back to it.
+    const records = await h.records(await sessionIdOf(h, LOG_PROMPT));
+    const later = records.filter((r) => r.type === "response_item" && r.payload.type === "function_call" && r.payload.name === "list_directory");
+    assert.ok(later.length > 200, `${later.length} later cards`);
+    await h.screenshot("search-hit-tool-card");
+    await h.driver.sendKeys(search, Keys.BACKSPACE.repeat(OLD_OUTPUT_TEXT.length));
   });
 
   step("the page cannot write a file the save dialog did not choose", async () => {

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { App } from "./App";
 import type { SessionListItem, SessionView, Settings } from "./api/types";
 import type { LiveEvent } from "./bindings/LiveEvent";
+import type { SearchHit } from "./bindings/SearchHit";
+import type { SearchResults } from "./bindings/SearchResults";
 import type { MainlineEvent } from "./bindings/MainlineEvent";
 import type { SessionPage } from "./bindings/SessionPage";
 import type { TranscriptEntry } from "./bindings/TranscriptEntry";
@@ -22,6 +24,16 @@ const settings: Settings = {
 /** One page holding every listed session. */
 function page(sessions: SessionListItem[]): SessionPage {
   return { v: 1, sessions, total: sessions.length };
+}
+
+/** `search_sessions`' answer: one hit in `session`. */
+function oneHit(
+  query: unknown,
+  session: ReturnType<typeof shellSessions>[number],
+  hit: Pick<SearchHit, "item_id" | "kind" | "snippet" | "matches">,
+): SearchResults {
+  const { id, title, updated_at } = session.summary;
+  return { v: 1, query: String(query), total: 1, hits: [{ session_id: id, session_title: title ?? null, updated_at, ...hit }] };
 }
 
 /** Sends a mainline event with the transcript updates Rust's conversion makes of it. */
@@ -230,22 +242,7 @@ describe("App", () => {
         case "list_sessions":
           return page(args.query ? [] : sessions.map((s) => s.summary));
         case "search_sessions":
-          return {
-            v: 1,
-            query: args.query,
-            total: 1,
-            hits: [
-              {
-                session_id: flaky.summary.id,
-                session_title: flaky.summary.title,
-                item_id: "i-u2",
-                kind: "user",
-                snippet: "Why does orders_e2e <b>fail</b> sometimes?",
-                matches: [{ start: 9, end: 19 }],
-                updated_at: flaky.summary.updated_at,
-              },
-            ],
-          };
+          return oneHit(args.query, flaky, { item_id: "i-u2", kind: "user", snippet: "Why does orders_e2e <b>fail</b> sometimes?", matches: [{ start: 9, end: 19 }] });
         case "open_session":
           return shellView(sessions.find((x) => x.summary.id === args.session_id)!);
         case "open_transcript":
@@ -265,6 +262,57 @@ describe("App", () => {
     await user.click(within(hits).getByRole("button", { name: /^Flaky orders_e2e test/ }));
     expect(await screen.findByText("Why does orders_e2e fail sometimes?")).toBeInTheDocument();
     expect(calls.some((c) => c.cmd === "open_transcript" && c.args.session_id === flaky.summary.id)).toBe(true);
+  }, 20_000);
+
+  it("opens a hit in an old tool output at its card: the page reaching back to it, the card marked", async () => {
+    const sessions = shellSessions();
+    const flaky = sessions[1]!;
+    const card: TranscriptEntry = {
+      kind: "tool",
+      id: "call:c7",
+      call_id: "c7",
+      name: "run_shell",
+      arguments: '{"command":"cargo test orders"}',
+      output: { preview: "thread 'orders_e2e' panicked at deadline_exceeded_7f3", chars: 52 },
+      status: "finished",
+    };
+    const entries: TranscriptEntry[] = [
+      { kind: "user", id: "i-u2", text: "Why does orders_e2e fail sometimes?" },
+      card,
+      { kind: "assistant", id: "i-a9", text: "It waits on a timer.", streaming: false },
+    ];
+    const calls = recordingShell((cmd, args) => {
+      switch (cmd) {
+        case "list_sessions":
+          return page(sessions.map((s) => s.summary));
+        case "search_sessions":
+          return oneHit(args.query, flaky, { item_id: "i-out-7", kind: "tool_output", snippet: "panicked at deadline_exceeded_7f3", matches: [{ start: 13, end: 33 }] });
+        case "open_session":
+          return shellView(flaky);
+        case "open_transcript":
+          // The backend names the card that shows the output item.
+          return args.at_item === "i-out-7"
+            ? { v: 1, session_id: flaky.summary.id, entries, total: 40, start: 37, older: "i-u2", target: "call:c7" }
+            : { v: 1, session_id: flaky.summary.id, entries: entries.slice(2), total: 40, start: 39, older: "i-a9" };
+        default:
+          throw { kind: "internal", message: `unexpected ${cmd}` };
+      }
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByRole("button", { name: /^Streaming JSON parser/ });
+    await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "deadline_exceeded_7f3");
+    const hits = await screen.findByRole("region", { name: "Matches in session text" });
+    await user.click(within(hits).getByRole("button", { name: /^Flaky orders_e2e test/ }));
+    await waitFor(() => expect(document.querySelector('[data-search-target="true"]')).not.toBeNull());
+    const marked = document.querySelectorAll('[data-search-target="true"]');
+    expect(marked).toHaveLength(1);
+    expect(marked[0]!.textContent).toContain("run_shell");
+    expect(marked[0]!.classList.contains("search-target")).toBe(true);
+    const opened = calls.filter((c) => c.cmd === "open_transcript");
+    expect(opened[0]?.args.at_item).toBe("i-out-7");
+    // Later pages only reach further back (scrolling), never reopen at the newest.
+    expect(opened.slice(1).every((c) => c.args.before !== undefined && c.args.at_item === undefined)).toBe(true);
   }, 20_000);
   describe("a workspace of / or the home folder", () => {
     /** A shell whose folder picker returns `/home/ana` and which refuses it until confirmed. */

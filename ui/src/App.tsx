@@ -86,17 +86,16 @@ function AppWindow() {
     };
   }, [query, actions]);
 
-  // A picked hit's item: scrolled to once its session shows the entry,
-  // paging back through older entries until it does.
-  const [target, setTarget] = useState<{ sessionId: string; itemId: string } | null>(null);
+  // A picked hit's entry (the backend names it: a message, a tool card, a
+  // divider, loaded with everything after it): scrolled to once per open.
+  const scrolledTo = useRef<string | null>(null);
   useEffect(() => {
-    if (!target || view?.summary.id !== target.sessionId) return;
-    const ids = [target.itemId, `compaction:${target.itemId}`];
-    const entry = transcript.entries.find((e) => ids.includes(e.id));
-    if (entry && listRef.current?.scrollToEntry(entry.id)) setTarget(null);
-    else if (!entry && transcript.older && !transcript.loadingOlder) void actions.loadOlder();
-    else if (!entry && !transcript.older) setTarget(null);
-  }, [target, view, transcript, actions]);
+    const target = transcript.target;
+    if (!target || !view) return;
+    const key = `${view.summary.id}:${target}`;
+    if (scrolledTo.current === key) return;
+    if (listRef.current?.scrollToEntry(target)) scrolledTo.current = key;
+  }, [transcript.target, transcript.entries, view]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
   const newSession = useCallback(async () => {
@@ -174,11 +173,8 @@ function AppWindow() {
           hits={found?.hits}
           hitsTotal={found?.total}
           onPickHit={(hit) => {
-            // Messages and summaries are entries of their own id; a tool
-            // card's entry is named by its call, which a hit does not carry.
-            const scrollable = hit.item_id && hit.kind !== "tool_call" && hit.kind !== "tool_output";
-            setTarget(scrollable && hit.item_id ? { sessionId: hit.session_id, itemId: hit.item_id } : null);
-            void actions.open(hit.session_id, "browse");
+            scrolledTo.current = null;
+            void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);
           }}
         />
         {view && summary ? (

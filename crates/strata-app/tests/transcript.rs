@@ -15,8 +15,8 @@ mod preview;
 mod support;
 
 use strata_protocol::{
-    CommandErrorKind, GetToolOutput, LiveEvent, OUTPUT_PREVIEW_CHARS, OpenTranscript, SessionId,
-    ToolState, TranscriptEntry, TranscriptUpdate,
+    CommandErrorKind, GetToolOutput, LiveEvent, OUTPUT_PREVIEW_CHARS, OpenSession, OpenTranscript,
+    RecordBody, ResponseItem, Role, SessionId, ToolState, TranscriptEntry, TranscriptUpdate,
 };
 use support::{create, runtime, send};
 
@@ -86,11 +86,20 @@ async fn whole_transcript(app: &Arc<App>, id: SessionId) -> Vec<TranscriptEntry>
     app.open_transcript(OpenTranscript {
         session_id: id,
         before: None,
+        at_item: None,
         limit: Some(1_000),
     })
     .await
     .unwrap()
     .entries
+}
+
+/// Turns "Question 0", "Question 1", … on the demo model.
+async fn ask_questions(app: &Arc<App>, id: SessionId, count: usize) {
+    for n in 0..count {
+        let question = format!("Question {n}");
+        send(app, id, &question, TranscriptFeed::new(|_| {})).await;
+    }
 }
 
 fn tool_cards(entries: &[TranscriptEntry]) -> Vec<&strata_protocol::ToolEntry> {
@@ -149,15 +158,7 @@ fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap
     runtime().block_on(async {
         let app = &fixture.app;
         let id = create(app, fixture.workspace.path()).await;
-        for n in 0..4 {
-            send(
-                app,
-                id,
-                &format!("Question {n}"),
-                TranscriptFeed::new(|_| {}),
-            )
-            .await;
-        }
+        ask_questions(app, id, 4).await;
         let whole = whole_transcript(app, id).await;
         assert!(whole.len() > 6, "{}", whole.len());
         let mut pages = Vec::new();
@@ -167,6 +168,7 @@ fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap
                 .open_transcript(OpenTranscript {
                     session_id: id,
                     before: before.clone(),
+                    at_item: None,
                     limit: Some(3),
                 })
                 .await
@@ -191,6 +193,7 @@ fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap
             .open_transcript(OpenTranscript {
                 session_id: id,
                 before: Some("record:999999".into()),
+                at_item: None,
                 limit: None,
             })
             .await
@@ -200,6 +203,7 @@ fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap
             .open_transcript(OpenTranscript {
                 session_id: id,
                 before: None,
+                at_item: None,
                 limit: Some(0),
             })
             .await
@@ -247,5 +251,104 @@ fn tool_cards_carry_a_preview_and_the_whole_output_comes_on_request() {
             .await
             .unwrap_err();
         assert_eq!(missing.kind, CommandErrorKind::NotFound);
+    });
+}
+
+#[test]
+fn a_page_opened_at_an_old_tool_output_reaches_back_to_its_card() {
+    let fixture = fixture();
+    runtime().block_on(async {
+        let app = &fixture.app;
+        let id = create(app, fixture.workspace.path()).await;
+        send(app, id, "Read inventory.txt", TranscriptFeed::new(|_| {})).await;
+        ask_questions(app, id, 4).await;
+        let whole = whole_transcript(app, id).await;
+        let records = app
+            .open_session(OpenSession {
+                session_id: id,
+                ..OpenSession::default()
+            })
+            .await
+            .unwrap()
+            .records;
+        let items: Vec<&ResponseItem> = records
+            .iter()
+            .filter_map(|r| match &r.body {
+                RecordBody::ResponseItem(item) => Some(item),
+                _ => None,
+            })
+            .collect();
+        let output = items
+            .iter()
+            .find_map(|item| match item {
+                ResponseItem::FunctionCallOutput(output) => Some(output),
+                _ => None,
+            })
+            .expect("the demo model read the file");
+        let question = items
+            .iter()
+            .find_map(|item| match item {
+                ResponseItem::Message(m) if m.role == Role::User && m.content == "Question 1" => {
+                    Some(m.id)
+                }
+                _ => None,
+            })
+            .unwrap();
+        let card = format!("call:{}", output.call_id);
+        let newest = app
+            .open_transcript(OpenTranscript {
+                session_id: id,
+                limit: Some(3),
+                ..OpenTranscript::default()
+            })
+            .await
+            .unwrap();
+        assert!(
+            !newest.entries.iter().any(|e| e.id() == card),
+            "the card is older than the newest page"
+        );
+
+        for (item, entry) in [
+            (output.id.to_string(), card.clone()),
+            (question.to_string(), question.to_string()),
+        ] {
+            let page = app
+                .open_transcript(OpenTranscript {
+                    session_id: id,
+                    at_item: Some(item),
+                    limit: Some(3),
+                    ..OpenTranscript::default()
+                })
+                .await
+                .unwrap();
+            assert_eq!(page.target.as_deref(), Some(entry.as_str()));
+            let start = page.start as usize;
+            // From a few entries before the target to the newest, in order,
+            // so older pages still join in front of it.
+            assert_eq!(page.entries, whole[start..]);
+            let at = whole.iter().position(|e| e.id() == entry).unwrap();
+            assert_eq!(start, at.saturating_sub(5).min(whole.len() - 3));
+            assert_eq!(page.older.is_some(), start > 0);
+        }
+
+        let unknown = app
+            .open_transcript(OpenTranscript {
+                session_id: id,
+                at_item: Some("no-such-item".into()),
+                ..OpenTranscript::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(unknown.kind, CommandErrorKind::NotFound);
+        let both = app
+            .open_transcript(OpenTranscript {
+                session_id: id,
+                before: Some(card.clone()),
+                at_item: Some(output.id.to_string()),
+                ..OpenTranscript::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(both.kind, CommandErrorKind::InvalidInput);
     });
 }

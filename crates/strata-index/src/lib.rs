@@ -101,14 +101,26 @@ impl Index {
                 .map_err(IndexError::io("create data folder", parent))?;
         }
         // Created here, owner-only, before SQLite sees it: SQLite gives its
-        // -wal and -shm files the database file's mode.
-        let file = strata_core::private::file_options()
-            .create(true)
-            .append(true)
+        // -wal and -shm files the database file's mode. An existing file is
+        // never opened outside SQLite: closing any descriptor of it would
+        // drop the POSIX locks this process's other connections hold (the
+        // desktop keeps one open while writers note their sessions), and
+        // another process, believing itself the last reader, would then
+        // checkpoint and delete the WAL under them ("database disk image is
+        // malformed").
+        match strata_core::private::file_options()
+            .create_new(true)
+            .write(true)
             .open(path)
-            .map_err(IndexError::io("create index", path))?;
-        strata_core::private::tighten_file(&file).map_err(IndexError::io("tighten index", path))?;
-        drop(file);
+        {
+            Ok(file) => strata_core::private::tighten_file(&file)
+                .map_err(IndexError::io("tighten index", path))?,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                strata_core::private::tighten(path)
+                    .map_err(IndexError::io("tighten index", path))?;
+            }
+            Err(error) => return Err(IndexError::io("create index", path)(error)),
+        }
         let mut connection = Connection::open(path)?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
         connection.pragma_update(None, "journal_mode", "WAL")?;

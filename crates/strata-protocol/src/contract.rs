@@ -438,13 +438,18 @@ pub struct GetRoundRequests {
 /// `open_transcript`: a page of the session's transcript (what the
 /// conversation shows), newest page first: without `before` the last
 /// `limit` entries, with it the `limit` entries just before the entry of
-/// that id (a page's `older` cursor).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// that id (a page's `older` cursor); with `at_item` (a search hit's item)
+/// the entries from the one showing that item to the newest, at least
+/// `limit` of them, and that entry's id as the page's `target`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OpenTranscript {
     pub session_id: SessionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub at_item: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub limit: Option<u32>,

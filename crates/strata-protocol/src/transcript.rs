@@ -241,6 +241,11 @@ pub struct TranscriptPage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub older: Option<String>,
+    /// The entry showing `open_transcript`'s `at_item` (a message's own
+    /// entry, the card of a tool call or output, a compaction's divider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub target: Option<String>,
 }
 
 /// A tool call's whole output, as the file holds it.

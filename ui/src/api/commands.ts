@@ -77,11 +77,16 @@ export const listSessions = async (query?: string): Promise<SessionListItem[]> =
 export const openSession = (session_id: SessionId, from_record?: number) =>
   call<SessionView>("open_session", { session_id, ...(from_record !== undefined ? { from_record } : {}) } satisfies OpenSession);
 
-/** A page of the conversation's transcript: the newest without `before`, else the page just before that entry id. */
-export const openTranscript = (session_id: SessionId, before?: string, limit?: number) =>
+/**
+ * A page of the conversation's transcript: the newest without `before`, else the page just before
+ * that entry id; with `at_item` (a search hit's item) the entries from the one showing it to the
+ * newest, that entry's id as the page's `target`.
+ */
+export const openTranscript = (session_id: SessionId, before?: string, limit?: number, at_item?: string) =>
   call<TranscriptPage>("open_transcript", {
     session_id,
     ...(before !== undefined ? { before } : {}),
+    ...(at_item !== undefined ? { at_item } : {}),
     ...(limit !== undefined ? { limit } : {}),
   } satisfies OpenTranscript);
 

@@ -5,6 +5,8 @@ import type { SessionId } from "./SessionId";
  * `open_transcript`: a page of the session's transcript (what the
  * conversation shows), newest page first: without `before` the last
  * `limit` entries, with it the `limit` entries just before the entry of
- * that id (a page's `older` cursor).
+ * that id (a page's `older` cursor); with `at_item` (a search hit's item)
+ * the entries from the one showing that item to the newest, at least
+ * `limit` of them, and that entry's id as the page's `target`.
  */
-export type OpenTranscript = { session_id: SessionId, before?: string, limit?: number, };
+export type OpenTranscript = { session_id: SessionId, before?: string, at_item?: string, limit?: number, };

@@ -22,4 +22,9 @@ start: number,
  * The cursor of the next older page (`before` of `open_transcript`),
  * when there is one.
  */
-older?: string, };
+older?: string, 
+/**
+ * The entry showing `open_transcript`'s `at_item` (a message's own
+ * entry, the card of a tool call or output, a compaction's divider).
+ */
+target?: string, };

@@ -84,6 +84,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
         <MessageList
           ref={listRef}
           entries={transcript.entries}
+          targetId={transcript.target}
           hasOlder={transcript.older !== null}
           onLoadOlder={loadOlder}
           outputs={transcript.outputs}

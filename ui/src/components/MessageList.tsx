@@ -27,6 +27,8 @@ export interface MessageListHandle {
 interface MessageListProps {
   entries: Entry[];
   ref?: Ref<MessageListHandle>;
+  /** The entry a search hit opened the session at: marked. */
+  targetId?: string | null;
   onDecide?: (callId: string, decision: ApprovalDecision) => void;
   onInspectCompaction?: (summaryId: string) => void;
   onEditLast?: (text: string) => void;
@@ -88,7 +90,7 @@ const TOP_DISTANCE = 200;
 
 /** The transcript, virtualised: only the rows near the viewport are in the DOM. */
 export function MessageList(props: MessageListProps) {
-  const { entries, ref, hasOlder, onLoadOlder } = props;
+  const { entries, ref, hasOlder, onLoadOlder, targetId } = props;
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const lastTop = useRef(0);
@@ -186,7 +188,13 @@ export function MessageList(props: MessageListProps) {
             const entry = entries[item.index];
             if (!entry) return null;
             return (
-              <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="message-row">
+              <div
+                key={item.key}
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                className={entry.id === targetId ? "message-row search-target" : "message-row"}
+                data-search-target={entry.id === targetId ? "true" : undefined}
+              >
                 <EntryView entry={entry} isLastUser={item.index === lastUser} props={props} />
               </div>
             );

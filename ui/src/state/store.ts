@@ -161,15 +161,22 @@ export function createActions(store: Store) {
       }
     },
 
-    /** Opens a session: its snapshot and the newest page of its transcript. */
-    async open(sessionId: string, mode: ConversationMode) {
+    /**
+     * Opens a session: its snapshot and the newest page of its transcript, or with `atItem` (a
+     * search hit's item) the entries from the one showing that item on, which becomes the target.
+     */
+    async open(sessionId: string, mode: ConversationMode, atItem?: string) {
       set({ loadError: null });
       pendingOpen = sessionId;
+      // An item the transcript does not show (a system prompt) opens at the newest page.
+      const firstPage = () =>
+        atItem === undefined
+          ? api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE)
+          : api
+              .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
+              .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
       try {
-        const [view, page] = await Promise.all([
-          api.openSession(sessionId, WITHOUT_RECORDS),
-          api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE),
-        ]);
+        const [view, page] = await Promise.all([api.openSession(sessionId, WITHOUT_RECORDS), firstPage()]);
         if (pendingOpen !== sessionId) return;
         set({
           view,
@@ -178,6 +185,7 @@ export function createActions(store: Store) {
             ...emptyTranscript,
             entries: page.entries,
             older: page.older ?? null,
+            target: page.target ?? null,
             last_usage: view.last_usage ?? null,
             context_tokens: view.context_tokens ?? (view.last_usage ? contextTokensOf(view.last_usage) : null),
             threshold: view.threshold,

@@ -17,6 +17,8 @@ export interface Transcript {
   entries: Entry[];
   /** The cursor of the next older page, when there is one. */
   older: string | null;
+  /** The entry a search hit opened the session at: scrolled to and marked. */
+  target: string | null;
   loadingOlder: boolean;
   /** Whole tool outputs by call id, fetched when their card was expanded. */
   outputs: Record<string, FullOutput>;
@@ -35,6 +37,7 @@ export interface Transcript {
 export const emptyTranscript: Transcript = {
   entries: [],
   older: null,
+  target: null,
   loadingOlder: false,
   outputs: {},
   runningTurn: null,

@@ -37,7 +37,7 @@ pub fn tool_id(call_id: &str) -> String {
     format!("call:{call_id}")
 }
 
-fn compaction_id(summary_id: ItemId) -> String {
+pub fn compaction_id(summary_id: ItemId) -> String {
     format!("compaction:{summary_id}")
 }
 

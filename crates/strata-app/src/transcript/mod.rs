@@ -13,7 +13,7 @@ use strata_protocol::{
     RecordBody, ResponseItem, SessionId, ToolOutputText, TranscriptEntry, TranscriptPage,
 };
 
-pub use fold::{TranscriptFold, from_records, preview, tool_id};
+pub use fold::{TranscriptFold, compaction_id, from_records, preview, tool_id};
 
 use crate::App;
 use crate::error::{CommandResult, invalid_input, not_found};
@@ -23,12 +23,26 @@ pub const DEFAULT_TRANSCRIPT_PAGE: u32 = 200;
 /// The most entries one page holds.
 pub const MAX_TRANSCRIPT_PAGE: u32 = 1_000;
 
+/// Entries shown before the one a search hit opens at, so it is not the
+/// first thing on the page.
+const TARGET_CONTEXT: usize = 5;
+
+/// Where a page is cut: just before an entry, or so that it reaches back to
+/// an entry (and runs to the newest).
+#[derive(Clone, Copy, Debug)]
+pub enum PageAnchor<'a> {
+    Newest,
+    Before(&'a str),
+    ReachBackTo(&'a str),
+}
+
 /// The page of `entries` that ends just before the entry `before` (the end
-/// without one), at most `limit` long.
+/// without one), at most `limit` long; or, for a target entry, the entries
+/// from a few before it to the end, at least `limit` of them.
 pub fn page(
     session_id: SessionId,
     mut entries: Vec<TranscriptEntry>,
-    before: Option<&str>,
+    anchor: PageAnchor<'_>,
     limit: Option<u32>,
 ) -> CommandResult<TranscriptPage> {
     let limit = limit.unwrap_or(DEFAULT_TRANSCRIPT_PAGE);
@@ -37,15 +51,25 @@ pub fn page(
             "A transcript page holds 1 to {MAX_TRANSCRIPT_PAGE} entries."
         )));
     }
-    let end = match before {
-        None => entries.len(),
-        Some(cursor) => entries
-            .iter()
-            .position(|entry| entry.id() == cursor)
-            .ok_or_else(|| not_found("That part of the transcript is not in the session."))?,
-    };
-    let start = end.saturating_sub(usize::try_from(limit).unwrap_or(usize::MAX));
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let position = |id: &str| entries.iter().position(|entry| entry.id() == id);
     let total = entries.len();
+    let (start, end, target) = match anchor {
+        PageAnchor::Newest => (total.saturating_sub(limit), total, None),
+        PageAnchor::Before(cursor) => {
+            let end = position(cursor)
+                .ok_or_else(|| not_found("That part of the transcript is not in the session."))?;
+            (end.saturating_sub(limit), end, None)
+        }
+        PageAnchor::ReachBackTo(id) => {
+            let at = position(id)
+                .ok_or_else(|| not_found("That item is not shown in the transcript."))?;
+            let start = total
+                .saturating_sub(limit)
+                .min(at.saturating_sub(TARGET_CONTEXT));
+            (start, total, Some(id.to_owned()))
+        }
+    };
     entries.truncate(end);
     let page: Vec<TranscriptEntry> = entries.drain(start..).collect();
     Ok(TranscriptPage {
@@ -57,6 +81,30 @@ pub fn page(
         entries: page,
         total: to_u32(total),
         start: to_u32(start),
+        target,
+    })
+}
+
+/// The id of the entry that shows the item `item_id`: a message's own
+/// entry, the card of a tool call or of its output (also a capped output's
+/// `full_tool_output`), a compaction's divider. `None` for an item the
+/// transcript does not show (a system prompt, reasoning) or an unknown id.
+pub fn entry_of_item(records: &[Record], item_id: &str) -> Option<String> {
+    records.iter().find_map(|record| match &record.body {
+        RecordBody::ResponseItem(item) if item.id().to_string() == item_id => match item {
+            ResponseItem::Message(message) => Some(message.id.to_string()),
+            ResponseItem::FunctionCall(call) => Some(tool_id(&call.call_id)),
+            ResponseItem::FunctionCallOutput(output) => Some(tool_id(&output.call_id)),
+            ResponseItem::CompactionSummary(summary) => Some(compaction_id(summary.id)),
+            ResponseItem::Reasoning(_) => None,
+        },
+        RecordBody::FullToolOutput(full) if full.item_id.to_string() == item_id => {
+            Some(tool_id(&full.call_id))
+        }
+        RecordBody::LayeredCompaction(layered) if layered.summary.id.to_string() == item_id => {
+            Some(compaction_id(layered.summary.id))
+        }
+        _ => None,
     })
 }
 
@@ -92,10 +140,27 @@ impl App {
     ) -> CommandResult<TranscriptPage> {
         self.blocking(move |app| {
             let read = app.browse(request.session_id)?;
+            let target = match (&request.before, &request.at_item) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid_input(
+                        "A transcript page is cut before an entry or at an item, not both.",
+                    ));
+                }
+                (None, Some(item)) => Some(
+                    entry_of_item(&read.records, item)
+                        .ok_or_else(|| not_found("That item is not shown in the transcript."))?,
+                ),
+                _ => None,
+            };
+            let anchor = match (&target, &request.before) {
+                (Some(id), _) => PageAnchor::ReachBackTo(id),
+                (None, Some(cursor)) => PageAnchor::Before(cursor),
+                (None, None) => PageAnchor::Newest,
+            };
             page(
                 request.session_id,
                 from_records(&read.records),
-                request.before.as_deref(),
+                anchor,
                 request.limit,
             )
         })

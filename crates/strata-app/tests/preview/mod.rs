@@ -71,6 +71,7 @@ async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
             .open_transcript(OpenTranscript {
                 session_id: id,
                 before: None,
+                at_item: None,
                 limit: Some(1_000),
             })
             .await

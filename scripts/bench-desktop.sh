@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The desktop app's figures (`make bench-desktop`, part of `make bench`):
+# builds the release app (no bundle: a plain cargo build embeds ui/dist) and
+# the session generator, then runs scripts/bench-desktop.mjs under the
+# current DISPLAY, or under an Xvfb this script starts (and stops) when there
+# is none. Generated data is kept under $STRATA_BENCH_DIR (default
+# $CARGO_TARGET_DIR/strata-bench). Prints the tables docs/PERFORMANCE.md
+# records.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --locked -p strata-desktop -p strata-index --bin strata-desktop --bin strata-gen >&2
+export STRATA_BENCH_APP="$target/release/strata-desktop"
+export STRATA_BENCH_PROFILE="release build"
+export STRATA_BENCH_GEN="$target/release/strata-gen"
+export STRATA_BENCH_DIR="${STRATA_BENCH_DIR:-$target/strata-bench}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+source scripts/lib/xvfb.sh
+trap stop_xvfb EXIT
+trap 'stop_xvfb; exit 130' INT TERM
+start_xvfb bench-desktop
+
+node scripts/bench-desktop.mjs
