@@ -1,7 +1,8 @@
 // Issue 12's actions on one transcript item: Pin / Unpin, and a small "…"
 // menu with Compact up to here and Fork from here. Each is offered only
 // when the conversation passes its callback (a live, idle session).
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
+import { createPortal } from "react-dom";
 
 /** What a person can do with one item; an absent callback hides its control. */
 export interface ItemHistory {
@@ -60,9 +61,24 @@ interface MenuEntry {
   run: () => void;
 }
 
+/** Room the menu needs below its button before it opens upwards instead. */
+const MENU_ROOM = 150;
+
+/**
+ * Where the open menu goes: under its button, or above it near the window's bottom. It is
+ * drawn in the page's body, so the transcript's rows (clipped, transformed) cannot cut it.
+ */
+function menuPlace(button: HTMLElement): CSSProperties {
+  const box = button.getBoundingClientRect();
+  const right = Math.max(8, window.innerWidth - box.right);
+  return window.innerHeight - box.bottom < MENU_ROOM ? { right, bottom: window.innerHeight - box.top + 4 } : { right, top: box.bottom + 4 };
+}
+
 /** "⋯": a menu button; arrows move between its entries, Escape closes it and returns focus. */
 export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: string }) {
-  const [open, setOpen] = useState(false);
+  const [place, setPlace] = useState<CSSProperties | null>(null);
+  const open = place !== null;
+  const setOpen = (value: boolean) => setPlace(value && trigger.current ? menuPlace(trigger.current) : null);
   const menuId = useId();
   const trigger = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
@@ -74,8 +90,16 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
       const target = event.target as Node;
       if (!menu.current?.contains(target) && !trigger.current?.contains(target)) setOpen(false);
     };
+    // A scrolled transcript would leave the menu behind: it closes instead.
+    const scrolled = (event: Event) => {
+      if (!menu.current?.contains(event.target as Node)) setPlace(null);
+    };
     document.addEventListener("mousedown", away);
-    return () => document.removeEventListener("mousedown", away);
+    document.addEventListener("scroll", scrolled, true);
+    return () => {
+      document.removeEventListener("mousedown", away);
+      document.removeEventListener("scroll", scrolled, true);
+    };
   }, [open]);
 
   if (entries.length === 0) return null;
@@ -103,7 +127,7 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
   };
 
   return (
-    <span className="item-menu">
+    <span className={`item-menu${open ? " open" : ""}`}>
       <button
         ref={trigger}
         type="button"
@@ -114,7 +138,7 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
         aria-label={`More actions on ${subject}`}
         title="More actions"
         data-testid="item-menu-button"
-        onClick={() => setOpen((value) => !value)}
+        onClick={() => setOpen(!open)}
         onKeyDown={(event) => {
           if (event.key === "ArrowDown" && !open) {
             event.preventDefault();
@@ -124,26 +148,28 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
       >
         <span aria-hidden="true">⋯</span>
       </button>
-      {open && (
-        <div ref={menu} id={menuId} className="item-menu-list" role="menu" aria-label={`Actions on ${subject}`} onKeyDown={onKeyDown}>
-          {entries.map((entry) => (
-            <button
-              key={entry.label}
-              type="button"
-              role="menuitem"
-              tabIndex={-1}
-              className="item-menu-item"
-              onClick={() => {
-                close(true);
-                entry.run();
-              }}
-            >
-              <span className="item-menu-label">{entry.label}</span>
-              <span className="item-menu-hint">{entry.hint}</span>
-            </button>
-          ))}
-        </div>
-      )}
+      {open &&
+        createPortal(
+          <div ref={menu} id={menuId} className="item-menu-list" role="menu" aria-label={`Actions on ${subject}`} onKeyDown={onKeyDown} style={place}>
+            {entries.map((entry) => (
+              <button
+                key={entry.label}
+                type="button"
+                role="menuitem"
+                tabIndex={-1}
+                className="item-menu-item"
+                onClick={() => {
+                  close(true);
+                  entry.run();
+                }}
+              >
+                <span className="item-menu-label">{entry.label}</span>
+                <span className="item-menu-hint">{entry.hint}</span>
+              </button>
+            ))}
+          </div>,
+          document.body,
+        )}
     </span>
   );
 }
