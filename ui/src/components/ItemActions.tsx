@@ -90,9 +90,9 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
       const target = event.target as Node;
       if (!menu.current?.contains(target) && !trigger.current?.contains(target)) setOpen(false);
     };
-    // A scrolled transcript would leave the menu behind: it closes instead.
-    const scrolled = (event: Event) => {
-      if (!menu.current?.contains(event.target as Node)) setPlace(null);
+    // The transcript scrolls (or settles) under an open menu: the menu follows its button.
+    const scrolled = () => {
+      if (trigger.current) setPlace(menuPlace(trigger.current));
     };
     document.addEventListener("mousedown", away);
     document.addEventListener("scroll", scrolled, true);
