@@ -28,7 +28,6 @@ import type { ItemPinned } from "../bindings/ItemPinned";
 import type { ListSessionItems } from "../bindings/ListSessionItems";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { LibraryChange } from "../bindings/LibraryChange";
-import type { ListSessionItems } from "../bindings/ListSessionItems";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
@@ -203,10 +202,6 @@ export const sessionItems = (session_id: SessionId) =>
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });
-
-/** Every item the session ever recorded, with its id, in write order (`strata sessions show --json`). */
-export const sessionItems = (session_id: SessionId) =>
-  call<SessionItems>("session_items", { session_id } satisfies ListSessionItems);
 
 /** Pins (`pinned`) or unpins an item; refused when the pins would exceed half the threshold. */
 export const pinItem = (session_id: SessionId, item: string, pinned: boolean) =>

@@ -134,7 +134,7 @@ class MockBackend {
       }
     }
     session.transcript = setPinned(session.transcript, item, pinned);
-    return { v: 1, session_id: session.view.summary.id, item_id: item, pinned };
+    return { v: 1, kind: "item_pinned", session_id: session.view.summary.id, item_id: item, pinned };
   }
 
   /** `tool_output`: the call's full output record, else its history item. */
