@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen, waitFor, within } from "@testing-librar
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
-import type { SessionListItem, SessionView, Settings } from "./api/types";
+import type { SessionListItem, SessionView } from "./api/types";
 import type { LiveEvent } from "./bindings/LiveEvent";
 import type { SearchHit } from "./bindings/SearchHit";
 import type { SearchResults } from "./bindings/SearchResults";
@@ -11,15 +11,9 @@ import type { MainlineEvent } from "./bindings/MainlineEvent";
 import type { SessionPage } from "./bindings/SessionPage";
 import type { TranscriptEntry } from "./bindings/TranscriptEntry";
 import type { TranscriptUpdate } from "./bindings/TranscriptUpdate";
-import { shellPage, shellSessions, shellView } from "./test/fixtures";
+import { demoSettings, shellPage, shellSessions, shellView } from "./test/fixtures";
 
-const settings: Settings = {
-  profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 }],
-  active_profile: "demo",
-  approval_policy: "ask",
-  theme: "system",
-  compaction_policy: "layered",
-};
+const settings = demoSettings;
 
 /** One page holding every listed session. */
 function page(sessions: SessionListItem[]): SessionPage {

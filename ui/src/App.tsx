@@ -13,6 +13,7 @@ import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
+import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
@@ -48,6 +49,7 @@ function AppWindow() {
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
   const switchingProfile = useAppState((s) => s.switchingProfile);
+  const historyDialog = useAppState((s) => s.historyDialog);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
@@ -134,8 +136,11 @@ function AppWindow() {
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
       compaction,
       undoCompaction: actions.undoCompaction,
+      forkBeforeCompaction: running
+        ? undefined
+        : (number: number) => actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`),
     }),
-    [view, transcript, focusedCompaction, compaction, actions],
+    [view, transcript, focusedCompaction, compaction, running, actions],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its
@@ -227,6 +232,21 @@ function AppWindow() {
               if (created) focusComposer();
             });
           }}
+        />
+      )}
+      {historyDialog?.kind === "compact_up_to" && (
+        <CompactUpToDialog
+          excerpt={historyDialog.excerpt}
+          onCancel={actions.closeHistoryDialog}
+          onConfirm={(focus) => void actions.compactUpTo(historyDialog.itemId, focus)}
+        />
+      )}
+      {historyDialog?.kind === "fork" && view && (
+        <ForkDialog
+          label={historyDialog.label}
+          workspace={view.summary.workspace}
+          onCancel={actions.closeHistoryDialog}
+          onConfirm={() => void actions.fork(historyDialog.point)}
         />
       )}
       {toast && <Toast message={toast} onDismiss={() => actions.toast(null)} />}

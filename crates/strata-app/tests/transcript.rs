@@ -33,6 +33,10 @@ fn apply(entries: &mut Vec<TranscriptEntry>, update: TranscriptUpdate) {
             Some(index) => entries[index] = entry,
             None => entries.push(entry),
         },
+        TranscriptUpdate::Insert { before, entry } => match position(entries, &before) {
+            Some(index) => entries.insert(index, entry),
+            None => entries.push(entry),
+        },
         TranscriptUpdate::AppendText { id, delta } => {
             let index = position(entries, &id).expect("text for a known entry");
             match &mut entries[index] {
@@ -100,6 +104,20 @@ async fn ask_questions(app: &Arc<App>, id: SessionId, count: usize) {
         let question = format!("Question {n}");
         send(app, id, &question, TranscriptFeed::new(|_| {})).await;
     }
+}
+
+/// A fresh app with one session that had a turn for each prompt (on the
+/// demo model, events dropped), then `check` on it.
+fn with_turns(prompts: &[&str], check: impl AsyncFnOnce(&Arc<App>, SessionId)) {
+    let fixture = fixture();
+    runtime().block_on(async {
+        let app = &fixture.app;
+        let id = create(app, fixture.workspace.path()).await;
+        for prompt in prompts {
+            send(app, id, prompt, TranscriptFeed::new(|_| {})).await;
+        }
+        check(app, id).await;
+    });
 }
 
 fn tool_cards(entries: &[TranscriptEntry]) -> Vec<&strata_protocol::ToolEntry> {
@@ -214,11 +232,7 @@ fn the_transcript_opens_newest_page_first_and_older_pages_follow_without_overlap
 
 #[test]
 fn tool_cards_carry_a_preview_and_the_whole_output_comes_on_request() {
-    let fixture = fixture();
-    runtime().block_on(async {
-        let app = &fixture.app;
-        let id = create(app, fixture.workspace.path()).await;
-        send(app, id, "Read inventory.txt", TranscriptFeed::new(|_| {})).await;
+    with_turns(&["Read inventory.txt"], async |app, id| {
         let entries = whole_transcript(app, id).await;
         let cards = tool_cards(&entries);
         let long = cards
@@ -350,5 +364,96 @@ fn a_page_opened_at_an_old_tool_output_reaches_back_to_its_card() {
             .await
             .unwrap_err();
         assert_eq!(both.kind, CommandErrorKind::InvalidInput);
+    });
+}
+
+#[test]
+fn entries_carry_their_item_ids_and_pins_show_on_them_when_the_session_is_opened_again() {
+    use strata_protocol::PinItem;
+    with_turns(&["Read inventory.txt"], async |app, id| {
+        let entries = whole_transcript(app, id).await;
+        let user = entries
+            .iter()
+            .find_map(|e| match e {
+                TranscriptEntry::User { id, pinned, .. } => Some((id.clone(), *pinned)),
+                _ => None,
+            })
+            .unwrap();
+        assert!(!user.1, "nothing is pinned yet");
+        let card = tool_cards(&entries)[0].clone();
+        let output = card.item_id.expect("a card with an output names its item");
+        assert!(!card.pinned);
+        let pin = |item: String, pinned: bool| {
+            app.pin_item(PinItem {
+                session_id: id,
+                item,
+                pinned,
+            })
+        };
+        // An entry's id is what `pin_item` takes.
+        pin(user.0.clone(), true).await.unwrap();
+        pin(output.to_string(), true).await.unwrap();
+        let pinned = whole_transcript(app, id).await;
+        assert!(
+            pinned.iter().any(
+                |e| matches!(e, TranscriptEntry::User { id, pinned: true, .. } if *id == user.0)
+            )
+        );
+        let card = tool_cards(&pinned)[0].clone();
+        assert!(card.pinned, "{card:?}");
+        assert_eq!(
+            pinned.len(),
+            entries.len(),
+            "a pin marks its item; it adds no line"
+        );
+
+        pin(output.to_string(), false).await.unwrap();
+        let unpinned = whole_transcript(app, id).await;
+        assert!(!tool_cards(&unpinned)[0].pinned);
+        assert!(
+            unpinned
+                .iter()
+                .any(|e| matches!(e, TranscriptEntry::User { pinned: true, .. }))
+        );
+    });
+}
+
+#[test]
+fn compacting_up_to_a_message_puts_the_divider_just_before_it_and_keeps_what_follows() {
+    use strata_protocol::CompactUpTo;
+    let prompts = [
+        "What is in this folder?",
+        "Read inventory.txt",
+        "Summarise it",
+    ];
+    with_turns(&prompts, async |app, id| {
+        let before = whole_transcript(app, id).await;
+        let second = before
+            .iter()
+            .position(
+                |e| matches!(e, TranscriptEntry::User { text, .. } if text == "Read inventory.txt"),
+            )
+            .unwrap();
+        let outcome = app
+            .compact_up_to(
+                CompactUpTo {
+                    session_id: id,
+                    item: before[second].id().to_owned(),
+                    focus: Some("the inventory".into()),
+                },
+                TranscriptFeed::new(|_| {}),
+            )
+            .await
+            .unwrap();
+        assert!(outcome.summary.is_some(), "{outcome:?}");
+        let after = whole_transcript(app, id).await;
+        assert_eq!(after.len(), before.len() + 1, "one divider, nothing lost");
+        assert!(
+            matches!(after[second], TranscriptEntry::Compaction { .. }),
+            "{:#?}",
+            &after[second.saturating_sub(1)..]
+        );
+        assert_eq!(after[..second], before[..second]);
+        assert_eq!(after[second + 1..], before[second..]);
     });
 }

@@ -8,7 +8,7 @@ use ts_rs::TS;
 
 use crate::context::{CompactionPolicyRecord, ToolOutputsEvicted};
 use crate::events::{EventEnvelope, ToolCallStatus};
-use crate::ids::{SessionId, TurnId};
+use crate::ids::{ItemId, SessionId, TurnId};
 use crate::items::CompactionSummary;
 use crate::model::ModelError;
 use crate::records::{ApprovalDecision, TurnOutcome};
@@ -103,6 +103,19 @@ pub struct ToolEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub turn_id: Option<TurnId>,
+    /// The output's item id once it is recorded: what a pin names (pinning
+    /// an output keeps its call with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub item_id: Option<ItemId>,
+    /// Pinned: kept verbatim through every compaction.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub pinned: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// One thing the conversation shows. `id` is stable: the same file gives
@@ -110,13 +123,20 @@ pub struct ToolEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TranscriptEntry {
+    /// `id` is the message's item id.
     User {
         id: String,
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         turn_id: Option<TurnId>,
+        /// Pinned: kept verbatim through every compaction.
+        #[serde(default, skip_serializing_if = "is_false")]
+        #[ts(as = "Option<bool>", optional)]
+        pinned: bool,
     },
+    /// `id` is the message's item id once committed (`stream:…` while it
+    /// streams).
     Assistant {
         id: String,
         text: String,
@@ -130,6 +150,10 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         turn_id: Option<TurnId>,
+        /// Pinned: kept verbatim through every compaction.
+        #[serde(default, skip_serializing_if = "is_false")]
+        #[ts(as = "Option<bool>", optional)]
+        pinned: bool,
     },
     Tool(ToolEntry),
     /// A compaction's divider; a layered one carries its state sheet.
@@ -215,6 +239,12 @@ pub enum TranscriptUpdate {
     Replace { id: String, entry: TranscriptEntry },
     /// Streamed text added to the assistant entry `id`.
     AppendText { id: String, delta: String },
+    /// A new entry just before the entry `before` (at the end when that is
+    /// not shown): a compaction's divider above the items it kept.
+    Insert {
+        before: String,
+        entry: TranscriptEntry,
+    },
 }
 
 /// What a turn's event channel carries to the desktop: the agent's event,

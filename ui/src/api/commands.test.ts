@@ -31,6 +31,9 @@ describe("command wrappers", () => {
     await api.openTranscript("s1");
     await api.openTranscript("s1", "record:12", 200);
     await api.toolOutput("s1", "call_1");
+    await api.sessionItems("s1");
+    await api.pinItem("s1", "item-1", true);
+    await api.forkSession("s1", { kind: "before_compaction", number: 2 });
     expect(calls).toEqual([
       ["list_sessions", { query: "parser" }],
       ["list_sessions", {}],
@@ -53,6 +56,9 @@ describe("command wrappers", () => {
       ["open_transcript", { session_id: "s1" }],
       ["open_transcript", { session_id: "s1", before: "record:12", limit: 200 }],
       ["tool_output", { session_id: "s1", call_id: "call_1" }],
+      ["session_items", { session_id: "s1" }],
+      ["pin_item", { session_id: "s1", item: "item-1", pinned: true }],
+      ["fork_session", { session_id: "s1", point: { kind: "before_compaction", number: 2 } }],
     ]);
   });
 

@@ -7,6 +7,7 @@ import type { AppInfo } from "../bindings/AppInfo";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { CheckThreshold } from "../bindings/CheckThreshold";
 import type { CompactNow } from "../bindings/CompactNow";
+import type { CompactUpTo } from "../bindings/CompactUpTo";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionPreview } from "../bindings/CompactionPreview";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
@@ -17,16 +18,20 @@ import type { CreateSession } from "../bindings/CreateSession";
 import type { DeleteSession } from "../bindings/DeleteSession";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ExportSession } from "../bindings/ExportSession";
+import type { ForkPoint } from "../bindings/ForkPoint";
+import type { ForkSession } from "../bindings/ForkSession";
 import type { GetCompactionStatus } from "../bindings/GetCompactionStatus";
 import type { GetCompactionViews } from "../bindings/GetCompactionViews";
 import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
+import type { ItemPinned } from "../bindings/ItemPinned";
+import type { ListSessionItems } from "../bindings/ListSessionItems";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { LibraryChange } from "../bindings/LibraryChange";
-import type { ListSessionItems } from "../bindings/ListSessionItems";
 import type { ListSessions } from "../bindings/ListSessions";
 import type { OpenSession } from "../bindings/OpenSession";
 import type { OpenTranscript } from "../bindings/OpenTranscript";
+import type { PinItem } from "../bindings/PinItem";
 import type { PreviewCompaction } from "../bindings/PreviewCompaction";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RenameSession } from "../bindings/RenameSession";
@@ -36,6 +41,7 @@ import type { SearchResults } from "../bindings/SearchResults";
 import type { SearchSessions } from "../bindings/SearchSessions";
 import type { SendMessage } from "../bindings/SendMessage";
 import type { SessionExport } from "../bindings/SessionExport";
+import type { SessionForkView } from "../bindings/SessionForkView";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionItems } from "../bindings/SessionItems";
 import type { SessionListItem } from "../bindings/SessionListItem";
@@ -201,3 +207,20 @@ export const sessionItems = (session_id: SessionId) =>
 
 /** Opens a link the person confirmed in the system browser; the shell checks it again (http, https, mailto only). */
 export const openExternalLink = (url: string) => call<void>("open_external_link", { url });
+
+/** Pins (`pinned`) or unpins an item; refused when the pins would exceed half the threshold. */
+export const pinItem = (session_id: SessionId, item: string, pinned: boolean) =>
+  call<ItemPinned>("pin_item", { session_id, item, pinned } satisfies PinItem);
+
+/** Summarises everything before `item` and keeps everything from it on verbatim. */
+export const compactUpTo = (session_id: SessionId, item: string, focus: string | undefined, onEvent: EventHandler) =>
+  call<CompactOutcome>("compact_up_to", {
+    session_id,
+    item,
+    ...(focus ? { focus } : {}),
+    on_event: channelFor(onEvent),
+  } satisfies WithEvents<CompactUpTo>);
+
+/** A new session with the parent's history at `point`, nothing later (workspace files are not rewound). */
+export const forkSession = (session_id: SessionId, point: ForkPoint) =>
+  call<SessionForkView>("fork_session", { session_id, point } satisfies ForkSession);

@@ -13,7 +13,11 @@ import type { Unsaved } from "./Unsaved";
  * One thing the conversation shows. `id` is stable: the same file gives
  * the same ids, and a live update names the entry it changes by it.
  */
-export type TranscriptEntry = { "kind": "user", id: string, text: string, turn_id?: TurnId, } | { "kind": "assistant", id: string, text: string, 
+export type TranscriptEntry = { "kind": "user", id: string, text: string, turn_id?: TurnId, 
+/**
+ * Pinned: kept verbatim through every compaction.
+ */
+pinned?: boolean, } | { "kind": "assistant", id: string, text: string, 
 /**
  * Still arriving.
  */
@@ -22,7 +26,11 @@ streaming: boolean,
  * Set on a partial answer whose turn ended before the model
  * finished it: such a round commits nothing, the model will not see it.
  */
-unsaved?: Unsaved, turn_id?: TurnId, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
+unsaved?: Unsaved, turn_id?: TurnId, 
+/**
+ * Pinned: kept verbatim through every compaction.
+ */
+pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
 /**
  * The retry happened (a later event arrived); unsettled ones are waiting.
  */

@@ -1,11 +1,11 @@
-import { useCallback, useState, type RefObject } from "react";
+import { useCallback, useMemo, useState, type RefObject } from "react";
 import type { SessionListItem } from "../api/types";
 import { folderName } from "../lib/format";
 import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
 import { pendingApprovals } from "../state/transcript";
 import { Composer } from "./Composer";
-import { MessageList, type MessageListHandle } from "./MessageList";
+import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
 import { sessionTitle } from "./SessionSidebar";
 
 interface ConversationProps {
@@ -34,6 +34,21 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
   const inspect = actions.inspectCompaction;
+  // Pins and partial compactions write to the session: live and idle only. A fork
+  // only reads it, so a read-only session can be forked too.
+  const history = useMemo<HistoryHandlers | undefined>(() => {
+    if (running) return undefined;
+    const fork = {
+      onFork: (itemId: string) => actions.askFork({ kind: "at_item", item_id: itemId }, "up to and including this item"),
+      onForkBeforeCompaction: (summaryId: string) => void actions.askForkBeforeCompaction(summaryId),
+    };
+    if (!live) return fork;
+    return {
+      ...fork,
+      onPin: (itemId: string, pinned: boolean) => void actions.pin(itemId, pinned),
+      onCompactUpTo: actions.askCompactUpTo,
+    };
+  }, [actions, live, running]);
   return (
     <main className="conversation" aria-label="Conversation">
       <div className="conversation-header">
@@ -91,6 +106,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
           onExpandOutput={expandOutput}
           onDecide={live ? decide : undefined}
           onInspectCompaction={inspect}
+          history={history}
           onEditLast={
             live && !running
               ? (text) => {

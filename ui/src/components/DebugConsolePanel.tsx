@@ -22,6 +22,8 @@ export interface ConsoleContext {
   compaction?: SessionCompaction;
   /** Undoes the latest compaction; rejects with the refusal's message, changing nothing. */
   undoCompaction?: () => Promise<void>;
+  /** Opens the fork dialog for "just before compaction `number`" (a new session; this one is unchanged). */
+  forkBeforeCompaction?: (number: number) => void;
 }
 
 /** One part of the console (tiles, compaction cards, chart, log), plugged in by issue 6. */

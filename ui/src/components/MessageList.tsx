@@ -1,7 +1,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useImperativeHandle, useLayoutEffect, useRef, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
-import type { Entry, FullOutput } from "../state/transcript";
+import { pinTarget, type Entry, type FullOutput } from "../state/transcript";
+import type { ItemHistory } from "./ItemActions";
 import { AssistantMessage, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
 import {
@@ -24,6 +25,35 @@ export interface MessageListHandle {
   focusApproval(id: string): void;
 }
 
+/** Issue 12's history actions, by item id; each is offered only when given. */
+export interface HistoryHandlers {
+  onPin?: (itemId: string, pinned: boolean) => void;
+  onCompactUpTo?: (itemId: string, excerpt: string) => void;
+  onFork?: (itemId: string) => void;
+  onForkBeforeCompaction?: (summaryId: string) => void;
+}
+
+/** A short quote of an entry, to name it in a dialog. */
+function excerptOf(entry: Entry): string {
+  const text = entry.kind === "user" || entry.kind === "assistant" ? entry.text : entry.kind === "tool" ? `${entry.name} ${entry.arguments}` : "";
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 140 ? `${line.slice(0, 140)}…` : line;
+}
+
+/** The actions one entry offers: compacting up to the first item would summarise nothing. */
+function historyFor(entry: Entry, isFirstItem: boolean, handlers?: HistoryHandlers): ItemHistory | undefined {
+  const itemId = pinTarget(entry);
+  if (!handlers || !itemId || (entry.kind !== "user" && entry.kind !== "assistant" && entry.kind !== "tool")) return undefined;
+  const { onPin, onCompactUpTo, onFork } = handlers;
+  const message = entry.kind !== "tool";
+  return {
+    pinned: entry.pinned ?? false,
+    onPin: onPin ? (pinned) => onPin(itemId, pinned) : undefined,
+    onCompactUpTo: onCompactUpTo && message && !isFirstItem ? () => onCompactUpTo(itemId, excerptOf(entry)) : undefined,
+    onFork: onFork ? () => onFork(itemId) : undefined,
+  };
+}
+
 interface MessageListProps {
   entries: Entry[];
   ref?: Ref<MessageListHandle>;
@@ -39,17 +69,21 @@ interface MessageListProps {
   /** Whole tool outputs fetched so far, by call id, and how to ask for one. */
   outputs?: Record<string, FullOutput>;
   onExpandOutput?: (callId: string) => void;
+  history?: HistoryHandlers;
 }
 
 function EntryView({
   entry,
   isLastUser,
+  isFirstItem,
   props,
 }: {
   entry: Entry;
   isLastUser: boolean;
+  isFirstItem: boolean;
   props: MessageListProps;
 }) {
+  const history = historyFor(entry, isFirstItem, props.history);
   switch (entry.kind) {
     case "user":
       return (
@@ -57,16 +91,23 @@ function EntryView({
           entry={entry}
           onEdit={isLastUser ? props.onEditLast : undefined}
           onRetry={isLastUser ? props.onRetryLast : undefined}
+          history={history}
         />
       );
     case "assistant":
-      return <AssistantMessage entry={entry} />;
+      return <AssistantMessage entry={entry} history={history} />;
     case "tool":
       return (
-        <ToolCallCard tool={entry} onDecide={props.onDecide} full={props.outputs?.[entry.call_id]} onExpand={props.onExpandOutput} />
+        <ToolCallCard
+          tool={entry}
+          onDecide={props.onDecide}
+          full={props.outputs?.[entry.call_id]}
+          onExpand={props.onExpandOutput}
+          history={history}
+        />
       );
     case "compaction":
-      return <CompactionDivider entry={entry} onInspect={props.onInspectCompaction} />;
+      return <CompactionDivider entry={entry} onInspect={props.onInspectCompaction} onFork={props.history?.onForkBeforeCompaction} />;
     case "error":
       return <ErrorNotice entry={entry} />;
     case "compaction_problem":
@@ -102,6 +143,8 @@ export function MessageList(props: MessageListProps) {
     getItemKey: (index) => entries[index]?.id ?? index,
   });
 
+  // The first item of the whole session (no older page left to load).
+  const firstItem = hasOlder ? -1 : entries.findIndex((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool");
   let lastUser = -1;
   for (let i = entries.length - 1; i >= 0; i -= 1) {
     if (entries[i]?.kind === "user") {
@@ -195,7 +238,7 @@ export function MessageList(props: MessageListProps) {
                 className={entry.id === targetId ? "message-row search-target" : "message-row"}
                 data-search-target={entry.id === targetId ? "true" : undefined}
               >
-                <EntryView entry={entry} isLastUser={item.index === lastUser} props={props} />
+                <EntryView entry={entry} isLastUser={item.index === lastUser} isFirstItem={item.index === firstItem} props={props} />
               </div>
             );
           })}

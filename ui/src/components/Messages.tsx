@@ -1,5 +1,6 @@
 import type { Entry } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
+import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
 import { Markdown } from "./Markdown";
 
 type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
@@ -9,16 +10,20 @@ interface UserMessageProps {
   /** Offered on the last user message of a live session. */
   onEdit?: (text: string) => void;
   onRetry?: (text: string) => void;
+  /** Pin, Compact up to here, Fork from here (issue 12). */
+  history?: ItemHistory;
 }
 
-export function UserMessage({ entry, onEdit, onRetry }: UserMessageProps) {
+export function UserMessage({ entry, onEdit, onRetry, history }: UserMessageProps) {
   return (
-    <article className="message message-user" aria-label="You">
+    <article className={`message message-user${entry.pinned ? " message-pinned" : ""}`} aria-label="You" data-item-id={entry.id}>
       <div className="bubble">
+        {entry.pinned && <PinnedBadge />}
         <p className="user-text">{entry.text}</p>
       </div>
-      {(onEdit || onRetry) && (
+      {(onEdit || onRetry || history) && (
         <div className="message-actions">
+          <ItemActions history={history} subject="your message" />
           {onEdit && (
             <button type="button" className="link-button" onClick={() => onEdit(entry.text)}>
               Edit
@@ -40,11 +45,12 @@ const UNSAVED_TEXT: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = {
   interrupted: "Interrupted — this partial answer was not saved and the model will not see it.",
 };
 
-export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
+export function AssistantMessage({ entry, history }: { entry: Of<"assistant">; history?: ItemHistory }) {
   const noteId = `${entry.id}-unsaved`;
   return (
     <article
-      className={`message message-assistant${entry.unsaved ? " message-unsaved" : ""}`}
+      className={`message message-assistant${entry.unsaved ? " message-unsaved" : ""}${entry.pinned ? " message-pinned" : ""}`}
+      data-item-id={entry.id}
       aria-label="Strata"
       aria-busy={entry.streaming}
       aria-describedby={entry.unsaved ? noteId : undefined}
@@ -53,6 +59,7 @@ export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
         S
       </div>
       <div className="assistant-body">
+        {entry.pinned && <PinnedBadge />}
         <Markdown text={entry.text} />
         {entry.unsaved && (
           <p id={noteId} className="unsaved-note" data-testid="unsaved-note">
@@ -64,6 +71,7 @@ export function AssistantMessage({ entry }: { entry: Of<"assistant"> }) {
         ) : (
           <div className="message-actions">
             <CopyButton text={entry.text} label="Copy" />
+            <ItemActions history={history} subject="this answer" />
           </div>
         )}
       </div>

@@ -5,6 +5,7 @@ import type { ToolState } from "../bindings/ToolState";
 import { outputTruncated, type FullOutput, type ToolEntry } from "../state/transcript";
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CopyButton } from "./CopyButton";
+import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
 
 const STATUS_LABEL: Record<ToolState, string> = {
   running: "Running",
@@ -53,6 +54,8 @@ interface ToolCallCardProps {
   full?: FullOutput;
   /** Asks for the whole output; called when a card whose output was cut is expanded. */
   onExpand?: (callId: string) => void;
+  /** Pin and Fork from here (issue 12), once the output is recorded. */
+  history?: ItemHistory;
 }
 
 /** The output section: the preview the entry carries, the whole text once it has come. */
@@ -78,7 +81,7 @@ function OutputSection({ tool, full }: { tool: ToolEntry; full?: FullOutput }) {
 }
 
 /** A tool call: name, arguments, output, duration and status, collapsible. */
-export function ToolCallCard({ tool, onDecide, full, onExpand }: ToolCallCardProps) {
+export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCallCardProps) {
   const waiting = tool.status === "awaiting_approval";
   const [open, setOpen] = useState(false);
   const bodyId = useId();
@@ -89,27 +92,39 @@ export function ToolCallCard({ tool, onDecide, full, onExpand }: ToolCallCardPro
   }, [expanded, cut, onExpand, tool.call_id]);
   const hint = argumentHint(tool.arguments);
   return (
-    <section className={`tool-card tone-${STATUS_TONE[tool.status]}`} aria-label={`Tool call ${tool.name}`}>
-      <button
-        type="button"
-        className="tool-card-header"
-        aria-expanded={expanded}
-        aria-controls={bodyId}
-        onClick={() => setOpen((value) => !value)}
-      >
-        <span className="chevron" aria-hidden="true">
-          {expanded ? "▾" : "▸"}
-        </span>
-        <span className="tool-name">{tool.name}</span>
-        {hint && <span className="tool-hint">{hint}</span>}
-        <span className="tool-meta">
-          {tool.duration_ms !== undefined && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
-          <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
-            {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
-            {STATUS_LABEL[tool.status]}
+    <section
+      className={`tool-card tone-${STATUS_TONE[tool.status]}${tool.pinned ? " tool-card-pinned" : ""}`}
+      aria-label={`Tool call ${tool.name}`}
+      data-item-id={tool.item_id}
+    >
+      <div className="tool-card-head">
+        <button
+          type="button"
+          className="tool-card-header"
+          aria-expanded={expanded}
+          aria-controls={bodyId}
+          onClick={() => setOpen((value) => !value)}
+        >
+          <span className="chevron" aria-hidden="true">
+            {expanded ? "▾" : "▸"}
           </span>
-        </span>
-      </button>
+          <span className="tool-name">{tool.name}</span>
+          {hint && <span className="tool-hint">{hint}</span>}
+          <span className="tool-meta">
+            {tool.duration_ms !== undefined && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
+            <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
+              {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
+              {STATUS_LABEL[tool.status]}
+            </span>
+          </span>
+        </button>
+        {(tool.pinned || history) && (
+          <span className="tool-card-actions">
+            {tool.pinned && <PinnedBadge />}
+            <ItemActions history={history} subject={`the ${tool.name} output`} />
+          </span>
+        )}
+      </div>
       {expanded && (
         <div className="tool-card-body" id={bodyId}>
           {tool.arguments && (

@@ -2,16 +2,19 @@ import type { Entry } from "../state/transcript";
 import { compactionAnchor } from "../state/transcript";
 import { formatDuration, formatTokens } from "../lib/format";
 import type { TurnOutcome } from "../api/types";
+import { FORK_BEFORE_HINT } from "./ItemActions";
 
 type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
 
 interface CompactionDividerProps {
   entry: Of<"compaction">;
   onInspect?: (summaryId: string) => void;
+  /** Asks to fork a new session from just before this compaction, with the original items. */
+  onFork?: (summaryId: string) => void;
 }
 
 /** Where the history was compacted; the debug console links here and back. */
-export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) {
+export function CompactionDivider({ entry, onInspect, onFork }: CompactionDividerProps) {
   const { metadata, id: summaryId } = entry.summary;
   const trigger =
     metadata.trigger === "manual" ? "Compacted on request" : metadata.trigger === "context_overflow" ? "Compacted after a context overflow" : "Context compacted";
@@ -30,10 +33,24 @@ export function CompactionDivider({ entry, onInspect }: CompactionDividerProps) 
         <span className="divider-detail">
           {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
         </span>
-        {onInspect && (
-          <button type="button" className="link-button" onClick={() => onInspect(summaryId)}>
-            Inspect in console
-          </button>
+        {(onInspect || onFork) && (
+          <span className="divider-actions">
+            {onInspect && (
+              <button type="button" className="link-button" onClick={() => onInspect(summaryId)}>
+                Inspect in console
+              </button>
+            )}
+            {onFork && (
+              <button
+                type="button"
+                className="link-button"
+                title={FORK_BEFORE_HINT}
+                onClick={() => onFork(summaryId)}
+              >
+                Fork from before this
+              </button>
+            )}
+          </span>
         )}
       </span>
       <span className="divider-line" aria-hidden="true" />

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { LayeredCompaction } from "../bindings/LayeredCompaction";
+import { FORK_BEFORE_HINT } from "../components/ItemActions";
 import { formatDuration, formatRelativeTime, formatTokens } from "../lib/format";
 import { BeforeAfterDialog } from "./BeforeAfterDialog";
 import { EvictionCard } from "./EvictionCard";
@@ -92,10 +93,12 @@ interface CardProps {
   /** A later record undid this compaction. */
   undone?: boolean;
   running?: boolean;
+  /** Forks a new session from just before this compaction. */
+  onFork?: (number: number) => void;
 }
 
 /** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
-export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undone = false, running = false }: CardProps) {
+export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undone = false, running = false, onFork }: CardProps) {
   const [expanded, setExpanded] = useState(false);
   const [sheetOpen, setSheetOpen] = useState(false);
   // The estimate the app showed right after (the layered record's own when
@@ -252,6 +255,16 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
           Before / after
         </button>
         {onUndo && <UndoAction number={number} onUndo={onUndo} running={running} />}
+        {onFork && (
+          <button
+            type="button"
+            className="button small ghost"
+            title={FORK_BEFORE_HINT}
+            onClick={() => onFork(number)}
+          >
+            Fork from before this
+          </button>
+        )}
       </div>
       {layered && sheetOpen && (
         <div id={`${headingId}-sheet`} data-no-reveal>
@@ -276,10 +289,11 @@ interface ListProps {
   /** Undoes the latest compaction (its card offers it). */
   onUndo?: () => Promise<void>;
   running?: boolean;
+  onFork?: (number: number) => void;
 }
 
 /** Every compaction step, newest first: summaries, evictions, undos and refusals. */
-export function CompactionList({ steps, focused, onReveal, onUndo, running = false }: ListProps) {
+export function CompactionList({ steps, focused, onReveal, onUndo, running = false, onFork }: ListProps) {
   if (steps.length === 0) {
     return (
       <div className="console-hint" data-testid="compactions-empty">
@@ -310,6 +324,7 @@ export function CompactionList({ steps, focused, onReveal, onUndo, running = fal
                 onUndo={undoable === step.view.summary.id ? onUndo : undefined}
                 undone={undone.has(step.view.summary.id)}
                 running={running}
+                onFork={onFork}
               />
             );
           case "eviction":

@@ -64,6 +64,7 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
             onReveal={context.revealInTranscript}
             onUndo={context.undoCompaction}
             running={context.transcript.runningTurn !== null}
+            onFork={context.forkBeforeCompaction}
           />
         </div>
       )}

@@ -7,6 +7,7 @@ import type { AppInfo, ProfileView, SessionListItem, SessionView, Settings } fro
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
+import type { ItemPinned } from "../bindings/ItemPinned";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { SessionPage } from "../bindings/SessionPage";
@@ -17,6 +18,7 @@ import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import { forkSession, sessionItems, undoCompaction } from "./contextOps";
+import { pinTarget, setPinned } from "../state/transcript";
 import { previewLibrary, type PreviewSession } from "./library";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,6 +52,13 @@ function fakeId(): string {
   return `0193a1b2-c3d4-7e5f-8a9b-${counter.toString(16).padStart(12, "0")}`;
 }
 
+/** An entry's text, for the preview's rough token estimate (4 characters a token, as Rust's fallback). */
+function textOf(entry: TranscriptEntry): string {
+  if (entry.kind === "user" || entry.kind === "assistant") return entry.text;
+  if (entry.kind === "tool") return entry.arguments + (entry.output?.preview ?? "");
+  return "";
+}
+
 /** The recorded turn's events again, with ids of its own so a second replay adds entries rather than replacing. */
 function renamed(event: LiveEvent, sessionId: string, suffix: string): LiveEvent {
   const rename = (id: string) => `${id}~${suffix}`;
@@ -57,7 +66,13 @@ function renamed(event: LiveEvent, sessionId: string, suffix: string): LiveEvent
   return {
     envelope: { ...event.envelope, session_id: sessionId },
     updates: event.updates.map((u): TranscriptUpdate =>
-      u.op === "append" ? { op: "append", entry: entry(u.entry) } : u.op === "replace" ? { op: "replace", id: rename(u.id), entry: entry(u.entry) } : { ...u, id: rename(u.id) },
+      u.op === "append"
+        ? { op: "append", entry: entry(u.entry) }
+        : u.op === "replace"
+          ? { op: "replace", id: rename(u.id), entry: entry(u.entry) }
+          : u.op === "insert"
+            ? { op: "insert", before: rename(u.before), entry: entry(u.entry) }
+            : { ...u, id: rename(u.id) },
     ),
   };
 }
@@ -99,6 +114,27 @@ class MockBackend {
     const start = Math.max(0, end - (typeof limit === "number" ? limit : TRANSCRIPT_PAGE));
     const page = entries.slice(start, end);
     return { v: 1, session_id: session.view.summary.id, entries: page, total: entries.length, start, ...(start > 0 && page[0] ? { older: page[0].id } : {}) };
+  }
+
+  /** `pin_item`: like Rust, refused when the pins would exceed half the threshold (an estimate). */
+  pin(session: PreviewSession, item: string, pinned: boolean): ItemPinned {
+    const entry = session.transcript.find((e) => pinTarget(e) === item);
+    if (!entry) throw { kind: "not_found", message: `no item ${item} in this session` };
+    if (pinned) {
+      const tokens = session.transcript
+        .filter((e) => e === entry || ("pinned" in e && e.pinned))
+        .reduce((sum, e) => sum + Math.ceil(textOf(e).length / 4), 0);
+      const threshold = this.active().compact_threshold;
+      const limit = Math.floor(threshold / 2);
+      if (tokens > limit) {
+        throw {
+          kind: "invalid_input",
+          message: `pinning item ${item} would make the pinned items about ${tokens} tokens (an estimate), over half the compaction threshold (${limit} of ${threshold}); unpin something first`,
+        };
+      }
+    }
+    session.transcript = setPinned(session.transcript, item, pinned);
+    return { v: 1, kind: "item_pinned", session_id: session.view.summary.id, item_id: item, pinned };
   }
 
   /** `tool_output`: the call's full output record, else its history item. */
@@ -226,6 +262,7 @@ class MockBackend {
         return kinds;
       }
       case "compact_now":
+      case "compact_up_to":
         return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
       case "undo_compaction":
         return undoCompaction(this.find(args.session_id));
@@ -236,6 +273,8 @@ class MockBackend {
         this.sessions.unshift(fork);
         return view;
       }
+      case "pin_item":
+        return this.pin(this.find(args.session_id), String(args.item), args.pinned === true);
       case "pick_workspace":
         return "/home/ana/projects/lighthouse";
       case "plugin:fs|write_text_file":

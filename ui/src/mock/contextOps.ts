@@ -39,7 +39,7 @@ export function undoCompaction(session: PreviewSession): CompactionUndoneView {
   view.context = restored;
   view.summary = { ...view.summary, updated_at: ts };
   session.transcript = [...session.transcript, { kind: "notice", id: `undo:${view.record_count}`, text: `Compaction undone: ${restored.length} items restored.` }];
-  return { v: 1, session_id: view.summary.id, undone: payload };
+  return { v: 1, kind: "compaction_undone", session_id: view.summary.id, undone: payload };
 }
 
 /** `session_items`: every item recorded, in write order. */
@@ -64,7 +64,7 @@ export function sessionItems(session: PreviewSession): SessionItems {
       push({ type: "message", ...record.payload.sheet_message }, "state_sheet");
     }
   }
-  return { v: 1, session_id: session.view.summary.id, items };
+  return { v: 1, kind: "session_items", session_id: session.view.summary.id, items };
 }
 
 /** `fork_session`: a new session with the parent's history at `point`, nothing later. */
@@ -103,5 +103,5 @@ export function forkSession(parent: PreviewSession, point: ForkPoint, id: string
     compaction_views: point.kind === "at_item" ? parent.compaction_views.filter((cv) => cv.record_index <= cut) : parent.compaction_views.slice(0, point.number - 1),
     rounds: { total: 0, offset: 0, rounds: [] },
   };
-  return { fork, view: { v: 1, session_id: id, parent_session_id: view.summary.id, point, history_items: context.length } };
+  return { fork, view: { v: 1, kind: "session_forked", session_id: id, parent_session_id: view.summary.id, point, history_items: context.length } };
 }

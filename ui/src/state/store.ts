@@ -6,12 +6,13 @@
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionView, Settings } from "../api/types";
+import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
-import { applyUpdates, contextTokensOf, emptyTranscript, prependPage, type Entry, type Transcript } from "./transcript";
+import { applyUpdates, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
 
 export type ConversationMode = "browse" | "live";
 
@@ -19,6 +20,13 @@ export interface ToastMessage {
   tone: "ok" | "error";
   text: string;
 }
+
+/** A history action waiting for the person to confirm it. */
+export type HistoryDialog =
+  /** Compact up to an item: `excerpt` names it in the dialog. */
+  | { kind: "compact_up_to"; itemId: string; excerpt: string }
+  /** Fork at `point`; `label` says where, for a person. */
+  | { kind: "fork"; point: ForkPoint; label: string };
 
 export interface AppState {
   info: AppInfo | null;
@@ -42,6 +50,7 @@ export interface AppState {
   broadWorkspace: string | null;
   /** The switch-profile dialog is open for the open session. */
   switchingProfile: boolean;
+  historyDialog: HistoryDialog | null;
 }
 
 export const initialState: AppState = {
@@ -62,6 +71,7 @@ export const initialState: AppState = {
   focusedCompaction: null,
   broadWorkspace: null,
   switchingProfile: false,
+  historyDialog: null,
 };
 
 /**
@@ -413,6 +423,92 @@ export function createActions(store: Store) {
         set((s) => ({ sessions: s.sessions.map((row) => (row.id === switched.id ? switched : row)) }));
         await actions.open(switched.id, get().mode);
         set({ toast: { tone: "ok", text: `Switched to ${switched.provider_kind} · ${switched.model}.` } });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /**
+     * Pins or unpins an item (issue 12). A refused pin (e.g. the pins would exceed half the
+     * threshold) changes nothing and says why.
+     */
+    async pin(itemId: string, pinned: boolean) {
+      const sessionId = openId();
+      if (!sessionId) return;
+      try {
+        const result = await api.pinItem(sessionId, itemId, pinned);
+        if (openId() !== sessionId) return;
+        set((s) => ({
+          transcript: { ...s.transcript, entries: setPinned(s.transcript.entries, itemId, result.pinned) },
+          toast: { tone: "ok", text: result.pinned ? "Pinned: kept verbatim through every compaction." : "Unpinned: later compactions may summarise it." },
+        }));
+      } catch (error) {
+        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${toCommandFailure(error).message}` } });
+      }
+    },
+
+    askCompactUpTo: (itemId: string, excerpt: string) => set({ historyDialog: { kind: "compact_up_to", itemId, excerpt } }),
+    askFork: (point: ForkPoint, label: string) => set({ historyDialog: { kind: "fork", point, label } }),
+    closeHistoryDialog: () => set({ historyDialog: null }),
+
+    /** Fork from before the compaction whose summary is `summaryId`, numbered as `strata compactions` numbers them. */
+    async askForkBeforeCompaction(summaryId: string) {
+      const sessionId = openId();
+      if (!sessionId) return;
+      try {
+        const { items } = await api.sessionItems(sessionId);
+        const number = items.filter((item) => item.kind === "compaction_summary").findIndex((item) => item.id === summaryId) + 1;
+        if (number === 0) throw new Error("That compaction is not in the session's file.");
+        if (openId() === sessionId) actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`);
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /**
+     * Summarises everything before `itemId` and keeps the rest verbatim; its events arrive like
+     * any compaction's, then the transcript is read again so the divider sits above the item.
+     */
+    async compactUpTo(itemId: string, focus: string) {
+      const sessionId = openId();
+      set({ historyDialog: null });
+      if (!sessionId) return;
+      set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
+      try {
+        const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (event) => actions.receive(sessionId, event));
+        if (openId() !== sessionId) return;
+        if (outcome.skipped) notice(outcome.skipped);
+        else await actions.reloadTranscript(sessionId);
+      } catch (error) {
+        if (openId() === sessionId) localError(`Compact up to here failed: ${toCommandFailure(error).message}`);
+      } finally {
+        set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
+        void actions.refreshSessions();
+      }
+    },
+
+    /** The newest transcript page again (after a change Rust placed mid-transcript). */
+    async reloadTranscript(sessionId: string) {
+      const page = await api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE);
+      if (openId() !== sessionId) return;
+      set((s) => ({ transcript: { ...s.transcript, entries: page.entries, older: page.older ?? null } }));
+    },
+
+    /** Forks the open session at `point` and opens the new one, live. */
+    async fork(point: ForkPoint) {
+      const sessionId = openId();
+      set({ historyDialog: null });
+      if (!sessionId) return;
+      try {
+        const fork = await api.forkSession(sessionId, point);
+        await actions.refreshSessions();
+        await actions.open(fork.session_id, "live");
+        set({
+          toast: {
+            tone: "ok",
+            text: `Forked into a new session with ${fork.history_items} items of history. Workspace files were not rewound.`,
+          },
+        });
       } catch (error) {
         fail(error);
       }

@@ -6,7 +6,9 @@ import {
   lastUserMessage,
   outputTruncated,
   pendingApprovals,
+  pinTarget,
   prependPage,
+  setPinned,
   type Entry,
   type ToolCard,
 } from "./transcript";
@@ -43,6 +45,13 @@ describe("applyUpdates", () => {
     const entries = applyUpdates([user("u1", "Hi"), tool()], [{ op: "append", entry: tool({ status: "success" }) }]);
     expect(entries).toHaveLength(2);
     expect(entries[1]).toMatchObject({ status: "success" });
+  });
+
+  it("inserts an entry before the one it names (a divider above the items a compaction kept), else at the end", () => {
+    const divider: Entry = { kind: "notice", id: "n1", text: "divider" };
+    const entries = applyUpdates([user("u1", "Hi"), user("u2", "Kept")], [{ op: "insert", before: "u2", entry: divider }]);
+    expect(entries.map((e) => e.id)).toEqual(["u1", "n1", "u2"]);
+    expect(applyUpdates([user("u1", "Hi")], [{ op: "insert", before: "gone", entry: divider }]).map((e) => e.id)).toEqual(["u1", "n1"]);
   });
 
   it("never changes the entries it was given", () => {
@@ -85,5 +94,16 @@ describe("contextTokensOf", () => {
     expect(contextTokensOf({ input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 34, total_tokens: 9999 })).toBe(1234);
     expect(contextTokensOf({ input_tokens: 7 })).toBe(7);
     expect(contextTokensOf({ total_tokens: 5 })).toBeNull();
+  });
+});
+
+describe("pins", () => {
+  it("name a message by its id and a tool card by its output's item, none before the output is recorded", () => {
+    expect(pinTarget(user("u1", "Hi"))).toBe("u1");
+    expect(pinTarget(tool())).toBeNull();
+    expect(pinTarget(tool({ item_id: "o1" }))).toBe("o1");
+    expect(pinTarget({ kind: "assistant", id: "stream:r1", text: "…", streaming: true })).toBeNull();
+    const pinned = setPinned([user("u1", "Hi"), tool({ item_id: "o1" })], "o1", true);
+    expect(pinned.map((e) => ("pinned" in e ? e.pinned : undefined))).toEqual([undefined, true]);
   });
 });

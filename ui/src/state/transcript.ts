@@ -84,6 +84,14 @@ export function applyUpdates(entries: Entry[], updates: TranscriptUpdate[]): Ent
         else next[at] = update.entry;
         break;
       }
+      case "insert": {
+        const at = indexOf(next, update.entry.id);
+        if (at !== -1) next.splice(at, 1);
+        const before = indexOf(next, update.before);
+        if (before === -1) next.push(update.entry);
+        else next.splice(before, 0, update.entry);
+        break;
+      }
       case "append_text": {
         const at = indexOf(next, update.id);
         const entry = next[at];
@@ -118,4 +126,23 @@ export function pendingApprovals(transcript: Transcript): ToolCard[] {
 /** Whether a card's output is longer than the preview it carries. */
 export function outputTruncated(tool: ToolEntry): boolean {
   return tool.output !== undefined && [...tool.output.preview].length < tool.output.chars;
+}
+
+/** The item a pin names for an entry: a message's own id, a tool card's output (none before it is recorded). */
+export function pinTarget(entry: Entry): string | null {
+  switch (entry.kind) {
+    case "user":
+      return entry.id;
+    case "assistant":
+      return entry.streaming || entry.unsaved ? null : entry.id;
+    case "tool":
+      return entry.item_id ?? null;
+    default:
+      return null;
+  }
+}
+
+/** The entries with the one showing `itemId` marked pinned or not. */
+export function setPinned(entries: Entry[], itemId: string, pinned: boolean): Entry[] {
+  return entries.map((entry) => (pinTarget(entry) === itemId ? { ...entry, pinned } : entry));
 }

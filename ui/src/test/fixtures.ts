@@ -34,6 +34,15 @@ export function assistantItem(content: string, id = "item-assistant"): ResponseI
 }
 
 /** A session as the shell answers for it: its list row, snapshot and transcript (what Rust's conversion gives). */
+/** Settings with the offline demo profile only, for the App tests. */
+export const demoSettings: import("../api/types").Settings = {
+  profiles: [{ id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 }],
+  active_profile: "demo",
+  approval_policy: "ask",
+  theme: "system",
+  compaction_policy: "layered",
+};
+
 export interface ShellSession {
   summary: import("../api/types").SessionListItem;
   context_tokens?: number;

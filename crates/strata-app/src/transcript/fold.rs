@@ -3,6 +3,8 @@
 //! operations on a [`TranscriptFold`], which keeps the entries and, for live
 //! events, the updates each event made.
 
+mod placement;
+
 use std::collections::HashMap;
 
 use strata_core::transcript::profile_line;
@@ -47,6 +49,9 @@ pub struct TranscriptFold {
     entries: Vec<TranscriptEntry>,
     positions: HashMap<String, usize>,
     tools: HashMap<String, usize>,
+    /// The entry each recorded item shows in (a call and its output share
+    /// their card), for pins.
+    items: HashMap<ItemId, usize>,
     unsettled_retries: Vec<usize>,
     streaming: Option<usize>,
     turn: Option<TurnId>,
@@ -150,6 +155,8 @@ impl TranscriptFold {
                 duration_ms: None,
                 approval: None,
                 turn_id: self.turn,
+                item_id: None,
+                pinned: false,
             },
         };
         change(&mut tool);
@@ -162,7 +169,13 @@ impl TranscriptFold {
         }
     }
 
-    fn add_compaction(&mut self, summary: &CompactionSummary, state_sheet: Option<&str>) {
+    /// A compaction's divider (`kept`: the items a layered one kept).
+    fn add_compaction(
+        &mut self,
+        summary: &CompactionSummary,
+        state_sheet: Option<&str>,
+        kept: &[ItemId],
+    ) {
         let id = compaction_id(summary.id);
         let state_sheet = state_sheet.map(str::to_owned).or_else(|| {
             match self.positions.get(&id).and_then(|&i| self.entries.get(i)) {
@@ -170,11 +183,17 @@ impl TranscriptFold {
                 _ => None,
             }
         });
-        self.push(TranscriptEntry::Compaction {
+        let known = self.positions.contains_key(&id);
+        let entry = TranscriptEntry::Compaction {
             id,
             summary: summary.clone(),
             state_sheet,
-        });
+        };
+        if known {
+            self.push(entry);
+        } else {
+            self.place_divider(entry, kept);
+        }
     }
 
     /// A committed history item (from a record or `message_committed`).
@@ -184,11 +203,13 @@ impl TranscriptFold {
             ResponseItem::Message(message) => match message.role {
                 Role::System | Role::Developer => {}
                 Role::User => {
-                    self.push(TranscriptEntry::User {
+                    let index = self.push(TranscriptEntry::User {
                         id: message.id.to_string(),
                         text: message.content.clone(),
                         turn_id,
+                        pinned: false,
                     });
+                    self.items.insert(message.id, index);
                 }
                 Role::Assistant => {
                     let committed = TranscriptEntry::Assistant {
@@ -197,21 +218,28 @@ impl TranscriptFold {
                         streaming: false,
                         unsaved: None,
                         turn_id,
+                        pinned: false,
                     };
-                    match self.streaming.take() {
-                        Some(index) => self.replace(index, committed),
-                        None => {
-                            self.push(committed);
+                    let index = match self.streaming.take() {
+                        Some(index) => {
+                            self.replace(index, committed);
+                            index
                         }
-                    }
+                        None => self.push(committed),
+                    };
+                    self.items.insert(message.id, index);
                 }
             },
-            ResponseItem::FunctionCall(call) => self.upsert_tool(&call.call_id, |tool| {
-                tool.name.clone_from(&call.name);
-                tool.arguments.clone_from(&call.arguments);
-            }),
+            ResponseItem::FunctionCall(call) => {
+                self.upsert_tool(&call.call_id, |tool| {
+                    tool.name.clone_from(&call.name);
+                    tool.arguments.clone_from(&call.arguments);
+                });
+                self.item_in_card(call.id, &call.call_id);
+            }
             ResponseItem::FunctionCallOutput(output) => {
                 self.upsert_tool(&output.call_id, |tool| {
+                    tool.item_id = Some(output.id);
                     if matches!(
                         tool.status,
                         ToolState::Running | ToolState::AwaitingApproval
@@ -222,8 +250,9 @@ impl TranscriptFold {
                         tool.output = Some(preview(&output.output));
                     }
                 });
+                self.item_in_card(output.id, &output.call_id);
             }
-            ResponseItem::CompactionSummary(summary) => self.add_compaction(summary, None),
+            ResponseItem::CompactionSummary(summary) => self.add_compaction(summary, None, &[]),
             ResponseItem::Reasoning(_) => {}
         }
     }
@@ -355,11 +384,15 @@ impl TranscriptFold {
                 });
             }
             RecordBody::LayeredCompaction(layered) => {
-                self.add_compaction(&layered.summary, Some(&layered.state_sheet.text));
+                self.add_compaction(
+                    &layered.summary,
+                    Some(&layered.state_sheet.text),
+                    &layered.kept,
+                );
             }
-            RecordBody::ItemPin(_)
-            | RecordBody::CompactionUndone(_)
-            | RecordBody::SessionForked(_) => {
+            // The pinned item shows it (a badge), not a line of its own.
+            RecordBody::ItemPin(pin) => self.pin(pin.item_id, pin.pinned),
+            RecordBody::CompactionUndone(_) | RecordBody::SessionForked(_) => {
                 if let Some(note) = strata_core::transcript::context_note(body) {
                     self.push(TranscriptEntry::Notice {
                         id: id(),
@@ -397,6 +430,27 @@ impl TranscriptFold {
             | RecordBody::TitleSet(_)
             | RecordBody::Unknown(_) => {}
         }
+    }
+
+    fn item_in_card(&mut self, item_id: ItemId, call_id: &str) {
+        if let Some(&index) = self.tools.get(call_id) {
+            self.items.insert(item_id, index);
+        }
+    }
+
+    /// Marks the entry showing `item_id` pinned or not.
+    fn pin(&mut self, item_id: ItemId, pinned: bool) {
+        let Some(&index) = self.items.get(&item_id) else {
+            return;
+        };
+        let mut entry = self.entries[index].clone();
+        match &mut entry {
+            TranscriptEntry::User { pinned: flag, .. }
+            | TranscriptEntry::Assistant { pinned: flag, .. }
+            | TranscriptEntry::Tool(ToolEntry { pinned: flag, .. }) => *flag = pinned,
+            _ => return,
+        }
+        self.replace(index, entry);
     }
 
     /// Applies one live event; its updates wait in [`Self::take_updates`].
@@ -438,6 +492,7 @@ impl TranscriptFold {
                             streaming: true,
                             unsaved: None,
                             turn_id: Some(*turn_id),
+                            pinned: false,
                         });
                         self.streaming = Some(index);
                     }
@@ -543,9 +598,15 @@ impl TranscriptFold {
                 });
                 self.unsettled_retries.push(index);
             }
-            DebugEvent::HistoryCompacted { summary, .. } => self.add_compaction(summary, None),
+            DebugEvent::HistoryCompacted { summary, .. } => {
+                self.add_compaction(summary, None, &[]);
+            }
             DebugEvent::LayeredCompacted { compaction, .. } => {
-                self.add_compaction(&compaction.summary, Some(&compaction.state_sheet.text));
+                self.add_compaction(
+                    &compaction.summary,
+                    Some(&compaction.state_sheet.text),
+                    &compaction.kept,
+                );
             }
             DebugEvent::ToolOutputsEvicted { eviction, .. } => {
                 self.push(TranscriptEntry::Eviction {

@@ -356,3 +356,98 @@ fn cards_carry_a_preview_and_the_length_of_the_whole_output() {
     // Characters, not bytes.
     assert_eq!(preview("🦀🦀").chars, 2);
 }
+
+/// A layered compaction that kept `kept` (the rest of its fields do not
+/// place a divider).
+fn layered(kept: Vec<ItemId>) -> strata_protocol::LayeredCompaction {
+    let ResponseItem::Message(sheet_message) = ResponseItem::user("[State sheet]") else {
+        unreachable!("a user item is a message")
+    };
+    strata_protocol::LayeredCompaction {
+        summary: strata_protocol::CompactionSummary {
+            id: ItemId::new(),
+            summary: "Earlier work.".into(),
+            metadata: strata_protocol::CompactionMetadata {
+                trigger: strata_protocol::CompactionTrigger::Manual,
+                reason: "Compaction up to an item requested by the user".into(),
+                context_tokens: None,
+                threshold: None,
+                removed: 1,
+                kept: 3,
+                summarizer_model: "demo".into(),
+                summarizer_usage: None,
+                duration_ms: 5,
+            },
+        },
+        sheet_message,
+        state_sheet: strata_protocol::StateSheet::default(),
+        leading: Vec::new(),
+        kept,
+        folded_out: 0,
+        estimated_before: 100,
+        estimated_after: 60,
+        loss_audit: strata_protocol::LossAudit::default(),
+    }
+}
+
+#[test]
+fn a_divider_goes_above_the_items_a_compaction_kept_at_the_end_live_and_read_back() {
+    let answer = ResponseItem::assistant("Renamed it.");
+    let call = ResponseItem::function_call("c7", "read_file", "{}");
+    let output = ResponseItem::function_call_output("c7", "docs");
+    let kept = vec![answer.id(), call.id(), output.id()];
+
+    let mut live = Live::new();
+    live.start("Rename parse_value");
+    let turn_id = live.turn;
+    for item in [&answer, &call, &output] {
+        live.main(MainlineEvent::MessageCommitted {
+            turn_id,
+            item: item.clone(),
+        });
+    }
+    let updates = live.send(AgentEvent::Debug(DebugEvent::LayeredCompacted {
+        turn_id: Some(turn_id),
+        compaction: Box::new(layered(kept.clone())),
+    }));
+    assert!(
+        matches!(&updates[..], [TranscriptUpdate::Insert { before, entry: TranscriptEntry::Compaction { .. } }] if *before == answer.id().to_string()),
+        "{updates:?}"
+    );
+    assert_eq!(
+        kinds(live.entries()),
+        ["user", "compaction", "assistant", "tool"]
+    );
+    // Items still come after it, and a later change to an entry lands on it.
+    let more = live.main(MainlineEvent::MessageCommitted {
+        turn_id,
+        item: ResponseItem::assistant("Next."),
+    });
+    assert!(matches!(&more[..], [TranscriptUpdate::Append { .. }]));
+
+    let mut read = TranscriptFold::default();
+    let records = [
+        RecordBody::ResponseItem(ResponseItem::user("Rename parse_value")),
+        RecordBody::ResponseItem(answer),
+        RecordBody::ResponseItem(call),
+        RecordBody::ResponseItem(output),
+        RecordBody::LayeredCompaction(Box::new(layered(kept))),
+    ];
+    for (index, record) in records.iter().enumerate() {
+        read.apply_record(index, record);
+    }
+    assert_eq!(
+        kinds(read.entries()),
+        ["user", "compaction", "assistant", "tool"]
+    );
+
+    // Nothing kept at the end (a compaction at a round's end): the divider is last.
+    let mut plain = Live::new();
+    plain.start("Hi");
+    let updates = plain.send(AgentEvent::Debug(DebugEvent::LayeredCompacted {
+        turn_id: None,
+        compaction: Box::new(layered(Vec::new())),
+    }));
+    assert!(matches!(&updates[..], [TranscriptUpdate::Append { .. }]));
+    assert_eq!(kinds(plain.entries()), ["user", "compaction"]);
+}
