@@ -177,6 +177,7 @@ function AppWindow() {
           onExport={(id, format) => void actions.exportSession(id, format)}
           hits={found?.hits}
           hitsTotal={found?.total}
+          hitsTotalCapped={found?.total_capped}
           onPickHit={(hit) => {
             scrolledTo.current = null;
             void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);

@@ -121,6 +121,7 @@ impl App {
             query,
             hits: page.hits.iter().map(catalog::search_hit).collect(),
             total: to_u32(page.total),
+            total_capped: page.total_capped,
             next_offset: page.next_offset.map(to_u32),
         })
     }

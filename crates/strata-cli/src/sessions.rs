@@ -66,7 +66,7 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
 }
 
 /// `strata sessions search QUERY [filters] [--json]`: hits from the
-/// library's index, newest session first.
+/// library's index, newest text first.
 pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
     let results = ctx.app.search_sessions_blocking(&SearchSessions {
         query: args.query.clone(),
@@ -109,10 +109,11 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
             marked_snippet(hit),
         )?;
     }
-    if results.total as usize > results.hits.len() {
+    if results.total_capped || results.total as usize > results.hits.len() {
+        let plus = if results.total_capped { "+" } else { "" };
         writeln!(
             ctx.out.stderr(),
-            "{} of {} hits shown (--limit shows more)",
+            "{} of {}{plus} hits shown (--limit shows more)",
             results.hits.len(),
             results.total
         )?;

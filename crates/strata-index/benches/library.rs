@@ -26,7 +26,9 @@ const PAGE: usize = 50;
 const QUERY: &str = "HttpClient::send";
 
 fn library() -> StrataPaths {
-    let home = common::cache_dir(&format!("library-{SESSIONS}-seed{}", common::SEED));
+    // "v2": files whose mtime is their last record's time, as a live
+    // session's is (the order a rebuilt index takes them in).
+    let home = common::cache_dir(&format!("library-{SESSIONS}-seed{}-v2", common::SEED));
     let paths = StrataPaths::under(&home);
     let done = home.join(".generated");
     if !done.exists() {

@@ -253,6 +253,12 @@ pub fn write_session(
         .out
         .flush()
         .map_err(IndexError::io("write session", &path))?;
+    // As a live session's file: modified when its last record was written.
+    writer
+        .out
+        .get_ref()
+        .set_modified(writer.now.into())
+        .map_err(IndexError::io("set session mtime", &path))?;
     Ok(Written {
         id: session_id,
         path,

@@ -30,7 +30,8 @@ use strata_protocol::SessionId;
 
 pub use error::{IndexError, Result};
 pub use query::{
-    Filters, Page, PageRequest, SearchHit, SearchPage, SessionSummary, SnippetSpan, snippet_spans,
+    Filters, Page, PageRequest, SearchHit, SearchPage, SessionSummary, SnippetSpan, TOTAL_CAP,
+    snippet_spans,
 };
 pub use scan::{MATCH_END, MATCH_START, MAX_PIECE_BYTES, line_hash};
 pub use schema::SCHEMA_VERSION;

@@ -99,12 +99,19 @@ pub struct SearchHit {
     pub updated: DateTime<Utc>,
 }
 
+/// How many matching pieces a search counts, at least (more when the page
+/// asked for ends further): past it the total is shown as "1,000+".
+pub const TOTAL_CAP: usize = 1_000;
+
 /// One page of search hits.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SearchPage {
     pub hits: Vec<SearchHit>,
-    /// Pieces matching, all pages together.
+    /// Pieces matching, all pages together, counted up to [`TOTAL_CAP`] (or
+    /// to the end of the page asked for, when that is further).
     pub total: usize,
+    /// Whether more pieces match than `total` counts.
+    pub total_capped: bool,
     /// Where the next page starts, when there is one.
     pub next_offset: Option<usize>,
 }
@@ -205,13 +212,17 @@ impl Index {
     }
 
     /// Pieces of session text containing `query` as literal text (case
-    /// folded), newest session first, the page of `limit` from `offset`.
+    /// folded), newest text first, the page of `limit` from `offset`.
     /// Quotes, operators and column filters in the query are searched for,
     /// never interpreted. A query under three characters is matched by a
-    /// slower substring scan (the trigram index cannot serve it).
+    /// substring scan (the trigram index cannot serve it).
     ///
-    /// The page's pieces are chosen first, by row id alone; only they are
-    /// read and marked for their snippets.
+    /// "Newest text first" is the order the index took the text in (piece
+    /// row id, descending): text appended later comes first, and a rebuild
+    /// takes files oldest modification first (see [`Index::rescan`]). That
+    /// order is the full-text index's own, so the query stops once it has
+    /// the page and the count ([`TOTAL_CAP`]): it never visits, counts or
+    /// sorts every match. Only the page's pieces are read and marked.
     pub fn search_page(
         &self,
         query: &str,
@@ -233,48 +244,45 @@ impl Index {
             clauses.push("p.body LIKE ? ESCAPE '\\'".into());
             values.push(Value::Text(format!("%{}%", escape_like(&literal))));
         }
-        let from = if by_trigrams {
-            "texts JOIN pieces p ON p.rowid = texts.rowid"
+        // The row id FTS5 walks in order (descending): naming texts.rowid
+        // lets the virtual table consume the ORDER BY and stop at LIMIT.
+        let (from, order) = if by_trigrams {
+            (
+                "texts JOIN pieces p ON p.rowid = texts.rowid",
+                "texts.rowid",
+            )
         } else {
-            "pieces p"
+            ("pieces p", "p.rowid")
         };
         let limit = limit.max(1);
+        let counted = TOTAL_CAP.max(offset.saturating_add(limit));
         let sql = format!(
-            "SELECT p.rowid, count(*) OVER () FROM {from} JOIN sessions s ON s.rowid = p.session {}
-             ORDER BY s.updated_ms DESC, p.rowid LIMIT {limit} OFFSET {offset}",
+            "SELECT p.rowid FROM {from} JOIN sessions s ON s.rowid = p.session {}
+             ORDER BY {order} DESC LIMIT {}",
             where_sql(&clauses),
+            counted + 1,
         );
         let mut statement = self.connection.prepare_cached(&sql)?;
-        let page = statement
+        let rowids = statement
             .query_map(rusqlite::params_from_iter(values.iter()), |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?))
+                row.get::<_, i64>(0)
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let total = match page.first() {
-            Some((_, total)) => usize::try_from(*total).unwrap_or(0),
-            None if offset == 0 => 0,
-            None => {
-                let count = format!(
-                    "SELECT count(*) FROM {from} JOIN sessions s ON s.rowid = p.session {}",
-                    where_sql(&clauses)
-                );
-                let total: i64 = self.connection.query_row(
-                    &count,
-                    rusqlite::params_from_iter(values.iter()),
-                    |row| row.get(0),
-                )?;
-                usize::try_from(total).unwrap_or(0)
-            }
-        };
+        let total_capped = rowids.len() > counted;
+        let total = rowids.len().min(counted);
+        let page = rowids
+            .get(offset.min(total)..offset.saturating_add(limit).min(total))
+            .unwrap_or_default();
         let mut hits = Vec::with_capacity(page.len());
-        for (rowid, _) in &page {
+        for rowid in page {
             hits.push(self.hit(*rowid, &literal)?);
         }
         let end = offset + hits.len();
         Ok(SearchPage {
             hits,
             total,
-            next_offset: (end < total).then_some(end),
+            total_capped,
+            next_offset: (!page.is_empty() && (end < total || total_capped)).then_some(end),
         })
     }
 

@@ -70,7 +70,9 @@ pub(crate) fn session_files(root: &Path) -> Result<Vec<(SessionId, PathBuf)>> {
 
 impl Index {
     /// Stats every session file and reindexes those whose size or mtime
-    /// differ from the index; drops sessions whose file is gone. Remembers
+    /// differ from the index, oldest modification first (the order search
+    /// lists hits in, newest first, follows); drops sessions whose file is
+    /// gone. Remembers
     /// the folder's mtime, so [`Index::refresh`] can skip this pass while
     /// the folder is unchanged.
     pub fn rescan(&mut self) -> Result<RefreshReport> {
@@ -84,9 +86,16 @@ impl Index {
                 continue;
             };
             if known.get(id) != Some(&stamp) {
-                changed.push((*id, path.clone()));
+                changed.push((stamp.mtime_ns, *id, path.clone()));
             }
         }
+        // Oldest modification first: search lists the text it took last
+        // first, so a rebuilt index lists the most recently written first.
+        changed.sort_unstable();
+        let changed: Vec<(SessionId, PathBuf)> = changed
+            .into_iter()
+            .map(|(_, id, path)| (id, path))
+            .collect();
         let on_disk: std::collections::HashSet<SessionId> =
             files.iter().map(|(id, _)| *id).collect();
         let gone: Vec<SessionId> = known

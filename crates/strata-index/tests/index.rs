@@ -326,11 +326,12 @@ fn search_names_the_item_of_each_hit_and_honours_filters() {
         .iter()
         .map(|h| (h.kind.as_str(), h.item_id.clone()))
         .collect();
+    // Newest text first: the output was written after its call.
     assert_eq!(
         items,
         [
-            ("tool_call", Some(call.to_string())),
-            ("tool_output", Some(output.to_string()))
+            ("tool_output", Some(output.to_string())),
+            ("tool_call", Some(call.to_string()))
         ]
     );
     let gpt = Filters {

@@ -225,7 +225,8 @@ pub struct OpenSession {
 
 /// `search_sessions`: the text of every session (messages, tool calls and
 /// outputs, summaries) searched for `query` as literal text, case ignored,
-/// newest session first, one page of hits. Filters narrow it to one
+/// newest text first (the order the library's index took it in), one page
+/// of hits. Filters narrow it to one
 /// workspace (exact folder), one model, and sessions updated in
 /// `[updated_from, updated_until)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -259,8 +260,12 @@ pub struct SearchResults {
     pub v: u32,
     pub query: String,
     pub hits: Vec<SearchHit>,
-    /// Hits in all pages.
+    /// Hits in all pages, counted up to 1,000 (or to the end of the page
+    /// asked for, when that is further).
     pub total: u32,
+    /// More hits match than `total` counts: shown as "1,000+".
+    #[serde(default)]
+    pub total_capped: bool,
     /// Where the next page starts, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u32>,

@@ -100,7 +100,7 @@ export const openTranscript = (session_id: SessionId, before?: string, limit?: n
 export const toolOutput = (session_id: SessionId, call_id: string) =>
   call<ToolOutputText>("tool_output", { session_id, call_id } satisfies GetToolOutput);
 
-/** Full-text hits across every session's text, newest session first. */
+/** Full-text hits across every session's text, newest text first. */
 export const searchSessions = (query: string, limit = 30) =>
   call<SearchResults>("search_sessions", { query, limit } satisfies SearchSessions);
 

@@ -10,9 +10,14 @@ export type SearchResults = {
  */
 v: number, query: string, hits: Array<SearchHit>, 
 /**
- * Hits in all pages.
+ * Hits in all pages, counted up to 1,000 (or to the end of the page
+ * asked for, when that is further).
  */
 total: number, 
+/**
+ * More hits match than `total` counts: shown as "1,000+".
+ */
+total_capped: boolean, 
 /**
  * Where the next page starts, when there is one.
  */

@@ -3,7 +3,8 @@
 /**
  * `search_sessions`: the text of every session (messages, tool calls and
  * outputs, summaries) searched for `query` as literal text, case ignored,
- * newest session first, one page of hits. Filters narrow it to one
+ * newest text first (the order the library's index took it in), one page
+ * of hits. Filters narrow it to one
  * workspace (exact folder), one model, and sessions updated in
  * `[updated_from, updated_until)`.
  */

@@ -42,6 +42,11 @@ describe("SearchHits", () => {
     expect(screen.getByRole("button", { name: /^Untitled session/ })).toHaveTextContent("You");
   });
 
+  it("shows a capped count as a lower bound", () => {
+    render(<SearchHits hits={hits} total={1000} totalCapped onPick={vi.fn()} />);
+    expect(screen.getByRole("region", { name: "Matches in session text" })).toHaveTextContent("2 of 1000+");
+  });
+
   it("hands the picked hit over", async () => {
     const onPick = vi.fn();
     render(<SearchHits hits={hits} total={2} onPick={onPick} />);

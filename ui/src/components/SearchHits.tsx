@@ -14,6 +14,8 @@ const KIND_LABELS: Record<SearchHitKind, string> = {
 interface SearchHitsProps {
   hits: SearchHit[];
   total: number;
+  /** More hits match than `total` counts: shown as "1000+". */
+  totalCapped?: boolean;
   onPick: (hit: SearchHit) => void;
 }
 
@@ -22,12 +24,13 @@ interface SearchHitsProps {
  * are session text: rendered as text (React escapes it), the matches marked
  * with spans cut at the ranges the backend gives, never as HTML.
  */
-export function SearchHits({ hits, total, onPick }: SearchHitsProps) {
+export function SearchHits({ hits, total, totalCapped = false, onPick }: SearchHitsProps) {
   if (hits.length === 0) return null;
+  const counted = totalCapped ? `${total}+` : `${total}`;
   return (
     <section className="search-hits" aria-label="Matches in session text">
       <h2 className="search-hits-heading">
-        In session text <span className="muted">{total > hits.length ? `${hits.length} of ${total}` : total}</span>
+        In session text <span className="muted">{totalCapped || total > hits.length ? `${hits.length} of ${counted}` : counted}</span>
       </h2>
       <ul>
         {hits.map((hit, index) => (

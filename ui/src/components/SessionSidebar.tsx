@@ -67,6 +67,8 @@ interface SessionSidebarProps {
   /** Full-text hits for the query, shown below the matching sessions. */
   hits?: SearchHit[];
   hitsTotal?: number;
+  /** More hits match than `hitsTotal` counts (shown as "1000+"). */
+  hitsTotalCapped?: boolean;
   onPickHit?: (hit: SearchHit) => void;
 }
 
@@ -102,7 +104,7 @@ export function SessionSidebar(props: SessionSidebarProps) {
         ))}
       </ul>
       {props.hits && props.onPickHit && (
-        <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} onPick={props.onPickHit} />
+        <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} totalCapped={props.hitsTotalCapped} onPick={props.onPickHit} />
       )}
       {sessions.length === 0 && !loading && !props.hits?.length && (
         <p className="sidebar-empty">

@@ -158,7 +158,7 @@ class MockBackend {
       }
       // The preview has no session index: its search finds nothing.
       case "search_sessions":
-        return { v: 1, query: String(args.query ?? ""), hits: [], total: 0 };
+        return { v: 1, query: String(args.query ?? ""), hits: [], total: 0, total_capped: false };
       case "list_sessions": {
         const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
         const sessions = this.sessions
