@@ -236,29 +236,34 @@ impl Index {
             return Ok(SearchPage::default());
         }
         let (mut clauses, mut values) = filter_clauses(filters);
+        // Without filters the match alone picks the rows: no piece or
+        // session is read beyond the page's.
+        let joined = if clauses.is_empty() {
+            ""
+        } else {
+            "JOIN sessions s ON s.rowid = p.session"
+        };
         let by_trigrams = literal.chars().count() >= TRIGRAM;
-        if by_trigrams {
+        let (from, rowid) = if by_trigrams {
             clauses.push("texts MATCH ?".into());
             values.push(Value::Text(format!("\"{}\"", literal.replace('"', "\"\""))));
+            // The row id FTS5 walks in order: naming texts.rowid lets the
+            // virtual table consume the ORDER BY and stop at the LIMIT.
+            let from = if joined.is_empty() {
+                "texts".to_owned()
+            } else {
+                format!("texts JOIN pieces p ON p.rowid = texts.rowid {joined}")
+            };
+            (from, "texts.rowid")
         } else {
             clauses.push("p.body LIKE ? ESCAPE '\\'".into());
             values.push(Value::Text(format!("%{}%", escape_like(&literal))));
-        }
-        // The row id FTS5 walks in order (descending): naming texts.rowid
-        // lets the virtual table consume the ORDER BY and stop at LIMIT.
-        let (from, order) = if by_trigrams {
-            (
-                "texts JOIN pieces p ON p.rowid = texts.rowid",
-                "texts.rowid",
-            )
-        } else {
-            ("pieces p", "p.rowid")
+            (format!("pieces p {joined}"), "p.rowid")
         };
         let limit = limit.max(1);
         let counted = TOTAL_CAP.max(offset.saturating_add(limit));
         let sql = format!(
-            "SELECT p.rowid FROM {from} JOIN sessions s ON s.rowid = p.session {}
-             ORDER BY {order} DESC LIMIT {}",
+            "SELECT {rowid} FROM {from} {} ORDER BY {rowid} DESC LIMIT {}",
             where_sql(&clauses),
             counted + 1,
         );
@@ -303,7 +308,7 @@ impl Index {
                 session_title: title(row.get(1)?, row.get(2)?),
                 item_id: row.get(3)?,
                 kind: row.get(4)?,
-                snippet: window(&mark_substring(&text, literal)),
+                snippet: snippet(&text, literal),
                 updated: millis(row.get(6)?),
             })
         })?;
@@ -374,64 +379,54 @@ fn escape_like(text: &str) -> String {
     escaped
 }
 
-/// The text with its first occurrence of `query` marked, case folded per
-/// character (as the trigram index and LIKE match; a character whose
-/// lowercase is longer than one character compares by its first).
-fn mark_substring(text: &str, query: &str) -> String {
-    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
-    let needle: Vec<char> = query.chars().map(fold).collect();
-    let hay: Vec<(usize, char)> = text.char_indices().map(|(at, c)| (at, fold(c))).collect();
-    let found = (0..hay.len()).find(|&i| {
-        hay.len() - i >= needle.len()
-            && hay[i..i + needle.len()]
-                .iter()
-                .zip(&needle)
-                .all(|((_, c), n)| c == n)
-    });
-    let Some(first) = found.filter(|_| !needle.is_empty()) else {
-        return text.to_owned();
+/// Where `query` first occurs in `text` (a byte range), case folded per
+/// character as the trigram index and LIKE match (a character whose
+/// lowercase is longer than one character compares by its first). Walks
+/// the text once, folding as it goes: no folded copy of it is made.
+fn find_folded(text: &str, query: &str) -> Option<(usize, usize)> {
+    let fold = |c: char| {
+        if c.is_ascii() {
+            c.to_ascii_lowercase()
+        } else {
+            c.to_lowercase().next().unwrap_or(c)
+        }
     };
-    let start = hay[first].0;
-    let end = hay
-        .get(first + needle.len())
-        .map_or(text.len(), |(at, _)| *at);
-    format!(
-        "{}{MATCH_START}{}{MATCH_END}{}",
-        &text[..start],
-        &text[start..end],
-        &text[end..]
-    )
+    let needle: Vec<char> = query.chars().map(fold).collect();
+    let first = *needle.first()?;
+    text.char_indices()
+        .filter(|&(_, c)| fold(c) == first)
+        .find_map(|(start, _)| {
+            let mut end = start;
+            let mut rest = text[start..].chars();
+            for wanted in &needle {
+                let c = rest.next().filter(|&c| fold(c) == *wanted)?;
+                end += c.len_utf8();
+            }
+            Some((start, end))
+        })
 }
 
-/// The first marked match of `marked` with some context either side, the
-/// other marks dropped; an ellipsis where text was cut.
-fn window(marked: &str) -> String {
-    let Some(start) = marked.find(MATCH_START) else {
-        return marked.chars().take(2 * SCAN_CONTEXT_CHARS).collect();
+/// The first match of `query` in `text` between [`MATCH_START`] and
+/// [`MATCH_END`], with some context either side; an ellipsis where text
+/// was cut. (Indexed text never holds the marks.)
+fn snippet(text: &str, query: &str) -> String {
+    let Some((start, end)) = find_folded(text, query) else {
+        return text.chars().take(2 * SCAN_CONTEXT_CHARS).collect();
     };
-    let end = marked[start..]
-        .find(MATCH_END)
-        .map_or(marked.len(), |at| start + at + MATCH_END.len_utf8());
-    let unmarked = |text: &str| text.replace([MATCH_START, MATCH_END], "");
-    let before = unmarked(&marked[..start]);
-    let after = unmarked(&marked[end..]);
-    let kept_before: Vec<char> = before.chars().rev().take(SCAN_CONTEXT_CHARS).collect();
-    let lead = if kept_before.len() < before.chars().count() {
-        "…"
-    } else {
-        ""
+    let before = &text[..start];
+    let (lead, before) = match before.char_indices().rev().nth(SCAN_CONTEXT_CHARS - 1) {
+        Some((0, _)) | None => ("", before),
+        Some((at, _)) => ("…", &before[at..]),
     };
-    let mut snippet: String = lead.to_owned();
-    snippet.extend(kept_before.into_iter().rev());
-    snippet.push(MATCH_START);
-    snippet.push_str(&unmarked(&marked[start..end]));
-    snippet.push(MATCH_END);
-    let mut rest = after.chars();
-    snippet.extend(rest.by_ref().take(SCAN_CONTEXT_CHARS));
-    if rest.next().is_some() {
-        snippet.push('…');
-    }
-    snippet
+    let after = &text[end..];
+    let (after, trail) = match after.char_indices().nth(SCAN_CONTEXT_CHARS) {
+        Some((at, _)) => (&after[..at], "…"),
+        None => (after, ""),
+    };
+    format!(
+        "{lead}{before}{MATCH_START}{}{MATCH_END}{after}{trail}",
+        &text[start..end]
+    )
 }
 
 /// The explicit title, else the start of the first user message (the index

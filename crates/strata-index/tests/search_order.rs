@@ -143,3 +143,34 @@ fn the_total_stops_at_the_cap_and_says_more_match() {
     let none = index.search_page("needle", &nobody, 0, 50).expect("search");
     assert_eq!((none.total, none.total_capped), (0, false));
 }
+
+#[test]
+fn a_snippet_keeps_forty_characters_either_side_of_the_case_folded_match() {
+    let (_home, paths, store) = library();
+    let long = format!("{}ÉCOLE{}", "ä".repeat(100), "y".repeat(100));
+    let short = "Élan vital".to_owned();
+    session(&store, &[long, short]);
+    let mut index = Index::open(&paths).expect("open");
+    index.refresh().expect("refresh");
+    let snippets: Vec<String> = index
+        .search("éco", &Filters::default(), 10)
+        .expect("search")
+        .into_iter()
+        .map(|hit| hit.snippet)
+        .collect();
+    assert_eq!(
+        snippets,
+        [format!(
+            "…{}{MATCH_START}ÉCO{MATCH_END}LE{}…",
+            "ä".repeat(40),
+            "y".repeat(38)
+        )]
+    );
+    let whole = index
+        .search("LAN", &Filters::default(), 10)
+        .expect("search");
+    assert_eq!(
+        whole[0].snippet,
+        format!("É{MATCH_START}lan{MATCH_END} vital")
+    );
+}
