@@ -11,7 +11,9 @@ use crate::ids::ItemId;
 use crate::usage::TokenUsage;
 
 /// One item of the history the model sees.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+// Serialized with its `type` first; read by hand (`items_de.rs`), so an
+// item whose `type` comes first is read in one pass.
+#[derive(Clone, Debug, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResponseItem {
     Message(Message),

@@ -11,6 +11,7 @@ mod events;
 mod ids;
 mod inspect;
 mod items;
+mod items_de;
 mod model;
 mod output;
 mod provider;
