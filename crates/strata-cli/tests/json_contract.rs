@@ -58,7 +58,8 @@ fn every_json_line_is_a_contract_type_with_its_version() {
     assert_eq!(search.code, 0, "{search:#?}");
     let results: SearchResults = serde_json::from_str(search.stdout.trim()).unwrap();
     assert_eq!(results.v, CONTRACT_FORMAT_VERSION);
-    let hit = &results.hits[0];
+    // Newest text first: the request is the oldest text that matches.
+    let hit = results.hits.last().unwrap();
     assert_eq!(hit.session_id, started.session_id);
     assert_eq!(hit.kind, SearchHitKind::User);
     assert!(hit.item_id.is_some());
