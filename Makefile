@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-desktop bench-context
+.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-1m bench-desktop bench-context
 
 all: build
 
@@ -59,12 +59,27 @@ test: fmt-check clippy rust-tests ui-tests e2e
 # The benchmarks (not part of `make test`): the session library's index
 # against file scans, replay and append throughput, resume from the tail
 # against whole replay, and streaming latency through the agent. Generated
-# data is cached under $(CARGO_TARGET_DIR)/strata-bench/; figures go in
-# docs/PERFORMANCE.md; then the desktop figures (bench-desktop).
+# data is cached under $(CARGO_TARGET_DIR)/strata-bench/ (or
+# $STRATA_BENCH_DIR); figures go in docs/PERFORMANCE.md; then the desktop
+# figures (bench-desktop). BENCH_1M=1 adds bench-1m.
 bench: setup
 	cargo bench -p strata-index --locked
 	cargo bench -p strata-providers --bench streaming --locked
+	$(if $(BENCH_1M),$(MAKE) bench-1m)
 	$(MAKE) bench-desktop
+
+# The generator's peak memory (PSS and max RSS) streaming sessions of 10k,
+# 100k and 1M records (written, measured, deleted), then the 1,000,000-record
+# resume against a file holding only its tail (the session, 2.5 GB, is
+# generated once into the bench data folder). About 10 minutes.
+BENCH_DATA = $${STRATA_BENCH_DIR:-$(CARGO_TARGET_DIR)/strata-bench}
+bench-1m: setup
+	cargo build --release --locked -p strata-index --bin strata-gen
+	for records in 10000 100000 1000000; do \
+	  scripts/peak-memory.sh $(CARGO_TARGET_DIR)/release/strata-gen session $$records $(BENCH_DATA)/gen-memory || exit 1; \
+	  rm -rf $(BENCH_DATA)/gen-memory; \
+	done
+	STRATA_BENCH_RESUME_RECORDS=1000000 cargo bench -p strata-index --bench resume --locked
 
 # The desktop app's figures: the release build under Xvfb (cold start to
 # first paint, idle memory of the process tree, opening a 5,000-round
