@@ -27,7 +27,7 @@ function oneHit(
   hit: Pick<SearchHit, "item_id" | "kind" | "snippet" | "matches">,
 ): SearchResults {
   const { id, title, updated_at } = session.summary;
-  return { v: 1, query: String(query), total: 1, hits: [{ session_id: id, session_title: title ?? null, updated_at, ...hit }] };
+  return { v: 1, query: String(query), total: 1, total_capped: false, hits: [{ session_id: id, session_title: title ?? null, updated_at, ...hit }] };
 }
 
 /** Sends a mainline event with the transcript updates Rust's conversion makes of it. */
