@@ -42,6 +42,31 @@ pub const INDEX_FILE_NAME: &str = "library.sqlite3";
 /// How long a process waits for another one's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Runs `step` again while SQLite answers busy or locked, for at most
+/// [`BUSY_TIMEOUT`].
+fn retry_busy<T, E: Into<IndexError>>(
+    mut step: impl FnMut() -> std::result::Result<T, E>,
+) -> Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match step().map_err(Into::into) {
+            Err(IndexError::Sqlite(error))
+                if is_busy(&error) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 /// The session library's index.
 pub struct Index {
     connection: Connection,
@@ -124,9 +149,12 @@ impl Index {
         }
         let mut connection = Connection::open(path)?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
-        connection.pragma_update(None, "journal_mode", "WAL")?;
+        // Two processes opening a fresh index at once: switching it to WAL and
+        // the first read during the other's WAL recovery answer SQLITE_BUSY
+        // at once, without the busy handler, so they are retried here.
+        retry_busy(|| connection.pragma_update(None, "journal_mode", "WAL"))?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
-        schema::ensure(&mut connection)?;
+        retry_busy(|| schema::ensure(&mut connection))?;
         Ok(Self {
             connection,
             sessions: sessions.to_owned(),
