@@ -184,7 +184,14 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     const figures = await h.waitFor("the footer and the console to agree", () => {
       const footer = norm(one("[data-testid=context-gauge] .gauge-numbers")?.textContent);
       const console = norm(one("[data-testid=context-reading] strong")?.textContent);
-      return footer && console && footer.startsWith(console.replace(/,/g, "").replace(/^≈ (\d+)$/, "≈ $1")) ? { footer, console } : null;
+      // Both are the labelled estimate; the footer rounds to tenths of a
+      // thousand ("≈ 2.1k"), the console prints the count ("≈ 2,112").
+      const tokens = (text) => {
+        const m = /^≈ ([\d.,]+)(k?)/.exec(text ?? "");
+        return m ? Number(m[1].replace(/,/g, "")) * (m[2] ? 1000 : 1) : null;
+      };
+      const [f, c] = [tokens(footer), tokens(console)];
+      return f !== null && c !== null && Math.abs(f - c) <= 50 ? { footer, console } : null;
     });
     assert.ok(figures);
     await h.run(() => {
