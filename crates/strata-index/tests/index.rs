@@ -2,21 +2,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::library;
+
 use std::path::Path;
 
-use strata_core::{SessionStore, StrataPaths};
+use strata_core::SessionStore;
 use strata_index::{
     Filters, Index, MATCH_END, MATCH_START, PageRequest, SessionSummary, TailCheck, index_path,
     snippet_spans,
 };
 use strata_protocol::{FunctionCall, FunctionCallOutput, ItemId, ResponseItem, SessionId};
-
-fn library() -> (tempfile::TempDir, StrataPaths, SessionStore) {
-    let home = tempfile::tempdir().expect("tempdir");
-    let paths = StrataPaths::under(home.path());
-    let store = SessionStore::from_paths(&paths);
-    (home, paths, store)
-}
 
 fn session(store: &SessionStore, workspace: &str, model: &str, texts: &[&str]) -> SessionId {
     let mut live = store

@@ -4,19 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+use support::library;
+
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use strata_core::{SessionStore, StrataPaths};
 use strata_index::{Filters, Index, MATCH_END, MATCH_START, TOTAL_CAP};
 use strata_protocol::{ResponseItem, SessionId};
-
-fn library() -> (tempfile::TempDir, StrataPaths, SessionStore) {
-    let home = tempfile::tempdir().expect("tempdir");
-    let paths = StrataPaths::under(home.path());
-    let store = SessionStore::from_paths(&paths);
-    (home, paths, store)
-}
 
 fn session(store: &SessionStore, texts: &[String]) -> SessionId {
     let mut live = store
