@@ -26,8 +26,9 @@
 //
 // Environment: STRATA_BENCH_APP, STRATA_BENCH_GEN (release binaries),
 // STRATA_BENCH_DIR (generated data, kept between runs), STRATA_BENCH_RUNS
-// (launches per figure, default 5), WEBKIT_DRIVER, TAURI_DRIVER,
-// MINIBROWSER.
+// (launches per figure, default 5), STRATA_BENCH_ONLY (a comma-separated
+// subset of the phases start, library, stream; default all), WEBKIT_DRIVER,
+// TAURI_DRIVER, MINIBROWSER.
 
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -71,6 +72,7 @@ const SEED = 13;
 const TRANSCRIPT_PAGE = 200;
 const DELTAS_PER_SECOND = 2_000;
 const STREAM_SECONDS = Number(process.env.STRATA_BENCH_STREAM_SECONDS || 5);
+const PHASES = new Set((process.env.STRATA_BENCH_ONLY || "start,library,stream").split(",").map((p) => p.trim()));
 
 function mustEnv(name) {
   const value = process.env[name];
@@ -530,31 +532,36 @@ async function main() {
   if (!process.env.DISPLAY) throw new Error("no DISPLAY (scripts/bench-desktop.sh starts an Xvfb)");
   const started = new Date();
   const loadBefore = loadAverage();
-  const data = await prepareData();
+  const data = PHASES.has("library") ? await prepareData() : null;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "strata-bench-desktop-"));
   const driver = await Driver.start(work);
   const loads = [];
   try {
-    const trueRuns = await baselineTrue();
+    const start = PHASES.has("start");
+    const trueRuns = start ? await baselineTrue() : null;
     loads.push(loadAverage());
-    const mini = await miniBrowserStarts(driver, work);
-    const empty = await coldStarts(driver, work, (dir) => path.join(dir, "home"), "empty data folder");
+    const mini = start ? await miniBrowserStarts(driver, work) : null;
+    const empty = start ? await coldStarts(driver, work, (dir) => path.join(dir, "home"), "empty data folder") : null;
     loads.push(loadAverage());
-    const library = await libraryRuns(driver, work, data);
+    const library = data ? await libraryRuns(driver, work, data) : null;
     loads.push(loadAverage());
 
-    row("cold start → first paint (FCP), empty data folder", empty.fcp, ms, "< 2 s", empty.fcp.median < 2000 ? "yes" : "**no**", `signal: ${empty.signal}`);
-    row("cold start → header shows the profile (first IPC answered)", empty.profile, ms, "–", "–", "polled each frame after the WebDriver session is up: an upper bound");
-    row("cold start → WebDriver session up, the app", empty.up, ms);
-    if (mini) row("baseline: cold start → WebDriver session up, MiniBrowser (bare WebKit window)", mini, ms);
-    row("baseline: spawn /bin/true until it exits", trueRuns, ms);
-    row("first launch on the unindexed library → sidebar listed", summary([library.firstListing.ms]), ms, "–", "–", "builds the index of 1,002 sessions");
-    row("launch on the indexed library → sidebar listed", library.listed, ms);
-    row("idle memory, PSS of the process tree, 1,002 sessions listed", library.pss, mb, "< 250 MB", library.pss.median < 250 * 1024 ? "yes" : "**no**");
-    row("idle memory, RSS sum of the same tree (pages shared counted twice)", library.rss, mb);
-    row("PSS after opening the 5,000-round session", library.afterBig, mb);
-    row(`open a ${data.big.rounds}-round session → newest page rendered, composer enabled`, library.big, ms, "< 500 ms", library.big.median < 500 ? "yes" : "**no**", `${(data.big.bytes / 1e6).toFixed(1)} MB, ${data.big.records} records`);
-    row(`baseline: open a ${data.small.rounds}-round session, same run`, library.small, ms, "–", "–", `${(data.small.bytes / 1e6).toFixed(1)} MB; ratio ${(library.big.median / library.small.median).toFixed(2)}×`);
+    if (empty) {
+      row("cold start → first paint (FCP), empty data folder", empty.fcp, ms, "< 2 s", empty.fcp.median < 2000 ? "yes" : "**no**", `signal: ${empty.signal}`);
+      row("cold start → header shows the profile (first IPC answered)", empty.profile, ms, "–", "–", "polled each frame after the WebDriver session is up: an upper bound");
+      row("cold start → WebDriver session up, the app", empty.up, ms);
+      if (mini) row("baseline: cold start → WebDriver session up, MiniBrowser (bare WebKit window)", mini, ms);
+      row("baseline: spawn /bin/true until it exits", trueRuns, ms);
+    }
+    if (library) {
+      row("first launch on the unindexed library → sidebar listed", summary([library.firstListing.ms]), ms, "–", "–", "builds the index of 1,002 sessions");
+      row("launch on the indexed library → sidebar listed", library.listed, ms);
+      row("idle memory, PSS of the process tree, 1,002 sessions listed", library.pss, mb, "< 250 MB", library.pss.median < 250 * 1024 ? "yes" : "**no**");
+      row("idle memory, RSS sum of the same tree (pages shared counted twice)", library.rss, mb);
+      row("PSS after opening the 5,000-round session", library.afterBig, mb);
+      row(`open a ${data.big.rounds}-round session → newest page rendered, composer enabled`, library.big, ms, "< 500 ms", library.big.median < 500 ? "yes" : "**no**", `${(data.big.bytes / 1e6).toFixed(1)} MB, ${data.big.records} records`);
+      row(`baseline: open a ${data.small.rounds}-round session, same run`, library.small, ms, "–", "–", `${(data.small.bytes / 1e6).toFixed(1)} MB; ratio ${(library.big.median / library.small.median).toFixed(2)}×`);
+    }
 
     console.log("");
     console.log(`Desktop figures (${process.env.STRATA_BENCH_PROFILE || `binary ${APP}`}), ${started.toISOString()}; ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Linux ${os.release()}`);
@@ -565,10 +572,11 @@ async function main() {
     for (const r of rows) console.log(`| ${r.measure} | ${r.value} | ${r.target} | ${r.met} | ${r.note} |`);
     console.log("");
     console.log("Processes of the app's tree (PSS, first idle sample):");
-    for (const p of library.processes) console.log(`  ${p.comm.padEnd(24)} ${mb(p.pss).padStart(10)}  (RSS ${mb(p.rss)})`);
+    for (const p of library?.processes ?? []) console.log(`  ${p.comm.padEnd(24)} ${mb(p.pss).padStart(10)}  (RSS ${mb(p.rss)})`);
     console.log("Scripts the page loaded:");
-    for (const sc of empty.scripts ?? []) console.log(`  ${sc.name} ${(sc.bytes / 1024).toFixed(0)} KB, ${ms(sc.ms)}`);
+    for (const sc of empty?.scripts ?? []) console.log(`  ${sc.name} ${(sc.bytes / 1024).toFixed(0)} KB, ${ms(sc.ms)}`);
     console.log("");
+    if (!PHASES.has("stream")) return;
     const stream = await streamingRun(driver, work);
     console.log(`load average after streaming: ${loadAverage()}`);
     const s = frameStats(stream.streaming);
