@@ -14,7 +14,7 @@ use strata_protocol::{
     CompactionUndoneView, CompactionView, CreateSession, DeleteSession, ExportFormat,
     ExportSession, ForkPoint, ForkSession, GetCompactionStatus, GetCompactionViews,
     GetRoundRequests, GetToolOutput, ItemPinned, LibraryChange, ListSessionItems, ListSessions,
-    LiveEvent, OpenSession, OpenTranscript, PinItem, PreviewCompaction, ProviderKindInfo,
+    LiveBatch, OpenSession, OpenTranscript, PinItem, PreviewCompaction, ProviderKindInfo,
     RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
     SessionExport, SessionForkView, SessionItems, SessionListItem, SessionPage, SessionView,
     SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile, ThresholdCheck,
@@ -37,12 +37,13 @@ fn id(text: &str) -> Result<strata_protocol::SessionId> {
 }
 
 /// A turn's events, each with the transcript updates it makes, sent to the
-/// webview's channel in the agent's order.
-pub fn channel_sink(channel: Channel<LiveEvent>) -> TranscriptFeed<impl FnMut(LiveEvent) + Send> {
-    TranscriptFeed::new(move |event| {
+/// webview's channel in the agent's order, streamed text in batches of
+/// about a frame.
+pub fn channel_sink(channel: Channel<LiveBatch>) -> TranscriptFeed<impl FnMut(LiveBatch) + Send> {
+    TranscriptFeed::new(move |batch| {
         // A window that went away must not stop the turn: the session file
         // still records everything.
-        if let Err(error) = channel.send(event) {
+        if let Err(error) = channel.send(batch) {
             tracing::debug!(%error, "the UI stopped listening to a turn's events");
         }
     })
@@ -129,7 +130,7 @@ pub async fn send_message(
     app: State<'_, Shared>,
     session_id: String,
     text: String,
-    on_event: Channel<LiveEvent>,
+    on_event: Channel<LiveBatch>,
 ) -> Result<TurnReport> {
     let session_id = id(&session_id)?;
     app.send_message(SendMessage { session_id, text }, channel_sink(on_event))
@@ -162,7 +163,7 @@ pub async fn compact_now(
     app: State<'_, Shared>,
     session_id: String,
     focus: Option<String>,
-    on_event: Channel<LiveEvent>,
+    on_event: Channel<LiveBatch>,
 ) -> Result<CompactOutcome> {
     let session_id = id(&session_id)?;
     app.compact_now(CompactNow { session_id, focus }, channel_sink(on_event))
@@ -393,7 +394,7 @@ pub async fn compact_up_to(
     session_id: String,
     item: String,
     focus: Option<String>,
-    on_event: Channel<LiveEvent>,
+    on_event: Channel<LiveBatch>,
 ) -> Result<CompactOutcome> {
     let session_id = id(&session_id)?;
     let request = CompactUpTo {

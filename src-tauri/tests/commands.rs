@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use strata_desktop::commands::{Shared, channel_sink};
 use strata_protocol::{
-    AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveEvent, MainlineEvent,
-    SearchHitKind, SearchResults, SendMessage, SessionExport, SessionId, SessionListItem,
-    SessionPage, SessionView, Settings, TranscriptUpdate, TurnOutcome,
+    AgentEvent, AppInfo, CommandErrorKind, CompactNow, EventEnvelope, LiveBatch, LiveEvent,
+    MainlineEvent, SearchHitKind, SearchResults, SendMessage, SessionExport, SessionId,
+    SessionListItem, SessionPage, SessionView, Settings, TranscriptUpdate, TurnOutcome,
 };
 use tauri::Manager;
 use tauri::ipc::{Channel, InvokeResponseBody};
@@ -63,7 +63,7 @@ async fn run_turn(
     app: &Shared,
     session_id: SessionId,
     text: String,
-    channel: Channel<LiveEvent>,
+    channel: Channel<LiveBatch>,
 ) -> Result<strata_protocol::TurnReport, strata_protocol::CommandError> {
     app.send_message(SendMessage { session_id, text }, channel_sink(channel))
         .await
@@ -74,16 +74,16 @@ async fn run_compaction(
     app: &Shared,
     session_id: SessionId,
     focus: Option<String>,
-    channel: Channel<LiveEvent>,
+    channel: Channel<LiveBatch>,
 ) -> Result<strata_protocol::CompactOutcome, strata_protocol::CommandError> {
     app.compact_now(CompactNow { session_id, focus }, channel_sink(channel))
         .await
 }
 
-/// A channel that keeps every event it is sent, with its transcript updates.
-fn collecting_channel() -> (Channel<LiveEvent>, Arc<Mutex<Vec<LiveEvent>>>) {
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&events);
+/// A channel that keeps every batch of events it is sent.
+fn collecting_channel() -> (Channel<LiveBatch>, Arc<Mutex<Vec<LiveBatch>>>) {
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&batches);
     let channel = Channel::new(move |body: InvokeResponseBody| {
         let InvokeResponseBody::Json(text) = body else {
             panic!("events are JSON");
@@ -93,7 +93,13 @@ fn collecting_channel() -> (Channel<LiveEvent>, Arc<Mutex<Vec<LiveEvent>>>) {
             .push(serde_json::from_str(&text).unwrap());
         Ok(())
     });
-    (channel, events)
+    (channel, batches)
+}
+
+/// The events of `batches`, each with its transcript updates, in order.
+fn events_of(batches: &Mutex<Vec<LiveBatch>>) -> Vec<LiveEvent> {
+    let batches = batches.lock().unwrap();
+    batches.iter().flat_map(|b| b.events.clone()).collect()
 }
 
 #[test]
@@ -174,13 +180,10 @@ fn renaming_a_live_session_keeps_its_agent_and_event_numbering() {
         let report =
             tauri::async_runtime::block_on(run_turn(&h.state(), id, text.into(), channel)).unwrap();
         assert_eq!(report.outcome, TurnOutcome::Completed);
-        let seqs: Vec<u64> = events
-            .lock()
-            .unwrap()
+        events_of(&events)
             .iter()
             .map(|e| e.envelope.seq)
-            .collect();
-        seqs
+            .collect::<Vec<u64>>()
     };
     let first = turn("What is in this folder?");
     h.invoke::<SessionListItem>(
@@ -342,7 +345,21 @@ fn a_turn_on_the_demo_model_streams_every_event_in_order() {
     assert_eq!(report.outcome, TurnOutcome::Completed);
     assert!(report.rounds >= 2, "the demo model calls tools first");
 
-    let live = events.lock().unwrap();
+    // Streamed text may wait for the events after it; nothing else waits:
+    // every batch holds text deltas only, up to its last event.
+    for batch in events.lock().unwrap().iter() {
+        let Some((_, held)) = batch.events.split_last() else {
+            panic!("an empty batch was sent");
+        };
+        assert!(
+            held.iter().all(|e| matches!(
+                e.envelope.event,
+                AgentEvent::Mainline(MainlineEvent::TextDelta { .. })
+            )),
+            "{batch:?}"
+        );
+    }
+    let live = events_of(&events);
     // Every event comes with the transcript updates the conversion made of it.
     assert!(live.iter().any(|e| {
         e.updates

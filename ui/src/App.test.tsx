@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
 import type { SessionListItem, SessionView } from "./api/types";
-import type { LiveEvent } from "./bindings/LiveEvent";
+import type { LiveBatch } from "./bindings/LiveBatch";
 import type { SearchHit } from "./bindings/SearchHit";
 import type { SearchResults } from "./bindings/SearchResults";
 import type { MainlineEvent } from "./bindings/MainlineEvent";
@@ -31,10 +31,10 @@ function oneHit(
 }
 
 /** Sends a mainline event with the transcript updates Rust's conversion makes of it. */
-function emitter(channel: { onmessage: (e: LiveEvent) => void }, sessionId: string) {
+function emitter(channel: { onmessage: (batch: LiveBatch) => void }, sessionId: string) {
   let seq = 0;
   return (event: MainlineEvent, updates: TranscriptUpdate[]) =>
-    channel.onmessage({ envelope: { v: 1, seq: seq++, session_id: sessionId, event: { family: "mainline", event } }, updates });
+    channel.onmessage({ events: [{ envelope: { v: 1, seq: seq++, session_id: sessionId, event: { family: "mainline", event } }, updates }] });
 }
 
 /** A shell answering with `answer`, and app info and settings for the demo profile; it records every call. */
@@ -72,7 +72,7 @@ function fakeShell() {
         finishTurn?.();
         return true;
       case "send_message": {
-        const emit = emitter(args.on_event as { onmessage: (e: LiveEvent) => void }, String(args.session_id));
+        const emit = emitter(args.on_event as { onmessage: (batch: LiveBatch) => void }, String(args.session_id));
         const card = { kind: "tool" as const, id: "call:c9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}', turn_id: "t9" };
         const asked = { ...card, status: "awaiting_approval" as const, approval: { summary: "run `cargo test` in /w", detail: "cargo test" } };
         emit({ kind: "turn_started", turn_id: "t9", user_message: { type: "message", id: "u9", role: "user", content: String(args.text) } }, [
@@ -165,7 +165,7 @@ describe("App", () => {
         case "open_transcript":
           return { v: 1, session_id: session.summary.id, entries: [], total: 0, start: 0 };
         case "send_message": {
-          const emit = emitter(args.on_event as { onmessage: (e: LiveEvent) => void }, session.summary.id);
+          const emit = emitter(args.on_event as { onmessage: (batch: LiveBatch) => void }, session.summary.id);
           emit({ kind: "turn_started", turn_id: "t1", user_message: { type: "message", id: "u1", role: "user", content: String(args.text) } }, [
             { op: "append", entry: { kind: "user", id: "u1", text: String(args.text), turn_id: "t1" } },
           ]);

@@ -150,7 +150,7 @@ fn live_updates_build_the_transcript_the_session_file_gives() {
                 app,
                 id,
                 text,
-                TranscriptFeed::new(move |event| sink.lock().unwrap().push(event)),
+                TranscriptFeed::new(move |batch| sink.lock().unwrap().extend(batch.events)),
             )
             .await;
             for event in std::mem::take(&mut *events.lock().unwrap()) {

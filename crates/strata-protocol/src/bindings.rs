@@ -25,8 +25,8 @@ mod tests {
         CompactPreview, CompactionList, CompactionPreview, CompactionStatus, CompactionView,
         CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo,
         GetCompactionStatus, GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput,
-        LibraryChange, ListProviderKinds, ListSessions, LiveEvent, ModelEvent, OpenSession,
-        OpenTranscript, PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody,
+        LibraryChange, ListProviderKinds, ListSessions, LiveBatch, LiveEvent, ModelEvent,
+        OpenSession, OpenTranscript, PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody,
         RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
         SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
         SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
@@ -99,6 +99,7 @@ mod tests {
         TranscriptPage::export_all(&cfg)?;
         TranscriptUpdate::export_all(&cfg)?;
         LiveEvent::export_all(&cfg)?;
+        LiveBatch::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
         SessionExport::export_all(&cfg)?;

@@ -77,7 +77,8 @@ pub use records::{
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
-    ApprovalView, CompactionProblem, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview, ToolEntry,
-    ToolOutputText, ToolState, TranscriptEntry, TranscriptPage, TranscriptUpdate, Unsaved,
+    ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,
+    ToolEntry, ToolOutputText, ToolState, TranscriptEntry, TranscriptPage, TranscriptUpdate,
+    Unsaved,
 };
 pub use usage::TokenUsage;

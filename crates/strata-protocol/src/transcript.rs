@@ -255,6 +255,16 @@ pub struct LiveEvent {
     pub updates: Vec<TranscriptUpdate>,
 }
 
+/// What a turn's event channel carries: consecutive [`LiveEvent`]s in the
+/// agent's order. Streamed text is held back for about a frame and sent
+/// together, so a model streaming thousands of deltas a second costs the
+/// webview one message a frame, not one a delta; any other event goes out
+/// at once with the deltas before it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct LiveBatch {
+    pub events: Vec<LiveEvent>,
+}
+
 /// A page of a session's transcript, oldest entry first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct TranscriptPage {

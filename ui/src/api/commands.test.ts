@@ -63,18 +63,18 @@ describe("command wrappers", () => {
   });
 
   it("passes a channel for the turn's events", async () => {
-    const received: number[] = [];
+    const received: number[][] = [];
     mockIPC((cmd, args) => {
       const { on_event, session_id, text } = args as { on_event: { onmessage: (m: unknown) => void }; session_id: string; text: string };
       expect(cmd).toBe("send_message");
       expect([session_id, text]).toEqual(["s1", "hello"]);
-      on_event.onmessage({ envelope: { v: 1, seq: 0 }, updates: [] });
-      on_event.onmessage({ envelope: { v: 1, seq: 1 }, updates: [] });
+      on_event.onmessage({ events: [{ envelope: { v: 1, seq: 0 }, updates: [] }, { envelope: { v: 1, seq: 1 }, updates: [] }] });
+      on_event.onmessage({ events: [{ envelope: { v: 1, seq: 2 }, updates: [] }] });
       return { turn_id: "t", outcome: "completed", rounds: 1 };
     });
-    const report = await api.sendMessage("s1", "hello", (event) => received.push(event.envelope.seq));
+    const report = await api.sendMessage("s1", "hello", (events) => received.push(events.map((event) => event.envelope.seq)));
     expect(report.outcome).toBe("completed");
-    expect(received).toEqual([0, 1]);
+    expect(received).toEqual([[0, 1], [2]]);
   });
 
   it("passes a channel for the library's changes", async () => {

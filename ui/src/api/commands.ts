@@ -26,6 +26,7 @@ import type { GetRoundRequests } from "../bindings/GetRoundRequests";
 import type { GetToolOutput } from "../bindings/GetToolOutput";
 import type { ItemPinned } from "../bindings/ItemPinned";
 import type { ListSessionItems } from "../bindings/ListSessionItems";
+import type { LiveBatch } from "../bindings/LiveBatch";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { ListSessions } from "../bindings/ListSessions";
@@ -60,14 +61,17 @@ import type { UndoCompaction } from "../bindings/UndoCompaction";
 import type { WatchLibrary } from "../bindings/WatchLibrary";
 import { call } from "./ipc";
 
-/** Receives a turn's events, each with the transcript updates Rust made of it. */
-export type EventHandler = (event: LiveEvent) => void;
+/**
+ * Receives a turn's events, each with the transcript updates Rust made of it, in order: one
+ * `LiveBatch` at a time (streamed text comes about a frame's worth at once).
+ */
+export type EventHandler = (events: LiveEvent[]) => void;
 
 /** A request with the channel its events arrive on. */
-type WithEvents<T> = T & { on_event: Channel<LiveEvent> };
+type WithEvents<T> = T & { on_event: Channel<LiveBatch> };
 
-function channelFor(onEvent: EventHandler): Channel<LiveEvent> {
-  return new Channel<LiveEvent>(onEvent);
+function channelFor(onEvent: EventHandler): Channel<LiveBatch> {
+  return new Channel<LiveBatch>((batch) => onEvent(batch.events));
 }
 
 export const appInfo = () => call<AppInfo>("app_info");

@@ -4,6 +4,7 @@
 import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { AppInfo, ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
+import type { LiveBatch } from "../bindings/LiveBatch";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
@@ -223,7 +224,7 @@ class MockBackend {
       case "answer_approval":
         return false;
       case "send_message":
-        return this.turn(this.find(args.session_id), args.on_event as Channel<LiveEvent>);
+        return this.turn(this.find(args.session_id), args.on_event as Channel<LiveBatch>);
       case "compaction_views":
         return this.find(args.session_id).compaction_views;
       case "round_requests": {
@@ -290,7 +291,7 @@ class MockBackend {
   }
 
   /** Replays the recorded turn, paced like a model streaming. */
-  async turn(session: PreviewSession, channel: Channel<LiveEvent>): Promise<TurnReport> {
+  async turn(session: PreviewSession, channel: Channel<LiveBatch>): Promise<TurnReport> {
     const sessionId = session.view.summary.id;
     const run = { cancelled: false };
     this.running.set(sessionId, run);
@@ -300,7 +301,7 @@ class MockBackend {
     for (const event of this.library.live_turn) {
       if (run.cancelled) break;
       await sleep(40);
-      channel.onmessage(renamed(event, sessionId, suffix));
+      channel.onmessage({ events: [renamed(event, sessionId, suffix)] });
       const inner = event.envelope.event;
       if (inner.family === "mainline" && inner.event.kind === "turn_finished") {
         report = { turn_id: inner.event.turn_id, outcome: inner.event.outcome, rounds: inner.event.rounds };

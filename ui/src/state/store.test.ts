@@ -18,20 +18,20 @@ describe("the store's one event path", () => {
     const started = live(0, { family: "mainline", event: { kind: "turn_started", turn_id: "t1", user_message: { type: "message", id: "u1", role: "user", content: "Hi" } } }, [
       { op: "append", entry: { kind: "user", id: "u1", text: "Hi" } },
     ]);
-    actions.receive(SESSION, started);
-    actions.receive(SESSION, started);
+    actions.receive(SESSION, [started]);
+    actions.receive(SESSION, [started]);
     expect(store.get().transcript.entries).toHaveLength(1);
     expect(isRunning(store.get())).toBe(true);
 
-    actions.receive(SESSION, live(1, { family: "debug", event: { kind: "usage_reported", turn_id: "t1", round_id: "r1", usage: { input_tokens: 5000, output_tokens: 120 }, threshold: 9000 } }));
+    actions.receive(SESSION, [live(1, { family: "debug", event: { kind: "usage_reported", turn_id: "t1", round_id: "r1", usage: { input_tokens: 5000, output_tokens: 120 }, threshold: 9000 } })]);
     const { transcript } = store.get();
     expect([transcript.context_tokens, transcript.threshold, transcript.debugEvents.length, transcript.lastSeq]).toEqual([5120, 9000, 1, 1]);
 
     // Another session's events (a window that moved on) change nothing.
-    actions.receive("0193a1b2-c3d4-7e5f-8a9b-00000000ffff", live(2, { family: "mainline", event: { kind: "turn_finished", turn_id: "t9", outcome: "completed", rounds: 1 } }));
+    actions.receive("0193a1b2-c3d4-7e5f-8a9b-00000000ffff", [live(2, { family: "mainline", event: { kind: "turn_finished", turn_id: "t9", outcome: "completed", rounds: 1 } })]);
     expect(store.get().transcript).toBe(transcript);
 
-    actions.receive(SESSION, live(2, { family: "mainline", event: { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 } }));
+    actions.receive(SESSION, [live(2, { family: "mainline", event: { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 } })]);
     expect(isRunning(store.get())).toBe(false);
   });
 
@@ -43,7 +43,7 @@ describe("the store's one event path", () => {
       if (cmd === "list_sessions") return { v: 1, sessions: [], total: 0 };
       if (cmd !== "send_message") throw { kind: "internal", message: `unexpected ${cmd}` };
       turn += 1;
-      const channel = args.on_event as { onmessage: (e: LiveEvent) => void };
+      const channel = args.on_event as { onmessage: (batch: { events: LiveEvent[] }) => void };
       const id = `u${turn}`;
       const events = [
         live(0, { family: "mainline", event: { kind: "turn_started", turn_id: `t${turn}`, user_message: { type: "message", id, role: "user", content: String(args.text) } } }, [
@@ -51,7 +51,7 @@ describe("the store's one event path", () => {
         ]),
         live(1, { family: "mainline", event: { kind: "turn_finished", turn_id: `t${turn}`, outcome: "completed", rounds: 1 } }),
       ];
-      for (const event of events) channel.onmessage(event);
+      channel.onmessage({ events });
       return { turn_id: `t${turn}`, outcome: "completed", rounds: 1, compactions: 0 };
     });
     const store = createStore({ ...initialState, view });

@@ -12,7 +12,8 @@ import type { LiveEvent } from "../bindings/LiveEvent";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
-import { applyUpdates, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
+import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
+import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
 
 export type ConversationMode = "browse" | "live";
 
@@ -120,10 +121,16 @@ function withEntry(transcript: Transcript, entry: Entry): Transcript {
 }
 
 /** Every action of the app; created once per store, so each is a stable function. */
-export function createActions(store: Store) {
+export function createActions(store: Store, schedule: FrameScheduler = nextFrame) {
   const { get, set } = store;
   let localCount = 0;
   const openId = () => get().view?.summary.id ?? null;
+  const live = createLiveQueue((sessionId, events) => {
+    if (openId() !== sessionId) return;
+    const { transcript } = get();
+    const next = applyLiveEvents(transcript, events);
+    if (next !== transcript) set({ transcript: next });
+  }, schedule);
 
   const fail = (error: unknown) => set({ toast: { tone: "error", text: toCommandFailure(error).message } });
 
@@ -246,27 +253,12 @@ export function createActions(store: Store) {
 
     setMode: (mode: ConversationMode) => set({ mode }),
 
-    /** The one path from backend events to the store: a live event and the transcript updates Rust made of it. */
-    receive(sessionId: string, { envelope, updates }: LiveEvent) {
-      if (openId() !== sessionId) return;
-      set((s) => {
-        const t = s.transcript;
-        if (envelope.seq <= t.lastSeq) return {};
-        const next: Transcript = { ...t, lastSeq: envelope.seq, entries: applyUpdates(t.entries, updates) };
-        const { event } = envelope;
-        if (event.family === "mainline") {
-          if (event.event.kind === "turn_started") next.runningTurn = event.event.turn_id;
-          if (event.event.kind === "turn_finished") next.runningTurn = null;
-        } else {
-          next.debugEvents = [...t.debugEvents, envelope];
-          if (event.event.kind === "usage_reported") {
-            next.last_usage = event.event.usage;
-            next.context_tokens = event.event.context_tokens ?? contextTokensOf(event.event.usage);
-            next.threshold = event.event.threshold;
-          }
-        }
-        return { transcript: next };
-      });
+    /**
+     * The one path from backend events to the store: live events with the transcript updates Rust
+     * made of them, applied at the next frame (at once when one may not wait; see `live.ts`).
+     */
+    receive(sessionId: string, events: readonly LiveEvent[]) {
+      if (openId() === sessionId) live.push(sessionId, events);
     },
 
     async send(text: string) {
@@ -275,8 +267,9 @@ export function createActions(store: Store) {
       // Each command's events come on its own channel, numbered by the agent that
       // runs it; an agent resumed since (after a settings or profile change)
       // starts again at 0, so the numbering restarts with the command.
+      live.flush();
       set((s) => ({ mode: "live", pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
-      const onEvent = (event: LiveEvent) => actions.receive(sessionId, event);
+      const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
         const compact = parseCompactCommand(text);
         if (compact) {
@@ -286,8 +279,10 @@ export function createActions(store: Store) {
           await api.sendMessage(sessionId, text, onEvent);
         }
       } catch (error) {
+        live.flush();
         if (openId() === sessionId) localError(toCommandFailure(error).message);
       } finally {
+        live.flush();
         set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
         void actions.refreshSessions();
       }
@@ -473,9 +468,11 @@ export function createActions(store: Store) {
       const sessionId = openId();
       set({ historyDialog: null });
       if (!sessionId) return;
+      live.flush();
       set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       try {
-        const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (event) => actions.receive(sessionId, event));
+        const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (events) => actions.receive(sessionId, events));
+        live.flush();
         if (openId() !== sessionId) return;
         if (outcome.skipped) notice(outcome.skipped);
         else await actions.reloadTranscript(sessionId);

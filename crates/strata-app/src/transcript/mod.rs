@@ -3,16 +3,19 @@
 //! expanded, and a turn's live events turned into updates of the same
 //! entries ([`TranscriptFeed`]). Both come from [`fold`]'s one conversion.
 
+pub mod batch;
 pub mod fold;
 
 use std::sync::Arc;
 
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, EventEnvelope, GetToolOutput, LiveEvent, OpenTranscript, Record,
-    RecordBody, ResponseItem, SessionId, ToolOutputText, TranscriptEntry, TranscriptPage,
+    CONTRACT_FORMAT_VERSION, EventEnvelope, GetToolOutput, LiveBatch, LiveEvent, OpenTranscript,
+    Record, RecordBody, ResponseItem, SessionId, ToolOutputText, TranscriptEntry, TranscriptPage,
 };
+use tokio::time::Instant;
 
+pub use batch::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher};
 pub use fold::{TranscriptFold, compaction_id, from_records, preview, tool_id};
 
 use crate::App;
@@ -186,26 +189,46 @@ impl App {
     }
 }
 
-/// An event sink that sends each event with the transcript updates it makes.
+/// An event sink that sends each event with the transcript updates it
+/// makes, streamed text gathered into batches of about a frame
+/// ([`LiveBatcher`]): the agent's order, nothing dropped, and every held
+/// event sent by the time the turn's work returns.
 pub struct TranscriptFeed<F> {
     fold: TranscriptFold,
+    batcher: LiveBatcher,
     send: F,
 }
 
-impl<F: FnMut(LiveEvent) + Send> TranscriptFeed<F> {
+impl<F: FnMut(LiveBatch) + Send> TranscriptFeed<F> {
     pub fn new(send: F) -> Self {
         Self {
             fold: TranscriptFold::live(),
+            batcher: LiveBatcher::default(),
             send,
         }
     }
 }
 
-impl<F: FnMut(LiveEvent) + Send> EventHandler for TranscriptFeed<F> {
+impl<F: FnMut(LiveBatch) + Send> EventHandler for TranscriptFeed<F> {
     async fn handle(&mut self, envelope: EventEnvelope) {
         self.fold.apply_event(&envelope);
         let updates = self.fold.take_updates();
-        (self.send)(LiveEvent { envelope, updates });
+        if let Some(batch) = self
+            .batcher
+            .push(LiveEvent { envelope, updates }, Instant::now())
+        {
+            (self.send)(batch);
+        }
+    }
+
+    fn flush_at(&self) -> Option<Instant> {
+        self.batcher.flush_at()
+    }
+
+    async fn flush(&mut self) {
+        if let Some(batch) = self.batcher.take() {
+            (self.send)(batch);
+        }
     }
 }
 

@@ -128,7 +128,7 @@ async fn record(home: &Path) -> PreviewLibrary {
                 &app,
                 id,
                 text,
-                TranscriptFeed::new(move |event| sink.lock().unwrap().push(event)),
+                TranscriptFeed::new(move |batch| sink.lock().unwrap().extend(batch.events)),
             )
             .await;
             live_turn = std::mem::take(&mut *events.lock().unwrap());

@@ -6,6 +6,7 @@ use strata_protocol::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, SessionId,
 };
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 /// Where an agent sends its events. Unbounded so a fast stream never waits
 /// on a slow front end and nothing is dropped.
@@ -24,11 +25,23 @@ pub fn event_channel() -> (EventSender, EventReceiver) {
 pub trait EventHandler {
     /// Shows or sends one event; the agent waits meanwhile.
     fn handle(&mut self, envelope: EventEnvelope) -> impl Future<Output = ()> + Send;
+
+    /// When the events a handler holds back (to send several at once) must
+    /// go out even if no other event comes; `None` when it holds none.
+    fn flush_at(&self) -> Option<Instant> {
+        None
+    }
+
+    /// Sends whatever the handler holds back: at [`Self::flush_at`], and
+    /// once the work has ended.
+    fn flush(&mut self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
 }
 
 /// Drives `work` (a turn or a compaction) while handing each event it emits
 /// to `handler`, then the events still queued when it finished: every event
-/// is handled, in order, before this returns.
+/// is handled, in order, and the handler flushed, before this returns.
 pub async fn forward_events<F: Future>(
     work: F,
     events: &mut EventReceiver,
@@ -36,15 +49,20 @@ pub async fn forward_events<F: Future>(
 ) -> F::Output {
     let mut work = std::pin::pin!(work);
     let output = loop {
+        let flush_at = handler.flush_at();
+        // Built even when disabled (select! evaluates every branch).
+        let due = tokio::time::sleep_until(flush_at.unwrap_or_else(Instant::now));
         tokio::select! {
             biased;
             Some(envelope) = events.recv() => handler.handle(envelope).await,
+            () = due, if flush_at.is_some() => handler.flush().await,
             output = &mut work => break output,
         }
     };
     while let Ok(envelope) = events.try_recv() {
         handler.handle(envelope).await;
     }
+    handler.flush().await;
     output
 }
 
@@ -143,6 +161,59 @@ mod tests {
         let output = forward_events(work, &mut rx, &mut seen).await;
         assert_eq!(output, "done");
         assert_eq!(seen.0, [0, 1, 2, 3, 4]);
+    }
+
+    /// Holds every event back until flushed, like a batching front end.
+    #[derive(Default)]
+    struct Holding {
+        held: Vec<u64>,
+        sent: Vec<Vec<u64>>,
+        flushed: Option<tokio::sync::oneshot::Sender<()>>,
+    }
+
+    impl EventHandler for Holding {
+        async fn handle(&mut self, envelope: EventEnvelope) {
+            self.held.push(envelope.seq);
+        }
+
+        fn flush_at(&self) -> Option<Instant> {
+            (!self.held.is_empty()).then(|| Instant::now() + std::time::Duration::from_millis(5))
+        }
+
+        async fn flush(&mut self) {
+            if !self.held.is_empty() {
+                self.sent.push(std::mem::take(&mut self.held));
+                if let Some(flushed) = self.flushed.take() {
+                    let _ = flushed.send(());
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn held_back_events_go_out_when_due_while_the_work_still_runs() {
+        let (tx, mut rx) = event_channel();
+        let mut emitter = EventEmitter::new(tx, SessionId::new());
+        let (flushed_tx, flushed_rx) = tokio::sync::oneshot::channel();
+        // The work waits for the flush of its first event: it would wait
+        // forever if only a later event or the work's end flushed.
+        let work = async move {
+            emitter.debug(ineffective());
+            flushed_rx.await.unwrap();
+            emitter.debug(ineffective());
+        };
+        let mut holding = Holding {
+            flushed: Some(flushed_tx),
+            ..Holding::default()
+        };
+        tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            forward_events(work, &mut rx, &mut holding),
+        )
+        .await
+        .expect("the held event was never flushed");
+        assert_eq!(holding.sent, [vec![0], vec![1]]);
+        assert!(holding.held.is_empty(), "flushed once the work ended");
     }
 
     #[test]
