@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ComponentProps } from "react";
 import * as api from "./api/commands";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
@@ -7,7 +7,7 @@ import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import { consoleSections } from "./console/sections";
 import { useSessionCompaction } from "./console/useCompactionStatus";
-import { DebugConsolePanel } from "./components/DebugConsolePanel";
+import { DebugConsolePanel, type ConsoleContext } from "./components/DebugConsolePanel";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
@@ -39,7 +39,13 @@ function AppWindow() {
   const loadingSessions = useAppState((s) => s.loadingSessions);
   const view = useAppState((s) => s.view);
   const mode = useAppState((s) => s.mode);
-  const transcript = useAppState((s) => s.transcript);
+  // Slices of the transcript, not the whole: the window around the conversation must not render
+  // again on every frame of a streamed answer.
+  const target = useAppState((s) => s.transcript.target);
+  const entryCount = useAppState((s) => s.transcript.entries.length);
+  const debugEvents = useAppState((s) => s.transcript.debugEvents);
+  const runningTurn = useAppState((s) => s.transcript.runningTurn);
+  const reportedThreshold = useAppState((s) => s.transcript.threshold);
   const running = useAppState(isRunning);
   const loadError = useAppState((s) => s.loadError);
   const toast = useAppState((s) => s.toast);
@@ -92,12 +98,11 @@ function AppWindow() {
   // divider, loaded with everything after it): scrolled to once per open.
   const scrolledTo = useRef<string | null>(null);
   useEffect(() => {
-    const target = transcript.target;
     if (!target || !view) return;
     const key = `${view.summary.id}:${target}`;
     if (scrolledTo.current === key) return;
     if (listRef.current?.scrollToEntry(target)) scrolledTo.current = key;
-  }, [transcript.target, transcript.entries, view]);
+  }, [target, entryCount, view]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
   const newSession = useCallback(async () => {
@@ -120,8 +125,8 @@ function AppWindow() {
   }, [view, actions, mode]);
   const compaction = useSessionCompaction(
     view?.summary.id ?? null,
-    transcript.debugEvents,
-    transcript.runningTurn,
+    debugEvents,
+    runningTurn,
     view?.record_count ?? 0,
     view?.context_tokens ?? null,
     reloadConversation,
@@ -130,8 +135,7 @@ function AppWindow() {
   const consoleContext = useMemo(
     () => ({
       session: view,
-      transcript,
-      debugEvents: transcript.debugEvents,
+      debugEvents,
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
       compaction,
@@ -140,14 +144,14 @@ function AppWindow() {
         ? undefined
         : (number: number) => actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`),
     }),
-    [view, transcript, focusedCompaction, compaction, running, actions],
+    [view, debugEvents, focusedCompaction, compaction, running, actions],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its
   // title, a switch its model); the snapshot the conversation opened with is not.
   const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
   const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
-  const threshold = transcript.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
+  const threshold = reportedThreshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
   // Reported, or right after a compaction an estimate (labelled), never the pre-compaction report.
   const context_tokens = compaction.reading.tokens;
 
@@ -189,7 +193,7 @@ function AppWindow() {
           <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={() => void newSession()} />
         )}
         {consoleOpen && (
-          <DebugConsolePanel
+          <ConsoleDock
             context={consoleContext}
             sections={consoleSections}
             width={consoleWidth}
@@ -254,6 +258,13 @@ function AppWindow() {
     </div>
     </ExternalLinks>
   );
+}
+
+/** The debug console, with the transcript it reads selected here, so only the console follows a streamed answer. */
+function ConsoleDock({ context, ...panel }: Omit<ComponentProps<typeof DebugConsolePanel>, "context"> & { context: Omit<ConsoleContext, "transcript"> }) {
+  const transcript = useAppState((s) => s.transcript);
+  const full = useMemo(() => ({ ...context, transcript }), [context, transcript]);
+  return <DebugConsolePanel context={full} {...panel} />;
 }
 
 function WelcomeScreen({ error, hasSessions, onNew }: { error: string | null; hasSessions: boolean; onNew: () => void }) {

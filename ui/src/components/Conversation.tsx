@@ -28,7 +28,14 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
     if (!waiting) return;
     listRef.current?.focusApproval(waiting.id);
   };
-  const focusComposer = () => composerRef.current?.focus();
+  const focusComposer = useCallback(() => composerRef.current?.focus(), [composerRef]);
+  const editLast = useCallback(
+    (text: string) => {
+      setDraft(text);
+      focusComposer();
+    },
+    [focusComposer],
+  );
   const send = useCallback((text: string) => void actions.send(text), [actions]);
   const decide = useCallback((callId: string, decision: Parameters<typeof actions.decide>[1]) => void actions.decide(callId, decision), [actions]);
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
@@ -107,14 +114,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
           onDecide={live ? decide : undefined}
           onInspectCompaction={inspect}
           history={history}
-          onEditLast={
-            live && !running
-              ? (text) => {
-                  setDraft(text);
-                  focusComposer();
-                }
-              : undefined
-          }
+          onEditLast={live && !running ? editLast : undefined}
           onRetryLast={live && !running ? send : undefined}
         />
       )}

@@ -3,6 +3,7 @@ import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { classifyLink } from "../lib/links";
+import { splitSettled } from "../lib/markdownBlocks";
 import { CopyButton } from "./CopyButton";
 
 // Model output is untrusted. react-markdown builds React elements from the
@@ -66,22 +67,49 @@ function LinkOrText({ href, className, children }: { href: string | undefined; c
 // own filter would blank unsafe ones and lose the reason.
 const keepUrl = (url: string) => url;
 
+// react-markdown attaches its plugins again on every render, and
+// rehype-highlight registers its three dozen grammars each time it is
+// attached: made once here, its (stateless) transformer is reused, so a
+// message costs its parse, not a highlighter's set-up.
+const highlight = rehypeHighlight();
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [() => highlight];
+
 interface MarkdownProps {
   text: string;
 }
+
+/** The elements of `text`, parsed; memoised, so an unchanged text is not parsed again. */
+const MarkdownBody = memo(function MarkdownBody({ text }: MarkdownProps) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components} urlTransform={keepUrl}>
+      {text}
+    </ReactMarkdown>
+  );
+});
 
 /** Renders model or user markdown safely, with highlighted, copyable code. */
 export const Markdown = memo(function Markdown({ text }: MarkdownProps) {
   return (
     <div className="markdown">
-      <ReactMarkdown
-        remarkPlugins={[remarkGfm]}
-        rehypePlugins={[rehypeHighlight]}
-        components={components}
-        urlTransform={keepUrl}
-      >
-        {text}
-      </ReactMarkdown>
+      <MarkdownBody text={text} />
+    </div>
+  );
+});
+
+/**
+ * Markdown still streaming: its settled blocks are parsed once each, only the growing last one
+ * on every update (`splitSettled`), so a long answer costs each frame what its last paragraph costs.
+ */
+export const StreamingMarkdown = memo(function StreamingMarkdown({ text }: MarkdownProps) {
+  const { settled, tail } = splitSettled(text);
+  return (
+    <div className="markdown">
+      {settled.map((block, index) => (
+        // A settled block keeps its place and its text: its index is its identity.
+        <MarkdownBody key={index} text={block} />
+      ))}
+      <MarkdownBody key="tail" text={tail} />
     </div>
   );
 });

@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useImperativeHandle, useLayoutEffect, useRef, type Ref } from "react";
+import { memo, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
@@ -72,42 +72,40 @@ interface MessageListProps {
   history?: HistoryHandlers;
 }
 
-function EntryView({
-  entry,
-  isLastUser,
-  isFirstItem,
-  props,
-}: {
+/** What every row is offered, the same object while the list's handlers stay the same. */
+type EntryHandlers = Pick<MessageListProps, "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onExpandOutput" | "history">;
+
+interface EntryViewProps {
   entry: Entry;
   isLastUser: boolean;
   isFirstItem: boolean;
-  props: MessageListProps;
-}) {
-  const history = historyFor(entry, isFirstItem, props.history);
+  /** This tool card's whole output, once fetched. */
+  full: FullOutput | undefined;
+  handlers: EntryHandlers;
+}
+
+/**
+ * One row. Memoised: while an answer streams, only the rows whose props changed (the streaming
+ * entry) render again; the entries Rust did not touch keep their identity, and the handlers are stable.
+ */
+const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers }: EntryViewProps) {
+  const history = historyFor(entry, isFirstItem, handlers.history);
   switch (entry.kind) {
     case "user":
       return (
         <UserMessage
           entry={entry}
-          onEdit={isLastUser ? props.onEditLast : undefined}
-          onRetry={isLastUser ? props.onRetryLast : undefined}
+          onEdit={isLastUser ? handlers.onEditLast : undefined}
+          onRetry={isLastUser ? handlers.onRetryLast : undefined}
           history={history}
         />
       );
     case "assistant":
       return <AssistantMessage entry={entry} history={history} />;
     case "tool":
-      return (
-        <ToolCallCard
-          tool={entry}
-          onDecide={props.onDecide}
-          full={props.outputs?.[entry.call_id]}
-          onExpand={props.onExpandOutput}
-          history={history}
-        />
-      );
+      return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} />;
     case "compaction":
-      return <CompactionDivider entry={entry} onInspect={props.onInspectCompaction} onFork={props.history?.onForkBeforeCompaction} />;
+      return <CompactionDivider entry={entry} onInspect={handlers.onInspectCompaction} onFork={handlers.history?.onForkBeforeCompaction} />;
     case "error":
       return <ErrorNotice entry={entry} />;
     case "compaction_problem":
@@ -123,7 +121,7 @@ function EntryView({
     case "policy":
       return <PolicyNotice entry={entry} />;
   }
-}
+});
 
 const STICK_DISTANCE = 80;
 /** How near the top an older page is asked for. */
@@ -131,7 +129,12 @@ const TOP_DISTANCE = 200;
 
 /** The transcript, virtualised: only the rows near the viewport are in the DOM. */
 export function MessageList(props: MessageListProps) {
-  const { entries, ref, hasOlder, onLoadOlder, targetId } = props;
+  const { entries, ref, hasOlder, onLoadOlder, targetId, outputs } = props;
+  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history } = props;
+  const handlers = useMemo<EntryHandlers>(
+    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history }),
+    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history],
+  );
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const lastTop = useRef(0);
@@ -238,7 +241,13 @@ export function MessageList(props: MessageListProps) {
                 className={entry.id === targetId ? "message-row search-target" : "message-row"}
                 data-search-target={entry.id === targetId ? "true" : undefined}
               >
-                <EntryView entry={entry} isLastUser={item.index === lastUser} isFirstItem={item.index === firstItem} props={props} />
+                <EntryView
+                  entry={entry}
+                  isLastUser={item.index === lastUser}
+                  isFirstItem={item.index === firstItem}
+                  full={entry.kind === "tool" ? outputs?.[entry.call_id] : undefined}
+                  handlers={handlers}
+                />
               </div>
             );
           })}

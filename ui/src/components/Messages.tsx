@@ -1,7 +1,7 @@
 import type { Entry } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
 import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
-import { Markdown } from "./Markdown";
+import { Markdown, StreamingMarkdown } from "./Markdown";
 
 type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
 
@@ -60,7 +60,7 @@ export function AssistantMessage({ entry, history }: { entry: Of<"assistant">; h
       </div>
       <div className="assistant-body">
         {entry.pinned && <PinnedBadge />}
-        <Markdown text={entry.text} />
+        {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
         {entry.unsaved && (
           <p id={noteId} className="unsaved-note" data-testid="unsaved-note">
             {UNSAVED_TEXT[entry.unsaved]}
