@@ -50,12 +50,17 @@ pub async fn forward_events<F: Future>(
     let mut work = std::pin::pin!(work);
     let output = loop {
         let flush_at = handler.flush_at();
-        // Built even when disabled (select! evaluates every branch).
-        let due = tokio::time::sleep_until(flush_at.unwrap_or_else(Instant::now));
+        // A timer only while the handler holds something back.
+        let due = async move {
+            match flush_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
             Some(envelope) = events.recv() => handler.handle(envelope).await,
-            () = due, if flush_at.is_some() => handler.flush().await,
+            () = due => handler.flush().await,
             output = &mut work => break output,
         }
     };
