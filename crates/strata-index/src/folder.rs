@@ -17,6 +17,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use strata_protocol::SessionId;
 
 use crate::error::{IndexError, Result};
+use crate::pieces::NewPieces;
 use crate::refresh::{Reindexed, Stamp, reindex, set_writing, stamps};
 use crate::{Index, RefreshReport};
 
@@ -99,14 +100,16 @@ impl Index {
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut new = NewPieces::default();
         for (id, path) in &changed {
-            match reindex(&transaction, *id, path)? {
+            match reindex(&transaction, *id, path, &mut new)? {
                 Reindexed::Unchanged => {}
                 Reindexed::Appended => report.appended += 1,
                 Reindexed::Whole => report.reindexed += 1,
                 Reindexed::NotASession => report.not_sessions += 1,
             }
         }
+        new.write(&transaction)?;
         transaction.commit()?;
         Ok(report)
     }
@@ -134,7 +137,9 @@ impl Index {
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        reindex(&transaction, id, &path)?;
+        let mut new = NewPieces::default();
+        reindex(&transaction, id, &path, &mut new)?;
+        new.write(&transaction)?;
         if let Some(writing) = writing {
             set_writing(&transaction, id, writing)?;
         }

@@ -14,12 +14,15 @@
 //! transaction that rereads what it replaces.
 
 mod error;
+mod fold;
 mod folder;
 pub mod generate;
+mod pieces;
 mod query;
 mod refresh;
 mod scan;
 mod schema;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

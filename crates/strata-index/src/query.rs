@@ -148,11 +148,6 @@ pub fn snippet_spans(snippet: &str) -> Vec<SnippetSpan> {
     spans
 }
 
-/// Trigram search needs at least three characters; shorter queries scan.
-const TRIGRAM: usize = 3;
-/// Characters either side of a match in a substring-scan snippet.
-const SCAN_CONTEXT_CHARS: usize = 40;
-
 const SUMMARY_COLUMNS: &str = "s.id, s.explicit_title, s.first_user_message, s.workspace,
     s.provider_kind, s.model, s.created_ms, s.updated_ms, s.records, s.items, s.turns,
     s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_point";
@@ -204,119 +199,9 @@ impl Index {
             next_cursor,
         })
     }
-
-    /// The first `limit` pieces of session text containing `query` (see
-    /// [`Index::search_page`]).
-    pub fn search(&self, query: &str, filters: &Filters, limit: usize) -> Result<Vec<SearchHit>> {
-        Ok(self.search_page(query, filters, 0, limit)?.hits)
-    }
-
-    /// Pieces of session text containing `query` as literal text (case
-    /// folded), newest text first, the page of `limit` from `offset`.
-    /// Quotes, operators and column filters in the query are searched for,
-    /// never interpreted. A query under three characters is matched by a
-    /// substring scan (the trigram index cannot serve it).
-    ///
-    /// "Newest text first" is the order the index took the text in (piece
-    /// row id, descending): text appended later comes first, and a rebuild
-    /// takes files oldest modification first (see [`Index::rescan`]). That
-    /// order is the full-text index's own, so the query stops once it has
-    /// the page and the count ([`TOTAL_CAP`]): it never visits, counts or
-    /// sorts every match. Only the page's pieces are read and marked.
-    pub fn search_page(
-        &self,
-        query: &str,
-        filters: &Filters,
-        offset: usize,
-        limit: usize,
-    ) -> Result<SearchPage> {
-        let query = query.trim();
-        let literal = query.replace([MATCH_START, MATCH_END], "");
-        if literal.is_empty() {
-            return Ok(SearchPage::default());
-        }
-        let (mut clauses, mut values) = filter_clauses(filters);
-        // Without filters the match alone picks the rows: no piece or
-        // session is read beyond the page's.
-        let joined = if clauses.is_empty() {
-            ""
-        } else {
-            "JOIN sessions s ON s.rowid = p.session"
-        };
-        let by_trigrams = literal.chars().count() >= TRIGRAM;
-        let (from, rowid) = if by_trigrams {
-            clauses.push("texts MATCH ?".into());
-            values.push(Value::Text(format!("\"{}\"", literal.replace('"', "\"\""))));
-            // The row id FTS5 walks in order: naming texts.rowid lets the
-            // virtual table consume the ORDER BY and stop at the LIMIT.
-            let from = if joined.is_empty() {
-                "texts".to_owned()
-            } else {
-                format!("texts JOIN pieces p ON p.rowid = texts.rowid {joined}")
-            };
-            (from, "texts.rowid")
-        } else {
-            clauses.push("p.body LIKE ? ESCAPE '\\'".into());
-            values.push(Value::Text(format!("%{}%", escape_like(&literal))));
-            (format!("pieces p {joined}"), "p.rowid")
-        };
-        let limit = limit.max(1);
-        let counted = TOTAL_CAP.max(offset.saturating_add(limit));
-        let sql = format!(
-            "SELECT {rowid} FROM {from} {} ORDER BY {rowid} DESC LIMIT {}",
-            where_sql(&clauses),
-            counted + 1,
-        );
-        let mut statement = self.connection.prepare_cached(&sql)?;
-        let rowids = statement
-            .query_map(rusqlite::params_from_iter(values.iter()), |row| {
-                row.get::<_, i64>(0)
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let total_capped = rowids.len() > counted;
-        let total = rowids.len().min(counted);
-        let page = rowids
-            .get(offset.min(total)..offset.saturating_add(limit).min(total))
-            .unwrap_or_default();
-        let mut hits = Vec::with_capacity(page.len());
-        for rowid in page {
-            hits.push(self.hit(*rowid, &literal)?);
-        }
-        let end = offset + hits.len();
-        Ok(SearchPage {
-            hits,
-            total,
-            total_capped,
-            next_offset: (!page.is_empty() && (end < total || total_capped)).then_some(end),
-        })
-    }
-
-    /// One piece of a search page, with its snippet: the match marked in
-    /// Rust on this one piece (FTS5's highlight() would run the whole
-    /// MATCH again for every hit).
-    fn hit(&self, rowid: i64, literal: &str) -> Result<SearchHit> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT s.id, s.explicit_title, s.first_user_message, p.item_id, p.kind, p.body,
-                s.updated_ms
-             FROM pieces p JOIN sessions s ON s.rowid = p.session
-             WHERE p.rowid = ?1",
-        )?;
-        let hit = statement.query_row([rowid], |row| {
-            let text: String = row.get(5)?;
-            Ok(SearchHit {
-                session_id: parse_id(row.get::<_, String>(0)?)?,
-                session_title: title(row.get(1)?, row.get(2)?),
-                item_id: row.get(3)?,
-                kind: row.get(4)?,
-                snippet: snippet(&text, literal),
-                updated: millis(row.get(6)?),
-            })
-        })?;
-        Ok(hit)
-    }
 }
 
-fn filter_clauses(filters: &Filters) -> (Vec<String>, Vec<Value>) {
+pub(crate) fn filter_clauses(filters: &Filters) -> (Vec<String>, Vec<Value>) {
     let mut clauses = Vec::new();
     let mut values = Vec::new();
     if let Some(text) = filters
@@ -352,7 +237,7 @@ fn filter_clauses(filters: &Filters) -> (Vec<String>, Vec<Value>) {
     (clauses, values)
 }
 
-fn where_sql(clauses: &[String]) -> String {
+pub(crate) fn where_sql(clauses: &[String]) -> String {
     if clauses.is_empty() {
         String::new()
     } else {
@@ -368,7 +253,7 @@ fn parse_cursor(cursor: &str) -> Result<(i64, String)> {
     Ok((updated, id.to_string()))
 }
 
-fn escape_like(text: &str) -> String {
+pub(crate) fn escape_like(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
         if matches!(character, '%' | '_' | '\\') {
@@ -379,67 +264,20 @@ fn escape_like(text: &str) -> String {
     escaped
 }
 
-/// Where `query` first occurs in `text` (a byte range), case folded per
-/// character as the trigram index and LIKE match (a character whose
-/// lowercase is longer than one character compares by its first). Walks
-/// the text once, folding as it goes: no folded copy of it is made.
-fn find_folded(text: &str, query: &str) -> Option<(usize, usize)> {
-    let fold = |c: char| {
-        if c.is_ascii() {
-            c.to_ascii_lowercase()
-        } else {
-            c.to_lowercase().next().unwrap_or(c)
-        }
-    };
-    let needle: Vec<char> = query.chars().map(fold).collect();
-    let first = *needle.first()?;
-    text.char_indices()
-        .filter(|&(_, c)| fold(c) == first)
-        .find_map(|(start, _)| {
-            let mut end = start;
-            let mut rest = text[start..].chars();
-            for wanted in &needle {
-                let c = rest.next().filter(|&c| fold(c) == *wanted)?;
-                end += c.len_utf8();
-            }
-            Some((start, end))
-        })
-}
-
-/// The first match of `query` in `text` between [`MATCH_START`] and
-/// [`MATCH_END`], with some context either side; an ellipsis where text
-/// was cut. (Indexed text never holds the marks.)
-fn snippet(text: &str, query: &str) -> String {
-    let Some((start, end)) = find_folded(text, query) else {
-        return text.chars().take(2 * SCAN_CONTEXT_CHARS).collect();
-    };
-    let before = &text[..start];
-    let (lead, before) = match before.char_indices().rev().nth(SCAN_CONTEXT_CHARS - 1) {
-        Some((0, _)) | None => ("", before),
-        Some((at, _)) => ("…", &before[at..]),
-    };
-    let after = &text[end..];
-    let (after, trail) = match after.char_indices().nth(SCAN_CONTEXT_CHARS) {
-        Some((at, _)) => (&after[..at], "…"),
-        None => (after, ""),
-    };
-    format!(
-        "{lead}{before}{MATCH_START}{}{MATCH_END}{after}{trail}",
-        &text[start..end]
-    )
-}
-
 /// The explicit title, else the start of the first user message (the index
 /// keeps that message whole, so listing can filter by all of it).
-fn title(explicit: Option<String>, first_user_message: Option<String>) -> Option<String> {
+pub(crate) fn title(
+    explicit: Option<String>,
+    first_user_message: Option<String>,
+) -> Option<String> {
     explicit.or_else(|| first_user_message.map(|m| strata_core::store::derived_title(&m)))
 }
 
-fn millis(ms: i64) -> DateTime<Utc> {
+pub(crate) fn millis(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
-fn parse_id(id: String) -> rusqlite::Result<SessionId> {
+pub(crate) fn parse_id(id: String) -> rusqlite::Result<SessionId> {
     id.parse::<SessionId>().map_err(|error| {
         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(error))
     })

@@ -10,7 +10,8 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use strata_protocol::SessionId;
 
 use crate::error::{IndexError, Result};
-use crate::scan::{Facts, Piece, line_hash, scan_from};
+use crate::pieces::NewPieces;
+use crate::scan::{Facts, line_hash, scan_from};
 use crate::{Index, RefreshReport};
 
 /// Files reindexed per transaction: enough to amortise the commit, few
@@ -111,14 +112,16 @@ impl Index {
             let transaction = self
                 .connection
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut new = NewPieces::default();
             for (id, path) in batch {
-                match reindex(&transaction, *id, path)? {
+                match reindex(&transaction, *id, path, &mut new)? {
                     Reindexed::Unchanged => {}
                     Reindexed::Appended => report.appended += 1,
                     Reindexed::Whole => report.reindexed += 1,
                     Reindexed::NotASession => report.not_sessions += 1,
                 }
             }
+            new.write(&transaction)?;
             transaction.commit()?;
         }
         if !gone.is_empty() {
@@ -193,13 +196,16 @@ struct Indexed {
     writing: bool,
 }
 
-/// Reindexes one file inside the caller's (immediate) transaction. The row
+/// Reindexes one file inside the caller's (immediate) transaction, its new
+/// pieces gathered into `new` (which the caller writes before committing).
+/// The row
 /// is read again here, under the write lock, so two processes refreshing at
 /// once never both apply the same bytes.
 pub(crate) fn reindex(
     transaction: &Transaction<'_>,
     id: SessionId,
     path: &Path,
+    new: &mut NewPieces,
 ) -> Result<Reindexed> {
     let Some(stamp) = Stamp::of(path)? else {
         forget(transaction, id)?;
@@ -222,7 +228,7 @@ pub(crate) fn reindex(
         let mut facts = indexed.facts;
         let pieces = scan_from(path, &mut facts)?;
         update(transaction, indexed.rowid, &facts, stamp)?;
-        insert_pieces(transaction, indexed.rowid, &pieces)?;
+        new.add(transaction, indexed.rowid, pieces)?;
         return Ok(Reindexed::Appended);
     }
     forget(transaction, id)?;
@@ -236,7 +242,7 @@ pub(crate) fn reindex(
         }
     }
     let rowid = insert(transaction, id, path, &facts, stamp)?;
-    insert_pieces(transaction, rowid, &pieces)?;
+    new.add(transaction, rowid, pieces)?;
     if writing {
         set_writing(transaction, id, true)?;
     }
@@ -389,16 +395,6 @@ fn insert(
             facts.last_record_hash,
         ])?;
     Ok(transaction.last_insert_rowid())
-}
-
-fn insert_pieces(transaction: &Transaction<'_>, session: i64, pieces: &[Piece]) -> Result<()> {
-    let mut statement = transaction.prepare_cached(
-        "INSERT INTO pieces (session, item_id, kind, body) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    for piece in pieces {
-        statement.execute(params![session, piece.item_id, piece.kind, piece.body])?;
-    }
-    Ok(())
 }
 
 fn forget(transaction: &Transaction<'_>, id: SessionId) -> Result<()> {

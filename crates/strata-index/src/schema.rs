@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::Result;
 
 /// Bumped whenever a table or what is extracted into it changes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const TABLES: &str = "
 CREATE TABLE sessions (
@@ -55,8 +55,13 @@ CREATE TABLE pieces (
     body TEXT NOT NULL
 );
 CREATE INDEX pieces_by_session ON pieces (session);
+-- Newer text takes lower row ids (see pieces.rs): FTS5 walks a doclist
+-- forwards far faster than backwards, and search lists newest text first.
+-- detail = 'none' keeps only which pieces hold each trigram, no positions
+-- (an index a tenth the size): search verifies each candidate's text.
 CREATE VIRTUAL TABLE texts USING fts5 (
-    body, content = 'pieces', content_rowid = 'rowid', tokenize = 'trigram'
+    body, content = 'pieces', content_rowid = 'rowid', tokenize = 'trigram',
+    detail = 'none', columnsize = 0
 );
 CREATE TRIGGER pieces_added AFTER INSERT ON pieces BEGIN
     INSERT INTO texts (rowid, body) VALUES (new.rowid, new.body);
