@@ -74,3 +74,81 @@ impl NewPieces {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use rusqlite::{Connection, TransactionBehavior};
+
+    use super::NewPieces;
+    use crate::scan::Piece;
+
+    fn piece(body: &str) -> Piece {
+        Piece {
+            item_id: None,
+            kind: "user",
+            body: format!("needle {body}"),
+        }
+    }
+
+    /// The bodies in ascending row id order: what search lists first.
+    fn newest_first(connection: &Connection) -> Vec<String> {
+        let mut statement = connection
+            .prepare("SELECT body FROM pieces ORDER BY rowid")
+            .unwrap();
+        statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn pieces_read_later_take_lower_row_ids_across_writes_and_transactions() {
+        let mut connection = Connection::open_in_memory().unwrap();
+        crate::schema::ensure(&mut connection).unwrap();
+        for session in 1..=3 {
+            connection
+                .execute(
+                    "INSERT INTO sessions (rowid, id, file_name, workspace, provider_kind, model,
+                        created_ms, updated_ms, records, items, turns, rounds, compactions,
+                        skipped_lines, file_size, file_mtime_ns, indexed_offset,
+                        last_record_offset, last_record_hash)
+                     VALUES (?1, ?1, '', '', '', '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '')",
+                    [session],
+                )
+                .unwrap();
+        }
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .unwrap();
+        let mut new = NewPieces::default();
+        new.add(&transaction, 1, vec![piece("a1"), piece("a2")])
+            .unwrap();
+        new.add(&transaction, 2, vec![piece("b1")]).unwrap();
+        // What a large transaction does when it has gathered enough.
+        new.write(&transaction).unwrap();
+        new.add(&transaction, 3, vec![piece("c1"), piece("c2")])
+            .unwrap();
+        new.write(&transaction).unwrap();
+        transaction.commit().unwrap();
+        let transaction = connection.transaction().unwrap();
+        let mut new = NewPieces::default();
+        new.add(&transaction, 1, vec![piece("a3")]).unwrap();
+        new.write(&transaction).unwrap();
+        transaction.commit().unwrap();
+        let order = ["a3", "c2", "c1", "b1", "a2", "a1"].map(|body| format!("needle {body}"));
+        assert_eq!(newest_first(&connection), order);
+        // And the full-text index walks them in that order.
+        let mut statement = connection
+            .prepare("SELECT body FROM texts WHERE texts MATCH '\"nee\"' ORDER BY rowid")
+            .unwrap();
+        let matched: Vec<String> = statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(matched, order);
+    }
+}
