@@ -37,10 +37,10 @@ impl Completion {
             .or_else(|| self.x_groq.as_ref()?.usage.as_ref())
     }
 
-    /// Choice 0: Strata never asks for more.
-    pub fn first_choice(&self) -> Option<&Choice> {
+    /// Choice 0 (Strata never asks for more), taken out of the chunk.
+    pub fn into_first_choice(self) -> Option<Choice> {
         self.choices
-            .iter()
+            .into_iter()
             .find(|choice| choice.index.unwrap_or(0) == 0)
     }
 }

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
 use serde_json::Value;
 use strata_protocol::{ItemId, ModelError, ModelEvent, StopReason, TokenUsage};
 
@@ -182,18 +181,21 @@ impl StreamDecoder for ChatDecoder {
             self.finish(out);
             return Ok(Flow::Done);
         }
-        let data = parse_json(event)?;
-        let chunk = Completion::deserialize(&data).map_err(|error| malformed(event, &error))?;
+        // Read straight from the text into the chunk's types: one pass per
+        // delta, no `Value` tree built and then walked and copied.
+        let chunk: Completion =
+            serde_json::from_str(&event.data).map_err(|error| malformed(event, &error))?;
         if chunk.has_error() {
-            return Err(classify_error_value(&data));
+            // Rare: the classifier reads the error from the raw body.
+            return Err(classify_error_value(&parse_json(event)?));
         }
         if let Some(usage) = chunk.usage() {
             self.usage = Some(usage.tokens());
         }
-        let Some(choice) = chunk.first_choice() else {
+        let Some(choice) = chunk.into_first_choice() else {
             return Ok(Flow::Continue);
         };
-        if let Some(delta) = &choice.delta {
+        if let Some(delta) = choice.delta {
             let reasoning = delta
                 .reasoning_content
                 .as_deref()
@@ -201,12 +203,10 @@ impl StreamDecoder for ChatDecoder {
             if let Some(reasoning) = reasoning {
                 push_reasoning(&mut self.reasoning, reasoning)?;
             }
-            let text = delta.content.as_deref().or(delta.refusal.as_deref());
-            if let Some(text) = text.filter(|t| !t.is_empty()) {
+            // The text is moved into its event, not copied.
+            if let Some(text) = delta.content.or(delta.refusal).filter(|t| !t.is_empty()) {
                 self.flush_reasoning(out);
-                out.push(ModelEvent::TextDelta {
-                    delta: text.to_string(),
-                });
+                out.push(ModelEvent::TextDelta { delta: text });
             }
             if let Some(fragments) = &delta.tool_calls {
                 self.flush_reasoning(out);
@@ -215,8 +215,8 @@ impl StreamDecoder for ChatDecoder {
                 }
             }
         }
-        if let Some(reason) = &choice.finish_reason {
-            self.finish_reason = Some(reason.clone());
+        if let Some(reason) = choice.finish_reason {
+            self.finish_reason = Some(reason);
             self.flush_reasoning(out);
             self.close_calls(out);
         }
@@ -326,15 +326,42 @@ data: [DONE]
     }
 
     #[test]
-    fn a_field_of_the_wrong_type_is_a_malformed_event() {
-        let sse = "data: {\"choices\":[{\"index\":\"zero\",\"delta\":{}}]}\n\n";
-        let (_, error) = run(sse);
-        match error {
-            Some(ModelError::StreamInterrupted { message }) => {
-                assert!(message.contains("malformed \"message\" event"), "{message}");
+    fn a_chunk_not_in_the_chunk_shape_or_not_json_is_a_malformed_event() {
+        let chunks = [
+            "{\"choices\":[{\"index\":\"zero\",\"delta\":{}}]}",
+            "{\"choices\":[",
+            "[1,2]",
+            "\"text\"",
+            "{\"choices\":[]} x",
+        ];
+        for data in chunks {
+            let (events, error) = run(&format!("data: {data}\n\n"));
+            assert_eq!(events, vec![], "{data}");
+            match error {
+                Some(ModelError::StreamInterrupted { message }) => {
+                    assert!(message.contains("malformed \"message\" event"), "{message}");
+                }
+                other => panic!("expected a malformed event for {data}, got {other:?}"),
             }
-            other => panic!("expected a malformed event, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_text_of_choice_zero_is_decoded_whole_wherever_it_stands() {
+        let sse = "data: {\"error\":null,\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other\"}},{\"index\":0,\"delta\":{\"content\":\"caf\\u00e9 \\\"q\\\"\\n\"}}]}\n\n";
+        let (events, error) = run(sse);
+        assert_eq!(
+            error,
+            Some(ModelError::StreamInterrupted {
+                message: "the stream ended before a finish reason".into()
+            })
+        );
+        assert_eq!(
+            events,
+            vec![ModelEvent::TextDelta {
+                delta: "caf\u{e9} \"q\"\n".into()
+            }]
+        );
     }
 
     #[test]
