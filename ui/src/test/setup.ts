@@ -2,8 +2,11 @@ import "@testing-library/jest-dom/vitest";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeAll } from "vitest";
+import { markdownRenderer } from "../components/Markdown";
 
-beforeAll(() => {
+beforeAll(async () => {
+  // Loaded after the first paint in the app; at once here, so messages render as markdown from the start.
+  await markdownRenderer.load();
   // jsdom has no layout: give the virtualised lists' scrollers a viewport-sized
   // box so the virtualiser has a window to fill (rows then measure 40 px each).
   const viewport = (el: HTMLElement) => el.classList.contains("message-list") || el.classList.contains("session-scroller");
