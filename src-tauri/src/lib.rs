@@ -6,6 +6,8 @@ pub mod commands;
 pub mod library;
 pub mod links;
 pub mod logging;
+#[cfg(target_os = "linux")]
+pub mod webview;
 
 use std::sync::Arc;
 
@@ -85,6 +87,13 @@ pub fn run() -> Result<(), Box<dyn std::error::Error>> {
         paths,
         strata_providers::config::process_env,
     )
+    .setup(|app| {
+        #[cfg(target_os = "linux")]
+        webview::tune(app, strata_providers::config::process_env);
+        #[cfg(not(target_os = "linux"))]
+        let _ = app;
+        Ok(())
+    })
     .build(tauri::generate_context!())
     .map_err(|error| {
         tracing::error!(%error, "the app stopped with an error");

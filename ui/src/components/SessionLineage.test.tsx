@@ -2,20 +2,10 @@ import { fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { SessionListItem } from "../api/types";
+import { listedSession } from "../test/sidebar";
 import { lineageTree, SessionSidebar } from "./SessionSidebar";
 
-const row = (id: string, title: string, forked_from?: SessionListItem["forked_from"]): SessionListItem => ({
-  id,
-  title,
-  workspace: "/home/ana/harbor",
-  provider_kind: "demo",
-  model: "strata-demo",
-  created_at: "2026-11-28T10:00:00Z",
-  updated_at: "2026-11-28T11:00:00Z",
-  item_count: 3,
-  compaction_count: 0,
-  ...(forked_from ? { forked_from } : {}),
-});
+const row = listedSession;
 
 const parent = row("0193a1b2-0000-7000-8000-00000000a001", "Parser work");
 const fork = row("0193a1b2-0000-7000-8000-00000000a002", "Parser work, try two", {

@@ -1,8 +1,9 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionListItem } from "../api/types";
+import { sidebarHandlers } from "../test/sidebar";
 import { SessionSidebar } from "./SessionSidebar";
 
 const sessions: SessionListItem[] = [
@@ -11,15 +12,7 @@ const sessions: SessionListItem[] = [
 ];
 
 function setup(overrides: Partial<Parameters<typeof SessionSidebar>[0]> = {}) {
-  const handlers = {
-    onNew: vi.fn(),
-    onOpen: vi.fn(),
-    onResume: vi.fn(),
-    onRename: vi.fn(),
-    onDelete: vi.fn(),
-    onExport: vi.fn(),
-    onQueryChange: vi.fn(),
-  };
+  const handlers = sidebarHandlers();
   function Harness() {
     const [query, setQuery] = useState("");
     return (

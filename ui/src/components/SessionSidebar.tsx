@@ -1,68 +1,20 @@
-import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import type { ExportFormat, SessionListItem } from "../api/types";
-import type { ForkPoint } from "../bindings/ForkPoint";
+import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import type { SessionListItem } from "../api/types";
 import type { SearchHit } from "../bindings/SearchHit";
-import { folderName, formatRelativeTime, shortId } from "../lib/format";
+import { lineageTree, sessionTitle, shownRows } from "../lib/lineage";
 import { ConfirmDialog } from "./Modal";
 import { SearchHits } from "./SearchHits";
+import { SessionBranch, type RowActions } from "./SessionBranch";
 
-export function sessionTitle(session: SessionListItem): string {
-  return session.title?.trim() || "Untitled session";
-}
+export { forkPointLabel, lineageTree, sessionTitle, type SessionNode } from "../lib/lineage";
 
-/** Where a fork starts, for a person: `after item 0193a1b2` or `before compaction 2`. */
-export function forkPointLabel(point: ForkPoint): string {
-  return point.kind === "at_item" ? `after item ${shortId(point.item_id)}` : `before compaction ${point.number}`;
-}
-
-export interface SessionNode {
-  session: SessionListItem;
-  /** Forks of it that are listed too, in list order. */
-  forks: SessionNode[];
-}
-
-/**
- * The list as a forest: a fork whose parent is listed sits under it; every
- * other session (a fork whose parent is not listed included) is a root, in
- * list order.
- */
-export function lineageTree(sessions: SessionListItem[]): SessionNode[] {
-  const nodes = new Map(sessions.map((session) => [session.id, { session, forks: [] as SessionNode[] }]));
-  const roots: SessionNode[] = [];
-  for (const session of sessions) {
-    const node = nodes.get(session.id);
-    if (!node) continue;
-    const parentId = session.forked_from?.parent_session_id;
-    const parent = parentId && parentId !== session.id ? nodes.get(parentId) : undefined;
-    if (parent && !isDescendant(nodes, parent.session, session.id)) parent.forks.push(node);
-    else roots.push(node);
-  }
-  return roots;
-}
-
-/** Whether `session` descends from `ancestorId` (so no cycle can hide a row). */
-function isDescendant(nodes: Map<string, SessionNode>, session: SessionListItem, ancestorId: string): boolean {
-  const seen = new Set<string>();
-  let current: SessionListItem | undefined = session;
-  while (current?.forked_from && !seen.has(current.id)) {
-    seen.add(current.id);
-    if (current.forked_from.parent_session_id === ancestorId) return true;
-    current = nodes.get(current.forked_from.parent_session_id)?.session;
-  }
-  return false;
-}
-
-interface SessionSidebarProps {
+interface SessionSidebarProps extends RowActions {
   sessions: SessionListItem[];
-  activeId: string | null;
   query: string;
   onQueryChange: (query: string) => void;
   onNew: () => void;
-  onOpen: (id: string) => void;
-  onResume: (id: string) => void;
-  onRename: (id: string, title: string) => void;
   onDelete: (id: string) => void;
-  onExport: (id: string, format: ExportFormat) => void;
   loading?: boolean;
   /** Full-text hits for the query, shown below the matching sessions. */
   hits?: SearchHit[];
@@ -72,12 +24,116 @@ interface SessionSidebarProps {
   onPickHit?: (hit: SearchHit) => void;
 }
 
-/** Past sessions: search, open, resume, rename, delete and export. */
+/** A plain row's height before it is measured (a fork's lineage or forks make it taller). */
+const ROW_ESTIMATE = 74;
+const FORK_ESTIMATE = 96;
+
+/** The session buttons that arrow keys move between, and the keys that move. */
+const MOVES: Record<string, (at: number, last: number) => number> = {
+  ArrowDown: (at, last) => Math.min(at + 1, last),
+  ArrowUp: (at) => Math.max(at - 1, 0),
+  Home: () => 0,
+  End: (_, last) => last,
+};
+
+/** The `.session-open` button of session `id` inside `list`, if it is rendered. */
+function openButton(list: HTMLElement | null, id: string): HTMLElement | null {
+  const node = Array.from(list?.querySelectorAll<HTMLElement>("li.session-node") ?? []).find((li) => li.dataset.sessionId === id);
+  return node?.querySelector<HTMLElement>(":scope > .session-row .session-open") ?? null;
+}
+
+/**
+ * Past sessions: search, open, resume, rename, delete and export. The list
+ * is virtualised by top-level row (a session with its listed forks): only
+ * the rows near the viewport are in the DOM, plus the row holding focus, so
+ * a library of thousands lists as fast as a few. Arrow keys, Home and End
+ * move between sessions, bringing rows outside the window in.
+ */
 export function SessionSidebar(props: SessionSidebarProps) {
-  const { sessions, query, onQueryChange, onNew, loading } = props;
+  const { sessions, query, onQueryChange, onNew, loading, activeId } = props;
   const [deleting, setDeleting] = useState<SessionListItem | null>(null);
+  const [folded, setFolded] = useState<ReadonlySet<string>>(() => new Set());
   const tree = useMemo(() => lineageTree(sessions), [sessions]);
   const titles = useMemo(() => new Map(sessions.map((session) => [session.id, sessionTitle(session)])), [sessions]);
+  const rows = useMemo(() => shownRows(tree, folded, activeId), [tree, folded, activeId]);
+  // A session is always under some root, even in folded forks: for scrolling to the open one.
+  const rootOfAny = useMemo(() => new Map(shownRows(tree, new Set(), null).map((row) => [row.id, row.root])), [tree]);
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  // The top-level row holding focus stays rendered when it scrolls away, so
+  // focus is never lost (a ref: the range is worked out again as it scrolls).
+  const focusedRoot = useRef<string | null>(null);
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      const kept = focusedRoot.current === null ? -1 : tree.findIndex((node) => node.session.id === focusedRoot.current);
+      if (kept < 0 || indexes.includes(kept)) return indexes;
+      return [...indexes, kept].sort((a, b) => a - b);
+    },
+    [tree],
+  );
+  const virtualizer = useVirtualizer({
+    count: tree.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (index) => (tree[index]?.forks.length || tree[index]?.session.forked_from ? FORK_ESTIMATE : ROW_ESTIMATE),
+    overscan: 8,
+    getItemKey: (index) => tree[index]?.session.id ?? index,
+    rangeExtractor,
+    // Scrolls from effects (to the open session, to the top) render on the next tick, not inside React's commit.
+    useFlushSync: false,
+  });
+
+  // A session opened from elsewhere (a fork's parent link, a search hit, a new session) is scrolled to.
+  const scrolledTo = useRef<string | null>(null);
+  useEffect(() => {
+    if (!activeId || scrolledTo.current === activeId) return;
+    const index = rootOfAny.get(activeId);
+    if (index === undefined) return;
+    scrolledTo.current = activeId;
+    virtualizer.scrollToIndex(index, { align: "auto" });
+  }, [activeId, rootOfAny, virtualizer]);
+
+  // A new query lists other sessions: show them from the top.
+  useEffect(() => {
+    scroller.current?.scrollTo({ top: 0 });
+  }, [query]);
+
+  // The session an arrow key moved to: focused once its row is rendered.
+  const [focusNext, setFocusNext] = useState<string | null>(null);
+  const items = virtualizer.getVirtualItems();
+  useLayoutEffect(() => {
+    if (focusNext === null) return;
+    const button = openButton(list.current, focusNext);
+    if (!button) return;
+    setFocusNext(null);
+    button.focus();
+  }, [focusNext, items]);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLUListElement>) => {
+    const move = MOVES[event.key];
+    const target = event.target as HTMLElement;
+    if (!move || !target.classList.contains("session-open")) return;
+    const id = target.closest<HTMLElement>("li.session-node")?.dataset.sessionId;
+    const at = rows.findIndex((row) => row.id === id);
+    if (at < 0) return;
+    event.preventDefault();
+    const next = rows[move(at, rows.length - 1)];
+    if (!next || next.id === id) return;
+    focusedRoot.current = tree[next.root]?.session.id ?? null;
+    setFocusNext(next.id);
+    virtualizer.scrollToIndex(next.root, { align: "auto" });
+  };
+
+  const onFold = useCallback((id: string, fold: boolean) => {
+    setFolded((current) => {
+      const next = new Set(current);
+      if (fold) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+
   return (
     <nav className="sidebar" aria-label="Sessions">
       <div className="sidebar-top">
@@ -98,11 +154,45 @@ export function SessionSidebar(props: SessionSidebarProps) {
           />
         </label>
       </div>
-      <ul className="session-list" aria-busy={loading}>
-        {tree.map((node) => (
-          <SessionBranch key={node.session.id} node={node} titles={titles} props={props} onAskDelete={setDeleting} />
-        ))}
-      </ul>
+      <div className="session-scroller" ref={scroller}>
+        <ul
+          ref={list}
+          className="session-list"
+          aria-busy={loading}
+          style={{ height: virtualizer.getTotalSize() }}
+          onKeyDown={onKeyDown}
+          onFocus={(event) => {
+            const root = (event.target as HTMLElement).closest<HTMLElement>("ul.session-list > li");
+            focusedRoot.current = root?.dataset.sessionId ?? null;
+          }}
+          onBlur={(event) => {
+            if (!list.current?.contains(event.relatedTarget as Node | null)) focusedRoot.current = null;
+          }}
+        >
+          {items.map((item) => {
+            const node = tree[item.index];
+            if (!node) return null;
+            return (
+              <SessionBranch
+                key={item.key}
+                node={node}
+                titles={titles}
+                actions={props}
+                folded={folded}
+                onFold={onFold}
+                onAskDelete={setDeleting}
+                listItem={{
+                  "data-index": item.index,
+                  ref: virtualizer.measureElement,
+                  style: { top: item.start },
+                  "aria-setsize": tree.length,
+                  "aria-posinset": item.index + 1,
+                }}
+              />
+            );
+          })}
+        </ul>
+      </div>
       {props.hits && props.onPickHit && (
         <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} totalCapped={props.hitsTotalCapped} onPick={props.onPickHit} />
       )}
@@ -133,227 +223,5 @@ export function SessionSidebar(props: SessionSidebarProps) {
         />
       )}
     </nav>
-  );
-}
-
-interface SessionBranchProps {
-  node: SessionNode;
-  /** Every listed session's title, for a fork's link to its parent. */
-  titles: Map<string, string>;
-  props: SessionSidebarProps;
-  onAskDelete: (session: SessionListItem) => void;
-}
-
-function containsSession(node: SessionNode, id: string | null): boolean {
-  return id !== null && node.forks.some((fork) => fork.session.id === id || containsSession(fork, id));
-}
-
-/** A session, the link to its parent when it is a fork, and its listed forks under a disclosure. */
-function SessionBranch({ node, titles, props, onAskDelete }: SessionBranchProps) {
-  const { session, forks } = node;
-  const [collapsed, setCollapsed] = useState(false);
-  // The open session stays visible: its parent's forks unfold for it.
-  const holdsActive = containsSession(node, props.activeId);
-  const open = !collapsed || holdsActive;
-  const forksId = `forks-${session.id}`;
-  const origin = session.forked_from;
-  return (
-    <li className="session-node" data-session-id={session.id}>
-      <SessionRow session={session} {...props} onAskDelete={() => onAskDelete(session)}>
-        {origin && (
-          <div className="session-lineage" data-testid="session-lineage">
-            <span className="lineage-of">
-              <svg className="lineage-icon" width="12" height="12" viewBox="0 0 12 12" fill="none" stroke="currentColor" strokeWidth="1.5" aria-hidden="true">
-                <circle cx="3" cy="2.5" r="1.5" />
-                <circle cx="9" cy="2.5" r="1.5" />
-                <circle cx="6" cy="9.5" r="1.5" />
-                <path d="M3 4v1a2 2 0 0 0 2 2h2a2 2 0 0 0 2-2V4M6 7v1" />
-              </svg>
-              Fork of{" "}
-              {titles.has(origin.parent_session_id) ? (
-                <button
-                  type="button"
-                  className="link-button lineage-parent"
-                  data-testid="lineage-parent"
-                  title={`Open the parent session (${origin.parent_session_id})`}
-                  onClick={() => props.onOpen(origin.parent_session_id)}
-                >
-                  {titles.get(origin.parent_session_id)}
-                </button>
-              ) : (
-                <span className="lineage-missing" title={origin.parent_session_id}>
-                  session {shortId(origin.parent_session_id)} (not listed)
-                </span>
-              )}
-            </span>{" "}
-            <span className="lineage-point">· {forkPointLabel(origin.point)}</span>
-          </div>
-        )}
-      </SessionRow>
-      {forks.length > 0 && (
-        <>
-          <button
-            type="button"
-            className="forks-toggle"
-            data-testid="forks-toggle"
-            aria-expanded={open}
-            aria-controls={forksId}
-            disabled={holdsActive}
-            title={holdsActive ? "The open session is one of these forks" : undefined}
-            onClick={() => setCollapsed(open)}
-          >
-            <span aria-hidden="true" className={`chevron${open ? " open" : ""}`}>
-              ▸
-            </span>
-            {forks.length} {forks.length === 1 ? "fork" : "forks"}
-          </button>
-          {open && (
-            <ul className="session-forks" id={forksId} aria-label={`Forks of ${sessionTitle(session)}`}>
-              {forks.map((fork) => (
-                <SessionBranch key={fork.session.id} node={fork} titles={titles} props={props} onAskDelete={onAskDelete} />
-              ))}
-            </ul>
-          )}
-        </>
-      )}
-    </li>
-  );
-}
-
-interface SessionRowProps extends SessionSidebarProps {
-  session: SessionListItem;
-  onAskDelete: () => void;
-  /** Shown under the row, inside its box (a fork's lineage). */
-  children?: ReactNode;
-}
-
-function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, onAskDelete, children }: SessionRowProps) {
-  const [menuOpen, setMenuOpen] = useState(false);
-  const [renaming, setRenaming] = useState(false);
-  const title = sessionTitle(session);
-  const menu = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!menuOpen) return;
-    const close = (event: MouseEvent) => {
-      if (!menu.current?.contains(event.target as Node)) setMenuOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
-    return () => document.removeEventListener("mousedown", close);
-  }, [menuOpen]);
-  const act = (action: () => void) => () => {
-    setMenuOpen(false);
-    action();
-  };
-  return (
-    <div className={`session-row${session.id === activeId ? " active" : ""}`}>
-      {renaming ? (
-        <RenameField
-          initial={session.title ?? ""}
-          onDone={(value) => {
-            setRenaming(false);
-            if (value !== null && value.trim() && value.trim() !== session.title) onRename(session.id, value.trim());
-          }}
-        />
-      ) : (
-        <button
-          type="button"
-          className="session-open"
-          aria-current={session.id === activeId ? "page" : undefined}
-          onClick={() => onOpen(session.id)}
-        >
-          <span className="session-title">{title}</span>
-          <span className="session-meta">
-            <span title={session.workspace}>{folderName(session.workspace)}</span>
-            <span aria-hidden="true"> · </span>
-            <time dateTime={session.updated_at}>{formatRelativeTime(session.updated_at)}</time>
-          </span>
-          <span className="session-counts">
-            <span>{session.item_count} items</span>
-            {session.compaction_count > 0 && (
-              <span className="badge badge-compaction">
-                {session.compaction_count} {session.compaction_count === 1 ? "compaction" : "compactions"}
-              </span>
-            )}
-          </span>
-        </button>
-      )}
-      <div className="session-menu" ref={menu}>
-        <button
-          type="button"
-          className="icon-button"
-          aria-label={`Actions for ${title}`}
-          aria-haspopup="menu"
-          aria-expanded={menuOpen}
-          onClick={() => setMenuOpen((value) => !value)}
-        >
-          ⋯
-        </button>
-        {menuOpen && (
-          <div
-            className="menu"
-            role="menu"
-            aria-label={`Actions for ${title}`}
-            onKeyDown={(event) => {
-              const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>("[role=menuitem]"));
-              const at = items.indexOf(document.activeElement as HTMLElement);
-              if (event.key === "Escape") setMenuOpen(false);
-              if (event.key === "ArrowDown") items[(at + 1) % items.length]?.focus();
-              if (event.key === "ArrowUp") items[(at - 1 + items.length) % items.length]?.focus();
-            }}
-          >
-            <button type="button" role="menuitem" onClick={act(() => onOpen(session.id))}>
-              Open read-only
-            </button>
-            <button type="button" role="menuitem" onClick={act(() => onResume(session.id))}>
-              Resume
-            </button>
-            <button type="button" role="menuitem" onClick={act(() => setRenaming(true))}>
-              Rename
-            </button>
-            <button type="button" role="menuitem" onClick={act(() => onExport(session.id, "md"))}>
-              Export as Markdown
-            </button>
-            <button type="button" role="menuitem" onClick={act(() => onExport(session.id, "json"))}>
-              Export as JSON
-            </button>
-            <button type="button" role="menuitem" className="danger-text" onClick={act(onAskDelete)}>
-              Delete…
-            </button>
-          </div>
-        )}
-      </div>
-      {children}
-    </div>
-  );
-}
-
-function RenameField({ initial, onDone }: { initial: string; onDone: (value: string | null) => void }) {
-  const [value, setValue] = useState(initial);
-  return (
-    <form
-      className="rename-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        onDone(value);
-      }}
-    >
-      <label className="visually-hidden" htmlFor="rename-input">
-        Session title
-      </label>
-      <input
-        id="rename-input"
-        autoFocus
-        value={value}
-        onChange={(event) => setValue(event.target.value)}
-        onBlur={() => onDone(value)}
-        onKeyDown={(event) => {
-          if (event.key === "Escape") {
-            event.preventDefault();
-            onDone(null);
-          }
-        }}
-      />
-    </form>
   );
 }

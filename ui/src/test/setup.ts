@@ -2,26 +2,30 @@ import "@testing-library/jest-dom/vitest";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeAll } from "vitest";
+import { markdownRenderer } from "../components/Markdown";
 
-beforeAll(() => {
-  // jsdom has no layout: give every element a viewport-sized box so the
-  // virtualiser has a window to fill (rows then measure 40 px each).
+beforeAll(async () => {
+  // Loaded after the first paint in the app; at once here, so messages render as markdown from the start.
+  await markdownRenderer.load();
+  // jsdom has no layout: give the virtualised lists' scrollers a viewport-sized
+  // box so the virtualiser has a window to fill (rows then measure 40 px each).
+  const viewport = (el: HTMLElement) => el.classList.contains("message-list") || el.classList.contains("session-scroller");
   Object.defineProperty(HTMLElement.prototype, "offsetHeight", {
     configurable: true,
     get() {
-      return (this as HTMLElement).classList.contains("message-list") ? 800 : 40;
+      return viewport(this as HTMLElement) ? 800 : 40;
     },
   });
   Object.defineProperty(HTMLElement.prototype, "clientHeight", {
     configurable: true,
     get() {
-      return (this as HTMLElement).classList.contains("message-list") ? 800 : 40;
+      return viewport(this as HTMLElement) ? 800 : 40;
     },
   });
   Object.defineProperty(HTMLElement.prototype, "offsetWidth", { configurable: true, get: () => 800 });
   Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 800 });
   HTMLElement.prototype.getBoundingClientRect = function () {
-    const height = this.classList.contains("message-list") ? 800 : 40;
+    const height = viewport(this) ? 800 : 40;
     return { x: 0, y: 0, top: 0, left: 0, bottom: height, right: 800, width: 800, height, toJSON: () => ({}) };
   };
   // A scroller is as tall as its content (the virtualiser sizes its inner box).

@@ -1,0 +1,64 @@
+//! The page's WebKit settings on Linux (WebKitGTK), set as the app starts,
+//! for what Strata's one page is: text, SVG and a 2D canvas chart, loaded
+//! from the app itself, never navigated away from.
+//!
+//! - WebGL and WebAudio off: nothing in the page uses them (wry turns them on).
+//! - Cache model: document viewer. The memory cache and the back/forward
+//!   page cache are for browsing many pages; this one is local.
+//!
+//! Hardware acceleration stays WebKit's: turning compositing off saved about
+//! 75 MB of the web process's PSS under Xvfb, but the end-to-end suites then
+//! stalled (a profile switch's confirmation, a pinned tool card), so the
+//! page's frames are not to be trusted without it yet.
+//!
+//! `STRATA_WEBVIEW_DEFAULTS=1` keeps every WebKit default.
+
+use strata_app::EnvFn;
+use tauri::Manager;
+use webkit2gtk::{CacheModel, SettingsExt, WebContextExt, WebViewExt};
+
+/// Whether the person asked to keep every WebKit default.
+pub fn keeps_webkit_defaults(env: EnvFn) -> bool {
+    env("STRATA_WEBVIEW_DEFAULTS").is_some_and(|value| value == "1")
+}
+
+/// Applies the settings to the main window's webview, if there is one.
+pub fn tune(app: &tauri::App, env: EnvFn) {
+    if keeps_webkit_defaults(env) {
+        tracing::info!("STRATA_WEBVIEW_DEFAULTS=1: WebKit's default settings");
+        return;
+    }
+    let Some(window) = app.get_webview_window("main") else {
+        tracing::warn!("no main window to tune");
+        return;
+    };
+    let applied = window.with_webview(|webview| {
+        let view = webview.inner();
+        if let Some(settings) = WebViewExt::settings(&view) {
+            settings.set_enable_webgl(false);
+            settings.set_enable_webaudio(false);
+        }
+        if let Some(context) = view.context() {
+            context.set_cache_model(CacheModel::DocumentViewer);
+        }
+    });
+    if let Err(error) = applied {
+        tracing::warn!(%error, "could not apply the webview settings");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keeps_webkit_defaults;
+
+    fn asked(name: &str) -> Option<String> {
+        (name == "STRATA_WEBVIEW_DEFAULTS").then(|| "1".to_owned())
+    }
+
+    #[test]
+    fn webkit_defaults_only_when_asked_with_one() {
+        assert!(!keeps_webkit_defaults(|_| None));
+        assert!(!keeps_webkit_defaults(|_| Some("0".into())));
+        assert!(keeps_webkit_defaults(asked));
+    }
+}
