@@ -202,7 +202,7 @@ impl App {
             });
         }
         self.blocking(move |app| {
-            let replay = app.browse(id)?.replay();
+            let replay = app.replay_from_tail(id)?;
             let profile = app.view_profile(&replay);
             Ok(status_of(&replay, profile.as_ref()))
         })

@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use strata_core::ReadMode;
-use strata_core::store::{SessionRead, compaction_views as views_of, round_requests as rounds_of};
+use strata_core::store::{
+    SessionRead, compaction_views as views_of, read_session_tail, round_requests as rounds_of,
+};
 use strata_index::{Filters, PageRequest, TailCheck};
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactionView, DeleteSession, ExportSession, GetCompactionViews,
@@ -50,6 +52,16 @@ impl App {
         self.store
             .open_reader(id, ReadMode::Browsing)
             .map_err(ToCommandError::to_command_error)
+    }
+
+    /// The session's replay read from its file's tail (the last checkpoint
+    /// and what follows), so its cost grows with the model-visible history;
+    /// from the whole file when the tail does not read strictly.
+    pub fn replay_from_tail(&self, id: SessionId) -> CommandResult<strata_core::Replay> {
+        match read_session_tail(&self.store.session_path(id)) {
+            Ok(tail) if tail.meta.session_id == id => Ok(tail.replay()),
+            _ => Ok(self.browse(id)?.replay()),
+        }
     }
 
     /// `list_sessions`: newest first, filtered by `query` (title, first user
@@ -128,6 +140,8 @@ impl App {
 
     /// `open_session`: a read-only snapshot: the records from `from_record`
     /// on, and the model-visible history the core replays from all of them.
+    /// Asked for no records (`from_record` past the end, as the desktop
+    /// asks when a session opens), only the file's tail is read.
     pub async fn open_session(
         self: &Arc<Self>,
         request: OpenSession,
@@ -136,6 +150,12 @@ impl App {
         let live = self.live(id);
         self.blocking(move |app| {
             app.check_indexed_tail(id);
+            if request.at_item.is_none() {
+                let replay = app.replay_from_tail(id)?;
+                if to_usize(request.from_record.unwrap_or(0)) >= replay.records() {
+                    return Ok(app.session_view(&replay, live.as_deref(), Vec::new()));
+                }
+            }
             let read = app.browse(id)?;
             if let Some(item) = request.at_item
                 && !holds_item(&read.records, item)
@@ -144,29 +164,43 @@ impl App {
                     "That part of the session is no longer in its file.",
                 ));
             }
-            let replay = read.replay();
-            let history = replay.history();
-            let last_usage = history.last_usage().cloned();
-            let (threshold, context_window) = match &live {
-                Some(slot) => (slot.threshold, slot.context_window),
-                None => app.limits_for(&replay),
-            };
-            let record_count = to_u32(read.records.len());
             let from = to_usize(request.from_record.unwrap_or(0)).min(read.records.len());
-            Ok(SessionView {
-                summary: list_item_of_replay(&replay),
-                context: history.items().to_vec(),
-                context_tokens: last_usage.as_ref().and_then(|usage| usage.context_tokens()),
-                last_usage,
-                threshold,
-                context_window,
-                live: live.is_some(),
-                profile: replay.profile().cloned(),
-                record_count,
-                records: read.records[from..].to_vec(),
-            })
+            let mut view = app.session_view(
+                &read.replay(),
+                live.as_deref(),
+                read.records[from..].to_vec(),
+            );
+            view.record_count = to_u32(read.records.len());
+            Ok(view)
         })
         .await
+    }
+
+    /// A snapshot of `replay` carrying `records`.
+    fn session_view(
+        &self,
+        replay: &strata_core::Replay,
+        live: Option<&crate::manager::LiveSlot>,
+        records: Vec<strata_protocol::Record>,
+    ) -> SessionView {
+        let history = replay.history();
+        let last_usage = history.last_usage().cloned();
+        let (threshold, context_window) = match live {
+            Some(slot) => (slot.threshold, slot.context_window),
+            None => self.limits_for(replay),
+        };
+        SessionView {
+            summary: list_item_of_replay(replay),
+            context: history.items().to_vec(),
+            context_tokens: last_usage.as_ref().and_then(|usage| usage.context_tokens()),
+            last_usage,
+            threshold,
+            context_window,
+            live: live.is_some(),
+            profile: replay.profile().cloned(),
+            record_count: to_u32(replay.records()),
+            records,
+        }
     }
 
     /// Opening a session checks that its file still ends in the record the

@@ -272,10 +272,17 @@ pub struct TranscriptPage {
     pub v: u32,
     pub session_id: SessionId,
     pub entries: Vec<TranscriptEntry>,
-    /// Entries in the whole transcript.
-    pub total: u32,
-    /// The position of the first entry of this page in the whole transcript.
-    pub start: u32,
+    /// Entries in the whole transcript, when the page was cut from a fold
+    /// of the whole file; absent for a page folded from the file's tail,
+    /// which does not read what lies before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub total: Option<u32>,
+    /// The position of the first entry of this page in the whole
+    /// transcript, known as `total` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub start: Option<u32>,
     /// The cursor of the next older page (`before` of `open_transcript`),
     /// when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

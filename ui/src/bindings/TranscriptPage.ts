@@ -11,13 +11,16 @@ export type TranscriptPage = {
  */
 v: number, session_id: SessionId, entries: Array<TranscriptEntry>, 
 /**
- * Entries in the whole transcript.
+ * Entries in the whole transcript, when the page was cut from a fold
+ * of the whole file; absent for a page folded from the file's tail,
+ * which does not read what lies before it.
  */
-total: number, 
+total?: number, 
 /**
- * The position of the first entry of this page in the whole transcript.
+ * The position of the first entry of this page in the whole
+ * transcript, known as `total` is.
  */
-start: number, 
+start?: number, 
 /**
  * The cursor of the next older page (`before` of `open_transcript`),
  * when there is one.

@@ -63,6 +63,11 @@ pub struct TranscriptFold {
     /// Ids of entries only live events make (errors, retries): unique per
     /// fold. Empty when folding records, which keep no updates.
     live_prefix: String,
+    /// Folding from the middle of a file (a turn's start near its tail):
+    /// records that reach back to an entry before that start mark the fold
+    /// `unresolved`, and the caller reads further back.
+    partial: bool,
+    unresolved: bool,
 }
 
 /// A session's whole transcript, from its records in write order.
@@ -80,6 +85,33 @@ impl TranscriptFold {
         Self {
             live_prefix: format!("live:{}", ItemId::new()),
             ..Self::default()
+        }
+    }
+
+    /// A fold of records starting at a turn's start in the middle of a file.
+    pub(crate) fn from_middle() -> Self {
+        Self {
+            partial: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether a record of a [`Self::from_middle`] fold changed (or would
+    /// have changed) an entry made before its start: its entries may then
+    /// differ from the whole file's.
+    pub(crate) fn unresolved(&self) -> bool {
+        self.unresolved
+    }
+
+    pub(crate) fn into_entries(self) -> Vec<TranscriptEntry> {
+        self.entries
+    }
+
+    /// A record about the card of `call_id` other than its call: in a fold
+    /// from the middle the card must already be among the entries.
+    fn card_expected(&mut self, call_id: &str) {
+        if self.partial && !self.tools.contains_key(call_id) {
+            self.unresolved = true;
         }
     }
 
@@ -239,6 +271,7 @@ impl TranscriptFold {
                 self.item_in_card(call.id, &call.call_id);
             }
             ResponseItem::FunctionCallOutput(output) => {
+                self.card_expected(&output.call_id);
                 self.upsert_tool(&output.call_id, |tool| {
                     tool.item_id = Some(output.id);
                     if matches!(
@@ -313,6 +346,7 @@ impl TranscriptFold {
     }
 
     fn decide(&mut self, call_id: &str, tool_name: &str, decision: ApprovalDecision, live: bool) {
+        self.card_expected(call_id);
         self.upsert_tool(call_id, |tool| {
             if tool.name == "tool" {
                 tool_name.clone_into(&mut tool.name);
@@ -346,9 +380,12 @@ impl TranscriptFold {
             RecordBody::ApprovalDecision(decision) => {
                 self.decide(&decision.call_id, &decision.tool, decision.decision, false);
             }
-            RecordBody::FullToolOutput(full) => self.upsert_tool(&full.call_id, |tool| {
-                tool.output = Some(preview(&full.output));
-            }),
+            RecordBody::FullToolOutput(full) => {
+                self.card_expected(&full.call_id);
+                self.upsert_tool(&full.call_id, |tool| {
+                    tool.output = Some(preview(&full.output));
+                });
+            }
             RecordBody::Error(error) => {
                 self.push(TranscriptEntry::Error {
                     id: id(),
@@ -402,7 +439,6 @@ impl TranscriptFold {
                 }
             }
             // Shown as the live `compaction_refused` event is.
-            // Shown as the live `compaction_refused` event is.
             RecordBody::CompactionRefused(refused) => {
                 self.push(TranscriptEntry::CompactionProblem {
                     id: id(),
@@ -442,6 +478,8 @@ impl TranscriptFold {
     /// Marks the entry showing `item_id` pinned or not.
     fn pin(&mut self, item_id: ItemId, pinned: bool) {
         let Some(&index) = self.items.get(&item_id) else {
+            // The item may be shown before a partial fold's start.
+            self.unresolved |= self.partial;
             return;
         };
         let mut entry = self.entries[index].clone();

@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod fold;
+pub mod tail;
 
 use std::sync::Arc;
 
@@ -39,6 +40,18 @@ pub enum PageAnchor<'a> {
     ReachBackTo(&'a str),
 }
 
+impl<'a> PageAnchor<'a> {
+    /// A request's anchor: the entry it targets, else its cursor, else the
+    /// newest entry.
+    pub fn of(target: Option<&'a str>, before: Option<&'a str>) -> Self {
+        match (target, before) {
+            (Some(id), _) => Self::ReachBackTo(id),
+            (None, Some(cursor)) => Self::Before(cursor),
+            (None, None) => Self::Newest,
+        }
+    }
+}
+
 /// The page of `entries` that ends just before the entry `before` (the end
 /// without one), at most `limit` long; or, for a target entry, the entries
 /// from a few before it to the end, at least `limit` of them.
@@ -48,44 +61,88 @@ pub fn page(
     anchor: PageAnchor<'_>,
     limit: Option<u32>,
 ) -> CommandResult<TranscriptPage> {
+    let limit = page_limit(limit)?;
+    let cut = cut(&entries, anchor, limit).ok_or_else(|| match anchor {
+        PageAnchor::Before(_) => not_found("That part of the transcript is not in the session."),
+        PageAnchor::Newest | PageAnchor::ReachBackTo(_) => {
+            not_found("That item is not shown in the transcript.")
+        }
+    })?;
+    let total = entries.len();
+    entries.truncate(cut.end);
+    let page = entries.split_off(cut.start);
+    Ok(page_of(session_id, page, &cut, Some(total)))
+}
+
+/// The entry count a request asks for, checked.
+fn page_limit(limit: Option<u32>) -> CommandResult<usize> {
     let limit = limit.unwrap_or(DEFAULT_TRANSCRIPT_PAGE);
     if limit == 0 || limit > MAX_TRANSCRIPT_PAGE {
         return Err(invalid_input(format!(
             "A transcript page holds 1 to {MAX_TRANSCRIPT_PAGE} entries."
         )));
     }
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    Ok(usize::try_from(limit).unwrap_or(usize::MAX))
+}
+
+/// Where a page is cut from a run of entries.
+struct Cut {
+    start: usize,
+    end: usize,
+    target: Option<String>,
+}
+
+/// Where `anchor` cuts a page of at most `limit` entries from `entries`;
+/// `None` when its entry is not among them.
+fn cut(entries: &[TranscriptEntry], anchor: PageAnchor<'_>, limit: usize) -> Option<Cut> {
     let position = |id: &str| entries.iter().position(|entry| entry.id() == id);
     let total = entries.len();
-    let (start, end, target) = match anchor {
-        PageAnchor::Newest => (total.saturating_sub(limit), total, None),
+    Some(match anchor {
+        PageAnchor::Newest => Cut {
+            start: total.saturating_sub(limit),
+            end: total,
+            target: None,
+        },
         PageAnchor::Before(cursor) => {
-            let end = position(cursor)
-                .ok_or_else(|| not_found("That part of the transcript is not in the session."))?;
-            (end.saturating_sub(limit), end, None)
+            let end = position(cursor)?;
+            Cut {
+                start: end.saturating_sub(limit),
+                end,
+                target: None,
+            }
         }
         PageAnchor::ReachBackTo(id) => {
-            let at = position(id)
-                .ok_or_else(|| not_found("That item is not shown in the transcript."))?;
-            let start = total
-                .saturating_sub(limit)
-                .min(at.saturating_sub(TARGET_CONTEXT));
-            (start, total, Some(id.to_owned()))
+            let at = position(id)?;
+            Cut {
+                start: total
+                    .saturating_sub(limit)
+                    .min(at.saturating_sub(TARGET_CONTEXT)),
+                end: total,
+                target: Some(id.to_owned()),
+            }
         }
-    };
-    entries.truncate(end);
-    let page: Vec<TranscriptEntry> = entries.drain(start..).collect();
-    Ok(TranscriptPage {
+    })
+}
+
+/// The page of `page` (the entries `cut` chose); `total` when the whole
+/// transcript was folded.
+fn page_of(
+    session_id: SessionId,
+    page: Vec<TranscriptEntry>,
+    cut: &Cut,
+    total: Option<usize>,
+) -> TranscriptPage {
+    TranscriptPage {
         v: CONTRACT_FORMAT_VERSION,
         session_id,
-        older: (start > 0)
+        older: (cut.start > 0)
             .then(|| page.first().map(|e| e.id().to_owned()))
             .flatten(),
         entries: page,
-        total: to_u32(total),
-        start: to_u32(start),
-        target,
-    })
+        total: total.map(to_u32),
+        start: total.map(|_| to_u32(cut.start)),
+        target: cut.target.clone(),
+    }
 }
 
 /// The id of the entry that shows the item `item_id`: a message's own
@@ -142,6 +199,10 @@ impl App {
         request: OpenTranscript,
     ) -> CommandResult<TranscriptPage> {
         self.blocking(move |app| {
+            let path = app.store().session_path(request.session_id);
+            if let Some(page) = tail::open_page(&path, &request, tail::FIRST_WINDOW)? {
+                return Ok(page);
+            }
             let read = app.browse(request.session_id)?;
             let target = match (&request.before, &request.at_item) {
                 (Some(_), Some(_)) => {
@@ -155,11 +216,7 @@ impl App {
                 ),
                 _ => None,
             };
-            let anchor = match (&target, &request.before) {
-                (Some(id), _) => PageAnchor::ReachBackTo(id),
-                (None, Some(cursor)) => PageAnchor::Before(cursor),
-                (None, None) => PageAnchor::Newest,
-            };
+            let anchor = PageAnchor::of(target.as_deref(), request.before.as_deref());
             page(
                 request.session_id,
                 from_records(&read.records),

@@ -23,12 +23,13 @@ impl TranscriptFold {
 
     /// The first entry of the longest run of item entries at the end whose
     /// items were all kept; notices in between do not break the run.
-    fn kept_tail_start(&self, kept: &[ItemId]) -> Option<usize> {
-        let kept: HashSet<usize> = kept
+    fn kept_tail_start(&mut self, kept_ids: &[ItemId]) -> Option<usize> {
+        let kept: HashSet<usize> = kept_ids
             .iter()
             .filter_map(|id| self.items.get(id).copied())
             .collect();
         let mut start = None;
+        let mut broken = false;
         for (index, entry) in self.entries.iter().enumerate().rev() {
             let holds_items = matches!(
                 entry,
@@ -40,9 +41,15 @@ impl TranscriptFold {
                 continue;
             }
             if !kept.contains(&index) {
+                broken = true;
                 break;
             }
             start = Some(index);
+        }
+        // The run reaches the start of a partial fold: in the whole file it
+        // may go on into what came before.
+        if self.partial && !broken && !kept_ids.is_empty() {
+            self.unresolved = true;
         }
         start
     }

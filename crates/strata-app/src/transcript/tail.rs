@@ -1,0 +1,194 @@
+//! Transcript pages folded from a session file's tail, so opening a long
+//! session costs its newest page, not its age.
+//!
+//! A window of whole lines is read from the end of the file, growing four
+//! times each try. The fold starts at a turn's start inside the window (its
+//! entries need nothing of the turns before but the few references
+//! [`TranscriptFold::from_middle`] detects), and a `checkpoint` inside the
+//! window numbers its records as the whole file does (a checkpoint counts
+//! the records before it), which the ids of notices carry. The page is cut
+//! from that fold when it reaches far enough back that entries remain before
+//! the page; otherwise the window grows. A window that reaches the file's
+//! start, a line that does not parse, or checkpoints that disagree leave
+//! the page to the whole-file fold ([`None`]).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use strata_protocol::{OpenTranscript, Record, RecordBody, TranscriptPage};
+
+use super::fold::TranscriptFold;
+use super::{PageAnchor, cut, entry_of_item, page_limit, page_of};
+use crate::error::{CommandResult, invalid_input};
+
+/// The first window read from the end; a page of 200 entries of a session
+/// with tool outputs of a few KB fits in one or two.
+pub const FIRST_WINDOW: u64 = 256 * 1024;
+
+/// The page `request` asks for, folded from the tail of the session file at
+/// `path` starting with a window of `first_window` bytes; `None` when only
+/// the whole file can tell (see the module's notes).
+pub fn open_page(
+    path: &Path,
+    request: &OpenTranscript,
+    first_window: u64,
+) -> CommandResult<Option<TranscriptPage>> {
+    let limit = page_limit(request.limit)?;
+    if request.before.is_some() && request.at_item.is_some() {
+        return Err(invalid_input(
+            "A transcript page is cut before an entry or at an item, not both.",
+        ));
+    }
+    let Ok(mut file) = File::open(path) else {
+        return Ok(None);
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return Ok(None);
+    };
+    if !names_session(&mut file, request) {
+        return Ok(None);
+    }
+    let mut window = first_window.max(1);
+    while window < len {
+        let Some(records) = read_window(&mut file, len, window) else {
+            return Ok(None);
+        };
+        match page_from(&records, request, limit) {
+            Attempt::Page(page) => return Ok(Some(page)),
+            Attempt::Whole => return Ok(None),
+            Attempt::Further => window = window.saturating_mul(4),
+        }
+    }
+    Ok(None)
+}
+
+enum Attempt {
+    Page(TranscriptPage),
+    /// Read a bigger window.
+    Further,
+    /// Only the whole-file fold can answer.
+    Whole,
+}
+
+/// The page cut from a fold of `records` (a window's, numbered from
+/// `first_index`), if it is the whole file's.
+fn page_from(records: &Numbered, request: &OpenTranscript, limit: usize) -> Attempt {
+    let Some(first_index) = records.first_index() else {
+        return match records.consistent() {
+            true => Attempt::Further,
+            false => Attempt::Whole,
+        };
+    };
+    let Some(turn) = records
+        .records
+        .iter()
+        .position(|record| matches!(record.body, RecordBody::TurnStarted(_)))
+    else {
+        return Attempt::Further;
+    };
+    let folded = &records.records[turn..];
+    let mut fold = TranscriptFold::from_middle();
+    for (offset, record) in folded.iter().enumerate() {
+        fold.apply_record(first_index + turn + offset, &record.body);
+    }
+    if fold.unresolved() {
+        return Attempt::Further;
+    }
+    let target = match &request.at_item {
+        Some(item) => match entry_of_item(folded, item) {
+            Some(entry) => Some(entry),
+            None => return Attempt::Further,
+        },
+        None => None,
+    };
+    let anchor = PageAnchor::of(target.as_deref(), request.before.as_deref());
+    let mut entries = fold.into_entries();
+    match cut(&entries, anchor, limit) {
+        // Entries remain before the page: what came before the window is
+        // not on it.
+        Some(cut) if cut.start > 0 => {
+            entries.truncate(cut.end);
+            let page = entries.split_off(cut.start);
+            Attempt::Page(page_of(request.session_id, page, &cut, None))
+        }
+        _ => Attempt::Further,
+    }
+}
+
+/// The parsed whole lines of a window.
+struct Numbered {
+    records: Vec<Record>,
+}
+
+impl Numbered {
+    /// The index in the whole file of the window's first record, from the
+    /// checkpoints in it (each counts the records before it).
+    fn first_index(&self) -> Option<usize> {
+        let mut indices = self.checkpoint_indices();
+        let first = indices.next()?;
+        indices.all(|index| index == first).then_some(first)
+    }
+
+    /// Whether the checkpoints (if any) agree on the numbering.
+    fn consistent(&self) -> bool {
+        let mut indices = self.checkpoint_indices();
+        match indices.next() {
+            Some(first) => indices.all(|index| index == first),
+            None => true,
+        }
+    }
+
+    fn checkpoint_indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.records
+            .iter()
+            .enumerate()
+            .filter_map(|(position, record)| match &record.body {
+                RecordBody::Checkpoint(checkpoint) => usize::try_from(checkpoint.state.records)
+                    .ok()?
+                    .checked_sub(position),
+                _ => None,
+            })
+    }
+}
+
+/// The whole lines among the last `window` bytes of the file (the first,
+/// cut, line dropped; bytes after the last newline, a torn write, ignored),
+/// parsed; `None` when one does not parse.
+fn read_window(file: &mut File, len: u64, window: u64) -> Option<Numbered> {
+    let start = len.checked_sub(window)?;
+    let mut bytes = vec![0; usize::try_from(window).ok()?];
+    file.seek(SeekFrom::Start(start)).ok()?;
+    file.read_exact(&mut bytes).ok()?;
+    let first = bytes.iter().position(|&b| b == b'\n')? + 1;
+    let last = bytes.iter().rposition(|&b| b == b'\n')? + 1;
+    let lines = bytes.get(first..last)?;
+    let records = lines
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice::<Record>(line).ok())
+        .collect::<Option<Vec<_>>>()?;
+    // A blank line would be numbered differently by the whole read.
+    let lines_in = lines.iter().filter(|&&b| b == b'\n').count();
+    (records.len() == lines_in).then_some(Numbered { records })
+}
+
+/// Whether the file's first line is the session_meta of the session asked
+/// for (as the whole read checks).
+fn names_session(file: &mut File, request: &OpenTranscript) -> bool {
+    let mut head = vec![0; 64 * 1024];
+    let Ok(read) = file.read(&mut head) else {
+        return false;
+    };
+    let Some(newline) = head[..read].iter().position(|&b| b == b'\n') else {
+        return false;
+    };
+    matches!(
+        serde_json::from_slice::<Record>(&head[..newline]),
+        Ok(Record { body: RecordBody::SessionMeta(meta), .. }) if meta.session_id == request.session_id
+    )
+}
+
+#[cfg(test)]
+#[path = "tail_tests.rs"]
+mod tail_tests;
