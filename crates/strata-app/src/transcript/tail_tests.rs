@@ -386,3 +386,41 @@ fn a_long_generated_session_opens_from_its_tail() {
     assert!(from_tail);
     assert_eq!(older.entries.len(), 200);
 }
+
+/// Opened without records (as the desktop opens a session), a long
+/// session's snapshot and its replay (what the compaction status shows)
+/// come from the tail and are the whole file's.
+#[test]
+fn a_session_opened_without_records_is_the_whole_files_snapshot() {
+    let home = tempfile::tempdir().unwrap();
+    let paths = strata_core::StrataPaths::under(home.path());
+    std::fs::create_dir_all(&paths.sessions).unwrap();
+    let shape = strata_index::generate::Shape::long(1_500);
+    let written =
+        strata_index::generate::write_session(&paths.sessions, 3, chrono::Utc::now(), &shape)
+            .unwrap();
+    let app = std::sync::Arc::new(crate::App::new(paths, |_| None));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let open = |from_record| {
+        runtime
+            .block_on(app.open_session(strata_protocol::OpenSession {
+                session_id: written.id,
+                from_record,
+                at_item: None,
+            }))
+            .unwrap()
+    };
+    let opened = open(Some(u32::MAX));
+    let whole = open(None);
+    assert!(opened.records.is_empty());
+    assert_eq!(whole.records.len(), whole.record_count as usize);
+    assert_eq!(
+        opened,
+        strata_protocol::SessionView {
+            records: Vec::new(),
+            ..whole
+        }
+    );
+    let replay = app.replay_from_tail(written.id).unwrap();
+    assert_eq!(replay, app.browse(written.id).unwrap().replay());
+}
