@@ -227,15 +227,25 @@ impl App {
         .await
     }
 
-    /// `tool_output`: one tool call's whole output.
+    /// `tool_output`: one tool call's whole output, read from the file's
+    /// tail back to the call.
     pub async fn tool_output(
         self: &Arc<Self>,
         request: GetToolOutput,
     ) -> CommandResult<ToolOutputText> {
         self.blocking(move |app| {
-            let read = app.browse(request.session_id)?;
-            let output = tool_output(&read.records, &request.call_id)
-                .ok_or_else(|| not_found("That tool call has no output in the session."))?;
+            let path = app.store().session_path(request.session_id);
+            let from_tail = tail::tool_output(
+                &path,
+                request.session_id,
+                &request.call_id,
+                tail::FIRST_WINDOW,
+            );
+            let output = match from_tail {
+                Some(output) => output,
+                None => tool_output(&app.browse(request.session_id)?.records, &request.call_id)
+                    .ok_or_else(|| not_found("That tool call has no output in the session."))?,
+            };
             Ok(ToolOutputText {
                 chars: u64::try_from(output.chars().count()).unwrap_or(u64::MAX),
                 call_id: request.call_id,

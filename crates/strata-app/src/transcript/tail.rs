@@ -1,5 +1,6 @@
 //! Transcript pages folded from a session file's tail, so opening a long
-//! session costs its newest page, not its age.
+//! session costs its newest page, not its age; and a tool call's whole
+//! output read back from the tail to the call.
 //!
 //! A window of whole lines is read from the end of the file, growing four
 //! times each try. The fold starts at a turn's start inside the window (its
@@ -16,7 +17,9 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use strata_protocol::{OpenTranscript, Record, RecordBody, TranscriptPage};
+use strata_protocol::{
+    OpenTranscript, Record, RecordBody, ResponseItem, SessionId, TranscriptPage,
+};
 
 use super::fold::TranscriptFold;
 use super::{PageAnchor, cut, entry_of_item, page_limit, page_of};
@@ -40,40 +43,75 @@ pub fn open_page(
             "A transcript page is cut before an entry or at an item, not both.",
         ));
     }
-    let Ok(mut file) = File::open(path) else {
-        return Ok(None);
-    };
-    let Ok(len) = file.metadata().map(|m| m.len()) else {
-        return Ok(None);
-    };
-    if !names_session(&mut file, request) {
-        return Ok(None);
-    }
-    let mut window = first_window.max(1);
-    while window < len {
-        let Some(records) = read_window(&mut file, len, window) else {
-            return Ok(None);
-        };
-        match page_from(&records, request, limit) {
-            Attempt::Page(page) => return Ok(Some(page)),
-            Attempt::Whole => return Ok(None),
-            Attempt::Further => window = window.saturating_mul(4),
-        }
-    }
-    Ok(None)
+    Ok(read_back(
+        path,
+        request.session_id,
+        first_window,
+        |records| page_from(&Numbered { records }, request, limit),
+    ))
 }
 
-enum Attempt {
-    Page(TranscriptPage),
+/// The whole output of `call_id` (see [`super::tool_output`]) from the
+/// smallest window that holds the call (its output and a capped output's
+/// full text follow it); `None` when only the whole file can tell.
+pub fn tool_output(
+    path: &Path,
+    session_id: SessionId,
+    call_id: &str,
+    first_window: u64,
+) -> Option<String> {
+    read_back(path, session_id, first_window, |records| {
+        let called = records.iter().any(|record| {
+            matches!(&record.body, RecordBody::ResponseItem(ResponseItem::FunctionCall(call)) if call.call_id == call_id)
+        });
+        match (called, super::tool_output(&records, call_id)) {
+            (false, _) => Attempt::Further,
+            (true, Some(output)) => Attempt::Found(output),
+            (true, None) => Attempt::Whole,
+        }
+    })
+}
+
+enum Attempt<T> {
+    Found(T),
     /// Read a bigger window.
     Further,
-    /// Only the whole-file fold can answer.
+    /// Only the whole file can answer.
     Whole,
 }
 
-/// The page cut from a fold of `records` (a window's, numbered from
-/// `first_index`), if it is the whole file's.
-fn page_from(records: &Numbered, request: &OpenTranscript, limit: usize) -> Attempt {
+/// What `attempt` finds in the smallest window from the end of the session
+/// file at `path` (growing from `first_window` bytes, four times each try)
+/// where it finds it; `None` when only the whole file can answer.
+fn read_back<T>(
+    path: &Path,
+    session_id: SessionId,
+    first_window: u64,
+    mut attempt: impl FnMut(Vec<Record>) -> Attempt<T>,
+) -> Option<T> {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if !names_session(&mut file, session_id) {
+        return None;
+    }
+    let mut window = first_window.max(1);
+    while window < len {
+        match attempt(read_window(&mut file, len, window)?) {
+            Attempt::Found(found) => return Some(found),
+            Attempt::Whole => return None,
+            Attempt::Further => window = window.saturating_mul(4),
+        }
+    }
+    None
+}
+
+/// The page cut from a fold of `records` (a window's, numbered by its
+/// checkpoints), if it is the whole file's.
+fn page_from(
+    records: &Numbered,
+    request: &OpenTranscript,
+    limit: usize,
+) -> Attempt<TranscriptPage> {
     let Some(first_index) = records.first_index() else {
         return match records.consistent() {
             true => Attempt::Further,
@@ -110,7 +148,7 @@ fn page_from(records: &Numbered, request: &OpenTranscript, limit: usize) -> Atte
         Some(cut) if cut.start > 0 => {
             entries.truncate(cut.end);
             let page = entries.split_off(cut.start);
-            Attempt::Page(page_of(request.session_id, page, &cut, None))
+            Attempt::Found(page_of(request.session_id, page, &cut, None))
         }
         _ => Attempt::Further,
     }
@@ -155,7 +193,7 @@ impl Numbered {
 /// The whole lines among the last `window` bytes of the file (the first,
 /// cut, line dropped; bytes after the last newline, a torn write, ignored),
 /// parsed; `None` when one does not parse.
-fn read_window(file: &mut File, len: u64, window: u64) -> Option<Numbered> {
+fn read_window(file: &mut File, len: u64, window: u64) -> Option<Vec<Record>> {
     let start = len.checked_sub(window)?;
     let mut bytes = vec![0; usize::try_from(window).ok()?];
     file.seek(SeekFrom::Start(start)).ok()?;
@@ -170,12 +208,12 @@ fn read_window(file: &mut File, len: u64, window: u64) -> Option<Numbered> {
         .collect::<Option<Vec<_>>>()?;
     // A blank line would be numbered differently by the whole read.
     let lines_in = lines.iter().filter(|&&b| b == b'\n').count();
-    (records.len() == lines_in).then_some(Numbered { records })
+    (records.len() == lines_in).then_some(records)
 }
 
 /// Whether the file's first line is the session_meta of the session asked
 /// for (as the whole read checks).
-fn names_session(file: &mut File, request: &OpenTranscript) -> bool {
+fn names_session(file: &mut File, session_id: SessionId) -> bool {
     let mut head = vec![0; 64 * 1024];
     let Ok(read) = file.read(&mut head) else {
         return false;
@@ -185,7 +223,7 @@ fn names_session(file: &mut File, request: &OpenTranscript) -> bool {
     };
     matches!(
         serde_json::from_slice::<Record>(&head[..newline]),
-        Ok(Record { body: RecordBody::SessionMeta(meta), .. }) if meta.session_id == request.session_id
+        Ok(Record { body: RecordBody::SessionMeta(meta), .. }) if meta.session_id == session_id
     )
 }
 

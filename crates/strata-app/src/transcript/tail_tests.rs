@@ -16,8 +16,8 @@ use strata_protocol::{
     TranscriptPage, TurnFinished, TurnId, TurnOutcome, TurnStarted,
 };
 
-use super::{FIRST_WINDOW, open_page};
-use crate::transcript::{PageAnchor, entry_of_item, from_records, page};
+use super::{FIRST_WINDOW, open_page, tool_output as tail_output};
+use crate::transcript::{PageAnchor, entry_of_item, from_records, page, tool_output};
 
 /// What a session is made of, step by step.
 #[derive(Clone, Debug)]
@@ -314,6 +314,15 @@ fn check_file(path: &Path, session_id: SessionId, items: &[ItemId]) -> usize {
         let (joined, tail) = walk(&whole, limit, window);
         assert_eq!(joined, whole.entries, "limit {limit} window {window}");
         from_tail += tail;
+    }
+    for entry in &whole.entries {
+        if let TranscriptEntry::Tool(tool) = entry {
+            let expected = tool_output(&whole.records, &tool.call_id);
+            if let Some(output) = tail_output(path, session_id, &tool.call_id, 64) {
+                assert_eq!(Some(output), expected, "{}", tool.call_id);
+                from_tail += 1;
+            }
+        }
     }
     for &item_id in items {
         let request = OpenTranscript {
