@@ -90,10 +90,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|views| views.len())
             .map_err(|e| e.message)
     });
-    time("round_requests (the newest 50)", &|| {
+    time("round_requests (a page of 50)", &|| {
         let request = GetRoundRequests {
             session_id: id,
-            offset: Some(u32::MAX),
+            offset: Some(0),
             limit: Some(50),
         };
         runtime
