@@ -1,7 +1,7 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { App } from "./App";
 import type { SessionListItem, SessionView } from "./api/types";
 import type { LiveBatch } from "./bindings/LiveBatch";
@@ -12,6 +12,9 @@ import type { SessionPage } from "./bindings/SessionPage";
 import type { TranscriptEntry } from "./bindings/TranscriptEntry";
 import type { TranscriptUpdate } from "./bindings/TranscriptUpdate";
 import { demoSettings, shellPage, shellSessions, shellView } from "./test/fixtures";
+
+// The console's code loads when it first opens; compiled once here, so opening it waits on the module, not on the test runner's transform.
+beforeAll(() => import("./console/ConsoleDock"));
 
 const settings = demoSettings;
 
@@ -203,7 +206,7 @@ describe("App", () => {
     expect(compact?.args.focus).toBe("keep the failing test");
   });
 
-  it("toggles the debug console with Ctrl+Shift+D and shows its empty state", async () => {
+  it("toggles the debug console with Ctrl+Shift+D, its code loaded on first opening, and shows its empty state", async () => {
     fakeShell();
     const user = userEvent.setup();
     render(<App />);
@@ -212,7 +215,7 @@ describe("App", () => {
     await act(async () => {
       await user.keyboard("{Control>}{Shift>}D{/Shift}{/Control}");
     });
-    const panel = screen.getByRole("complementary", { name: "Debug console" });
+    const panel = await screen.findByRole("complementary", { name: "Debug console" });
     expect(panel).toHaveTextContent("No session open");
     await user.keyboard("{Control>}{Shift>}D{/Shift}{/Control}");
     expect(screen.queryByRole("complementary", { name: "Debug console" })).toBeNull();

@@ -1,13 +1,14 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type ComponentProps } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import * as api from "./api/commands";
 import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
 import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
-import { consoleSections } from "./console/sections";
+import type { ConsoleDockProps } from "./console/ConsoleDock";
 import { useSessionCompaction } from "./console/useCompactionStatus";
-import { DebugConsolePanel, type ConsoleContext } from "./components/DebugConsolePanel";
+// Global: some of its classes (.chevron, .modal, .estimate-tag…) style parts outside the console.
+import "./console/console.css";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
@@ -17,6 +18,7 @@ import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { useTheme } from "./hooks/useTheme";
+import { lazyModule, useLazyModule } from "./lib/lazyModule";
 import type { SearchResults } from "./bindings/SearchResults";
 import { isRunning } from "./state/store";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
@@ -195,7 +197,6 @@ function AppWindow() {
         {consoleOpen && (
           <ConsoleDock
             context={consoleContext}
-            sections={consoleSections}
             width={consoleWidth}
             onResize={actions.setConsoleWidth}
             onClose={() => actions.setConsoleOpen(false)}
@@ -260,11 +261,13 @@ function AppWindow() {
   );
 }
 
-/** The debug console, with the transcript it reads selected here, so only the console follows a streamed answer. */
-function ConsoleDock({ context, ...panel }: Omit<ComponentProps<typeof DebugConsolePanel>, "context"> & { context: Omit<ConsoleContext, "transcript"> }) {
-  const transcript = useAppState((s) => s.transcript);
-  const full = useMemo(() => ({ ...context, transcript }), [context, transcript]);
-  return <DebugConsolePanel context={full} {...panel} />;
+/** The debug console's code (panel, sections, chart): loaded when the console first opens. */
+const consoleDock = lazyModule(() => import("./console/ConsoleDock"));
+
+/** The debug console, once its code has loaded (nothing before: it loads in a moment). */
+function ConsoleDock(props: ConsoleDockProps) {
+  const loaded = useLazyModule(consoleDock);
+  return loaded ? <loaded.ConsoleDock {...props} /> : null;
 }
 
 function WelcomeScreen({ error, hasSessions, onNew }: { error: string | null; hasSessions: boolean; onNew: () => void }) {

@@ -1,7 +1,6 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-import { markdownRenderer } from "./components/Markdown";
 import "./styles/app.css";
 
 async function start() {
@@ -18,8 +17,6 @@ async function start() {
       <App />
     </StrictMode>,
   );
-  // What a transcript needs and the first paint does not: loaded once the window has painted.
-  requestAnimationFrame(() => setTimeout(() => void markdownRenderer.load().catch(() => {}), 0));
 }
 
 void start();

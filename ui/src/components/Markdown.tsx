@@ -3,8 +3,9 @@ import { lazyModule, useLazyModule } from "../lib/lazyModule";
 
 /**
  * react-markdown, its GFM plugin and highlight.js: near half the script,
- * and nothing the first paint shows. main.tsx loads it after the first
- * frame, so it is there before a session opens.
+ * and nothing the first paint or an idle window shows: loaded when the first
+ * message is rendered (the text shows plain until then), so a window left on
+ * its sidebar never holds it.
  */
 export const markdownRenderer = lazyModule(() => import("./MarkdownView"));
 

@@ -1,10 +1,13 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
 import { consoleApp } from "../test/consoleFixtures";
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
+
+// The console's code loads when it first opens; compiled once here, so opening it waits on the module, not on the test runner's transform.
+beforeAll(() => import("./ConsoleDock"));
 
 beforeEach(() => {
   mockIPC(consoleApp());
