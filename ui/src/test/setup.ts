@@ -5,7 +5,7 @@ import { afterEach, beforeAll } from "vitest";
 import { markdownRenderer } from "../components/Markdown";
 
 beforeAll(async () => {
-  // Loaded after the first paint in the app; at once here, so messages render as markdown from the start.
+  // Loaded when the first message renders in the app; at once here, so messages render as markdown from the start.
   await markdownRenderer.load();
   // jsdom has no layout: give the virtualised lists' scrollers a viewport-sized
   // box so the virtualiser has a window to fill (rows then measure 40 px each).
