@@ -6,6 +6,13 @@
 //! - Cache model: document viewer. The memory cache and the back/forward
 //!   page cache are for browsing many pages; this one is local.
 //!
+//! - The DMA-BUF renderer off (`WEBKIT_DISABLE_DMABUF_RENDERER=1`, read by
+//!   WebKitGTK as it starts, so it is set by `main` before anything else):
+//!   the page then draws through WebKit's older shared-memory path. Measured
+//!   under Xvfb with the 1,002-session library listed, the web process's
+//!   PSS fell from about 210 MB to 122 MB (docs/PERFORMANCE.md, Desktop).
+//!   A value the person set already is left as it is.
+//!
 //! Hardware acceleration stays WebKit's: turning compositing off saved about
 //! 75 MB of the web process's PSS under Xvfb, but the end-to-end suites then
 //! stalled (a profile switch's confirmation, a pinned tool card), so the
@@ -20,6 +27,18 @@ use webkit2gtk::{CacheModel, SettingsExt, WebContextExt, WebViewExt};
 /// Whether the person asked to keep every WebKit default.
 pub fn keeps_webkit_defaults(env: EnvFn) -> bool {
     env("STRATA_WEBVIEW_DEFAULTS").is_some_and(|value| value == "1")
+}
+
+/// WebKitGTK reads this as it starts: `1` turns its DMA-BUF renderer off.
+pub const DMABUF_RENDERER_OFF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
+
+/// The variables to set in the process's environment before WebKitGTK
+/// starts: none when the person keeps WebKit's defaults or already chose.
+pub fn start_environment(env: EnvFn) -> Vec<(&'static str, &'static str)> {
+    if keeps_webkit_defaults(env) || env(DMABUF_RENDERER_OFF).is_some() {
+        return Vec::new();
+    }
+    vec![(DMABUF_RENDERER_OFF, "1")]
 }
 
 /// Applies the settings to the main window's webview, if there is one.
@@ -49,7 +68,7 @@ pub fn tune(app: &tauri::App, env: EnvFn) {
 
 #[cfg(test)]
 mod tests {
-    use super::keeps_webkit_defaults;
+    use super::{DMABUF_RENDERER_OFF, keeps_webkit_defaults, start_environment};
 
     fn asked(name: &str) -> Option<String> {
         (name == "STRATA_WEBVIEW_DEFAULTS").then(|| "1".to_owned())
@@ -60,5 +79,16 @@ mod tests {
         assert!(!keeps_webkit_defaults(|_| None));
         assert!(!keeps_webkit_defaults(|_| Some("0".into())));
         assert!(keeps_webkit_defaults(asked));
+    }
+
+    #[test]
+    fn the_dmabuf_renderer_is_turned_off_unless_the_person_chose_or_keeps_defaults() {
+        assert_eq!(
+            start_environment(|_| None),
+            vec![(DMABUF_RENDERER_OFF, "1")]
+        );
+        assert!(start_environment(asked).is_empty());
+        let chose_on = |name: &str| (name == DMABUF_RENDERER_OFF).then(|| "0".to_owned());
+        assert!(start_environment(chose_on).is_empty());
     }
 }
