@@ -8,15 +8,14 @@
 //!
 //! - The DMA-BUF renderer off (`WEBKIT_DISABLE_DMABUF_RENDERER=1`, read by
 //!   WebKitGTK as it starts, so it is set by `main` before anything else):
-//!   the page then draws through WebKit's older shared-memory path. Measured
+//!   the page's frames then reach the window through shared memory. Measured
 //!   under Xvfb with the 1,002-session library listed, the web process's
-//!   PSS fell from about 210 MB to 122 MB (docs/PERFORMANCE.md, Desktop).
-//!   A value the person set already is left as it is.
+//!   PSS fell from about 210 MB to 123 MB, and frames while a model streams
+//!   got faster (docs/PERFORMANCE.md, Desktop). A value the person set
+//!   already is left as it is.
 //!
-//! Hardware acceleration stays WebKit's: turning compositing off saved about
-//! 75 MB of the web process's PSS under Xvfb, but the end-to-end suites then
-//! stalled (a profile switch's confirmation, a pinned tool card), so the
-//! page's frames are not to be trusted without it yet.
+//! Compositing stays on: turning it off as well saved nothing more (242.4
+//! against 242.3 MB for the whole process tree).
 //!
 //! `STRATA_WEBVIEW_DEFAULTS=1` keeps every WebKit default.
 

@@ -16,7 +16,7 @@
 // binary), TAURI_DRIVER, WEBKIT_DRIVER, CARGO_TARGET_DIR (where the debug
 // binaries are looked for), STRATA_E2E_KEEP=1 (keep the temp folders).
 
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import net from "node:net";
@@ -119,6 +119,25 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.once(signal, () => {
     killEverything();
     process.exit(130);
+  });
+}
+
+/**
+ * A PNG of the screen area `rect` (the app window) as the X server shows it,
+ * taken with ImageMagick's `import`. WebDriver's own screenshot is not used:
+ * with WebKitGTK's DMA-BUF renderer off (as the app starts by default, see
+ * src-tauri/src/webview.rs) WebKitWebDriver waits for the page's next paint,
+ * which on a settled page may never come.
+ */
+function captureWindow({ x, y, width, height }) {
+  const crop = `${width}x${height}+${Math.max(0, x)}+${Math.max(0, y)}`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      "import",
+      ["-silent", "-window", "root", "-crop", crop, "+repage", "png:-"],
+      { encoding: "buffer", maxBuffer: 64 * 1024 * 1024, timeout: 15_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(`screen capture failed: ${error.message} ${stderr}`)) : resolve(stdout)),
+    );
   });
 }
 
@@ -419,7 +438,7 @@ export class Harness {
       `const done = arguments[arguments.length - 1];
        requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 300)));`,
     );
-    const png = await this.driver.screenshot();
+    const png = await captureWindow(await this.driver.getWindowRect());
     await fsp.mkdir(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);
     await fsp.writeFile(file, png);

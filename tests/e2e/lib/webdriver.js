@@ -108,11 +108,6 @@ export class WebDriver {
     return this.request("GET", this.s("/source"));
   }
 
-  /** A PNG of the window, as a Buffer. */
-  async screenshot() {
-    return Buffer.from(await this.request("GET", this.s("/screenshot")), "base64");
-  }
-
   setWindowRect(rect) {
     return this.request("POST", this.s("/window/rect"), rect);
   }
