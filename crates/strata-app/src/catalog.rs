@@ -21,6 +21,7 @@ use strata_protocol::{
 
 use crate::error::{CommandResult, ToCommandError};
 use crate::manager::lock;
+use crate::memory;
 
 impl ToCommandError for IndexError {
     fn to_command_error(self) -> CommandError {
@@ -97,6 +98,16 @@ impl Catalog {
             None => Err(crate::error::internal("the session index is not open")),
         }
     }
+}
+
+/// Brings the index up to date with the sessions folder, then hands back
+/// what a large reindex freed ([`crate::memory`]).
+pub(crate) fn refresh(index: &mut Index) -> strata_index::Result<()> {
+    let report = index.refresh()?;
+    if memory::worth_trimming(&report) {
+        memory::trim_freed_memory();
+    }
+    Ok(())
 }
 
 /// What a writer tells the index.

@@ -29,6 +29,7 @@ pub mod export;
 pub mod launch;
 pub mod library;
 pub mod manager;
+mod memory;
 pub mod preferences;
 pub mod profile;
 pub mod settings;

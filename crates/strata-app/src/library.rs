@@ -80,7 +80,7 @@ impl App {
         let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(request.limit.unwrap_or(DEFAULT_SESSION_PAGE));
         let page = self.catalog.with(&self.paths, |index| {
-            index.refresh()?;
+            catalog::refresh(index)?;
             index.list(&PageRequest {
                 limit,
                 offset,
@@ -125,7 +125,7 @@ impl App {
         );
         let filters = catalog::filters(request);
         let page = self.catalog.with(&self.paths, |index| {
-            index.refresh()?;
+            catalog::refresh(index)?;
             index.search_page(&query, &filters, offset, limit)
         })?;
         Ok(SearchResults {
