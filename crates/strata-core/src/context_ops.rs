@@ -92,10 +92,16 @@ pub fn decide_pin(
 }
 
 /// Undoes the latest compaction: the history before it plus everything
-/// appended since, only when its estimate is under `threshold`.
+/// appended since, only when the next request's estimate is under
+/// `threshold`: the restored items' estimate (what the record keeps, as a
+/// compaction's record keeps its result's) plus `request_overhead`, what
+/// every request carries besides the history (the tool specs). An undo
+/// whose next request reaches the threshold would only be compacted again
+/// at the next round, at the cost of a summary.
 pub fn decide_undo(
     history: &History,
     estimate: Estimate<'_>,
+    request_overhead: u64,
     threshold: u64,
 ) -> Result<CompactionUndone> {
     let Some(point) = history.undo_point() else {
@@ -105,10 +111,12 @@ pub fn decide_undo(
     };
     let restored = point.restored(history.items());
     let estimated_tokens = estimate.items(&restored);
-    if estimated_tokens >= threshold {
+    let next_request = estimated_tokens.saturating_add(request_overhead);
+    if next_request >= threshold {
         return Err(refused(format!(
-            "undoing would bring back about {estimated_tokens} tokens (an estimate), at or over \
-             the compaction threshold of {threshold}; nothing was changed"
+            "undoing would bring the next request to about {next_request} tokens (an estimate: \
+             the restored history and the tool specs), at or over the compaction threshold of \
+             {threshold}; nothing was changed"
         )));
     }
     Ok(CompactionUndone {
@@ -212,13 +220,15 @@ pub fn pin_item(
     Ok(pin)
 }
 
-/// Undoes the latest compaction when the result fits under `threshold`.
+/// Undoes the latest compaction when the result fits under `threshold`
+/// ([`decide_undo`]).
 pub fn undo_compaction(
     session: &mut LiveSession,
     estimate: Estimate<'_>,
+    request_overhead: u64,
     threshold: u64,
 ) -> Result<CompactionUndone> {
-    let undone = decide_undo(session.history(), estimate, threshold)?;
+    let undone = decide_undo(session.history(), estimate, request_overhead, threshold)?;
     session.append(RecordBody::CompactionUndone(undone.clone()))?;
     after_history_replaced(session)?;
     Ok(undone)

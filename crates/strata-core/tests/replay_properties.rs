@@ -342,7 +342,7 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
             }
             Action::Undo => {
                 let estimate = Estimate::new(&CharEstimator, Calibration::default());
-                if let Ok(undone) = decide_undo(session.history(), estimate, u64::MAX) {
+                if let Ok(undone) = decide_undo(session.history(), estimate, 0, u64::MAX) {
                     let expected = undone.restored.clone();
                     session
                         .append(RecordBody::CompactionUndone(undone))

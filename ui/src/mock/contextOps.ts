@@ -29,7 +29,7 @@ export function undoCompaction(session: PreviewSession): CompactionUndoneView {
   const estimated_tokens = estimate(restored);
   if (estimated_tokens >= view.threshold) {
     throw refused(
-      `undoing would bring back about ${estimated_tokens} tokens (an estimate), at or over the compaction threshold of ${view.threshold}; nothing was changed`,
+      `undoing would bring the next request to about ${estimated_tokens} tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of ${view.threshold}; nothing was changed`,
     );
   }
   const payload = { summary_item_id: latest.summary.id, restored: restored.map((item) => item.id), estimated_tokens, threshold: view.threshold };

@@ -188,7 +188,7 @@ fn write(session: &mut LiveSession, steps: &[Step], users: &mut Vec<ItemId>) {
             }
             Step::Undo => {
                 let estimate = Estimate::new(&CharEstimator, Calibration::default());
-                if let Ok(undone) = decide_undo(session.history(), estimate, u64::MAX) {
+                if let Ok(undone) = decide_undo(session.history(), estimate, 0, u64::MAX) {
                     append(session, RecordBody::CompactionUndone(undone));
                     session.append_checkpoint().unwrap();
                 }

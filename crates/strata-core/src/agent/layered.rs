@@ -39,8 +39,13 @@ impl Agent {
     /// An estimate of the history as it is now, for the gauge right after a
     /// compaction, until the next round reports (label it as an estimate).
     pub fn estimated_context_tokens(&self) -> u64 {
-        self.estimate().items(self.session.history().items())
-            + self.calibration.apply(self.tool_specs_raw())
+        self.estimate().items(self.session.history().items()) + self.request_overhead()
+    }
+
+    /// The estimate of what every request carries besides the history (the
+    /// tool specs), calibrated as the history's items are.
+    pub(super) fn request_overhead(&self) -> u64 {
+        self.calibration.apply(self.tool_specs_raw())
     }
 
     /// The raw estimate of the tool specs every request carries besides the
@@ -184,7 +189,7 @@ impl Agent {
         // eviction freed, whichever is larger. The estimate alone can miss
         // what it does not count (tool specs, provider framing), and
         // trusting it would skip a needed summary round after round.
-        let after_request = after + self.calibration.apply(self.tool_specs_raw());
+        let after_request = after + self.request_overhead();
         let expected = cause.context_tokens.map_or(after_request, |reported| {
             after_request.max(reported.saturating_sub(before.saturating_sub(after)))
         }) + cause.pending;

@@ -19,10 +19,12 @@ impl Agent {
     }
 
     /// Restores the history before the latest compaction plus everything
-    /// appended since, when its estimate is under the threshold.
+    /// appended since, when the next request's estimate (the restored
+    /// history and the tool specs) is under the threshold.
     pub fn undo_compaction(&mut self) -> Result<CompactionUndone> {
         let threshold = self.threshold();
+        let overhead = self.request_overhead();
         let estimate = Estimate::new(self.estimator.as_ref(), self.calibration);
-        crate::context_ops::undo_compaction(&mut self.session, estimate, threshold)
+        crate::context_ops::undo_compaction(&mut self.session, estimate, overhead, threshold)
     }
 }

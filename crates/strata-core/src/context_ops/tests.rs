@@ -55,6 +55,34 @@ fn a_pinned_output_counts_with_its_call() {
 }
 
 #[test]
+fn undo_counts_what_every_request_carries_besides_the_history() {
+    let bodies = vec![
+        item(&ResponseItem::system("sys")),
+        item(&ResponseItem::user("do it")),
+        item(&summary_item("summary")),
+    ];
+    let history = fold(&bodies);
+    let items_only = decide_undo(&history, estimate(), 0, u64::MAX)
+        .unwrap()
+        .estimated_tokens;
+    let threshold = items_only + 10;
+    // The restored items alone fit; with the tool specs every request
+    // carries they reach the threshold, so the undo is refused.
+    assert!(decide_undo(&history, estimate(), 9, threshold).is_ok());
+    let refusal = decide_undo(&history, estimate(), 10, threshold).unwrap_err();
+    assert!(
+        refusal
+            .to_string()
+            .contains(&format!("about {threshold} tokens")),
+        "{refusal}"
+    );
+    // The record keeps the restored history's estimate, as a compaction's
+    // record keeps its result's: the figure the gauge shows until a report.
+    let undone = decide_undo(&history, estimate(), 9, threshold).unwrap();
+    assert_eq!(undone.estimated_tokens, items_only);
+}
+
+#[test]
 fn undo_restores_the_history_before_the_compaction_plus_what_came_after() {
     let system = ResponseItem::system("sys");
     let user = ResponseItem::user("do it");
@@ -64,20 +92,20 @@ fn undo_restores_the_history_before_the_compaction_plus_what_came_after() {
     let later = ResponseItem::user("and then?");
     bodies.push(item(&later));
     let mut history = fold(&bodies);
-    let undo = decide_undo(&history, estimate(), 10_000).unwrap();
+    let undo = decide_undo(&history, estimate(), 0, 10_000).unwrap();
     assert_eq!(
         undo.restored,
         vec![system.id(), user.id(), work.id(), later.id()]
     );
     assert!(
-        decide_undo(&history, estimate(), 3).is_err(),
+        decide_undo(&history, estimate(), 0, 3).is_err(),
         "over the threshold"
     );
     history.apply(&RecordBody::CompactionUndone(undo));
     let ids: Vec<ItemId> = history.items().iter().map(ResponseItem::id).collect();
     assert_eq!(ids, vec![system.id(), user.id(), work.id(), later.id()]);
     assert!(
-        decide_undo(&history, estimate(), 10_000).is_err(),
+        decide_undo(&history, estimate(), 0, 10_000).is_err(),
         "undone once"
     );
 }
