@@ -127,16 +127,29 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
  * taken with ImageMagick's `import`. WebDriver's own screenshot is not used:
  * with WebKitGTK's DMA-BUF renderer off (as the app starts by default, see
  * src-tauri/src/webview.rs) WebKitWebDriver waits for the page's next paint,
- * which on a settled page may never come.
+ * which on a settled page may never come. The capture is of the screen, so
+ * it wants the harness's own Xvfb (scripts/e2e.sh starts one when there is
+ * no DISPLAY): on a desktop, windows over the app would be in it. A window
+ * partly off the screen fails the capture rather than give a cut picture.
  */
-function captureWindow({ x, y, width, height }) {
-  const crop = `${width}x${height}+${Math.max(0, x)}+${Math.max(0, y)}`;
+function captureWindow(rect) {
+  const [x, y, width, height] = [rect.x, rect.y, rect.width, rect.height].map(Math.round);
+  const offset = (n) => (n < 0 ? `${n}` : `+${n}`);
+  const crop = `${width}x${height}${offset(x)}${offset(y)}`;
   return new Promise((resolve, reject) => {
     execFile(
       "import",
       ["-silent", "-window", "root", "-crop", crop, "+repage", "png:-"],
       { encoding: "buffer", maxBuffer: 64 * 1024 * 1024, timeout: 15_000 },
-      (error, stdout, stderr) => (error ? reject(new Error(`screen capture failed: ${error.message} ${stderr}`)) : resolve(stdout)),
+      (error, png, stderr) => {
+        if (error) return reject(new Error(`screen capture failed: ${error.message} ${stderr}`));
+        // A PNG's size: the IHDR chunk's width and height, big-endian, at bytes 16 and 20.
+        const size = png.length >= 24 ? [png.readUInt32BE(16), png.readUInt32BE(20)] : [0, 0];
+        if (size[0] !== width || size[1] !== height) {
+          return reject(new Error(`screen capture of the window ${crop} came out ${size[0]}x${size[1]}: is the window on the screen?`));
+        }
+        resolve(png);
+      },
     );
   });
 }
