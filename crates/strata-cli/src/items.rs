@@ -66,8 +66,8 @@ pub fn undo(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
         paint(
             COMPACTION,
             format!(
-                "compaction undone: {} items restored, about {} tokens (an estimate) under the \
-                 threshold of {}",
+                "compaction undone: {} items restored, about {} tokens (an estimate of the \
+                 restored history; with the tool specs, under the threshold of {})",
                 result.undone.restored.len(),
                 result.undone.estimated_tokens,
                 result.undone.threshold

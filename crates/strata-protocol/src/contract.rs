@@ -133,8 +133,9 @@ pub struct CompactUpTo {
 }
 
 /// `undo_compaction`: restores the history before the latest compaction
-/// plus everything appended since, when its estimate is under the threshold
-/// (otherwise refused, changing nothing).
+/// plus everything appended since, when the next request's estimate (that
+/// history and the tool specs every request carries) is under the
+/// threshold (otherwise refused, changing nothing).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct UndoCompaction {
     pub session_id: SessionId,

@@ -3,7 +3,8 @@ import type { SessionId } from "./SessionId";
 
 /**
  * `undo_compaction`: restores the history before the latest compaction
- * plus everything appended since, when its estimate is under the threshold
- * (otherwise refused, changing nothing).
+ * plus everything appended since, when the next request's estimate (that
+ * history and the tool specs every request carries) is under the
+ * threshold (otherwise refused, changing nothing).
  */
 export type UndoCompaction = { session_id: SessionId, };

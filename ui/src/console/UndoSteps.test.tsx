@@ -38,7 +38,7 @@ describe("Undo on the latest compaction card", () => {
   it("is offered on the latest card only, says what it restores, and shows a refusal in place", async () => {
     const onUndo = vi.fn().mockRejectedValueOnce({
       kind: "invalid_input",
-      message: "undoing would bring back about 9100 tokens (an estimate), at or over the compaction threshold of 8000; nothing was changed",
+      message: "undoing would bring the next request to about 9100 tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of 8000; nothing was changed",
     });
     render(<CompactionList steps={compactionSteps(consoleRecords, consoleViews)} focused={null} onReveal={() => {}} onUndo={onUndo} />);
     const [latest, first] = cards();
@@ -48,7 +48,7 @@ describe("Undo on the latest compaction card", () => {
     expect(confirm).toHaveTextContent("exactly as it was just before this compaction, plus everything added since");
     fireEvent.click(within(confirm).getByRole("button", { name: "Undo compaction" }));
     const alert = await within(latest!).findByRole("alert");
-    expect(alert).toHaveTextContent("Not undone. undoing would bring back about 9100 tokens");
+    expect(alert).toHaveTextContent("Not undone. undoing would bring the next request to about 9100 tokens");
     expect(onUndo).toHaveBeenCalledTimes(1);
     // Nothing changed: the card is still the latest and still offers Undo.
     expect(within(latest!).getByTestId("compaction-undo")).toBeEnabled();
@@ -79,7 +79,7 @@ describe("Undo on the latest compaction card", () => {
       compaction_status: () => ({ policy: "base", threshold: 8000, circuit_open: false, ...(undone ? { estimated_tokens: 40 } : { reported_tokens: 9100 }) }),
       undo_compaction: () => {
         if (calls.filter((c) => c === "undo_compaction").length === 1) {
-          throw { kind: "invalid_input", message: "undoing would bring back about 9100 tokens (an estimate); nothing was changed" };
+          throw { kind: "invalid_input", message: "undoing would bring the next request to about 9100 tokens (an estimate); nothing was changed" };
         }
         undone = true;
         return { v: 1, session_id: view().summary.id, undone: undoRecord.payload };

@@ -57,7 +57,7 @@ export function UndoAction({ number, onUndo, running }: UndoActionProps) {
           <p id={explainId}>
             <strong>Undo compaction #{number}?</strong> The model will see the history exactly as it was just before this
             compaction, plus everything added since. The summary stays in the session file, and Strata refuses if the
-            restored history would be over the threshold.
+            next request (the restored history and the tool specs every request carries) would reach the threshold.
           </p>
           {refusal && (
             <p className="undo-refusal" role="alert" data-testid="undo-refusal">
@@ -108,7 +108,7 @@ export function UndoCard({ undone, undid, ts }: UndoCardProps) {
           <dd data-testid="undo-restored">{count}</dd>
         </div>
         <div>
-          <dt title="The estimate of the restored history the undo was checked with against the threshold">Checked estimate</dt>
+          <dt title="The estimate of the restored history: the undo was checked with it plus the tool specs every request carries, against the threshold">Restored estimate</dt>
           <dd>≈ {exactTokens(undone.estimated_tokens)}</dd>
         </div>
         <div>

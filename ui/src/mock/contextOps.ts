@@ -27,6 +27,7 @@ export function undoCompaction(session: PreviewSession): CompactionUndoneView {
   }
   const restored = [...latest.before, ...view.context.slice(latest.after.length)];
   const estimated_tokens = estimate(restored);
+  // The mock's requests carry no tool specs: the next request is the restored history.
   if (estimated_tokens >= view.threshold) {
     throw refused(
       `undoing would bring the next request to about ${estimated_tokens} tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of ${view.threshold}; nothing was changed`,
