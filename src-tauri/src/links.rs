@@ -113,6 +113,10 @@ fn system_opener(url: &str) -> Command {
     let command = {
         let mut command = Command::new("xdg-open");
         command.arg(url);
+        #[cfg(target_os = "linux")]
+        for name in crate::webview::names_set_at_start() {
+            command.env_remove(name);
+        }
         command
     };
     command

@@ -10,14 +10,18 @@
 //!   WebKitGTK as it starts, so it is set by `main` before anything else):
 //!   the page's frames then reach the window through shared memory. Measured
 //!   under Xvfb with the 1,002-session library listed, the web process's
-//!   PSS fell from about 210 MB to 123 MB, and frames while a model streams
-//!   got faster (docs/PERFORMANCE.md, Desktop). A value the person set
-//!   already is left as it is.
+//!   PSS fell from about 210 MB to 123 MB, and while a model streams no
+//!   frame waits long any more (docs/PERFORMANCE.md, Desktop). A value the
+//!   person set already is left as it is, and the programs the app starts
+//!   do not inherit what it set ([`names_set_at_start`]).
 //!
-//! Compositing stays on: turning it off as well saved nothing more (242.4
-//! against 242.3 MB for the whole process tree).
+//! Compositing stays on: turning it off as well saved nothing more (the
+//! whole process tree: 242.4 MB with both off, 242.3 MB with the DMA-BUF
+//! renderer alone).
 //!
 //! `STRATA_WEBVIEW_DEFAULTS=1` keeps every WebKit default.
+
+use std::sync::OnceLock;
 
 use strata_app::EnvFn;
 use tauri::Manager;
@@ -30,6 +34,26 @@ pub fn keeps_webkit_defaults(env: EnvFn) -> bool {
 
 /// WebKitGTK reads this as it starts: `1` turns its DMA-BUF renderer off.
 pub const DMABUF_RENDERER_OFF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
+
+/// What `main` set for WebKitGTK as the app started.
+static SET_AT_START: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+
+/// Remembers what `main` set ([`start_environment`]).
+pub fn remember_start_environment(set: Vec<(&'static str, &'static str)>) {
+    // Set once, by main; a second call changes nothing.
+    let _ = SET_AT_START.set(set);
+}
+
+/// The names of the variables `main` set: meant for this process's WebKit,
+/// so they are taken out of the programs the app starts (the link opener),
+/// which would otherwise inherit them (a WebKitGTK browser among them).
+pub fn names_set_at_start() -> impl Iterator<Item = &'static str> {
+    SET_AT_START
+        .get()
+        .into_iter()
+        .flatten()
+        .map(|(name, _)| *name)
+}
 
 /// The variables to set in the process's environment before WebKitGTK
 /// starts: none when the person keeps WebKit's defaults or already chose.
