@@ -150,7 +150,9 @@ impl App {
         let live = self.live(id);
         self.blocking(move |app| {
             app.check_indexed_tail(id);
-            if request.at_item.is_none() {
+            // Records asked for from the start (the console) need the whole
+            // file: the tail's replay would only be thrown away.
+            if request.at_item.is_none() && request.from_record.is_some() {
                 let replay = app.replay_from_tail(id)?;
                 if to_usize(request.from_record.unwrap_or(0)) >= replay.records() {
                     return Ok(app.session_view(&replay, live.as_deref(), Vec::new()));
@@ -165,13 +167,11 @@ impl App {
                 ));
             }
             let from = to_usize(request.from_record.unwrap_or(0)).min(read.records.len());
-            let mut view = app.session_view(
+            Ok(app.session_view(
                 &read.replay(),
                 live.as_deref(),
                 read.records[from..].to_vec(),
-            );
-            view.record_count = to_u32(read.records.len());
-            Ok(view)
+            ))
         })
         .await
     }

@@ -17,6 +17,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use strata_core::store::first_meta;
 use strata_protocol::{
     OpenTranscript, Record, RecordBody, ResponseItem, SessionId, TranscriptPage,
 };
@@ -47,7 +48,7 @@ pub fn open_page(
         path,
         request.session_id,
         first_window,
-        |records| page_from(&Numbered { records }, request, limit),
+        |records| page_from(&records, request, limit),
     ))
 }
 
@@ -91,10 +92,11 @@ fn read_back<T>(
 ) -> Option<T> {
     let mut file = File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
-    if !names_session(&mut file, session_id) {
+    let mut window = first_window.max(1);
+    // A file no bigger than the first window is read whole anyway.
+    if window >= len || !first_meta(&file, path).is_ok_and(|meta| meta.session_id == session_id) {
         return None;
     }
-    let mut window = first_window.max(1);
     while window < len {
         match attempt(read_window(&mut file, len, window)?) {
             Attempt::Found(found) => return Some(found),
@@ -108,24 +110,25 @@ fn read_back<T>(
 /// The page cut from a fold of `records` (a window's, numbered by its
 /// checkpoints), if it is the whole file's.
 fn page_from(
-    records: &Numbered,
+    records: &[Record],
     request: &OpenTranscript,
     limit: usize,
 ) -> Attempt<TranscriptPage> {
-    let Some(first_index) = records.first_index() else {
-        return match records.consistent() {
-            true => Attempt::Further,
-            false => Attempt::Whole,
-        };
+    // The window's first record's index in the whole file, from the
+    // checkpoints in it (each counts the records before it); they must agree.
+    let mut indices = checkpoint_indices(records);
+    let first_index = match indices.next() {
+        None => return Attempt::Further,
+        Some(first) if indices.all(|index| index == first) => first,
+        Some(_) => return Attempt::Whole,
     };
     let Some(turn) = records
-        .records
         .iter()
         .position(|record| matches!(record.body, RecordBody::TurnStarted(_)))
     else {
         return Attempt::Further;
     };
-    let folded = &records.records[turn..];
+    let folded = &records[turn..];
     let mut fold = TranscriptFold::from_middle();
     for (offset, record) in folded.iter().enumerate() {
         fold.apply_record(first_index + turn + offset, &record.body);
@@ -154,40 +157,18 @@ fn page_from(
     }
 }
 
-/// The parsed whole lines of a window.
-struct Numbered {
-    records: Vec<Record>,
-}
-
-impl Numbered {
-    /// The index in the whole file of the window's first record, from the
-    /// checkpoints in it (each counts the records before it).
-    fn first_index(&self) -> Option<usize> {
-        let mut indices = self.checkpoint_indices();
-        let first = indices.next()?;
-        indices.all(|index| index == first).then_some(first)
-    }
-
-    /// Whether the checkpoints (if any) agree on the numbering.
-    fn consistent(&self) -> bool {
-        let mut indices = self.checkpoint_indices();
-        match indices.next() {
-            Some(first) => indices.all(|index| index == first),
-            None => true,
-        }
-    }
-
-    fn checkpoint_indices(&self) -> impl Iterator<Item = usize> + '_ {
-        self.records
-            .iter()
-            .enumerate()
-            .filter_map(|(position, record)| match &record.body {
-                RecordBody::Checkpoint(checkpoint) => usize::try_from(checkpoint.state.records)
-                    .ok()?
-                    .checked_sub(position),
-                _ => None,
-            })
-    }
+/// For each checkpoint among `records`, the index in the whole file of the
+/// first of `records` it implies.
+fn checkpoint_indices(records: &[Record]) -> impl Iterator<Item = usize> + '_ {
+    records
+        .iter()
+        .enumerate()
+        .filter_map(|(position, record)| match &record.body {
+            RecordBody::Checkpoint(checkpoint) => usize::try_from(checkpoint.state.records)
+                .ok()?
+                .checked_sub(position),
+            _ => None,
+        })
 }
 
 /// The whole lines among the last `window` bytes of the file (the first,
@@ -209,22 +190,6 @@ fn read_window(file: &mut File, len: u64, window: u64) -> Option<Vec<Record>> {
     // A blank line would be numbered differently by the whole read.
     let lines_in = lines.iter().filter(|&&b| b == b'\n').count();
     (records.len() == lines_in).then_some(records)
-}
-
-/// Whether the file's first line is the session_meta of the session asked
-/// for (as the whole read checks).
-fn names_session(file: &mut File, session_id: SessionId) -> bool {
-    let mut head = vec![0; 64 * 1024];
-    let Ok(read) = file.read(&mut head) else {
-        return false;
-    };
-    let Some(newline) = head[..read].iter().position(|&b| b == b'\n') else {
-        return false;
-    };
-    matches!(
-        serde_json::from_slice::<Record>(&head[..newline]),
-        Ok(Record { body: RecordBody::SessionMeta(meta), .. }) if meta.session_id == session_id
-    )
 }
 
 #[cfg(test)]

@@ -430,6 +430,11 @@ fn a_session_opened_without_records_is_the_whole_files_snapshot() {
             ..whole
         }
     );
-    let replay = app.replay_from_tail(written.id).unwrap();
-    assert_eq!(replay, app.browse(written.id).unwrap().replay());
+    // The snapshot came from the tail: the file has a checkpoint to start
+    // from, and the tail's replay is the whole file's.
+    let tail = strata_core::store::read_session_tail(&written.path).unwrap();
+    assert!(tail.from_checkpoint());
+    assert!(tail.offset > 0);
+    assert_eq!(tail.replay(), app.browse(written.id).unwrap().replay());
+    assert_eq!(app.replay_from_tail(written.id).unwrap(), tail.replay());
 }

@@ -61,7 +61,7 @@ pub use reader::{
 pub use replay::{
     CompactionGuards, DERIVED_TITLE_CHARS, Replay, derived_title, original_items, replay,
 };
-pub use tail::{TailRead, read_session_tail};
+pub use tail::{TailRead, first_meta, read_session_tail};
 pub use verify::{Verification, verify_checkpoints};
 pub use writer::TornTailRepair;
 

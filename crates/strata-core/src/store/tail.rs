@@ -182,7 +182,7 @@ fn checkpoint_line(line: &[u8]) -> Option<Record> {
 }
 
 /// The session_meta of the file's first line.
-fn first_meta(file: &File, path: &Path) -> Result<SessionMeta> {
+pub fn first_meta(file: &File, path: &Path) -> Result<SessionMeta> {
     let len = file
         .metadata()
         .map_err(CoreError::io("read session", path))?
