@@ -206,7 +206,7 @@ describe("App", () => {
     expect(compact?.args.focus).toBe("keep the failing test");
   });
 
-  it("toggles the debug console with Ctrl+Shift+D, its code loaded on first opening, and shows its empty state", async () => {
+  it("toggles the debug console with Ctrl+Shift+D and shows its empty state", async () => {
     fakeShell();
     const user = userEvent.setup();
     render(<App />);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ComponentProps, type ReactNode } from "react";
 import type { ExportFormat, SessionListItem } from "../api/types";
 import { folderName, formatRelativeTime, shortId } from "../lib/format";
-import { forkPointLabel, forksShown, holdsSession, sessionTitle, type SessionNode } from "../lib/lineage";
+import { forkPointLabel, holdsSession, sessionTitle, type SessionNode } from "../lib/lineage";
 
 /** What a row lets the person do, and which session is open. */
 export interface RowActions {
@@ -30,7 +30,7 @@ export function SessionBranch({ node, titles, actions, folded, onFold, onAskDele
   const { session, forks } = node;
   // The open session stays visible: its parent's forks unfold for it.
   const holdsActive = holdsSession(node, actions.activeId);
-  const open = forksShown(node, folded, actions.activeId);
+  const open = !folded.has(session.id) || holdsActive;
   const forksId = `forks-${session.id}`;
   const origin = session.forked_from;
   return (

@@ -67,11 +67,11 @@ export function SessionSidebar(props: SessionSidebarProps) {
   const rangeExtractor = useCallback(
     (range: Range) => {
       const indexes = defaultRangeExtractor(range);
-      const kept = focusedRoot.current === null ? -1 : tree.findIndex((node) => node.session.id === focusedRoot.current);
-      if (kept < 0 || indexes.includes(kept)) return indexes;
+      const kept = focusedRoot.current === null ? undefined : rootOfAny.get(focusedRoot.current);
+      if (kept === undefined || indexes.includes(kept)) return indexes;
       return [...indexes, kept].sort((a, b) => a - b);
     },
-    [tree],
+    [rootOfAny],
   );
   const virtualizer = useVirtualizer({
     count: tree.length,

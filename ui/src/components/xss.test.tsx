@@ -10,6 +10,7 @@ import { findXssViolations } from "../../../tests/fixtures/xss-audit.mjs";
 import type { SessionListItem } from "../api/types";
 import { CompactionCard } from "../console/Compactions";
 import { consoleViews } from "../test/consoleFixtures";
+import { listedSession, sidebarHandlers } from "../test/sidebar";
 import { ExternalLinks } from "./ExternalLinks";
 import { Markdown } from "./Markdown";
 import { AssistantMessage, UserMessage } from "./Messages";
@@ -95,33 +96,22 @@ describe("hostile text in the UI", () => {
 
   it("renders every payload as session titles and file names in the sidebar", () => {
     const sessions: SessionListItem[] = payloads.map((p, index) => ({
-      id: `s${index}`,
-      title: p.text,
+      ...listedSession(`s${index}`, p.text),
       workspace: `/home/ana/${p.text}`,
       provider_kind: "openai-responses",
       model: p.text,
-      created_at: "2026-11-29T10:00:00Z",
-      updated_at: "2026-11-29T11:00:00Z",
-      item_count: 1,
-      compaction_count: 0,
     }));
-    const noop = () => {};
-    const { container } = render(
-      <SessionSidebar
-        sessions={sessions}
-        activeId="s0"
-        query=""
-        loading={false}
-        onQueryChange={noop}
-        onNew={noop}
-        onOpen={noop}
-        onResume={noop}
-        onRename={noop}
-        onDelete={noop}
-        onExport={noop}
-      />,
-    );
-    expectClean(container);
+    // The sidebar is virtualised: a few sessions at a time, so every row is in the DOM.
+    const GROUP = 10;
+    for (let start = 0; start < sessions.length; start += GROUP) {
+      const group = sessions.slice(start, start + GROUP);
+      const { container, unmount } = render(
+        <SessionSidebar sessions={group} activeId={group[0]!.id} query="" loading={false} {...sidebarHandlers()} />,
+      );
+      expect(container.querySelectorAll(".session-open")).toHaveLength(group.length);
+      expectClean(container);
+      unmount();
+    }
   });
 
   it("renders every payload as a compaction summary", async () => {

@@ -6,6 +6,7 @@
 // RangeError while loading and the chart is never drawn. Only for that
 // evaluation, `navigator.language` reads as a tag Intl accepts.
 import type uPlot from "uplot";
+import { lazyModule } from "../lib/lazyModule";
 
 function accepted(tag: string): boolean {
   try {
@@ -47,13 +48,9 @@ async function importUPlot(): Promise<typeof uPlot> {
   }
 }
 
-let loading: Promise<typeof uPlot> | null = null;
+const uplot = lazyModule(importUPlot);
 
 /** The uPlot constructor, loaded once (a failed load is tried again on the next call). */
 export function loadUPlot(): Promise<typeof uPlot> {
-  loading ??= importUPlot().catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
+  return uplot.load();
 }

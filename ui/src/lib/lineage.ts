@@ -54,7 +54,7 @@ export function holdsSession(node: SessionNode, id: string | null): boolean {
 }
 
 /** Whether `node`'s forks are shown: unless folded, and always when the open session is one of them. */
-export function forksShown(node: SessionNode, folded: ReadonlySet<string>, activeId: string | null): boolean {
+function forksShown(node: SessionNode, folded: ReadonlySet<string>, activeId: string | null): boolean {
   return !folded.has(node.session.id) || holdsSession(node, activeId);
 }
 
