@@ -10,10 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target="${CARGO_TARGET_DIR:-target}"
-# The app embeds ui/dist when it compiles: with a bundle older than ui/src
-# the figures would be an old UI's (`make bench-desktop` builds it first).
-if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
-  echo "bench-desktop: ui/dist is missing or older than ui/src: run make ui-build (make bench-desktop does)" >&2
+# The app embeds ui/dist when it compiles: with a bundle older than what
+# builds it (sources, config, packages) the figures would be an old UI's
+# (`make bench-desktop` builds it first).
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui -path ui/node_modules -prune -o -path ui/dist -prune -o -type f -newer ui/dist/index.html -print -quit)" ]; then
+  echo "bench-desktop: ui/dist is missing or older than the UI's sources: run make ui-build (make bench-desktop does)" >&2
   exit 1
 fi
 cargo build --release --locked -p strata-desktop -p strata-index --bin strata-desktop --bin strata-gen >&2

@@ -74,7 +74,7 @@ impl LinkOpener {
     fn open(&self, url: &Url) -> std::io::Result<()> {
         match self {
             Self::System => {
-                let mut child = system_opener(url.as_str())
+                let mut child = system_opener(url.as_str(), &app_only_env())
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
@@ -94,31 +94,39 @@ impl LinkOpener {
     }
 }
 
+/// The variables the app set for its own WebKit, which the programs it
+/// starts must not inherit.
+fn app_only_env() -> Vec<&'static str> {
+    #[cfg(target_os = "linux")]
+    return crate::webview::names_set_at_start().collect();
+    #[cfg(not(target_os = "linux"))]
+    Vec::new()
+}
+
 /// The platform's "open with the default application", the URL one argument
-/// (no shell).
-fn system_opener(url: &str) -> Command {
+/// (no shell), without the variables `unset` names.
+fn system_opener(url: &str, unset: &[&str]) -> Command {
     #[cfg(target_os = "macos")]
-    let command = {
+    let mut command = {
         let mut command = Command::new("/usr/bin/open");
         command.arg(url);
         command
     };
     #[cfg(windows)]
-    let command = {
+    let mut command = {
         let mut command = Command::new("rundll32.exe");
         command.args(["url.dll,FileProtocolHandler", url]);
         command
     };
     #[cfg(not(any(target_os = "macos", windows)))]
-    let command = {
+    let mut command = {
         let mut command = Command::new("xdg-open");
         command.arg(url);
-        #[cfg(target_os = "linux")]
-        for name in crate::webview::names_set_at_start() {
-            command.env_remove(name);
-        }
         command
     };
+    for name in unset {
+        command.env_remove(name);
+    }
     command
 }
 

@@ -246,8 +246,10 @@ fn the_csp_stays_strict_and_no_opener_or_shell_plugin_is_granted() {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_link_opener_does_not_inherit_what_the_app_set_for_its_own_webkit() {
-    crate::webview::remember_start_environment(vec![(crate::webview::DMABUF_RENDERER_OFF, "1")]);
-    let opener = system_opener("https://example.com/");
+    let opener = system_opener(
+        "https://example.com/",
+        &[crate::webview::DMABUF_RENDERER_OFF],
+    );
     let removed: Vec<_> = opener
         .get_envs()
         .filter(|(_, value)| value.is_none())

@@ -38,9 +38,20 @@ pub const DMABUF_RENDERER_OFF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 /// What `main` set for WebKitGTK as the app started.
 static SET_AT_START: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
 
-/// Remembers what `main` set ([`start_environment`]).
-pub fn remember_start_environment(set: Vec<(&'static str, &'static str)>) {
-    // Set once, by main; a second call changes nothing.
+/// Sets [`start_environment`]'s variables in this process, for WebKitGTK
+/// to read as it starts, and remembers them ([`names_set_at_start`]).
+///
+/// # Safety
+/// No other thread may read or change the environment meanwhile: call it
+/// as `main`'s first statement, before any thread exists.
+#[allow(unsafe_code)]
+pub unsafe fn apply_start_environment(env: EnvFn) {
+    let set = start_environment(env);
+    for (name, value) in &set {
+        // SAFETY: the caller's promise: no other thread exists yet.
+        unsafe { std::env::set_var(name, value) };
+    }
+    // Set once; a second call changes nothing.
     let _ = SET_AT_START.set(set);
 }
 

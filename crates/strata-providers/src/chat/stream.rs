@@ -350,12 +350,7 @@ data: [DONE]
     fn the_text_of_choice_zero_is_decoded_whole_wherever_it_stands() {
         let sse = "data: {\"error\":null,\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other\"}},{\"index\":0,\"delta\":{\"content\":\"caf\\u00e9 \\\"q\\\"\\n\"}}]}\n\n";
         let (events, error) = run(sse);
-        assert_eq!(
-            error,
-            Some(ModelError::StreamInterrupted {
-                message: "the stream ended before a finish reason".into()
-            })
-        );
+        assert_eq!(error, Some(interrupted("before a finish reason")));
         assert_eq!(
             events,
             vec![ModelEvent::TextDelta {
