@@ -145,8 +145,9 @@ function AppWindow() {
       forkBeforeCompaction: running
         ? undefined
         : (number: number) => actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`),
+      retryCompaction: running || mode !== "live" ? undefined : () => void actions.send("/compact"),
     }),
-    [view, debugEvents, focusedCompaction, compaction, running, actions],
+    [view, debugEvents, focusedCompaction, compaction, running, actions, mode],
   );
 
   // The sidebar's row is refreshed after every turn (a first message gives the session its

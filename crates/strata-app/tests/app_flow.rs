@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
@@ -18,7 +18,7 @@ use strata_protocol::{
     OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
     TurnOutcome,
 };
-use support::{Collect, create, runtime, send};
+use support::{Collect, create, read_json_body, runtime, send};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -36,24 +36,7 @@ impl ChatServer {
         std::thread::spawn(move || {
             for socket in listener.incoming() {
                 let Ok(mut socket) = socket else { return };
-                let mut reader = BufReader::new(socket.try_clone().unwrap());
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some((name, value)) = line.split_once(':')
-                        && name.eq_ignore_ascii_case("content-length")
-                    {
-                        length = value.trim().parse().unwrap();
-                    }
-                }
-                let mut body = vec![0; length];
-                reader.read_exact(&mut body).unwrap();
-                let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                let request = read_json_body(&mut socket);
                 seen.lock()
                     .unwrap()
                     .push(request["model"].as_str().unwrap_or_default().to_owned());

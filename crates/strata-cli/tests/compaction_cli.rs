@@ -347,7 +347,7 @@ fn three_failed_summaries_in_a_row_print_the_circuit_line_naming_the_failure() {
         .collect();
     assert_eq!(lines.len(), 1, "one line, when the circuit opens: {output}");
     assert!(
-        lines[0].contains("after 3 failed summaries in a row")
+        lines[0].contains("after 3 compactions in a row whose summary failed or was refused")
             && lines[0].contains("the summarizer is unavailable")
             && lines[0].contains("compact by hand"),
         "{}",

@@ -229,7 +229,18 @@ async fn a_second_overflow_of_the_same_round_fails_the_turn() {
     let report = run_turn(&mut agent, "List it.").await;
 
     assert_eq!(report.outcome, TurnOutcome::Failed);
-    assert_eq!(report.error, Some(overflow("still too long")));
+    // One error naming what the provider said and what was tried.
+    let Some(ModelError::ContextOverflow { message }) = &report.error else {
+        panic!("expected an overflow, got {:?}", report.error)
+    };
+    assert!(
+        message.starts_with("still too long (Strata summarised 2 items"),
+        "{message}"
+    );
+    assert!(
+        message.contains("sent the round again, but it was still too long"),
+        "{message}"
+    );
     assert_eq!(report.rounds, 3);
     assert_eq!(harness.gateway.summary_requests().len(), 1);
     // The compaction itself stands; nothing of the failed rounds does.
@@ -240,7 +251,7 @@ async fn a_second_overflow_of_the_same_round_fails_the_turn() {
     let records = harness.records(agent.id());
     assert!(matches!(
         &of_type(&records, "error")[..],
-        [RecordBody::Error(error)] if error.model_error == Some(overflow("still too long"))
+        [RecordBody::Error(error)] if error.model_error == report.error
     ));
     harness.assert_reopens_to(agent);
 }
@@ -254,7 +265,13 @@ async fn an_overflow_with_nothing_to_compact_fails_at_once() {
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
     let report = run_turn(&mut agent, "x".repeat(10_000)).await;
     assert_eq!(report.outcome, TurnOutcome::Failed);
-    assert_eq!(report.error, Some(overflow("huge message")));
+    let Some(ModelError::ContextOverflow { message }) = &report.error else {
+        panic!("expected an overflow, got {:?}", report.error)
+    };
+    assert!(
+        message.starts_with("huge message (Strata found nothing to compact"),
+        "{message}"
+    );
     assert!(harness.gateway.summary_requests().is_empty());
     assert_eq!(harness.gateway.requests().len(), 1);
     harness.assert_reopens_to(agent);

@@ -13,6 +13,7 @@ use crate::ids::ItemId;
 use crate::items::ResponseItem;
 use crate::provider::ProfileSet;
 use crate::recall::SessionForked;
+use crate::records::CompactionSpan;
 use crate::usage::TokenUsage;
 
 /// What a replay of every record before this one holds.
@@ -80,6 +81,10 @@ pub struct CheckpointState {
     /// at the ineffective level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ineffective_at: Option<ItemId>,
+    /// The layered guards: the span of the last summary the rule check
+    /// refused, until a compaction or circuit reset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_span: Option<CompactionSpan>,
     /// `compaction_undone` records folded.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub undos: u64,

@@ -70,7 +70,7 @@ pub use recall::{
     CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
 };
 pub use records::{
-    ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, ErrorRecord,
+    ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionSpan, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,
     RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome,
     TurnStarted, UnknownRecord,

@@ -220,8 +220,31 @@ pub enum CompactionGuardRecord {
         estimated_tokens: u64,
         threshold: u64,
     },
+    /// The rule check refused a layered summary (the `compaction_refused`
+    /// record before this one keeps what it would have dropped). Counts
+    /// toward the circuit as a failed summary does, and names the span, so
+    /// the same compaction is not summarised (and paid for) again.
+    SummaryRefused {
+        trigger: CompactionTrigger,
+        message: String,
+        span: CompactionSpan,
+        /// The estimate of the history after the refusal, and the threshold
+        /// it was compared with.
+        estimated_tokens: u64,
+        threshold: u64,
+    },
     /// The person re-enabled automatic compaction after the circuit opened.
     CircuitReset,
+}
+
+/// The items a layered summary would replace, named by the first and last
+/// of them (ids sort by time) and their count: the same three figures mean
+/// the same plan over the same history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CompactionSpan {
+    pub first: ItemId,
+    pub last: ItemId,
+    pub items: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]

@@ -1,4 +1,4 @@
-/** Automatic compaction is held off after repeated failed summaries; Retry compacts now, which closes the circuit when it succeeds. */
+/** Automatic compaction is held off after repeated failed or refused summaries; Retry compacts now, which closes the circuit when it succeeds. */
 export function CircuitBanner({ onRetry, busy, reason = null }: { onRetry: () => void; busy: boolean; reason?: string | null }) {
   return (
     <div className="circuit-banner" role="alert" data-testid="circuit-banner">
@@ -6,8 +6,8 @@ export function CircuitBanner({ onRetry, busy, reason = null }: { onRetry: () =>
         !
       </span>
       <span>
-        <strong>Automatic compaction is paused.</strong> Three compactions in a row could not get a summary from the model, so Strata stopped trying
-        on its own. The context may overflow until a compaction succeeds.
+        <strong>Automatic compaction is paused.</strong> Three compactions in a row could not get a summary from the model or were refused by the
+        rule check, so Strata stopped trying on its own. The context may overflow until a compaction succeeds.
         {reason && (
           <span className="circuit-reason" data-testid="circuit-reason">
             {" "}

@@ -24,6 +24,8 @@ export interface ConsoleContext {
   undoCompaction?: () => Promise<void>;
   /** Opens the fork dialog for "just before compaction `number`" (a new session; this one is unchanged). */
   forkBeforeCompaction?: (number: number) => void;
+  /** Compacts now (`/compact`), the circuit breaker's Retry; absent while a turn runs or the session is read-only. */
+  retryCompaction?: () => void;
 }
 
 /** One part of the console (tiles, compaction cards, chart, log), plugged in by issue 6. */

@@ -50,7 +50,7 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
     <Loaded snapshot={snapshot}>
       {({ view, compactions }) => (
         <div className="overview">
-          {context.compaction && <ContextControls compaction={context.compaction} running={context.transcript.runningTurn !== null} />}
+          {context.compaction && <ContextControls compaction={context.compaction} running={context.transcript.runningTurn !== null} onRetry={context.retryCompaction} />}
           <IneffectiveWarnings debugEvents={context.debugEvents} />
           <CompactionsTile views={compactions} onShowLast={context.revealInTranscript} />
           <h4 className="subheading">Context per round</h4>

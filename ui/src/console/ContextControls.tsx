@@ -9,8 +9,8 @@ import type { SessionCompaction } from "./useCompactionStatus";
 
 const POLICIES: CompactionPolicy[] = ["off", "base", "layered"];
 
-/** The session's policy (a control that records a `compaction_policy`), its threshold, the gauge's figure and the Preview button. */
-export function ContextControls({ compaction, running }: { compaction: SessionCompaction; running: boolean }) {
+/** The session's policy (a control that records a `compaction_policy`), its threshold, the gauge's figure, the Preview button, and the circuit breaker when it is open (its reason and Retry). */
+export function ContextControls({ compaction, running, onRetry }: { compaction: SessionCompaction; running: boolean; onRetry?: () => void }) {
   const { status, reading, sessionId } = compaction;
   const [previewing, setPreviewing] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -71,6 +71,15 @@ export function ContextControls({ compaction, running }: { compaction: SessionCo
           </>
         )}
       </p>
+      {status?.circuit_open && (
+        <div className="console-warning circuit-console" role="status" data-testid="console-circuit">
+          <strong>Automatic compaction is paused</strong> after three compactions in a row whose summary failed or was refused.
+          {status.circuit_reason && <span className="circuit-reason"> Last reason: {status.circuit_reason}</span>}{" "}
+          <button type="button" className="button small" onClick={onRetry} disabled={!onRetry || running} title={onRetry && !running ? undefined : "Available between turns, in a live session"}>
+            Retry compaction
+          </button>
+        </div>
+      )}
       {running && <p className="muted small">The policy can be changed between turns.</p>}
       {error && (
         <p className="console-error" role="alert">

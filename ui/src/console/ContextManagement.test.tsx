@@ -167,6 +167,23 @@ describe("ContextControls", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("A turn is running in this session.");
   });
 
+  it("shows an open circuit with its reason and a Retry, held while a turn runs", async () => {
+    const user = userEvent.setup();
+    const onRetry = vi.fn();
+    const open = { ...status, circuit_open: true, circuit_reason: "the compaction was refused: it would have dropped <b>the latest user request</b>" };
+    const { rerender } = render(<ContextControls compaction={compactionState({ status: open })} running={false} onRetry={onRetry} />);
+    const circuit = screen.getByTestId("console-circuit");
+    expect(circuit).toHaveTextContent("Automatic compaction is paused after three compactions in a row whose summary failed or was refused.");
+    expect(circuit).toHaveTextContent("Last reason: the compaction was refused: it would have dropped <b>the latest user request</b>");
+    expect(circuit.querySelector("b")).toBeNull();
+    await user.click(within(circuit).getByRole("button", { name: "Retry compaction" }));
+    expect(onRetry).toHaveBeenCalledOnce();
+    rerender(<ContextControls compaction={compactionState({ status: open })} running onRetry={onRetry} />);
+    expect(within(screen.getByTestId("console-circuit")).getByRole("button", { name: "Retry compaction" })).toBeDisabled();
+    rerender(<ContextControls compaction={compactionState()} running={false} onRetry={onRetry} />);
+    expect(screen.queryByTestId("console-circuit")).toBeNull();
+  });
+
   it("holds the policy while a turn runs", () => {
     render(<ContextControls compaction={compactionState()} running />);
     expect(screen.getByRole("radio", { name: "Off" })).toBeDisabled();

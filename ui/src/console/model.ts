@@ -4,6 +4,7 @@
 // compaction and each round's request come from the core.
 import type { CompactionView } from "../bindings/CompactionView";
 import type { CompactionTrigger } from "../bindings/CompactionTrigger";
+import type { CompactionGuardRecord } from "../bindings/CompactionGuardRecord";
 import type { EventEnvelope, ResponseItem, SessionRecord, TokenUsage } from "../api/types";
 import { formatDuration, formatTokens } from "../lib/format";
 import { contextTokensOf } from "../state/transcript";
@@ -390,12 +391,8 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
       const { trigger, dropped } = record.payload;
       return { ...base, family: "debug", kind: "compaction", tone: "bad", title: `Compaction refused by the rule check (${TRIGGER_LABEL[trigger].toLowerCase()})`, detail: `nothing was committed: it would have dropped ${dropped.join("; ")}` };
     }
-    case "compaction_guard": {
-      const guard = record.payload;
-      return guard.kind === "summary_failed"
-        ? { ...base, family: "debug", kind: "compaction", tone: "bad", title: `Summary failed (${TRIGGER_LABEL[guard.trigger].toLowerCase()})`, detail: `${guard.attempts} attempt${guard.attempts === 1 ? "" : "s"}: ${guard.message}` }
-        : { ...base, family: "mainline", kind: "compaction", tone: "neutral", title: "Automatic compaction resumed", detail: "the person reset the circuit" };
-    }
+    case "compaction_guard":
+      return guardRow(record.payload, base);
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {
@@ -417,6 +414,25 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
       const kind: LogKind = item.type === "message" ? "message" : "tool";
       return { ...base, family: "mainline", kind, tone: "neutral", title: label, detail: oneLine(text, 4000) };
     }
+  }
+}
+
+/** The log row of a `compaction_guard` record. */
+function guardRow(guard: CompactionGuardRecord, base: Pick<LogRow, "key" | "record_index" | "ts">): LogRow {
+  switch (guard.kind) {
+    case "summary_failed":
+      return { ...base, family: "debug", kind: "compaction", tone: "bad", title: `Summary failed (${TRIGGER_LABEL[guard.trigger].toLowerCase()})`, detail: `${guard.attempts} attempt${guard.attempts === 1 ? "" : "s"}: ${guard.message}` };
+    case "summary_refused":
+      return {
+        ...base,
+        family: "debug",
+        kind: "compaction",
+        tone: "bad",
+        title: `Refusal counted toward the circuit (${TRIGGER_LABEL[guard.trigger].toLowerCase()})`,
+        detail: `${guard.span.items} item${guard.span.items === 1 ? "" : "s"} would have been summarised; the same compaction is not tried again until the history changes`,
+      };
+    case "circuit_reset":
+      return { ...base, family: "mainline", kind: "compaction", tone: "neutral", title: "Automatic compaction resumed", detail: "the person reset the circuit" };
   }
 }
 

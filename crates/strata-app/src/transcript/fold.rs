@@ -458,8 +458,11 @@ impl TranscriptFold {
                     message: summary_failed(*attempts, message),
                 });
             }
-            // A checkpoint repeats the history the transcript already shows.
-            RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset)
+            // The refusal itself was shown at its `compaction_refused`; a
+            // checkpoint repeats the history the transcript already shows.
+            RecordBody::CompactionGuard(
+                CompactionGuardRecord::CircuitReset | CompactionGuardRecord::SummaryRefused { .. },
+            )
             | RecordBody::Checkpoint(_)
             | RecordBody::SessionMeta(_)
             | RecordBody::Round(_)

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -55,4 +57,27 @@ pub async fn send(
     )
     .await
     .unwrap()
+}
+
+/// The JSON body of one HTTP request read from `socket` (its headers
+/// skipped, `content-length` bytes read).
+pub fn read_json_body(socket: &mut TcpStream) -> serde_json::Value {
+    let mut reader = BufReader::new(socket.try_clone().unwrap());
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    serde_json::from_slice(&body).unwrap()
 }

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use strata_protocol::{
-    CompactionGuardRecord, CompactionMetadata, CompactionPolicy, CompactionRefused,
-    CompactionSummary, CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, MainlineEvent,
-    Message, RecordBody, ResponseItem, Role, TokenUsage, ToolOutputsEvicted, TurnId,
+    CompactionMetadata, CompactionPolicy, CompactionRefused, CompactionSpan, CompactionSummary,
+    CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, Message, RecordBody, ResponseItem,
+    Role, TokenUsage, ToolOutputsEvicted, TurnId,
 };
 
 use super::compact::{CompactionCause, Done};
@@ -52,25 +52,6 @@ impl Agent {
     /// history: reported usage counts them, item estimates do not.
     fn tool_specs_raw(&self) -> u64 {
         serde_json::to_string(&self.tools.specs()).map_or(0, |specs| self.estimator.count(&specs))
-    }
-
-    /// Whether automatic compaction is held off after repeated failures
-    /// (derived from the records, so it survives a resume).
-    pub fn compaction_circuit_open(&self) -> bool {
-        self.session.state().compaction_guards().failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES
-    }
-
-    /// The person retries: automatic compaction may run again. Recorded
-    /// (`compaction_guard`, `circuit_reset`) so a resume sees it too;
-    /// nothing is written when the circuit is closed.
-    pub fn reset_compaction_circuit(&mut self) -> Result<()> {
-        if self.session.state().compaction_guards().failures_in_a_row() == 0 {
-            return Ok(());
-        }
-        self.session.append(RecordBody::CompactionGuard(
-            CompactionGuardRecord::CircuitReset,
-        ))?;
-        self.session.sync()
     }
 
     /// Re-calibrates estimates against a reported context size, taken when
@@ -183,7 +164,7 @@ impl Agent {
         {
             return Ok(None);
         }
-        let (before, after) = self.evict(&cause)?;
+        let Evicted { before, after, .. } = self.evict(&cause)?;
         // Where the next request will stand: the estimate after eviction,
         // or the reported size (when the trigger had one) less what
         // eviction freed, whichever is larger. The estimate alone can miss
@@ -196,35 +177,11 @@ impl Agent {
         if !force_summary && !needs_summary(expected, cause.threshold) {
             return Ok(None);
         }
-        if automatic && self.compaction_circuit_open() {
+        if automatic && (self.compaction_circuit_open() || self.plan_was_refused()) {
             return Ok(None);
         }
         let outcome = self.layered_summary(&cause, cancel).await?;
-        // A summary resets the guards through its record; a failure is
-        // recorded so they survive a resume.
-        if let CompactOutcome::SummaryFailed { attempts, message } = &outcome {
-            let was_open = self.compaction_circuit_open();
-            self.session.append(RecordBody::CompactionGuard(
-                CompactionGuardRecord::SummaryFailed {
-                    trigger: cause.trigger,
-                    attempts: *attempts,
-                    message: message.clone(),
-                    estimated_tokens: self.estimated_context_tokens(),
-                    threshold: cause.threshold,
-                },
-            ))?;
-            self.session.sync()?;
-            if self.compaction_circuit_open() && !was_open {
-                let failures = self.session.state().compaction_guards().failures_in_a_row();
-                self.events.mainline(MainlineEvent::CompactionCircuitOpen {
-                    failures,
-                    message: format!(
-                        "automatic compaction is paused after {failures} failed summaries in a \
-                         row (last: {message}); compact by hand to resume it"
-                    ),
-                });
-            }
-        }
+        self.record_summary_failure(&cause, &outcome)?;
         Ok(Some(outcome))
     }
 
@@ -252,15 +209,20 @@ impl Agent {
 
     /// Evicts older tool outputs down to the low-water mark (one record);
     /// returns the estimates before and after (equal when nothing was
-    /// evicted).
-    fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<(u64, u64)> {
+    /// evicted) and how many outputs went.
+    pub(super) fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<Evicted> {
         let low_water = low_water_mark(cause.threshold);
         let history = self.session.history();
         let spared = pinned_with_partners(history.items(), history.pinned());
         let plan = plan_eviction_sparing(history.items(), &spared, self.estimate(), low_water);
         if plan.evicted.is_empty() {
-            return Ok((plan.estimated_before, plan.estimated_before));
+            return Ok(Evicted {
+                before: plan.estimated_before,
+                after: plan.estimated_before,
+                outputs: 0,
+            });
         }
+        let outputs = plan.evicted.len();
         let eviction = ToolOutputsEvicted {
             trigger: cause.trigger,
             context_tokens: cause.context_tokens,
@@ -270,7 +232,11 @@ impl Agent {
             estimated_after: plan.estimated_after,
             evicted: plan.evicted,
         };
-        let estimates = (plan.estimated_before, plan.estimated_after);
+        let evicted = Evicted {
+            before: plan.estimated_before,
+            after: plan.estimated_after,
+            outputs,
+        };
         self.session
             .append(RecordBody::ToolOutputsEvicted(eviction.clone()))?;
         let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
@@ -279,11 +245,11 @@ impl Agent {
             eviction,
             history_items,
         });
-        Ok(estimates)
+        Ok(evicted)
     }
 
     /// A summary of the span's original items, with the state sheet.
-    async fn layered_summary(
+    pub(super) async fn layered_summary(
         &mut self,
         cause: &CompactionCause<'_>,
         cancel: &CancellationToken,
@@ -438,6 +404,11 @@ impl Agent {
                     message: message.clone(),
                     summarizer_usage: record.summary.metadata.summarizer_usage.clone(),
                 }))?;
+            // Counted toward the circuit like a failed summary, and the
+            // span named, so the same plan is not paid for again.
+            if let Some(span) = span_of(&items, &plan.span) {
+                self.record_refusal(cause, &message, span)?;
+            }
             self.session.sync()?;
             self.events.debug(DebugEvent::CompactionRefused {
                 turn_id: cause.turn_id,
@@ -497,6 +468,24 @@ impl Agent {
         }
         folded
     }
+}
+
+/// What an eviction did: the estimates before and after, and how many
+/// outputs it evicted.
+pub(super) struct Evicted {
+    pub before: u64,
+    pub after: u64,
+    pub outputs: usize,
+}
+
+/// The span a layered plan replaces, by its first and last item and count.
+pub(super) fn span_of(items: &[ResponseItem], span: &[usize]) -> Option<CompactionSpan> {
+    let (&first, &last) = (span.first()?, span.last()?);
+    Some(CompactionSpan {
+        first: items[first].id(),
+        last: items[last].id(),
+        items: u32::try_from(span.len()).unwrap_or(u32::MAX),
+    })
 }
 
 /// The line a layered summary ends with: the ids of the first and last item

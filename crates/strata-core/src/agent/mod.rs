@@ -25,8 +25,10 @@
 //! - A model error that survived the provider's retries ends the turn with an
 //!   `error` record and a mainline error event. Nothing of the failed round
 //!   was committed, since items are committed only after a finished stream.
-//! - A round rejected with [`ModelError::ContextOverflow`] compacts the
-//!   history and is sent again once; a second overflow fails the turn.
+//! - A round rejected with [`ModelError::ContextOverflow`] shrinks the
+//!   history under the session's policy (`layered` evicts, then summarises
+//!   with its state sheet if that is not enough) and is sent again once; a
+//!   second overflow fails the turn with an error naming what was tried.
 //! - A turn still running at [`AgentConfig::turn_deadline`] is stopped as
 //!   if cancelled (the same cancelled outputs, nothing half-streamed
 //!   committed) and fails with an `error` record naming the deadline.
@@ -94,7 +96,9 @@ mod approvals;
 mod calls;
 mod compact;
 mod events;
+mod guards;
 mod layered;
+mod overflow;
 mod pins;
 mod probe;
 mod prompt;
@@ -114,6 +118,7 @@ pub use approvals::ApprovalBroker;
 pub use compact::{MAX_SUMMARY_ATTEMPTS, estimate_tokens};
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
 pub use layered::CIRCUIT_BREAKER_FAILURES;
+pub use overflow::MAX_OVERFLOW_RECOVERIES;
 pub use prompt::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, agents_instructions, default_system_prompt};
 
 use crate::compaction::{

@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use strata_protocol::{
-    CompactionPolicy, CompactionTrigger, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent,
-    ModelError, ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, TokenUsage,
-    ToolChoice, TurnFinished, TurnId, TurnOutcome, TurnStarted,
+    CompactionPolicy, DebugEvent, ErrorRecord, FunctionCall, MainlineEvent, ModelError,
+    ModelRequest, RecordBody, ResponseItem, RoundId, RoundRecord, ToolChoice, TurnFinished, TurnId,
+    TurnOutcome, TurnStarted,
 };
 
-use super::compact::CompactionCause;
+use super::overflow::{MAX_OVERFLOW_RECOVERIES, Recovery};
 use super::stream::{Collected, Streamed};
 use super::{Agent, CompactOutcome, TurnReport};
 use crate::error::{CoreError, Result};
@@ -41,6 +41,8 @@ struct Progress {
     /// Rounds whose response was committed, the limit's measure.
     completed: u32,
     compactions: u32,
+    /// Rounds sent again after an overflow recovery.
+    overflow_recoveries: u32,
 }
 
 impl Agent {
@@ -91,6 +93,7 @@ impl Agent {
             rounds: 0,
             completed: 0,
             compactions: 0,
+            overflow_recoveries: 0,
         };
         let ending = self.rounds_within_deadline(&mut progress, cancel).await?;
         if let Some(message) = &ending.deadline {
@@ -181,14 +184,15 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Ending> {
         let turn_id = progress.turn_id;
-        // Whether this round was already sent again after an overflow.
-        let mut overflow_retried = false;
+        // What the overflow recovery of this round did, once it was sent
+        // again after one.
+        let mut overflow_retried: Option<String> = None;
         loop {
             if cancel.is_cancelled() {
                 return Ok(Ending::with(TurnOutcome::Cancelled));
             }
             let round_id = RoundId::new();
-            let request = self.begin_round(turn_id, round_id)?;
+            let (request, estimated) = self.begin_round(turn_id, round_id)?;
             progress.rounds += 1;
             let collected = match self
                 .stream_round(turn_id, round_id, request, cancel)
@@ -196,36 +200,33 @@ impl Agent {
             {
                 Streamed::Finished(collected) => collected,
                 Streamed::Cancelled => return Ok(Ending::with(TurnOutcome::Cancelled)),
-                Streamed::Failed(ModelError::ContextOverflow { message }) if !overflow_retried => {
-                    overflow_retried = true;
-                    let records = self.session.state().records();
+                Streamed::Failed(ModelError::ContextOverflow { message }) => {
+                    if let Some(tried) = &overflow_retried {
+                        return Ok(failed(self.overflow_after_retry(&message, tried)));
+                    }
+                    if progress.overflow_recoveries >= MAX_OVERFLOW_RECOVERIES {
+                        let tried = format!(
+                            "already recovered from {MAX_OVERFLOW_RECOVERIES} overflows in this                              turn and stopped trying"
+                        );
+                        return Ok(failed(self.overflow_error(&message, Some(&tried))));
+                    }
+                    progress.overflow_recoveries += 1;
                     match self
-                        .compact_after_overflow(turn_id, &message, cancel)
+                        .recover_from_overflow(turn_id, &message, estimated, cancel)
                         .await?
                     {
-                        Some(CompactOutcome::Compacted(_)) => {
-                            progress.compactions += 1;
+                        Recovery::Retry { tried, compacted } => {
+                            progress.compactions += u32::from(compacted);
+                            overflow_retried = Some(tried);
                             continue;
                         }
-                        Some(CompactOutcome::Cancelled) => {
-                            return Ok(Ending::with(TurnOutcome::Cancelled));
-                        }
-                        // Outputs were evicted: the history is smaller.
-                        None if self.session.state().records() > records => continue,
-                        // Sending the same history again would overflow again.
-                        Some(
-                            CompactOutcome::NothingToCompact { .. }
-                            | CompactOutcome::SummaryFailed { .. }
-                            | CompactOutcome::Refused { .. },
-                        )
-                        | None => {
-                            return Ok(failed(self.overflow_error(message)));
-                        }
+                        Recovery::Cancelled => return Ok(Ending::with(TurnOutcome::Cancelled)),
+                        Recovery::Failed(error) => return Ok(failed(error)),
                     }
                 }
                 Streamed::Failed(error) => return Ok(failed(error)),
             };
-            overflow_retried = false;
+            overflow_retried = None;
             let usage = collected.usage.clone();
             let calls = self.commit_response(turn_id, round_id, collected)?;
             if self.run_calls(turn_id, &calls, cancel).await? {
@@ -259,7 +260,13 @@ impl Agent {
 
     /// Builds the round's request, appends its `round` record (before any of
     /// its items, so replay can check `input_items`) and announces it.
-    fn begin_round(&mut self, turn_id: TurnId, round_id: RoundId) -> Result<ModelRequest> {
+    /// Returns the request with its estimate (what the round record keeps;
+    /// none under `base`).
+    fn begin_round(
+        &mut self,
+        turn_id: TurnId,
+        round_id: RoundId,
+    ) -> Result<(ModelRequest, Option<u64>)> {
         let mut tools = self.tools.specs();
         if self.offers_recall() {
             tools.push(crate::recall::recall_spec());
@@ -272,6 +279,9 @@ impl Agent {
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
         };
+        // Base sessions write today's round records exactly.
+        let estimated = (self.policy() != CompactionPolicy::Base)
+            .then(|| self.estimated_request_tokens(&request));
         self.session.append(RecordBody::Round(RoundRecord {
             turn_id,
             round_id,
@@ -281,16 +291,14 @@ impl Agent {
             tool_choice: request.tool_choice.clone(),
             max_output_tokens: request.max_output_tokens,
             input_items: u32::try_from(request.input.len()).unwrap_or(u32::MAX),
-            // Base sessions write today's round records exactly.
-            estimated_input_tokens: (self.policy() != CompactionPolicy::Base)
-                .then(|| self.estimated_request_tokens(&request)),
+            estimated_input_tokens: estimated,
         }))?;
         self.events.debug(DebugEvent::RoundStarted {
             turn_id,
             round_id,
             request: request.clone(),
         });
-        Ok(request)
+        Ok((request, estimated))
     }
 
     /// The estimate of a request's input as sent (its items and tool specs)
@@ -353,47 +361,6 @@ impl Agent {
             });
         }
         Ok(calls)
-    }
-
-    async fn compact_after_overflow(
-        &mut self,
-        turn_id: TurnId,
-        message: &str,
-        cancel: &CancellationToken,
-    ) -> Result<Option<CompactOutcome>> {
-        let cause = CompactionCause {
-            trigger: CompactionTrigger::ContextOverflow,
-            reason: format!(
-                "The provider rejected the round as too long for the model's context window: \
-                 {message}"
-            ),
-            context_tokens: self
-                .session
-                .history()
-                .last_usage()
-                .and_then(TokenUsage::context_tokens),
-            threshold: self.threshold(),
-            focus: None,
-            turn_id: Some(turn_id),
-            pending: 0,
-            keep_from: None,
-        };
-        self.compact(cause, cancel).await
-    }
-}
-
-impl Agent {
-    /// The overflow error the turn fails with; under `off` it says how to
-    /// compact by hand.
-    fn overflow_error(&self, message: String) -> ModelError {
-        let message = match self.policy() {
-            CompactionPolicy::Off => format!(
-                "{message} (automatic compaction is off for this session: run /compact, or \
-                 `strata compact SESSION`, then try again)"
-            ),
-            CompactionPolicy::Base | CompactionPolicy::Layered => message,
-        };
-        ModelError::ContextOverflow { message }
     }
 }
 

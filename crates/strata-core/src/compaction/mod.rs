@@ -37,7 +37,10 @@ pub use sheet::{
     STATE_SHEET_BUDGET_TOKENS, STATE_SHEET_PREFIX, SheetContext, build_state_sheet, loss_audit,
     sheet_has_path,
 };
-pub use threshold::{LAYERED_THRESHOLD_PERCENT, policy_default_threshold, resolve_threshold};
+pub use threshold::{
+    LAYERED_THRESHOLD_PERCENT, OVERFLOW_TARGET_PERCENT, overflow_recovery_threshold,
+    policy_default_threshold, resolve_threshold,
+};
 
 use strata_protocol::{CompactionSummary, ResponseItem, Role};
 

@@ -65,12 +65,41 @@ pub fn resolve_threshold(
     capped.max(1)
 }
 
+/// After the provider rejected a request as too long for the model's
+/// window, the request it rejected (estimated at `rejected` tokens) is known
+/// to be at or over the real limit, whatever the catalog said: the
+/// recovery aims at [`OVERFLOW_TARGET_PERCENT`] of it, never above the
+/// session's own threshold. Without an estimate, the threshold.
+pub fn overflow_recovery_threshold(threshold: u64, rejected: Option<u64>) -> u64 {
+    rejected
+        .map_or(threshold, |rejected| {
+            super::evict::share_of(rejected, OVERFLOW_TARGET_PERCENT).min(threshold)
+        })
+        .max(1)
+}
+
+/// How far below a rejected request an overflow recovery aims, in percent.
+/// A quarter less leaves room for the estimate's error and the next
+/// response without giving away most of the context.
+pub const OVERFLOW_TARGET_PERCENT: u64 = 75;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const BASE: CompactionPolicy = CompactionPolicy::Base;
     const LAYERED: CompactionPolicy = CompactionPolicy::Layered;
+
+    #[test]
+    fn an_overflow_aims_below_the_rejected_request_and_never_above_the_threshold() {
+        // A rejected request of 40,000 (estimated) under a threshold of
+        // 100,000: the real window is smaller than the catalog said.
+        assert_eq!(overflow_recovery_threshold(100_000, Some(40_000)), 30_000);
+        // A rejected request over the threshold: the threshold still rules.
+        assert_eq!(overflow_recovery_threshold(10_000, Some(40_000)), 10_000);
+        assert_eq!(overflow_recovery_threshold(10_000, None), 10_000);
+        assert_eq!(overflow_recovery_threshold(10_000, Some(0)), 1);
+    }
 
     #[test]
     fn the_three_forms_resolve_against_the_window_under_every_policy() {

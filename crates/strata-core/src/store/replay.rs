@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use strata_protocol::{
     Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
-    CompactionPolicy, CompactionPolicyRecord, ItemId, ProfileChange, ProfileSet, Record,
-    RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
+    CompactionPolicy, CompactionPolicyRecord, CompactionSpan, ItemId, ProfileChange, ProfileSet,
+    Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
 use crate::compaction::ineffective_level;
@@ -210,6 +210,7 @@ impl Replay {
                 summary_failures_in_a_row: guards.failures_in_a_row,
                 last_summary_failure: guards.last_failure.clone(),
                 ineffective_at: guards.ineffective_at,
+                refused_span: guards.refused_span,
                 undos: to_u64(*undos),
                 pinned: history.pinned().iter().copied().collect(),
                 undo_point: history.undo_point().map(|point| CheckpointUndoPoint {
@@ -259,6 +260,7 @@ impl Replay {
                 failures_in_a_row: state.summary_failures_in_a_row,
                 ineffective_at: state.ineffective_at,
                 last_failure: state.last_summary_failure.clone(),
+                refused_span: state.refused_span,
             },
             undos: to_usize(state.undos),
             forked_from: state.forked_from.clone(),
@@ -422,8 +424,12 @@ pub struct CompactionGuards {
     /// The last item of the history when a compaction left it at the
     /// ineffective level: no automatic compaction until something follows.
     ineffective_at: Option<ItemId>,
-    /// What the last of those failed summaries reported, for the banner.
+    /// What the last of those failed (or refused) summaries reported, for
+    /// the banner.
     last_failure: Option<String>,
+    /// The span of the last summary the rule check refused: the same plan
+    /// is not summarised again automatically.
+    refused_span: Option<CompactionSpan>,
 }
 
 impl CompactionGuards {
@@ -442,13 +448,29 @@ impl CompactionGuards {
                     .then(last)
                     .flatten();
             }
+            RecordBody::CompactionGuard(CompactionGuardRecord::SummaryRefused {
+                estimated_tokens,
+                threshold,
+                message,
+                span,
+                ..
+            }) => {
+                self.failures_in_a_row += 1;
+                self.last_failure = Some(message.clone());
+                self.refused_span = Some(*span);
+                self.ineffective_at = (*estimated_tokens >= ineffective_level(*threshold))
+                    .then(last)
+                    .flatten();
+            }
             RecordBody::CompactionGuard(CompactionGuardRecord::CircuitReset) => {
                 self.failures_in_a_row = 0;
                 self.last_failure = None;
+                self.refused_span = None;
             }
             RecordBody::LayeredCompaction(compaction) => {
                 self.failures_in_a_row = 0;
                 self.last_failure = None;
+                self.refused_span = None;
                 let threshold = compaction.summary.metadata.threshold.unwrap_or(u64::MAX);
                 self.ineffective_at = (compaction.estimated_after >= ineffective_level(threshold))
                     .then(last)
@@ -457,6 +479,7 @@ impl CompactionGuards {
             RecordBody::ResponseItem(ResponseItem::CompactionSummary(_)) => {
                 self.failures_in_a_row = 0;
                 self.last_failure = None;
+                self.refused_span = None;
                 self.ineffective_at = None;
             }
             RecordBody::ToolOutputsEvicted(_) => self.ineffective_at = None,
@@ -472,6 +495,12 @@ impl CompactionGuards {
     /// The message of the last of those failures (none once reset).
     pub fn last_failure(&self) -> Option<&str> {
         self.last_failure.as_deref()
+    }
+
+    /// The span of the last summary the rule check refused, while no
+    /// compaction or reset came after it.
+    pub fn refused_span(&self) -> Option<CompactionSpan> {
+        self.refused_span
     }
 
     /// Whether automatic compaction of the history ending in `last` is held
