@@ -1,6 +1,8 @@
 # Sourced by scripts/e2e.sh and scripts/bench-desktop.sh: `start_xvfb NAME`
-# starts an Xvfb (1280x800) when DISPLAY is unset, exports DISPLAY and sets
+# starts an Xvfb (1920x1080) when DISPLAY is unset, exports DISPLAY and sets
 # xvfb_pid (empty when a display was already there); `stop_xvfb` stops it.
+# The screen is larger than the app's 1280x800 window so a test can size the
+# window up to 1440x900 and still capture all of it (header.test.js).
 
 xvfb_pid=""
 
@@ -10,7 +12,7 @@ start_xvfb() {
   local display_file
   display_file=$(mktemp)
   # -displayfd: Xvfb picks a free display number and writes it to fd 3.
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
+  Xvfb -displayfd 3 -screen 0 1920x1080x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
   xvfb_pid=$!
   for _ in $(seq 100); do
     [ -s "$display_file" ] && break

@@ -76,7 +76,7 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     await h.click("[role=dialog] button", "Switch and send history there");
     await h.waitFor("the dialog to close", () => !document.querySelector("[role=dialog]"));
     await h.scrollToFind(".notice", "Switched to demo · strata-demo");
-    await h.waitFor("the header to name the demo model", () => norm(one(".conversation-title")?.textContent).includes("strata-demo"));
+    await h.waitFor("the header to name the demo model", () => norm(one(".conversation-header .workspace")?.textContent).includes("strata-demo"));
 
     const records = await h.records(await sessionIdOf(h, FIRST_PROMPT));
     const profileRecords = records.filter((r) => r.type === "profile_set");

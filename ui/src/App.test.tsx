@@ -119,7 +119,7 @@ describe("App", () => {
     render(<App />);
     expect(await screen.findByText("Demo")).toBeInTheDocument();
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    expect(await screen.findByText("Read-only: browsing the session file.")).toBeInTheDocument();
+    expect(await screen.findByRole("status", { name: "Read-only: browsing the session file." })).toHaveTextContent("Read-only");
     expect(screen.getByRole("textbox", { name: "Message" })).toBeDisabled();
     expect(screen.getByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
 

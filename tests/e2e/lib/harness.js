@@ -452,8 +452,8 @@ export class Harness {
        requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 300)));`,
     );
     const png = await captureWindow(await this.driver.getWindowRect());
-    await fsp.mkdir(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);
+    await fsp.mkdir(path.dirname(file), { recursive: true });
     await fsp.writeFile(file, png);
     this.screenshots.push(file);
     return file;

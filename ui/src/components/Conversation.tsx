@@ -1,12 +1,11 @@
 import { useCallback, useMemo, useState, type RefObject } from "react";
 import type { SessionListItem } from "../api/types";
-import { folderName } from "../lib/format";
 import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
 import { pendingApprovals } from "../state/transcript";
 import { Composer } from "./Composer";
+import { ConversationHeader } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
-import { sessionTitle } from "./SessionSidebar";
 
 interface ConversationProps {
   /** The session's freshest list row (its title and model may have changed since it opened). */
@@ -58,39 +57,16 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
   }, [actions, live, running]);
   return (
     <main className="conversation" aria-label="Conversation">
-      <div className="conversation-header">
-        <div className="conversation-title">
-          <h1>{sessionTitle(summary)}</h1>
-          <span className="workspace" title={summary.workspace}>
-            <span aria-hidden="true">▣</span> {folderName(summary.workspace)}
-            <span className="muted"> · {summary.model}</span>
-            <button
-              type="button"
-              className="link-button switch-profile"
-              onClick={() => actions.setSwitchingProfile(true)}
-              disabled={running}
-              title={running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
-            >
-              Switch profile
-            </button>
-          </span>
-        </div>
-        {!live && (
-          <div className="readonly-banner" role="status">
-            <span>Read-only: browsing the session file.</span>
-            <button
-              type="button"
-              className="button small primary"
-              onClick={() => {
-                actions.setMode("live");
-                window.setTimeout(focusComposer, 0);
-              }}
-            >
-              Resume session
-            </button>
-          </div>
-        )}
-      </div>
+      <ConversationHeader
+        summary={summary}
+        live={live}
+        running={running}
+        onSwitchProfile={() => actions.setSwitchingProfile(true)}
+        onResume={() => {
+          actions.setMode("live");
+          window.setTimeout(focusComposer, 0);
+        }}
+      />
       {transcript.entries.length === 0 ? (
         <div className="empty-state conversation-empty">
           <div className="empty-icon" aria-hidden="true">
