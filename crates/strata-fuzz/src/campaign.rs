@@ -56,7 +56,7 @@ impl Campaign {
         let mut shapes: HashSet<Shape> = HashSet::new();
         let mut messages: HashSet<String> = HashSet::new();
         let mut corpus: Vec<Vec<u8>> = Vec::new();
-        let mut seeds = self.target.seeds(&crate::repo_root());
+        let mut seeds = self.target.seeds(&crate::repo_root(), &crate::wire_dir());
         seeds.push(Vec::new());
         for seed in seeds {
             self.try_input(seed, &mut report, &mut shapes, &mut messages, &mut corpus);

@@ -16,7 +16,13 @@ use std::path::PathBuf;
 
 /// The repository's root (for the fixtures the seeds come from).
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    strata_testkit::workspace_root()
+}
+
+/// The recorded provider streams beside the repository, the stream targets'
+/// seeds (`../shared/fixtures/wire`; it may be missing).
+pub fn wire_dir() -> PathBuf {
+    strata_testkit::shared_dir().join(strata_testkit::WIRE)
 }
 
 /// Where a target's crash inputs are kept.

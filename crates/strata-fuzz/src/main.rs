@@ -47,6 +47,13 @@ fn main() -> ExitCode {
     println!("seed {seed}, {seconds} s per target");
     let mut crashed = false;
     for target in targets {
+        if target.seeds_from_wire() && !strata_fuzz::wire_dir().is_dir() {
+            println!(
+                "{}: no seeds, {} is missing",
+                target.name(),
+                strata_fuzz::wire_dir().display()
+            );
+        }
         let report = Campaign {
             target,
             seed,

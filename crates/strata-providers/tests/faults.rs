@@ -108,7 +108,8 @@ async fn a_429_with_retry_after_is_retried_after_the_requested_wait_then_succeed
 
 #[tokio::test]
 async fn server_errors_twice_then_success_is_retried_with_capped_backoff() {
-    let body = fixture("chat-completions/openai-gpt-4o_tool-call_usage.sse");
+    let Some(wire) = wire() else { return };
+    let body = wire.read("chat-completions/openai-gpt-4o_tool-call_usage.sse");
     let server = TestServer::start(vec![
         Reply::status(500, r#"{"error":{"message":"internal"}}"#),
         Reply::status(503, "upstream unavailable"),
@@ -281,6 +282,7 @@ async fn overflow_from(kind: &str, reply: Reply) -> (Option<ModelError>, usize) 
 
 #[tokio::test]
 async fn context_overflow_in_each_providers_shape_is_context_overflow_and_not_retried() {
+    let Some(wire) = wire() else { return };
     let cases = [
         (
             "responses",
@@ -292,7 +294,7 @@ async fn context_overflow_in_each_providers_shape_is_context_overflow_and_not_re
         (
             "responses",
             Reply::sse(
-                &fixture("openai-responses/response-failed_context-length-exceeded.sse"),
+                &wire.read("openai-responses/response-failed_context-length-exceeded.sse"),
                 32,
             ),
         ),
@@ -418,7 +420,8 @@ async fn dropping_the_stream_aborts_the_request() {
 
 #[tokio::test]
 async fn a_non_streaming_request_is_retried_after_a_server_error() {
-    let body = fixture("anthropic/nonstream_claude-sonnet-4-5_text.json");
+    let Some(wire) = wire() else { return };
+    let body = wire.read("anthropic/nonstream_claude-sonnet-4-5_text.json");
     let server = TestServer::start(vec![
         Reply::status(500, "oops"),
         Reply::Full {

@@ -1,4 +1,4 @@
-//! Every recorded stream in `tests/fixtures/wire`, replayed through the
+//! Every recorded stream in `../shared/fixtures/wire`, replayed through the
 //! parsers: split at every byte, in 7-byte chunks and whole (all must agree),
 //! and once through a local HTTP server with chunked delivery. The expected
 //! events, tool calls and usage of each are written out here.
@@ -34,7 +34,7 @@ fn format_of(path: &str) -> WireFormat {
 const XAI_REASONING: &str = "First, the user is asking about the weather in San Francisco. I have a available function called \"weather\" that retrieves the weather for a given location.\n\nThe function requires a parameter: \"location\", which is a string. The user has provided \"San Francisco\" as the location, so that's clear and inferable.\n\nI should call this function to get the weather information. The format for calling the function is specific: I need to use <function_call> tags with JSON inside, like <function_call>{\"action\": \"weather\", \"action_input\": {\"location\": \"San Francisco\"}}</function_call>.\n\nThis seems to be a direct match, so I don't need to ask for clarification. My response should only contain the function call if that's the next step, which it is.\n\nThe instructions say: \"Keep your response to user clear; please do not make your response verbose!\" So, I shouldn't add any extra text; just the function call.\n\nFinally, after calling the function, if this were a multi-turn conversation, I might need to respond based on the result, but for now, this is the logical next step.";
 
 /// What each fixture must yield. A fixture without an entry fails the test.
-fn expected(path: &str) -> Outcome {
+fn expected(wire: &Wire, path: &str) -> Outcome {
     match path {
         "openai-responses/error-insufficient-quota.sse" => Outcome {
             events: vec![],
@@ -43,7 +43,7 @@ fn expected(path: &str) -> Outcome {
             }),
         },
         "openai-responses/gpt-5.1-codex-max_agent-loop.step1.sse" => {
-            let mut events = vec![codex_reasoning()];
+            let mut events = vec![codex_reasoning(wire)];
             events.extend(vec![
         started("call_AB6AaRZ1FYZB2RwS6A5vbdqn", "calculator"),
         args("call_AB6AaRZ1FYZB2RwS6A5vbdqn", "{\""),
@@ -305,16 +305,15 @@ fn expected(path: &str) -> Outcome {
     }
 }
 
-fn codex_reasoning() -> ModelEvent {
-    reasoning("openai-responses", codex_reasoning_payload())
+fn codex_reasoning(wire: &Wire) -> ModelEvent {
+    reasoning("openai-responses", codex_reasoning_payload(wire))
 }
 
 /// The step-1 reasoning item, verbatim from its `response.output_item.done`.
-fn codex_reasoning_payload() -> serde_json::Value {
-    let raw = String::from_utf8(fixture(
-        "openai-responses/gpt-5.1-codex-max_agent-loop.step1.sse",
-    ))
-    .unwrap();
+fn codex_reasoning_payload(wire: &Wire) -> serde_json::Value {
+    let raw =
+        String::from_utf8(wire.read("openai-responses/gpt-5.1-codex-max_agent-loop.step1.sse"))
+            .unwrap();
     let item = raw
         .lines()
         .filter_map(|line| line.strip_prefix("data: "))
@@ -338,12 +337,13 @@ fn codex_reasoning_payload() -> serde_json::Value {
 
 #[tokio::test]
 async fn every_recorded_stream_yields_its_expected_events_however_the_bytes_are_split() {
-    let fixtures = all_sse_fixtures();
+    let Some(wire) = wire() else { return };
+    let fixtures = wire.all_sse();
     assert_eq!(fixtures.len(), 18, "fixtures: {fixtures:?}");
     for path in fixtures {
-        let bytes = fixture(&path);
+        let bytes = wire.read(&path);
         let outcome = replay_both_ways(format_of(&path), &bytes).await;
-        assert_eq!(outcome, expected(&path), "fixture {path}");
+        assert_eq!(outcome, expected(&wire, &path), "fixture {path}");
     }
 }
 
@@ -369,12 +369,13 @@ fn hello_request() -> ModelRequest {
 
 #[tokio::test]
 async fn every_recorded_stream_yields_the_same_events_through_a_local_http_server() {
-    for path in all_sse_fixtures() {
-        let bytes = fixture(&path);
+    let Some(wire) = wire() else { return };
+    for path in wire.all_sse() {
+        let bytes = wire.read(&path);
         let server = TestServer::start(vec![Reply::sse(&bytes, 61)]).await;
         let stream = gateway(&path, &server).stream_response(hello_request());
         let outcome = collect(stream).await;
-        assert_eq!(outcome, expected(&path), "fixture {path} over HTTP");
+        assert_eq!(outcome, expected(&wire, &path), "fixture {path} over HTTP");
         let received = server.received();
         assert_eq!(received.len(), 1, "fixture {path}: one request, no retry");
         assert_eq!(received[0].method, "POST");
@@ -386,11 +387,12 @@ async fn every_recorded_stream_yields_the_same_events_through_a_local_http_serve
 async fn a_stream_without_a_trailing_blank_line_keeps_its_last_event() {
     // Both anthropic-sdk-python fixtures end right after `message_stop`'s
     // data line; a spec-strict parser drops it and the stream looks cut.
+    let Some(wire) = wire() else { return };
     for path in [
         "anthropic/sdk-python_text-then-tool-use.sse",
         "anthropic/sdk-python_max-tokens-truncated-tool-json.sse",
     ] {
-        let bytes = fixture(path);
+        let bytes = wire.read(path);
         assert!(
             !bytes.ends_with(b"\n\n"),
             "{path} gained a trailing blank line"
@@ -406,7 +408,8 @@ async fn a_stream_without_a_trailing_blank_line_keeps_its_last_event() {
 
 #[tokio::test]
 async fn a_tool_call_cut_at_max_tokens_is_reported_incomplete_and_never_done() {
-    let bytes = fixture("anthropic/sdk-python_max-tokens-truncated-tool-json.sse");
+    let Some(wire) = wire() else { return };
+    let bytes = wire.read("anthropic/sdk-python_max-tokens-truncated-tool-json.sse");
     let outcome = replay_chunked(WireFormat::AnthropicMessages, &bytes, 7).await;
     assert!(
         !outcome
@@ -428,8 +431,9 @@ async fn a_tool_call_cut_at_max_tokens_is_reported_incomplete_and_never_done() {
 
 #[tokio::test]
 async fn usage_always_comes_right_before_finished() {
-    for path in all_sse_fixtures() {
-        let outcome = replay_chunked(format_of(&path), &fixture(&path), 7).await;
+    let Some(wire) = wire() else { return };
+    for path in wire.all_sse() {
+        let outcome = replay_chunked(format_of(&path), &wire.read(&path), 7).await;
         if let Some(at) = outcome
             .events
             .iter()
@@ -448,6 +452,7 @@ async fn usage_always_comes_right_before_finished() {
 
 #[tokio::test]
 async fn context_tokens_of_each_fixture_follow_input_plus_output() {
+    let Some(wire) = wire() else { return };
     let cases = [
         ("openai-responses/gpt-5.4_function-call_usage.sse", 493),
         (
@@ -463,7 +468,7 @@ async fn context_tokens_of_each_fixture_follow_input_plus_output() {
         ),
     ];
     for (path, context) in cases {
-        let outcome = replay_chunked(format_of(path), &fixture(path), 7).await;
+        let outcome = replay_chunked(format_of(path), &wire.read(path), 7).await;
         let usage = outcome
             .events
             .iter()

@@ -88,15 +88,25 @@ impl Target {
         }
     }
 
-    /// Starting inputs, from the repository's fixtures (`repo` is its root).
-    pub fn seeds(self, repo: &Path) -> Vec<Vec<u8>> {
+    /// Starting inputs, from the repository's fixtures (`repo` is its root)
+    /// or the recorded provider streams (`wire`, `../shared/fixtures/wire`).
+    pub fn seeds(self, repo: &Path, wire: &Path) -> Vec<Vec<u8>> {
         match self {
             Target::RecordReader => record_reader::seeds(repo),
-            Target::ResponsesStream => streams::seeds(repo, "openai-responses"),
-            Target::ChatStream => streams::seeds(repo, "chat-completions"),
-            Target::AnthropicStream => streams::seeds(repo, "anthropic"),
+            Target::ResponsesStream => streams::seeds(wire, "openai-responses"),
+            Target::ChatStream => streams::seeds(wire, "chat-completions"),
+            Target::AnthropicStream => streams::seeds(wire, "anthropic"),
             Target::Replay => replay::seeds(),
             Target::Paths => paths::seeds(),
+        }
+    }
+
+    /// Whether the seeds come from the recorded streams beside the
+    /// repository rather than from the repository itself.
+    pub fn seeds_from_wire(self) -> bool {
+        match self {
+            Target::ResponsesStream | Target::ChatStream | Target::AnthropicStream => true,
+            Target::RecordReader | Target::Replay | Target::Paths => false,
         }
     }
 

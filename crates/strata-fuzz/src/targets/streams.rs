@@ -43,10 +43,10 @@ pub const DICTIONARY: &[&[u8]] = &[
     b"\xef\xbb\xbf",
 ];
 
-/// The recorded `.sse` fixtures of one wire format (`tests/fixtures/wire`),
-/// each behind a control byte (see [`run`]).
-pub fn seeds(repo: &Path, folder: &str) -> Vec<Vec<u8>> {
-    let dir = repo.join("tests/fixtures/wire").join(folder);
+/// The recorded `.sse` streams of one wire format (`folder` in `wire`), each
+/// behind a control byte (see [`run`]); none when `wire` is missing.
+pub fn seeds(wire: &Path, folder: &str) -> Vec<Vec<u8>> {
+    let dir = wire.join(folder);
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()

@@ -22,30 +22,36 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-/// The recorded wire fixtures, copied into the repository with their
-/// provenance files (`tests/fixtures/wire`).
-pub fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/wire")
+/// The recorded provider streams and bodies with their provenance files,
+/// read from `../shared/fixtures/wire` beside the repository.
+pub struct Wire(PathBuf);
+
+/// The recorded streams, or `None` (the test skipped by name, see
+/// `strata_testkit`) when `../shared` is not beside the repository.
+pub fn wire() -> Option<Wire> {
+    strata_testkit::needs_shared(strata_testkit::WIRE).map(Wire)
 }
 
-pub fn fixture(path: &str) -> Vec<u8> {
-    let full = fixture_dir().join(path);
-    std::fs::read(&full).unwrap_or_else(|e| panic!("reading {}: {e}", full.display()))
-}
+impl Wire {
+    pub fn read(&self, path: &str) -> Vec<u8> {
+        let full = self.0.join(path);
+        std::fs::read(&full).unwrap_or_else(|e| panic!("reading {}: {e}", full.display()))
+    }
 
-/// Every `.sse` fixture, as `dir/name` paths.
-pub fn all_sse_fixtures() -> Vec<String> {
-    let mut found = Vec::new();
-    for dir in ["openai-responses", "chat-completions", "anthropic"] {
-        for entry in std::fs::read_dir(fixture_dir().join(dir)).unwrap() {
-            let name = entry.unwrap().file_name().into_string().unwrap();
-            if name.ends_with(".sse") {
-                found.push(format!("{dir}/{name}"));
+    /// Every `.sse` fixture, as `dir/name` paths.
+    pub fn all_sse(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for dir in ["openai-responses", "chat-completions", "anthropic"] {
+            for entry in std::fs::read_dir(self.0.join(dir)).unwrap() {
+                let name = entry.unwrap().file_name().into_string().unwrap();
+                if name.ends_with(".sse") {
+                    found.push(format!("{dir}/{name}"));
+                }
             }
         }
+        found.sort();
+        found
     }
-    found.sort();
-    found
 }
 
 /// A request for `test-model` holding a system and a user message, no
