@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventEnvelope } from "../api/types";
+import type { EventEnvelope, SessionRecord } from "../api/types";
 import { consoleContext, consoleRecords, consoleViews, manyRoundRecords, summary2, system, user1, user2 } from "../test/consoleFixtures";
 import { eventStream } from "../test/fixtures";
 import { ceilingFits } from "./ContextChart";
@@ -103,6 +103,22 @@ describe("the log", () => {
     expect(rows.find((r) => r.kind === "usage")?.title).toBe("Usage: 5.2k context tokens");
     expect(rows.filter((r) => r.kind === "compaction").map((r) => r.summaryId)).toEqual(["i-summary-1", "i-summary-2", "i-summary-2"]);
     expect(rows[rows.length - 1]).toMatchObject({ kind: "error", family: "debug", record_index: null });
+  });
+
+  it("names each guard record: a failed summary, a refusal counted toward the circuit, a reset", () => {
+    const at = consoleRecords[consoleRecords.length - 1]!.ts;
+    const span = { first: "i-a", last: "i-b", items: 7 };
+    const guards: SessionRecord[] = [
+      { v: 2, ts: at, type: "compaction_guard", payload: { kind: "summary_failed", trigger: "auto", attempts: 1, message: "timed out", estimated_tokens: 900, threshold: 1000 } },
+      { v: 2, ts: at, type: "compaction_guard", payload: { kind: "summary_refused", trigger: "pre_turn", message: "refused", span, estimated_tokens: 900, threshold: 1000 } },
+      { v: 2, ts: at, type: "compaction_guard", payload: { kind: "circuit_reset" } },
+    ];
+    expect(logRows(guards, []).map((r) => [r.tone, r.title])).toEqual([
+      ["bad", "Summary failed (between rounds)"],
+      ["bad", "Refusal counted toward the circuit (pre-turn)"],
+      ["neutral", "Automatic compaction resumed"],
+    ]);
+    expect(logRows(guards, [])[1]!.detail).toContain("7 items would have been summarised");
   });
 
   it("filters by family, by kind and by text", () => {
