@@ -79,6 +79,15 @@ describe("the auto-compaction circuit breaker (issue 11)", { timeout: 300_000 },
     assert.ok(reason.startsWith("Last error:") && reason.includes(FAILURE), reason);
     assert.equal(await h.run(() => one("[data-testid=circuit-banner]").getAttribute("role")), "alert");
     await h.screenshot("circuit-banner");
+
+    // The console's context controls say the same, with the reason and a Retry.
+    await h.click("button", "Debug console");
+    const inConsole = await h.waitFor("the console's circuit notice", () => norm(document.querySelector("[data-testid=console-circuit]")?.textContent));
+    assert.match(inConsole, /Automatic compaction is paused after three compactions in a row whose summary failed or was refused\./);
+    assert.ok(inConsole.includes(FAILURE), inConsole);
+    assert.equal(await h.run(() => one("[data-testid=console-circuit] button").disabled), false);
+    await h.screenshot("circuit-console");
+    await h.click("button", "Debug console");
   });
 
   step("Retry compacts now: the summary succeeds, the banner closes and the circuit is recorded closed", async () => {
