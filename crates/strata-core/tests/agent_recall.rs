@@ -254,6 +254,26 @@ async fn pins_undo_and_recall_survive_a_resume_from_the_checkpoint_after_a_compa
     assert!(verification.divergences.is_empty(), "{verification:?}");
 }
 
+/// The checkpoint keeps the undo point by reference: after a resume the
+/// undo reads the items back from the file, evicted outputs as the
+/// placeholders the model saw, the others as written.
+#[tokio::test]
+async fn undo_after_a_resume_restores_evicted_outputs_as_their_placeholders() {
+    let harness = layered(6_000);
+    let mut agent = read_six(&harness).await;
+    let before = agent.history().items().to_vec();
+    assert!(output_of(&before, "c0").starts_with(EVICTED_PREFIX));
+    assert!(output_of(&before, "c4").starts_with("// original of part 4"));
+    compact(&harness, &mut agent).await;
+    let id = agent.id();
+    drop(agent);
+
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    agent.undo_compaction().unwrap();
+    assert_eq!(agent.history().items(), before.as_slice());
+    harness.assert_reopens_to(agent);
+}
+
 #[tokio::test]
 async fn a_fork_before_a_compaction_carries_the_originals_and_nothing_later() {
     let harness = layered(60_000);
