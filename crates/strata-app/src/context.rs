@@ -43,22 +43,12 @@ pub fn calibration(history: &History, estimator: &dyn TokenEstimator) -> Calibra
 }
 
 /// The figure every front end shows right after a compaction, until the
-/// next round reports (`None` when a round has reported since, or nothing
-/// was ever compacted): the estimate of the new history the compaction step
-/// made through the live agent's calibrated estimator and recorded
-/// (eviction, layered summary, undo), read back from the replay, so the
-/// live gauge, the reopened session and `strata context` agree. A base
-/// summary's record carries none: its history is estimated here, with the
-/// recorded model's estimator, uncalibrated (no report describes it).
+/// next round reports: [`strata_core::compaction::estimate_after_compaction`]
+/// with the recorded model's estimator, uncalibrated (after a base summary
+/// no report describes the history), as the live agent computes it, so the
+/// live gauge, the reopened session and `strata context` agree.
 pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
-    let reported = replay
-        .history()
-        .last_usage()
-        .and_then(|usage| usage.context_tokens());
-    if reported.is_some() || replay.compactions() + replay.evictions() + replay.undos() == 0 {
-        return None;
-    }
-    replay.estimated_tokens().or_else(|| {
+    strata_core::compaction::estimate_after_compaction(replay, |items| {
         let estimator: Arc<dyn TokenEstimator> = match replay
             .profile()
             .cloned()
@@ -67,10 +57,7 @@ pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
             Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
             None => Arc::new(strata_core::compaction::CharEstimator),
         };
-        Some(
-            Estimate::new(estimator.as_ref(), Calibration::default())
-                .items(replay.history().items()),
-        )
+        Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
     })
 }
 

@@ -109,7 +109,11 @@ pub fn decide_undo(
             "there is no compaction to undo (none yet, or the latest was already undone)",
         ));
     };
-    let restored = point.restored(history.items());
+    let Some(restored) = point.restored(history.items()) else {
+        return Err(refused(
+            "the history before the compaction was not read back from the session file",
+        ));
+    };
     let estimated_tokens = estimate.items(&restored);
     let next_request = estimated_tokens.saturating_add(request_overhead);
     if next_request >= threshold {
@@ -228,6 +232,7 @@ pub fn undo_compaction(
     request_overhead: u64,
     threshold: u64,
 ) -> Result<CompactionUndone> {
+    session.resolve_undo_point()?;
     let undone = decide_undo(session.history(), estimate, request_overhead, threshold)?;
     session.append(RecordBody::CompactionUndone(undone.clone()))?;
     after_history_replaced(session)?;

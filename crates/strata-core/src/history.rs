@@ -6,11 +6,12 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use strata_protocol::{ItemId, RecordBody, ResponseItem, TokenUsage};
+use strata_protocol::{ItemId, Record, RecordBody, ResponseItem, TokenUsage};
 
 use crate::compaction::{
     CompactionPlan, apply_compaction, apply_eviction, apply_layered_compaction,
 };
+pub use crate::undo_point::UndoPoint;
 
 /// What the model sees, plus the last usage a round reported since the last
 /// compaction.
@@ -25,25 +26,6 @@ pub struct History {
     pinned: BTreeSet<ItemId>,
     /// What the latest compaction replaced, for its undo.
     undo_point: Option<Arc<UndoPoint>>,
-}
-
-/// The history just before the latest compaction, and how long the history
-/// was right after it: items past that length were appended since.
-#[derive(Clone, Debug, PartialEq)]
-pub struct UndoPoint {
-    pub summary_item_id: ItemId,
-    pub before: Vec<ResponseItem>,
-    pub len_after: usize,
-}
-
-impl UndoPoint {
-    /// The history an undo would restore: the items before the compaction,
-    /// then everything appended since.
-    pub fn restored(&self, current: &[ResponseItem]) -> Vec<ResponseItem> {
-        let mut items = self.before.clone();
-        items.extend(current.iter().skip(self.len_after).cloned());
-        items
-    }
 }
 
 /// What applying one record did.
@@ -97,11 +79,21 @@ impl History {
     }
 
     fn remember_undo_point(&mut self, summary_item_id: ItemId, before: Vec<ResponseItem>) {
-        self.undo_point = Some(Arc::new(UndoPoint {
+        self.undo_point = Some(Arc::new(UndoPoint::of(
             summary_item_id,
             before,
-            len_after: self.items.len(),
-        }));
+            self.items.len(),
+        )));
+    }
+
+    /// Reads the undo point's items back from the session's `records` when
+    /// a resume left it by reference ([`UndoPoint::resolve`]); the history
+    /// itself does not change.
+    pub fn resolve_undo_point(&mut self, records: &[Record]) -> Result<(), ItemId> {
+        match self.undo_point.as_mut() {
+            Some(point) if point.before().is_none() => Arc::make_mut(point).resolve(records),
+            Some(_) | None => Ok(()),
+        }
     }
 
     pub fn items(&self) -> &[ResponseItem] {
@@ -222,8 +214,12 @@ impl History {
                 let Some(point) = self.undo_point.take() else {
                     return Applied::NotHistory;
                 };
+                // Never without its items: an undo resolves them first, and
+                // a tail read holding this record after a checkpoint that
+                // keeps the point by reference replays the whole file.
                 let mut by_id: HashMap<ItemId, ResponseItem> = point
-                    .before
+                    .before()
+                    .unwrap_or_default()
                     .iter()
                     .map(|item| (item.id(), item.clone()))
                     .collect();

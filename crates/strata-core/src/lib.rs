@@ -15,6 +15,7 @@ pub mod session;
 pub mod store;
 pub mod tools;
 pub mod transcript;
+pub mod undo_point;
 
 pub use agent::{
     Agent, AgentConfig, AgentParts, ApprovalBroker, CompactOutcome, EventReceiver, EventSender,

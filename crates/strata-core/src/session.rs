@@ -13,7 +13,7 @@ use strata_protocol::{
     TitleSet, TokenUsage, TokenUsageRecord,
 };
 
-use crate::error::Result;
+use crate::error::{CoreError, Result};
 use crate::history::{Applied, History};
 use crate::store::{
     ReadMode, Replay, SessionWriter, TornTailRepair, original_items, parse_session,
@@ -184,6 +184,29 @@ impl LiveSession {
     pub fn read_records(&self) -> Result<Vec<Record>> {
         let bytes = self.writer.read_all()?;
         Ok(parse_session(self.writer.path(), &bytes, ReadMode::Strict)?.records)
+    }
+
+    /// Reads the items of the undo point back from the file when the resume
+    /// left it by reference (the checkpoint stores ids, not items).
+    pub fn resolve_undo_point(&mut self) -> Result<()> {
+        let unresolved = self
+            .history()
+            .undo_point()
+            .is_some_and(|point| point.before().is_none());
+        if !unresolved {
+            return Ok(());
+        }
+        let records = self.read_records()?;
+        self.state
+            .resolve_undo_point(&records)
+            .map_err(|missing| CoreError::CorruptRecord {
+                path: self.path().to_owned(),
+                line: 0,
+                message: format!(
+                    "the checkpoint's undo point names item {missing}, which no record before \
+                     its compaction holds"
+                ),
+            })
     }
 
     /// Makes every record written so far durable.

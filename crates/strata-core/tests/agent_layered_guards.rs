@@ -37,18 +37,6 @@ async fn fail_compactions(agent: &mut strata_core::Agent) {
     }
 }
 
-/// A manual compaction that succeeds.
-async fn compact_by_hand(agent: &mut strata_core::Agent) {
-    let outcome = agent
-        .compact_now(None, CancellationToken::new())
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CompactOutcome::Compacted(_)),
-        "{outcome:?}"
-    );
-}
-
 #[tokio::test]
 async fn three_failed_compactions_in_a_row_open_the_circuit_until_a_manual_compaction_succeeds() {
     let harness = layered(1_000);

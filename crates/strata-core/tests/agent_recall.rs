@@ -68,14 +68,7 @@ async fn read_then_compact(harness: &Harness) -> (Agent, Vec<ResponseItem>) {
 /// A manual compaction with a scripted summary, which must apply.
 async fn compact(harness: &Harness, agent: &mut Agent) {
     harness.gateway.push_summary(summary_response("Lossy."));
-    let outcome = agent
-        .compact_now(None, CancellationToken::new())
-        .await
-        .unwrap();
-    assert!(
-        matches!(outcome, CompactOutcome::Compacted(_)),
-        "{outcome:?}"
-    );
+    compact_by_hand(agent).await;
 }
 
 fn output_id(items: &[ResponseItem], call_id: &str) -> ItemId {
@@ -252,6 +245,26 @@ async fn pins_undo_and_recall_survive_a_resume_from_the_checkpoint_after_a_compa
         verify_checkpoints(&harness.store.open_reader(id, ReadMode::Strict).unwrap());
     assert_eq!(verification.checkpoints, 2);
     assert!(verification.divergences.is_empty(), "{verification:?}");
+}
+
+/// The checkpoint keeps the undo point by reference: after a resume the
+/// undo reads the items back from the file, evicted outputs as the
+/// placeholders the model saw, the others as written.
+#[tokio::test]
+async fn undo_after_a_resume_restores_evicted_outputs_as_their_placeholders() {
+    let harness = layered(6_000);
+    let mut agent = read_six(&harness).await;
+    let before = agent.history().items().to_vec();
+    assert!(output_of(&before, "c0").starts_with(EVICTED_PREFIX));
+    assert!(output_of(&before, "c4").starts_with("// original of part 4"));
+    compact(&harness, &mut agent).await;
+    let id = agent.id();
+    drop(agent);
+
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    agent.undo_compaction().unwrap();
+    assert_eq!(agent.history().items(), before.as_slice());
+    harness.assert_reopens_to(agent);
 }
 
 #[tokio::test]

@@ -10,33 +10,12 @@ mod store_support;
 
 use std::path::Path;
 
-use store_support::{append_raw, store};
+use store_support::{append_raw, lines, store, summary, write_lines};
 use strata_core::LiveSession;
 use strata_core::store::{
     ReadMode, SessionStore, read_session_file, read_session_tail, verify_checkpoints,
 };
-use strata_protocol::{
-    CompactionMetadata, CompactionSummary, CompactionTrigger, ItemId, RecordBody, ResponseItem,
-    SessionId, TokenUsage,
-};
-
-fn summary(text: &str) -> CompactionSummary {
-    CompactionSummary {
-        id: ItemId::new(),
-        summary: text.into(),
-        metadata: CompactionMetadata {
-            trigger: CompactionTrigger::Manual,
-            reason: "test".into(),
-            context_tokens: None,
-            threshold: None,
-            removed: 0,
-            kept: 0,
-            summarizer_model: "m".into(),
-            summarizer_usage: None,
-            duration_ms: 1,
-        },
-    }
-}
+use strata_protocol::{RecordBody, ResponseItem, SessionId, TokenUsage};
 
 /// A session with a system prompt and three questions, each answered with
 /// `answer`.
@@ -82,18 +61,6 @@ fn compacted(store: &SessionStore, after: usize, reply_bytes: usize) -> LiveSess
             .unwrap();
     }
     session
-}
-
-fn lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-fn write_lines(path: &Path, lines: &[String]) {
-    std::fs::write(path, lines.join("\n") + "\n").unwrap();
 }
 
 fn checkpoint_line(path: &Path) -> usize {

@@ -92,8 +92,14 @@ pub struct CheckpointState {
     /// no longer in the history included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pinned: Vec<ItemId>,
-    /// What undoing the latest compaction would start from; absent when no
-    /// compaction happened since the last undo.
+    /// What undoing the latest compaction would start from, by reference
+    /// to the records before it; absent when no compaction happened since
+    /// the last undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo_ref: Option<CheckpointUndoRef>,
+    /// The same, item for item, as checkpoints written before `undo_ref`
+    /// stored it: still read, no longer written (it made the checkpoint
+    /// after a compaction several times the size of the history).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo_point: Option<CheckpointUndoPoint>,
     /// The parent, when the session is a fork (its `session_forked`).
@@ -105,9 +111,28 @@ pub struct CheckpointState {
     pub estimated_tokens: Option<u64>,
 }
 
-/// The history just before the latest compaction, kept for its undo (the
-/// originals are in the file before the checkpoint, which a resume does not
-/// read).
+/// The history just before the latest compaction, by reference: every item
+/// is in a record before the compaction, so the checkpoint stores ids and
+/// which outputs were evicted, and an undo reads the items back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CheckpointUndoRef {
+    /// The summary item of that compaction.
+    pub summary_item_id: ItemId,
+    /// The ids of the history just before it, in order: each the
+    /// `response_item` first written with that id, or the summary or sheet
+    /// message of a `layered_compaction`.
+    pub before: Vec<ItemId>,
+    /// Of those, the tool outputs the model saw as their placeholder (the
+    /// last `tool_outputs_evicted` naming them before the compaction).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evicted: Vec<ItemId>,
+    /// How long the history was right after it: items past that length were
+    /// appended since.
+    pub len_after: u64,
+}
+
+/// The history just before the latest compaction, item for item, as
+/// checkpoints written before [`CheckpointUndoRef`] stored it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct CheckpointUndoPoint {
     /// The summary item of that compaction.

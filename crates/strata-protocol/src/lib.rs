@@ -22,7 +22,8 @@ mod transcript;
 mod usage;
 
 pub use checkpoint::{
-    Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUsage,
+    Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUndoRef,
+    CheckpointUsage,
 };
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,

@@ -3,9 +3,8 @@ import type { ItemId } from "./ItemId";
 import type { ResponseItem } from "./ResponseItem";
 
 /**
- * The history just before the latest compaction, kept for its undo (the
- * originals are in the file before the checkpoint, which a resume does not
- * read).
+ * The history just before the latest compaction, item for item, as
+ * checkpoints written before [`CheckpointUndoRef`] stored it.
  */
 export type CheckpointUndoPoint = { 
 /**

@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { CompactionProblemNotice } from "./TranscriptNotices";
+import { CompactionProblemNotice, EvictionNotice } from "./TranscriptNotices";
 
 describe("CompactionProblemNotice", () => {
   it("shows a failed summary as a warning that names the failure, not as an error", () => {
@@ -24,5 +24,29 @@ describe("CompactionProblemNotice", () => {
       />,
     );
     expect(screen.getByRole("status").textContent).toMatch(/refused.*would have dropped.*pinned item msg_1/s);
+  });
+});
+
+describe("EvictionNotice", () => {
+  it("shows the eviction's own estimates, marked ≈, not characters ÷ 4", () => {
+    // 40,000 characters would read "10k" by characters ÷ 4; the eviction's
+    // estimator made 20k → 12k, so the outputs were about 8k tokens.
+    const evicted = [
+      { item_id: "i1", call_id: "c1", tool: "read_file", chars: 24_000, placeholder: "[tool output evicted: i1]" },
+      { item_id: "i2", call_id: "c2", tool: "read_file", chars: 16_000, placeholder: "[tool output evicted: i2]" },
+    ];
+    render(
+      <EvictionNotice
+        entry={{
+          kind: "eviction",
+          id: "e1",
+          eviction: { trigger: "auto", threshold: 24_000, low_water: 6_000, estimated_before: 20_000, estimated_after: 12_000, evicted },
+        }}
+      />,
+    );
+    const text = screen.getByRole("status").textContent ?? "";
+    expect(text).toContain("2 older tool outputs (≈ 8k tokens)");
+    expect(text).toContain("≈ 20k → ≈ 12k tokens (estimates)");
+    expect(text).not.toContain("10k");
   });
 });

@@ -145,14 +145,18 @@ export function InfoNotice({ entry }: { entry: Of<"notice"> }) {
   );
 }
 
-/** Older tool outputs the layered policy replaced by placeholders (no model call). */
+/**
+ * Older tool outputs the layered policy replaced by placeholders (no model
+ * call). Every figure is the eviction's own, made in Rust by the estimator
+ * the gauge uses (not a character count here), and marked as an estimate.
+ */
 export function EvictionNotice({ entry }: { entry: Of<"eviction"> }) {
   const { evicted, estimated_before, estimated_after } = entry.eviction;
-  const chars = evicted.reduce((sum, e) => sum + e.chars, 0);
+  const saved = Math.max(0, estimated_before - estimated_after);
   return (
     <div className="notice notice-turn notice-eviction" role="status">
-      {evicted.length} older tool {evicted.length === 1 ? "output" : "outputs"} ({formatTokens(Math.ceil(chars / 4))} tokens est.) replaced
-      by placeholders · {formatTokens(estimated_before)} → {formatTokens(estimated_after)} tokens est.
+      {evicted.length} older tool {evicted.length === 1 ? "output" : "outputs"} (≈ {formatTokens(saved)} tokens) replaced by
+      placeholders · ≈ {formatTokens(estimated_before)} → ≈ {formatTokens(estimated_after)} tokens (estimates)
     </div>
   );
 }

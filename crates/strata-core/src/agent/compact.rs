@@ -11,8 +11,8 @@ use strata_protocol::{
 
 use super::{Agent, CompactOutcome};
 use crate::compaction::{
-    CompactionDecision, CompactionPlan, build_compaction_summary_request, decide_compaction,
-    item_text,
+    Calibration, CompactionDecision, CompactionPlan, Estimate, build_compaction_summary_request,
+    decide_compaction, estimate_after_compaction, item_text,
 };
 use crate::error::Result;
 use crate::tools::CancellationToken;
@@ -241,7 +241,13 @@ impl Agent {
             summary: summary.clone(),
             history_items: u32::try_from(history_items).unwrap_or(u32::MAX),
         });
-        let estimated_tokens = estimate_tokens(self.session.history().items());
+        // The figure the gauge shows until the next report, as a reopened
+        // session's status computes it (not a characters/4 of its own).
+        let estimate = Estimate::new(self.estimator.as_ref(), Calibration::default());
+        let history = self.session.history().items();
+        let estimated_tokens =
+            estimate_after_compaction(self.session.state(), |items| estimate.items(items))
+                .unwrap_or_else(|| estimate.items(history));
         if estimated_tokens >= cause.threshold {
             self.events.debug(DebugEvent::CompactionIneffective {
                 summary_item_id: summary.id,

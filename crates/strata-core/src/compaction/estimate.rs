@@ -108,6 +108,32 @@ impl<'a> Estimate<'a> {
     }
 }
 
+/// The figure every front end shows right after a compaction, until the
+/// next round reports (`None` when a round has reported since, or nothing
+/// was ever compacted): the estimate the compaction step recorded (an
+/// eviction, a layered summary, an undo: made with the live agent's
+/// calibrated estimator), else, after a base summary, whose record carries
+/// none, `estimate_history` of the history (uncalibrated: no report
+/// describes it). The live agent and a closed session's status both call
+/// this, so the figure is the same open or closed.
+pub fn estimate_after_compaction(
+    replay: &crate::Replay,
+    estimate_history: impl FnOnce(&[ResponseItem]) -> u64,
+) -> Option<u64> {
+    let reported = replay
+        .history()
+        .last_usage()
+        .and_then(|usage| usage.context_tokens());
+    if reported.is_some() || replay.compactions() + replay.evictions() + replay.undos() == 0 {
+        return None;
+    }
+    Some(
+        replay
+            .estimated_tokens()
+            .unwrap_or_else(|| estimate_history(replay.history().items())),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

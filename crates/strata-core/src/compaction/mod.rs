@@ -17,7 +17,9 @@ pub use decide::{
     CompactionDecision, DEFAULT_COMPACTION_THRESHOLD, MIN_HISTORY_ITEMS, SkipReason,
     decide_compaction, threshold_reason,
 };
-pub use estimate::{Calibration, CharEstimator, Estimate, TokenEstimator, item_text};
+pub use estimate::{
+    Calibration, CharEstimator, Estimate, TokenEstimator, estimate_after_compaction, item_text,
+};
 pub use evict::{
     EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, apply_eviction, digest,
     low_water_mark, placeholder, plan_eviction, plan_eviction_sparing, recent_rounds_start,

@@ -213,11 +213,8 @@ impl Replay {
                 refused_span: guards.refused_span,
                 undos: to_u64(*undos),
                 pinned: history.pinned().iter().copied().collect(),
-                undo_point: history.undo_point().map(|point| CheckpointUndoPoint {
-                    summary_item_id: point.summary_item_id,
-                    before: point.before.clone(),
-                    len_after: to_u64(point.len_after),
-                }),
+                undo_ref: history.undo_point().map(UndoPoint::to_checkpoint),
+                undo_point: None,
                 forked_from: forked_from.clone(),
                 estimated_tokens: *estimated_tokens,
             },
@@ -237,11 +234,7 @@ impl Replay {
             meta,
             history: History::restored(checkpoint.history.clone(), last_usage).with_recall_state(
                 state.pinned.iter().copied().collect(),
-                state.undo_point.as_ref().map(|point| UndoPoint {
-                    summary_item_id: point.summary_item_id,
-                    before: point.before.clone(),
-                    len_after: to_usize(point.len_after),
-                }),
+                UndoPoint::from_checkpoint(state.undo_ref.as_ref(), state.undo_point.as_ref()),
             ),
             explicit_title: state.explicit_title.clone(),
             derived_title: state.derived_title.clone(),
@@ -276,6 +269,23 @@ impl Replay {
     /// compaction).
     pub fn history(&self) -> &History {
         &self.history
+    }
+
+    /// Reads the undo point's items back from the session's `records` when
+    /// a resume left it by reference (see [`History::resolve_undo_point`]).
+    pub(crate) fn resolve_undo_point(&mut self, records: &[Record]) -> Result<(), ItemId> {
+        self.history.resolve_undo_point(records)
+    }
+
+    /// The undo point item for item, as checkpoints written before
+    /// references stored it (`None` while its items are not known).
+    pub(crate) fn whole_undo_point(&self) -> Option<CheckpointUndoPoint> {
+        let point = self.history.undo_point()?;
+        Some(CheckpointUndoPoint {
+            summary_item_id: point.summary_item_id,
+            before: point.before()?.to_vec(),
+            len_after: to_u64(point.len_after),
+        })
     }
 
     pub fn into_history(self) -> History {

@@ -6,6 +6,8 @@
 //! The first line (the session_meta) is read too. What lies between it and
 //! the checkpoint is not read at all: a corrupt line there does not stop a
 //! resume; `strata sessions verify` reads the whole file and reports it.
+//! The one exception: a tail that undoes a compaction whose undo point the
+//! checkpoint keeps by reference is read whole (the items lie before it).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -48,6 +50,22 @@ impl TailRead {
             self.records.first().map(|record| &record.body),
             Some(RecordBody::Checkpoint(_))
         )
+    }
+
+    /// Whether an undo after the checkpoint needs the items of an undo
+    /// point the checkpoint keeps by reference: they lie before it, so such
+    /// a tail (left by a crash between the undo and its own checkpoint) is
+    /// read whole instead.
+    fn undoes_by_reference(&self) -> bool {
+        let by_reference = matches!(
+            self.records.first().map(|record| &record.body),
+            Some(RecordBody::Checkpoint(checkpoint)) if checkpoint.state.undo_ref.is_some()
+        );
+        by_reference
+            && self
+                .records
+                .iter()
+                .any(|record| matches!(record.body, RecordBody::CompactionUndone(_)))
     }
 
     /// The state a replay of the whole file reaches: the checkpoint's, then
@@ -101,7 +119,11 @@ pub(crate) fn read_tail(file: &File, path: &Path) -> Result<TailRead> {
                     None => break,
                 };
                 if let Some(record) = checkpoint_line(&bytes[line_start..newline]) {
-                    return tail_from(file, path, &bytes, start, line_start, record);
+                    let tail = tail_from(file, path, &bytes, start, line_start, record)?;
+                    if !tail.undoes_by_reference() {
+                        return Ok(tail);
+                    }
+                    return whole(path, &read_range(file, path, 0, len)?);
                 }
                 end = line_start;
             }
@@ -109,19 +131,23 @@ pub(crate) fn read_tail(file: &File, path: &Path) -> Result<TailRead> {
         }
         if start == 0 {
             // No checkpoint: the file replays whole, as before checkpoints.
-            let read = parse_session(path, &bytes, ReadMode::Strict)?;
-            let torn_bytes = bytes[complete..].to_vec();
-            return Ok(TailRead {
-                path: path.to_owned(),
-                meta: read.meta,
-                records: read.records,
-                offset: 0,
-                torn_tail: read.report.torn_tail,
-                torn_bytes,
-            });
+            return whole(path, &bytes);
         }
         window = window.saturating_mul(4).min(len);
     }
+}
+
+/// The whole file's `bytes`, every record from the session_meta on.
+fn whole(path: &Path, bytes: &[u8]) -> Result<TailRead> {
+    let read = parse_session(path, bytes, ReadMode::Strict)?;
+    Ok(TailRead {
+        path: path.to_owned(),
+        meta: read.meta,
+        records: read.records,
+        offset: 0,
+        torn_tail: read.report.torn_tail,
+        torn_bytes: bytes[complete_len(bytes)..].to_vec(),
+    })
 }
 
 /// The tail from the checkpoint at `bytes[line_start..]` (the window read

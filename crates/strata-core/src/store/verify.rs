@@ -29,7 +29,14 @@ pub fn verify_checkpoints(read: &SessionRead) -> Verification {
     for (index, record) in read.records.iter().enumerate() {
         if let RecordBody::Checkpoint(stored) = &record.body {
             checkpoints += 1;
-            if let Some(divergence) = first_difference(&state.checkpoint(), stored) {
+            let mut replayed = state.checkpoint();
+            // A checkpoint written before references stores the undo point
+            // whole: compare it item for item.
+            if stored.state.undo_point.is_some() {
+                replayed.state.undo_point = state.whole_undo_point();
+                replayed.state.undo_ref = None;
+            }
+            if let Some(divergence) = first_difference(&replayed, stored) {
                 divergences.push(CheckpointDivergence {
                     checkpoint: checkpoints,
                     line: index as u64 + 1,
@@ -108,6 +115,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         refused_span,
         undos,
         pinned,
+        undo_ref,
         undo_point,
         forked_from,
         estimated_tokens,
@@ -155,6 +163,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("refused_span", *refused_span == theirs.refused_span),
         ("undos", *undos == theirs.undos),
         ("pinned", *pinned == theirs.pinned),
+        ("undo_ref", *undo_ref == theirs.undo_ref),
         ("undo_point", *undo_point == theirs.undo_point),
         ("forked_from", *forked_from == theirs.forked_from),
         // Checkpoints written before the field existed carry none.

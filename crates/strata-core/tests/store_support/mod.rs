@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::Path;
 
 use strata_core::store::SessionStore;
-use strata_protocol::{ResponseItem, SessionId};
+use strata_protocol::{
+    CompactionMetadata, CompactionSummary, CompactionTrigger, ItemId, ResponseItem, SessionId,
+};
 
 pub fn store() -> (tempfile::TempDir, SessionStore) {
     let dir = tempfile::tempdir().unwrap();
@@ -37,5 +39,37 @@ pub fn insert_line(path: &Path, number: usize, line: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.insert(number - 1, line);
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// A manual compaction's summary saying `text`.
+pub fn summary(text: &str) -> CompactionSummary {
+    CompactionSummary {
+        id: ItemId::new(),
+        summary: text.into(),
+        metadata: CompactionMetadata {
+            trigger: CompactionTrigger::Manual,
+            reason: "test".into(),
+            context_tokens: None,
+            threshold: None,
+            removed: 0,
+            kept: 0,
+            summarizer_model: "m".into(),
+            summarizer_usage: None,
+            duration_ms: 1,
+        },
+    }
+}
+
+/// The file's lines, without their newlines.
+pub fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+pub fn write_lines(path: &Path, lines: &[String]) {
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
 }

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use strata_core::agent::{
-    Agent, AgentConfig, AgentParts, ApprovalBroker, EventReceiver, TurnReport, event_channel,
+    Agent, AgentConfig, AgentParts, ApprovalBroker, CompactOutcome, EventReceiver, TurnReport,
+    event_channel,
 };
 use strata_core::store::{ReadMode, SessionStore};
 use strata_core::tools::{CancellationToken, SessionApprovals, ToolConfig, ToolRegistry};
@@ -408,4 +409,16 @@ pub fn labels(items: &[ResponseItem]) -> Vec<String> {
             ResponseItem::Reasoning(_) => "reasoning".to_owned(),
         })
         .collect()
+}
+
+/// A manual compaction that succeeds.
+pub async fn compact_by_hand(agent: &mut Agent) {
+    let outcome = agent
+        .compact_now(None, CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, CompactOutcome::Compacted(_)),
+        "{outcome:?}"
+    );
 }

@@ -1,0 +1,106 @@
+// Forking from before a compaction, from both places that offer it: the
+// transcript's compaction divider and the debug console's compaction card.
+// Each asks first (the files-not-rewound notice), writes a new session whose
+// `session_forked` record names the point, and opens it: the originals
+// before the compaction, no summary, nothing later. The parent is unchanged.
+
+import assert from "node:assert/strict";
+import { before, describe } from "node:test";
+import { Harness } from "./lib/harness.js";
+import { sharedAppSteps } from "./lib/steps.js";
+import { usage } from "./lib/mock-provider.js";
+
+const FIRST_PROMPT = "Sketch the invoice export";
+const SECOND_PROMPT = "Which fields does the CSV need";
+const SECOND_ANSWER = "FIELDS-ANSWER: number, date, customer, total.";
+const SUMMARY = "SUMMARY-FORK: the invoice export was sketched; the CSV fields were listed.";
+
+describe("fork from before a compaction, from the divider and the card", { timeout: 300_000 }, () => {
+  let h;
+  let sessionId;
+  const forks = [];
+
+  before(async () => {
+    h = await Harness.start("forkcompaction");
+    sessionId = await h.cliSession(FIRST_PROMPT, (req) => req.respondText("Start with the CSV columns.", usage({ input: 1_500, output: 20 })));
+    await h.launchApp();
+  });
+
+  const step = sharedAppSteps(() => h);
+
+  const ready = () => h.waitFor("the app to be ready", () => norm(document.querySelector(".footer-status")?.textContent) === "Ready", [], 30_000);
+
+  /** The ids of the sessions the CLI lists, the parent's included. */
+  async function sessionIds() {
+    const { stdout } = await h.cli(["sessions", "list", "--json"]);
+    return stdout
+      .split("\n")
+      .filter(Boolean)
+      .flatMap((line) => JSON.parse(line).sessions ?? [])
+      .map((s) => s.id);
+  }
+
+  /** Confirms the open fork dialog; returns the new session's id once its file names its point. */
+  async function confirmFork() {
+    const notice = await h.waitFor("the fork's notice", () => norm(one("[role=dialog] [data-testid=fork-files-notice]")?.textContent));
+    assert.match(notice, /Files in the workspace are not rewound/);
+    assert.match(await h.run(() => norm(one("[role=dialog]")?.textContent)), /just before compaction 1/);
+    const known = new Set([sessionId, ...forks]);
+    await h.click("[role=dialog] button", "Fork session");
+    await h.find(".toast", "Workspace files were not rewound");
+    const fresh = (await sessionIds()).filter((id) => !known.has(id));
+    assert.equal(fresh.length, 1, JSON.stringify(fresh));
+    const [id] = fresh;
+    const records = await h.records(id);
+    const forked = records.find((r) => r.type === "session_forked");
+    assert.equal(forked.payload.parent_session_id, sessionId);
+    assert.deepEqual(forked.payload.point, { kind: "before_compaction", number: 1 });
+    assert.ok(records.every((r) => !(r.type === "response_item" && r.payload.type === "compaction_summary")), "no summary in the fork");
+    forks.push(id);
+    return id;
+  }
+
+  /** The open session shows the originals from before the compaction and no divider. */
+  async function showsTheOriginals(id) {
+    await h.waitFor("the fork to be open", (f) => document.querySelector(`.session-node[data-session-id="${f}"] .session-open`)?.getAttribute("aria-current") === "page", [id], 20_000);
+    await h.waitFor("the fork's transcript", (answer, summary) => {
+      const log = document.querySelector("[role=log]");
+      const text = norm(log?.textContent);
+      return text.includes(answer) && !text.includes(summary) && !log.querySelector(".compaction-divider");
+    }, [SECOND_ANSWER, SUMMARY]);
+  }
+
+  step("a second turn, then a manual compaction puts a divider in the transcript", async () => {
+    await h.openFromSidebar(FIRST_PROMPT);
+    await h.click("button", "Resume session");
+    await h.send(SECOND_PROMPT);
+    (await h.mock.nextRequest({ what: "the second turn" })).respondText(SECOND_ANSWER, usage({ input: 1_900, output: 30 }));
+    await ready();
+    await h.send("/compact");
+    const req = await h.mock.nextRequest({ what: "the manual summary" });
+    assert.ok(req.isSummary, "a manual compaction asks only for a summary");
+    req.respondText(SUMMARY, usage({ input: 1_800, output: 40 }));
+    await ready();
+    await h.find("[role=log] .compaction-divider");
+  });
+
+  step("Fork from before this on the transcript's divider opens a fork holding the originals", async () => {
+    await h.click("[role=log] .compaction-divider button", "Fork from before this");
+    const id = await confirmFork();
+    await showsTheOriginals(id);
+  });
+
+  step("Fork from before this on the console's compaction card opens another such fork", async () => {
+    await h.click(`.session-node[data-session-id="${sessionId}"] > .session-row .session-open`);
+    await h.waitFor("the parent to open", (p) => document.querySelector(`.session-node[data-session-id="${p}"] > .session-row .session-open`)?.getAttribute("aria-current") === "page", [sessionId]);
+    await h.click("button", "Debug console");
+    await h.click("[role=tab]", "Compactions");
+    await h.click("[data-testid=compaction-card] button", "Fork from before this");
+    const id = await confirmFork();
+    await showsTheOriginals(id);
+    // The parent still holds its compaction and nothing of the forks.
+    const parent = await h.records(sessionId);
+    assert.ok(parent.some((r) => r.type === "response_item" && r.payload.type === "compaction_summary"));
+    assert.ok(parent.every((r) => r.type !== "session_forked"));
+  });
+});
