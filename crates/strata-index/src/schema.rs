@@ -1,10 +1,12 @@
 //! The index's tables. The session files are the truth: a database whose
 //! schema version differs from [`SCHEMA_VERSION`] is emptied and rebuilt
-//! from them, so changing the schema only means bumping the version.
+//! from them, so changing the schema only means bumping the version. A
+//! database that claims this version but holds other tables is refused as
+//! damaged (see `recover.rs`), never written into.
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::Result;
+use crate::error::{IndexError, Result};
 
 /// Bumped whenever a table or what is extracted into it changes.
 pub const SCHEMA_VERSION: i64 = 4;
@@ -96,6 +98,32 @@ pub(crate) fn ensure(connection: &mut Connection) -> Result<()> {
     }
     transaction.commit()?;
     Ok(())
+}
+
+/// The schema objects of a database, as SQLite keeps them.
+fn objects(connection: &Connection) -> Result<Vec<[Option<String>; 3]>> {
+    let mut statement = connection
+        .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name, tbl_name")?;
+    let rows = statement.query_map([], |row| Ok([row.get(0)?, row.get(1)?, row.get(2)?]))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Refuses a file that is not a database, or one of this version whose
+/// tables are not the ones [`TABLES`] creates (compared with a fresh
+/// in-memory copy, FTS5's shadow tables included): written into, it would
+/// fail or mislead later. Reads only, so it runs before anything is
+/// written (even the switch to WAL) and a refused file is kept as found.
+pub(crate) fn check(connection: &Connection) -> Result<()> {
+    if version(connection)? != SCHEMA_VERSION {
+        return Ok(());
+    }
+    let expected = Connection::open_in_memory()?;
+    expected.execute_batch(TABLES)?;
+    if objects(connection)? == objects(&expected)? {
+        Ok(())
+    } else {
+        Err(IndexError::SchemaMismatch)
+    }
 }
 
 fn version(connection: &Connection) -> Result<i64> {
