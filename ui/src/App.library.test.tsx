@@ -21,8 +21,10 @@ const settings: Settings = { profiles: [local, demo], active_profile: "local", a
 const SWITCHED = "Switched to openai-chat · qwen3-coder at http://127.0.0.1:8080/v1 (profile local)";
 
 /** A shell whose library changes the test pushes, as the sessions-folder watcher would. */
-function shell() {
+function shell(notice?: string) {
   const sessions = shellSessions();
+  // Rust says the library's notice once: on the first listing only.
+  let untold = notice;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   let push: ((change: LibraryChange) => void) | null = null;
   const find = (id: unknown) => sessions.find((x) => x.summary.id === id)!;
@@ -34,8 +36,12 @@ function shell() {
         return { version: "0.1.0", strata_home: "/h", active_profile: local, is_demo: false };
       case "get_settings":
         return settings;
-      case "list_sessions":
-        return { v: 1, sessions: sessions.map((s) => s.summary), total: sessions.length };
+      case "list_sessions": {
+        const page = { v: 1, sessions: sessions.map((s) => s.summary), total: sessions.length };
+        const told = untold;
+        untold = undefined;
+        return told ? { ...page, notice: told } : page;
+      }
       case "watch_library": {
         const channel = args.on_event as { onmessage: (change: LibraryChange) => void };
         push = (change) => channel.onmessage(change);
@@ -101,6 +107,19 @@ describe("the live library", () => {
     push({ v: 1, updated: [], removed: ["cli-1"] });
     await waitFor(() => expect(screen.queryByRole("button", { name: /^Renamed by the CLI/ })).toBeNull());
     expect(calls.filter((c) => c.cmd === "list_sessions")).toHaveLength(listed);
+  }, 20_000);
+});
+
+describe("the library's notice", () => {
+  it("shows a rebuilt index's notice as an alert beside the listed sessions, as text", async () => {
+    const notice =
+      "The session index was damaged (file is not a database); it was kept as /h/library.sqlite3.broken-<img src=x onerror=alert(1)> and rebuilt from the session files.";
+    shell(notice);
+    render(<App />);
+    await screen.findByRole("button", { name: /^Streaming JSON parser/ }, { timeout: 5000 });
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent(notice);
+    expect(alert.querySelector("img")).toBeNull();
   }, 20_000);
 });
 

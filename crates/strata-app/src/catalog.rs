@@ -7,13 +7,16 @@
 //! launches and closed when it lets go ([`WritingNote`]), so a listing in
 //! any process stats that file and shows its appends mid-turn; a listing
 //! otherwise stats only the sessions folder (see strata-index). Deleting
-//! the index file loses nothing: the next listing rebuilds it.
+//! the index file loses nothing: the next listing rebuilds it; a damaged
+//! one is set aside and rebuilt, and the listing says so once.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use strata_core::StrataPaths;
-use strata_index::{Filters, Index, IndexError, snippet_spans};
+use strata_index::{
+    FileIdentity, Filters, Index, IndexError, IndexNotice, file_identity, snippet_spans,
+};
 use strata_protocol::{
     CommandError, CommandErrorKind, ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem,
     TextRange,
@@ -27,9 +30,10 @@ impl ToCommandError for IndexError {
     fn to_command_error(self) -> CommandError {
         let kind = match &self {
             IndexError::BadCursor(_) => CommandErrorKind::InvalidInput,
-            IndexError::Core(_) | IndexError::Io { .. } | IndexError::Sqlite(_) => {
-                CommandErrorKind::Io
-            }
+            IndexError::Core(_)
+            | IndexError::Io { .. }
+            | IndexError::Sqlite(_)
+            | IndexError::SchemaMismatch => CommandErrorKind::Io,
         };
         tracing::warn!(error = %self, "session index failed");
         CommandError::new(kind, format!("The session index failed: {self}"))
@@ -38,10 +42,14 @@ impl ToCommandError for IndexError {
 
 /// The app's open index, reopened when its file was deleted or replaced
 /// (another process then rebuilds into a new file, which this one must
-/// share rather than keep writing an unlinked one).
+/// share rather than keep writing an unlinked one). A damaged index is set
+/// aside and rebuilt, an unwritable one replaced by one in memory (see
+/// strata-index's `recover.rs`); what that took waits in `notice` until a
+/// listing passes it on, so the person hears of it once.
 #[derive(Default)]
 pub(crate) struct Catalog {
     open: Mutex<Option<OpenIndex>>,
+    notice: Mutex<Option<IndexNotice>>,
 }
 
 struct OpenIndex {
@@ -49,54 +57,56 @@ struct OpenIndex {
     identity: Option<FileIdentity>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct FileIdentity {
-    device: u64,
-    inode: u64,
-}
-
-#[cfg(unix)]
-fn identity(path: &std::path::Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| FileIdentity {
-        device: m.dev(),
-        inode: m.ino(),
-    })
-}
-
-#[cfg(not(unix))]
-fn identity(path: &std::path::Path) -> Option<FileIdentity> {
-    std::fs::metadata(path).ok().map(|_| FileIdentity {
-        device: 0,
-        inode: 0,
-    })
-}
-
 impl Catalog {
-    /// Runs `work` on the index, opening it first (or again).
+    /// Runs `work` on the index, opening it first (or again), recovering
+    /// from damage found on opening or by `work` (which then runs again).
     pub(crate) fn with<T>(
         &self,
         paths: &StrataPaths,
-        work: impl FnOnce(&mut Index) -> strata_index::Result<T>,
+        work: impl FnMut(&mut Index) -> strata_index::Result<T>,
     ) -> CommandResult<T> {
         let mut open = lock(&self.open);
         let path: PathBuf = strata_index::index_path(paths);
         let stale = match open.as_ref() {
-            Some(current) => current.identity.is_none() || current.identity != identity(&path),
+            // Its file could not be written: kept for this process's life,
+            // rather than failing (and warning) again on every listing.
+            Some(current) if current.index.is_in_memory() => false,
+            Some(current) => current.identity.is_none() || current.identity != file_identity(&path),
             None => true,
         };
         if stale {
             *open = None;
-            let index = Index::open(paths).map_err(ToCommandError::to_command_error)?;
+            let opened = Index::open_recovering(paths).map_err(ToCommandError::to_command_error)?;
+            self.tell(opened.notice);
             *open = Some(OpenIndex {
-                index,
-                identity: identity(&path),
+                index: opened.index,
+                identity: file_identity(&path),
             });
         }
-        match open.as_mut() {
-            Some(current) => work(&mut current.index).map_err(ToCommandError::to_command_error),
-            None => Err(crate::error::internal("the session index is not open")),
+        let Some(current) = open.as_mut() else {
+            return Err(crate::error::internal("the session index is not open"));
+        };
+        let (value, notice) = current
+            .index
+            .run_recovering(work)
+            .map_err(ToCommandError::to_command_error)?;
+        if notice.is_some() {
+            current.identity = file_identity(&path);
+            self.tell(notice);
         }
+        Ok(value)
+    }
+
+    fn tell(&self, notice: Option<IndexNotice>) {
+        if let Some(notice) = notice {
+            *lock(&self.notice) = Some(notice);
+        }
+    }
+
+    /// What recovering the index took since it was last asked, for the
+    /// person (once).
+    pub(crate) fn take_notice(&self) -> Option<String> {
+        lock(&self.notice).take().map(|notice| notice.to_string())
     }
 }
 

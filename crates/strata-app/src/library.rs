@@ -98,7 +98,15 @@ impl App {
             sessions,
             total: to_u32(page.total),
             next_offset: (end < page.total).then(|| to_u32(end)),
+            notice: self.catalog.take_notice(),
         })
+    }
+
+    /// What recovering the library's index took (it was damaged and
+    /// rebuilt, or cannot be written), said once: a listing carries it in
+    /// its page; the command line asks after a search.
+    pub fn take_library_notice(&self) -> Option<String> {
+        self.catalog.take_notice()
     }
 
     /// `search_sessions`: a page of full-text hits from the library's index.

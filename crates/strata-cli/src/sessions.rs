@@ -25,6 +25,7 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
         limit: Some(u32::MAX),
         ..ListSessions::default()
     })?;
+    say_notice(ctx, page.notice.as_deref())?;
     if json {
         writeln!(out, "{}", json_safe(&serde_json::to_string(&page)?))?;
         return Ok(());
@@ -65,6 +66,15 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
     Ok(())
 }
 
+/// What recovering the library's index took, as one line on stderr (stdout
+/// stays the listing, `--json` included).
+fn say_notice(ctx: &Context, notice: Option<&str>) -> crate::error::Result<()> {
+    if let Some(notice) = notice {
+        writeln!(ctx.out.stderr(), "strata: {}", visible_inline(notice))?;
+    }
+    Ok(())
+}
+
 /// `strata sessions search QUERY [filters] [--json]`: hits from the
 /// library's index, newest text first.
 pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
@@ -77,6 +87,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
         offset: None,
         limit: Some(args.limit),
     })?;
+    say_notice(ctx, ctx.app.take_library_notice().as_deref())?;
     let mut out = ctx.out.stdout();
     if args.json {
         writeln!(out, "{}", json_safe(&serde_json::to_string(&results)?))?;

@@ -557,3 +557,67 @@ fn two_processes_share_one_index_and_deleting_it_loses_nothing() {
     assert_eq!(listed(), before);
     assert_eq!(searched(), found);
 }
+
+#[test]
+fn sessions_list_json_rebuilds_an_index_of_random_bytes_keeps_it_aside_and_says_so_once() {
+    let home = Home::new();
+    let older = home.small_session("first question");
+    let newer = home.small_session("second question");
+    home.run(&["sessions", "list"]).ok();
+    let index = home.path().join("library.sqlite3");
+    let noise: Vec<u8> = (0..64 * 1024).map(|_| fastrand::u8(..)).collect();
+    std::fs::write(&index, &noise).unwrap();
+    for side in ["library.sqlite3-wal", "library.sqlite3-shm"] {
+        let _ = std::fs::remove_file(home.path().join(side));
+    }
+
+    let run = home.run(&["sessions", "list", "--json"]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let lines = run.json_lines();
+    assert_eq!(lines.len(), 1, "stdout is the one page: {run:#?}");
+    assert_eq!(lines[0]["total"], 2);
+    let listed: Vec<&str> = lines[0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, [newer.to_string(), older.to_string()]);
+
+    let kept: Vec<std::path::PathBuf> = std::fs::read_dir(home.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("library.sqlite3.broken-") && !name.ends_with("-wal")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        std::fs::read(&kept[0]).unwrap() == noise,
+        "the damaged file is kept as it was"
+    );
+    let said: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(said.len(), 1, "one line: {:?}", run.stderr);
+    assert!(
+        said[0].starts_with("strata: The session index was damaged"),
+        "{}",
+        said[0]
+    );
+    assert!(said[0].contains(&*kept[0].to_string_lossy()), "{}", said[0]);
+    assert!(
+        said[0].contains("rebuilt from the session files"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(
+        lines[0]["notice"].as_str(),
+        Some(&said[0]["strata: ".len()..])
+    );
+
+    let again = home.run(&["sessions", "list", "--json"]);
+    assert_eq!(again.code, 0, "{again:#?}");
+    assert_eq!(again.stderr, "", "said once");
+    assert_eq!(again.json_lines()[0]["total"], 2);
+    assert!(again.json_lines()[0].get("notice").is_none());
+}

@@ -15,6 +15,8 @@ pub enum IndexError {
     Sqlite(#[from] rusqlite::Error),
     #[error(transparent)]
     Core(#[from] strata_core::CoreError),
+    #[error("session index: its tables are not the ones this version of Strata makes")]
+    SchemaMismatch,
     #[error("invalid list cursor {0:?}")]
     BadCursor(String),
 }

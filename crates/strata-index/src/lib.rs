@@ -8,7 +8,8 @@
 //! byte when the file only grew), and [`Index::refresh`], what listing and
 //! search run, does that only when the folder changed, else stats just the
 //! sessions Strata's writers hold open (see `folder.rs`); deleting the index
-//! file loses nothing.
+//! file loses nothing, and a damaged one is set aside and rebuilt
+//! ([`Index::open_recovering`], see `recover.rs`).
 //! Several Strata processes may share one library: the database runs in WAL
 //! mode with a busy timeout, and every reindex happens in an immediate
 //! transaction that rereads what it replaces.
@@ -19,6 +20,7 @@ mod folder;
 pub mod generate;
 mod pieces;
 mod query;
+mod recover;
 mod refresh;
 mod scan;
 mod schema;
@@ -36,6 +38,7 @@ pub use query::{
     Filters, Page, PageRequest, SearchHit, SearchPage, SessionSummary, SnippetSpan, TOTAL_CAP,
     snippet_spans,
 };
+pub use recover::{Failure, FileIdentity, IndexNotice, Opened, classify, file_identity, kept_path};
 pub use scan::{MATCH_END, MATCH_START, MAX_PIECE_BYTES, line_hash};
 pub use schema::SCHEMA_VERSION;
 
@@ -75,6 +78,8 @@ pub struct Index {
     connection: Connection,
     sessions: PathBuf,
     path: PathBuf,
+    /// Held in memory: the file at `path` could not be written.
+    in_memory: bool,
 }
 
 /// What a refresh did.
@@ -152,6 +157,7 @@ impl Index {
         }
         let mut connection = Connection::open(path)?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
+        retry_busy(|| schema::check(&connection))?;
         // Two processes opening a fresh index at once: switching it to WAL and
         // the first read during the other's WAL recovery answer SQLITE_BUSY
         // at once, without the busy handler, so they are retried here.
@@ -162,6 +168,7 @@ impl Index {
             connection,
             sessions: sessions.to_owned(),
             path: path.to_owned(),
+            in_memory: false,
         })
     }
 

@@ -1,10 +1,14 @@
 //! The index's tables. The session files are the truth: a database whose
 //! schema version differs from [`SCHEMA_VERSION`] is emptied and rebuilt
-//! from them, so changing the schema only means bumping the version.
+//! from them, so changing the schema only means bumping the version. A
+//! database that claims this version but holds other tables is refused as
+//! damaged (see `recover.rs`), never written into.
+
+use std::sync::OnceLock;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::Result;
+use crate::error::{IndexError, Result};
 
 /// Bumped whenever a table or what is extracted into it changes.
 pub const SCHEMA_VERSION: i64 = 4;
@@ -96,6 +100,47 @@ pub(crate) fn ensure(connection: &mut Connection) -> Result<()> {
     }
     transaction.commit()?;
     Ok(())
+}
+
+/// A schema object as SQLite keeps it: type, name and SQL.
+type Object = [Option<String>; 3];
+
+/// The objects [`TABLES`] makes, from a fresh in-memory copy made once
+/// (every open compares against them; making them again costs about as
+/// much as the rest of the open).
+fn expected() -> Result<&'static [Object]> {
+    static EXPECTED: OnceLock<Vec<Object>> = OnceLock::new();
+    if let Some(objects) = EXPECTED.get() {
+        return Ok(objects);
+    }
+    let fresh = Connection::open_in_memory()?;
+    fresh.execute_batch(TABLES)?;
+    let made = objects(&fresh)?;
+    Ok(EXPECTED.get_or_init(|| made))
+}
+
+/// The schema objects of a database.
+fn objects(connection: &Connection) -> Result<Vec<Object>> {
+    let mut statement = connection
+        .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name, tbl_name")?;
+    let rows = statement.query_map([], |row| Ok([row.get(0)?, row.get(1)?, row.get(2)?]))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Refuses a file that is not a database, or one of this version whose
+/// tables are not the ones [`TABLES`] creates (FTS5's shadow tables
+/// included): written into, it would
+/// fail or mislead later. Reads only, so it runs before anything is
+/// written (even the switch to WAL) and a refused file is kept as found.
+pub(crate) fn check(connection: &Connection) -> Result<()> {
+    if version(connection)? != SCHEMA_VERSION {
+        return Ok(());
+    }
+    if objects(connection)? == expected()? {
+        Ok(())
+    } else {
+        Err(IndexError::SchemaMismatch)
+    }
 }
 
 fn version(connection: &Connection) -> Result<i64> {

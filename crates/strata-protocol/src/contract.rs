@@ -208,6 +208,12 @@ pub struct SessionPage {
     /// Where the next page starts, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u32>,
+    /// What the person should hear about the library, once: its index was
+    /// damaged and rebuilt from the session files (the damaged file kept),
+    /// or cannot be written, so the files are read instead (slower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub notice: Option<String>,
 }
 
 /// `open_session`: a read-only snapshot from record `from_record` on

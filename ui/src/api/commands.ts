@@ -76,11 +76,14 @@ function channelFor(onEvent: EventHandler): Channel<LiveBatch> {
 
 export const appInfo = () => call<AppInfo>("app_info");
 
-/** Every session, newest first (one page of the whole list). */
-export const listSessions = async (query?: string): Promise<SessionListItem[]> => {
+/**
+ * Every session, newest first (one page of the whole list), with the library's notice when there
+ * is one (its index was damaged and rebuilt, or cannot be written): said once, so shown when given.
+ */
+export const listSessions = async (query?: string): Promise<{ sessions: SessionListItem[]; notice?: string }> => {
   const request: ListSessions = query ? { query } : {};
   const page = await call<SessionPage>("list_sessions", request);
-  return page.sessions;
+  return page.notice ? { sessions: page.sessions, notice: page.notice } : { sessions: page.sessions };
 };
 
 /** A session's snapshot, with its records from `from_record` on (all of them by default). */

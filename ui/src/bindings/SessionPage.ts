@@ -16,4 +16,10 @@ total: number,
 /**
  * Where the next page starts, when there is one.
  */
-next_offset?: number | null, };
+next_offset?: number | null, 
+/**
+ * What the person should hear about the library, once: its index was
+ * damaged and rebuilt from the session files (the damaged file kept),
+ * or cannot be written, so the files are read instead (slower).
+ */
+notice?: string, };

@@ -18,7 +18,7 @@ import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, t
 export type ConversationMode = "browse" | "live";
 
 export interface ToastMessage {
-  tone: "ok" | "error";
+  tone: "ok" | "warning" | "error";
   text: string;
 }
 
@@ -169,8 +169,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
 
     async refreshSessions() {
       try {
-        const sessions = await api.listSessions(get().query.trim() || undefined);
-        set({ sessions });
+        const { sessions, notice } = await api.listSessions(get().query.trim() || undefined);
+        set(notice ? { sessions, toast: { tone: "warning", text: notice } } : { sessions });
       } catch (error) {
         fail(error);
       } finally {
