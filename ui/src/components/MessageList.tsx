@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from "react";
+import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
@@ -23,6 +23,8 @@ export interface MessageListHandle {
   scrollToEntry(id: string): boolean;
   /** Scrolls a tool card waiting for approval into view and focuses its first choice. */
   focusApproval(id: string): void;
+  /** Goes to the newest entry and keeps following it (the person just sent a message). */
+  scrollToLatest(): void;
 }
 
 /** Issue 12's history actions, by item id; each is offered only when given. */
@@ -123,7 +125,10 @@ const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full
   }
 });
 
+/** How near the bottom still counts as "at the bottom", in pixels. */
 const STICK_DISTANCE = 80;
+/** Room under the last entry, so its last line never sits against the composer. */
+const BOTTOM_ROOM = 24;
 /** How near the top an older page is asked for. */
 const TOP_DISTANCE = 200;
 
@@ -136,15 +141,29 @@ export function MessageList(props: MessageListProps) {
     [onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history],
   );
   const scroller = useRef<HTMLDivElement>(null);
+  // Whether the list follows the newest entry: true while the person is at the bottom, false
+  // once they scroll up (or are taken to an older entry); a ref, read at every render.
   const stickToBottom = useRef(true);
+  // The same, for the "Jump to latest" pill.
+  const [atBottom, setAtBottom] = useState(true);
   const lastTop = useRef(0);
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 96,
     overscan: 6,
+    paddingEnd: BOTTOM_ROOM,
     getItemKey: (index) => entries[index]?.id ?? index,
   });
+  const follow = useCallback((value: boolean) => {
+    stickToBottom.current = value;
+    setAtBottom(value);
+  }, []);
+  const scrollToLatest = useCallback(() => {
+    follow(true);
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [follow]);
 
   // The first item of the whole session (no older page left to load).
   const firstItem = hasOlder ? -1 : entries.findIndex((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool");
@@ -162,36 +181,45 @@ export function MessageList(props: MessageListProps) {
       scrollToCompaction(summaryId) {
         const index = entries.findIndex((e) => e.kind === "compaction" && e.summary.id === summaryId);
         if (index === -1) return false;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },
       scrollToEntry(id) {
         const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return false;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },
       focusApproval(id) {
         const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         // The row mounts once scrolled to; its prompt is inside this list.
         window.setTimeout(() => scroller.current?.querySelector<HTMLElement>("[data-approval-first]")?.focus(), 50);
       },
+      scrollToLatest,
     }),
-    [entries, virtualizer],
+    [entries, virtualizer, follow, scrollToLatest],
   );
 
-  const last = entries[entries.length - 1];
-  const lastSize = last && last.kind === "assistant" ? last.text.length : 0;
-  useEffect(() => {
-    if (stickToBottom.current && entries.length > 0) {
-      virtualizer.scrollToIndex(entries.length - 1, { align: "end" });
-    }
-  }, [entries.length, lastSize, virtualizer]);
+  // A new message of the person's at the end (sent here, or a retry): go to it, wherever they were.
+  const lastUserId = lastUser === -1 ? null : (entries[lastUser]?.id ?? null);
+  const seenUser = useRef(lastUserId);
+  useLayoutEffect(() => {
+    if (seenUser.current === lastUserId) return;
+    seenUser.current = lastUserId;
+    if (lastUserId !== null) follow(true);
+  }, [lastUserId, follow]);
+
+  // While following, every render ends at the bottom: new entries, streamed text, and rows
+  // measured taller than estimated (the virtualizer renders again when it measures one).
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (stickToBottom.current && el && el.scrollHeight - el.scrollTop - el.clientHeight > 1) el.scrollTop = el.scrollHeight;
+  });
 
   // An older page joined in front: keep the entry that was first where the person was reading.
   const firstId = useRef<string | null>(null);
@@ -211,6 +239,7 @@ export function MessageList(props: MessageListProps) {
 
   const items = virtualizer.getVirtualItems();
   return (
+    <div className="message-list-frame">
     <div
       ref={scroller}
       className="message-list"
@@ -220,10 +249,13 @@ export function MessageList(props: MessageListProps) {
       tabIndex={0}
       onScroll={(event) => {
         const el = event.currentTarget;
-        stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
-        // Only the person scrolling up asks for more, not the list settling at the bottom.
+        // Only the person scrolling up lets go of the bottom (or asks for more): growing
+        // content and the list settling never scroll up past the margin.
         const up = el.scrollTop < lastTop.current;
         lastTop.current = el.scrollTop;
+        const near = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+        if (near) follow(true);
+        else if (up) follow(false);
         if (up && hasOlder && onLoadOlder && el.scrollTop < TOP_DISTANCE) onLoadOlder();
       }}
       data-has-older={hasOlder ? "true" : undefined}
@@ -253,6 +285,12 @@ export function MessageList(props: MessageListProps) {
           })}
         </div>
       </div>
+    </div>
+      {!atBottom && (
+        <button type="button" className="jump-latest" data-testid="jump-latest" onClick={scrollToLatest}>
+          <span aria-hidden="true">↓</span> Jump to latest
+        </button>
+      )}
     </div>
   );
 }
