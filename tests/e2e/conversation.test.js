@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { before, describe } from "node:test";
-import { Harness } from "./lib/harness.js";
+import { Harness, THRESHOLD } from "./lib/harness.js";
 import { sharedAppSteps } from "./lib/steps.js";
 import { usage } from "./lib/mock-provider.js";
 
@@ -196,5 +196,34 @@ describe("the conversation (issue 27, items 1-4)", { timeout: 300_000 }, () => {
     assert.doesNotMatch(after.inputText, /PARTIAL-ESSAY/);
     after.respondText("Hi.", usage({ input: 3_300, output: 5 }));
     await ready();
+  });
+
+  step("items above the latest compaction are marked out of the model's context, their Pin disabled", async () => {
+    await h.send("Summarise where we are");
+    (await h.mock.nextRequest({ what: "the round over the threshold" })).respondText("We are here.", usage({ input: THRESHOLD + 1_000, output: 20 }));
+    const summary = await h.mock.nextRequest({ what: "the summary request" });
+    summary.respondText("SUMMARY: layout, tests, build, hello.py written.", usage({ input: 900, output: 40 }));
+    await ready();
+    await h.find("[role=separator]", "Context compacted");
+    const old = await h.scrollToFind(".message-row", FIRST_PROMPT);
+    const marked = await h.run(
+      (row) => ({
+        note: norm(row.querySelector("[data-testid=context-note] span")?.textContent),
+        fork: norm(row.querySelector("[data-testid=context-note] button")?.textContent),
+        pin: row.querySelector("[data-testid=pin-button]")?.disabled ?? null,
+        ids: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.test(row.textContent),
+      }),
+      old,
+    );
+    assert.deepEqual(marked, {
+      note: "Not in the model's context — summarised in the compaction below",
+      fork: "Fork from before it",
+      pin: true,
+      ids: false,
+    });
+    await h.run((row) => row.scrollIntoView({ block: "center" }), old);
+    await both("conversation-out-of-context");
+    await h.click("[data-testid=jump-latest]", "Jump to latest");
+    await settledAtBottom("the list at the newest entry");
   });
 });

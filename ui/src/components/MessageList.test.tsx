@@ -212,4 +212,35 @@ describe("MessageList", () => {
       expect(screen.queryByTestId("jump-latest")).toBeNull();
     });
   });
+
+  it("marks the items above the latest compaction as out of the model's context, their Pin disabled, with a fork from before it", async () => {
+    const user = userEvent.setup();
+    const onForkBeforeCompaction = vi.fn();
+    const divider = (id: string): Entry => ({
+      kind: "compaction",
+      id: `compaction:${id}`,
+      summary: { id, summary: "s", metadata: { trigger: "auto", reason: "r", removed: 2, kept: 0, summarizer_model: "m", duration_ms: 10 } },
+    });
+    const entries: Entry[] = [
+      { kind: "user", id: "u-old", text: "Old question" },
+      { kind: "assistant", id: "a-pinned", text: "Pinned answer", streaming: false, pinned: true },
+      divider("s1"),
+      { kind: "assistant", id: "a-mid", text: "Middle answer", streaming: false },
+      divider("s2"),
+      { kind: "user", id: "u-new", text: "New question" },
+    ];
+    render(<MessageList entries={entries} history={{ onPin: () => {}, onForkBeforeCompaction }} />);
+    const item = (name: RegExp) => screen.getByText(name).closest(".message-row") as HTMLElement;
+    for (const old of [/Old question/, /Middle answer/]) {
+      expect(within(item(old)).getByTestId("context-note")).toHaveTextContent("Not in the model's context — summarised in the compaction below");
+      expect(within(item(old)).getByTestId("pin-button")).toBeDisabled();
+    }
+    // A pinned item stays in the model's context; what follows the divider is in it.
+    expect(within(item(/Pinned answer/)).queryByTestId("context-note")).toBeNull();
+    expect(within(item(/New question/)).queryByTestId("context-note")).toBeNull();
+    expect(within(item(/New question/)).getByTestId("pin-button")).toBeEnabled();
+
+    await user.click(within(item(/Old question/)).getByRole("button", { name: "Fork from before it" }));
+    expect(onForkBeforeCompaction).toHaveBeenCalledWith("s2");
+  });
 });

@@ -1,7 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
-import { pinTarget, type Entry, type FullOutput } from "../state/transcript";
+import { outOfContext, pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
 import { AssistantMessage, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
@@ -42,8 +42,10 @@ function excerptOf(entry: Entry): string {
   return line.length > 140 ? `${line.slice(0, 140)}…` : line;
 }
 
+const PIN_OUT_OF_CONTEXT = "Not in the model's context: a pin cannot bring it back. Fork from before the compaction instead.";
+
 /** The actions one entry offers: compacting up to the first item would summarise nothing. */
-function historyFor(entry: Entry, isFirstItem: boolean, handlers?: HistoryHandlers): ItemHistory | undefined {
+function historyFor(entry: Entry, isFirstItem: boolean, handlers: HistoryHandlers | undefined, summarised: boolean): ItemHistory | undefined {
   const itemId = pinTarget(entry);
   if (!handlers || !itemId || (entry.kind !== "user" && entry.kind !== "assistant" && entry.kind !== "tool")) return undefined;
   const { onPin, onCompactUpTo, onFork } = handlers;
@@ -53,7 +55,22 @@ function historyFor(entry: Entry, isFirstItem: boolean, handlers?: HistoryHandle
     onPin: onPin ? (pinned) => onPin(itemId, pinned) : undefined,
     onCompactUpTo: onCompactUpTo && message && !isFirstItem ? () => onCompactUpTo(itemId, excerptOf(entry)) : undefined,
     onFork: onFork ? () => onFork(itemId) : undefined,
+    pinDisabled: summarised ? PIN_OUT_OF_CONTEXT : undefined,
   };
+}
+
+/** Under an item the model no longer sees: where it went, and the way back to it. */
+function ContextNote({ summaryId, onFork }: { summaryId: string; onFork?: (summaryId: string) => void }) {
+  return (
+    <p className="context-note" data-testid="context-note">
+      <span>Not in the model's context — summarised in the compaction below</span>
+      {onFork && (
+        <button type="button" className="link-button" onClick={() => onFork(summaryId)}>
+          Fork from before it
+        </button>
+      )}
+    </p>
+  );
 }
 
 interface MessageListProps {
@@ -84,14 +101,27 @@ interface EntryViewProps {
   /** This tool card's whole output, once fetched. */
   full: FullOutput | undefined;
   handlers: EntryHandlers;
+  /** The summary id of the compaction that replaced this item in the model's context, if one did. */
+  summarisedIn: string | undefined;
 }
 
 /**
  * One row. Memoised: while an answer streams, only the rows whose props changed (the streaming
  * entry) render again; the entries Rust did not touch keep their identity, and the handlers are stable.
  */
-const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers }: EntryViewProps) {
-  const history = historyFor(entry, isFirstItem, handlers.history);
+const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
+  const view = <EntryBody entry={entry} isLastUser={isLastUser} isFirstItem={isFirstItem} full={full} handlers={handlers} summarisedIn={summarisedIn} />;
+  if (summarisedIn === undefined) return view;
+  return (
+    <div className="out-of-context">
+      {view}
+      <ContextNote summaryId={summarisedIn} onFork={handlers.history?.onForkBeforeCompaction} />
+    </div>
+  );
+});
+
+function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
+  const history = historyFor(entry, isFirstItem, handlers.history, summarisedIn !== undefined);
   switch (entry.kind) {
     case "user":
       return (
@@ -123,7 +153,7 @@ const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full
     case "policy":
       return <PolicyNotice entry={entry} />;
   }
-});
+}
 
 /** How near the bottom still counts as "at the bottom", in pixels. */
 const STICK_DISTANCE = 80;
@@ -165,6 +195,7 @@ export function MessageList(props: MessageListProps) {
     if (el) el.scrollTop = el.scrollHeight;
   }, [follow]);
 
+  const summarised = useMemo(() => outOfContext(entries), [entries]);
   // The first item of the whole session (no older page left to load).
   const firstItem = hasOlder ? -1 : entries.findIndex((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool");
   let lastUser = -1;
@@ -279,6 +310,7 @@ export function MessageList(props: MessageListProps) {
                   isFirstItem={item.index === firstItem}
                   full={entry.kind === "tool" ? outputs?.[entry.call_id] : undefined}
                   handlers={handlers}
+                  summarisedIn={summarised.get(entry.id)}
                 />
               </div>
             );
