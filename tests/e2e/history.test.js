@@ -56,16 +56,7 @@ describe("history actions on messages and tool cards (issue 12)", { timeout: 300
     }, [selector, text]);
   }
 
-  async function both(name) {
-    await h.screenshot(name);
-    await h.run(() => {
-      document.documentElement.dataset.theme = "dark";
-    });
-    await h.screenshot(`${name}-dark`);
-    await h.run(() => {
-      document.documentElement.dataset.theme = "light";
-    });
-  }
+  const both = (name) => h.screenshotBoth(name);
 
   step("a read_file output is pinned from its card and the pin is recorded", async () => {
     await h.openFromSidebar(FIRST_PROMPT);

@@ -132,7 +132,7 @@ describe("App", () => {
     // The person is typing, so the prompt does not steal focus; the keyboard reaches it
     // through the composer's "Review" button.
     expect(composer).toHaveFocus();
-    expect(screen.getByText(/Waiting for your approval: run `cargo test` in \/w/)).toBeInTheDocument();
+    expect(document.querySelector(".approval-waiting-summary")).toHaveTextContent("Waiting for your approval: Run: cargo test");
     await user.tab();
     expect(screen.getByRole("button", { name: "Review" })).toHaveFocus();
     await user.keyboard("{Enter}");
@@ -150,6 +150,32 @@ describe("App", () => {
     expect(await screen.findByText("Stopped. The turn was cancelled.")).toBeInTheDocument();
     expect(calls.filter((c) => c.cmd === "stop_turn")).toHaveLength(1);
    }, 20_000); // Many keystrokes: slow on a loaded two-core machine.
+
+  it("answers a waiting approval with Y typed in the empty composer, and gives the composer its focus back", async () => {
+    const { calls } = fakeShell();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
+    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    const composer = screen.getByRole("textbox", { name: "Message" });
+    await user.type(composer, "Run the tests{Enter}");
+    await screen.findByRole("group", { name: "Approval needed for run_shell" });
+    expect(composer).toHaveFocus();
+
+    // With a draft in the composer, "y" and "n" are the person's to type.
+    await user.type(composer, "Ok then yes, no");
+    expect(composer).toHaveValue("Ok then yes, no");
+    expect(calls.some((c) => c.cmd === "answer_approval")).toBe(false);
+    await user.clear(composer);
+
+    await user.keyboard("y");
+    await waitFor(() => expect(calls.find((c) => c.cmd === "answer_approval")?.args.decision).toBe("allow_once"));
+    expect(composer).toHaveValue("");
+    expect(composer).toHaveFocus();
+    await waitFor(() => expect(screen.queryByRole("group", { name: /Approval needed/ })).toBeNull());
+    await user.click(screen.getByRole("button", { name: /Stop/ }));
+    expect(await screen.findByText("Stopped. The turn was cancelled.")).toBeInTheDocument();
+  });
 
   it("shows the title a session gets after its first turn in the conversation header, and the session's model", async () => {
     const session = { ...shellSessions()[0]! };

@@ -459,6 +459,18 @@ export class Harness {
     return file;
   }
 
+  /** `screenshot(name)` in the light theme and `screenshot(name-dark)` in the dark one, back to light after. */
+  async screenshotBoth(name) {
+    await this.screenshot(name);
+    await this.run(() => {
+      document.documentElement.dataset.theme = "dark";
+    });
+    await this.screenshot(`${name}-dark`);
+    await this.run(() => {
+      document.documentElement.dataset.theme = "light";
+    });
+  }
+
   /** SIGKILL this home's app processes. */
   killApps() {
     if (!this.home) return;

@@ -20,14 +20,32 @@ describe("ApprovalPrompt", () => {
     expect(onDecide).toHaveBeenCalledWith("deny");
   });
 
-  it("answers with the Y, A and N keys", async () => {
-    const onDecide = vi.fn();
-    const user = userEvent.setup();
-    render(<ApprovalPrompt tool="run_shell" summary="run `ls` in /w" detail="ls" onDecide={onDecide} />);
-    await user.keyboard("y");
-    await user.keyboard("a");
-    await user.keyboard("n");
-    expect(onDecide.mock.calls).toEqual([["allow_once"], ["allow_for_session"], ["deny"]]);
+  it("says the action once in plain words: a shell call as Run: and its command, the folder apart", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `cargo test` in /work/app" detail="cargo test" onDecide={() => {}} />);
+    expect(screen.getByTestId("approval-action")).toHaveTextContent(/^Run: cargo test$/);
+    expect(screen.getByText("in /work/app")).toBeInTheDocument();
+    expect(screen.getByRole("group").textContent?.match(/cargo test/g)).toHaveLength(1);
+  });
+
+  it("says a write of a new file as Create and shows its diff", () => {
+    const created = "--- /dev/null\n+++ b/hello.py\n@@ -0,0 +1 @@\n+print('hi')\n";
+    render(<ApprovalPrompt tool="write_file" summary="write_file hello.py" detail={created} onDecide={() => {}} />);
+    expect(screen.getByTestId("approval-action")).toHaveTextContent(/^Create hello.py$/);
+    expect(screen.getByText("+print('hi')")).toHaveClass("diff-add");
+  });
+
+  it("marks a destructive command more strongly than the standing shell warning", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `rm -rf build` in /w" detail="rm -rf build" onDecide={() => {}} />);
+    expect(screen.getByRole("group")).toHaveClass("approval-destructive");
+    expect(screen.getByTestId("destructive-warning")).toHaveTextContent(
+      "Destructive command. If you allow it, it deletes files and folders recursively (rm -r). This cannot be undone from Strata.",
+    );
+  });
+
+  it("gives no destructive warning for an ordinary command", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `cargo test` in /w" detail="cargo test" onDecide={() => {}} />);
+    expect(screen.queryByTestId("destructive-warning")).toBeNull();
+    expect(screen.getByTestId("shell-warning")).toBeInTheDocument();
   });
 
   it("shows the diff with added and removed lines marked", () => {

@@ -1,5 +1,7 @@
 import { useEffect, useRef } from "react";
 import type { ApprovalDecision } from "../api/types";
+import { approvalAction } from "../lib/approvalWords";
+import { destructiveReasons } from "../lib/destructive";
 
 interface ApprovalPromptProps {
   tool: string;
@@ -44,7 +46,10 @@ const SHELL_RIGHTS_WARNING = `${SHELL_RIGHTS_SHORT.slice(0, -1)}: it can read, c
 /** The tools whose approval gives the model a command line. */
 const SHELL_TOOLS = new Set(["run_shell"]);
 
-/** An inline request to run a tool call: allow once, for the session, or deny. */
+/**
+ * An inline request to run a tool call: allow once, for the session, or deny. Its Y / A / N keys
+ * work anywhere while it waits and the composer is empty (see `useApprovalKeys`), not only here.
+ */
 export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalPromptProps) {
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -54,23 +59,35 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalProm
       first.current?.focus({ preventScroll: true });
     }
   }, []);
+  const said = approvalAction(tool, summary, detail);
+  const shell = SHELL_TOOLS.has(tool);
+  const dangers = shell ? destructiveReasons(detail) : [];
   return (
-    <div
-      className="approval"
-      role="group"
-      aria-label={`Approval needed for ${tool}`}
-      onKeyDown={(event) => {
-        if (!onDecide || event.target instanceof HTMLTextAreaElement) return;
-        if (event.key === "y") onDecide("allow_once");
-        else if (event.key === "a") onDecide("allow_for_session");
-        else if (event.key === "n") onDecide("deny");
-      }}
-    >
-      <p className="approval-title">
-        <strong>Strata wants to {summary || tool}</strong>
+    <div className={`approval${dangers.length > 0 ? " approval-destructive" : ""}`} role="group" aria-label={`Approval needed for ${tool}`}>
+      <p className="approval-title" data-testid="approval-action">
+        <strong>{said.action}</strong>
       </p>
-      {detail && detail !== summary && <DetailView detail={detail} />}
-      {SHELL_TOOLS.has(tool) && (
+      {said.where && <p className="approval-where">in {said.where}</p>}
+      {said.detail && <DetailView detail={said.detail} />}
+      {dangers.length > 0 && (
+        <div className="approval-danger" data-testid="destructive-warning">
+          <span className="approval-danger-icon" aria-hidden="true">
+            ⚠
+          </span>
+          <div>
+            <strong>Destructive command.</strong> If you allow it, it {dangers.length === 1 ? dangers[0] : "will:"}
+            {dangers.length > 1 && (
+              <ul>
+                {dangers.map((danger) => (
+                  <li key={danger}>{danger}</li>
+                ))}
+              </ul>
+            )}
+            {dangers.length === 1 && "."} This cannot be undone from Strata.
+          </div>
+        </div>
+      )}
+      {shell && (
         <p className="approval-warning" data-testid="shell-warning">
           <span className="approval-warning-icon" aria-hidden="true">
             !

@@ -73,6 +73,9 @@ export function Composer({
           <span className="approval-waiting" role="status">
             {/* One line: a long or hostile command must not push the transcript (and its full approval card) away. */}
             <span className="approval-waiting-summary">Waiting for your approval: {waitingApproval.summary}</span>
+            <span className="approval-waiting-keys" title="Allow once, allow for the session, deny">
+              <kbd>Y</kbd> <kbd>A</kbd> <kbd>N</kbd>
+            </span>
             <button type="button" className="button small" onClick={waitingApproval.onReview}>
               Review
             </button>

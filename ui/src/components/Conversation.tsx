@@ -1,5 +1,7 @@
 import { useCallback, useMemo, useState, type RefObject } from "react";
 import type { SessionListItem } from "../api/types";
+import { useApprovalKeys } from "../hooks/useApprovalKeys";
+import { approvalAction } from "../lib/approvalWords";
 import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
 import { pendingApprovals } from "../state/transcript";
@@ -39,6 +41,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
   const decide = useCallback((callId: string, decision: Parameters<typeof actions.decide>[1]) => void actions.decide(callId, decision), [actions]);
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
+  useApprovalKeys(waiting?.call_id ?? null, decide, composerRef);
   const inspect = actions.inspectCompaction;
   // Pins and partial compactions write to the session: live and idle only. A fork
   // only reads it, so a read-only session can be forked too.
@@ -102,11 +105,17 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
         disabled={!live}
         disabledReason="Read-only. Resume the session to continue it."
         onSend={(text) => {
+          // Their own message is where the person looks next, however far up they were.
+          listRef.current?.scrollToLatest();
           send(text);
           setDraft("");
         }}
         onStop={() => void actions.stop()}
-        waitingApproval={waiting ? { summary: waiting.approval?.summary || waiting.name, onReview: reviewApproval } : undefined}
+        waitingApproval={
+          waiting
+            ? { summary: waiting.approval ? approvalAction(waiting.name, waiting.approval.summary, waiting.approval.detail).action : waiting.name, onReview: reviewApproval }
+            : undefined
+        }
       />
     </main>
   );

@@ -13,6 +13,8 @@ export interface ItemHistory {
   onCompactUpTo?: () => void;
   /** Asks to fork a new session with the history up to and including the item. */
   onFork?: () => void;
+  /** Set when pinning cannot help (the item is no longer in the model's context): why. */
+  pinDisabled?: string;
 }
 
 export const PIN_HINT = "Pin — kept verbatim through every compaction";
@@ -37,8 +39,8 @@ export function PinnedBadge() {
   );
 }
 
-export function PinButton({ pinned, onPin, subject }: { pinned: boolean; onPin: (pinned: boolean) => void; subject: string }) {
-  const hint = pinned ? UNPIN_HINT : PIN_HINT;
+export function PinButton({ pinned, onPin, subject, disabled }: { pinned: boolean; onPin: (pinned: boolean) => void; subject: string; disabled?: string }) {
+  const hint = disabled ?? (pinned ? UNPIN_HINT : PIN_HINT);
   return (
     <button
       type="button"
@@ -47,6 +49,7 @@ export function PinButton({ pinned, onPin, subject }: { pinned: boolean; onPin: 
       aria-label={`Pin ${subject}`}
       title={hint}
       data-testid="pin-button"
+      disabled={disabled !== undefined}
       onClick={() => onPin(!pinned)}
     >
       <PinIcon />
@@ -186,7 +189,7 @@ export function ItemActions({ history, subject }: { history?: ItemHistory; subje
   }
   return (
     <>
-      {history.onPin && <PinButton pinned={history.pinned} onPin={history.onPin} subject={subject} />}
+      {history.onPin && <PinButton pinned={history.pinned} onPin={history.onPin} subject={subject} disabled={history.pinDisabled} />}
       <ItemMenu entries={entries} subject={subject} />
     </>
   );

@@ -1,4 +1,5 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { applyUpdates, type Entry } from "../state/transcript";
 import { MessageList } from "./MessageList";
@@ -62,8 +63,10 @@ describe("MessageList", () => {
     expect(message).toHaveClass("message-unsaved");
     expect(message).toHaveTextContent("Once upon a time,");
     expect(message).toHaveAccessibleDescription(
-      "Stopped — this partial answer was not saved and the model will not see it.",
+      "Stopped — not sent to the model. The model will not see this partial answer, and it is not saved: it is gone once you reopen the session.",
     );
+    // Still the person's to keep.
+    expect(within(message).getByRole("button", { name: "Copy partial answer" })).toBeInTheDocument();
     expect(screen.getByRole("status")).toHaveTextContent("Stopped. The turn was cancelled.");
   });
 
@@ -137,5 +140,107 @@ describe("MessageList", () => {
     });
     expect(container.querySelector("#compaction-s1")).toHaveTextContent("Context compacted at 9k tokens (threshold 8k)");
     expect(handle.current?.scrollToCompaction("nope")).toBe(false);
+  });
+
+  describe("keeping to the bottom", () => {
+    /**
+     * Gives the list the layout jsdom does not compute: `height` of content in a 500px window,
+     * its scroll position kept within them as a browser keeps it.
+     */
+    function layOut(list: HTMLElement, height: { value: number }) {
+      let top = 0;
+      Object.defineProperty(list, "clientHeight", { configurable: true, get: () => 500 });
+      Object.defineProperty(list, "scrollHeight", { configurable: true, get: () => height.value });
+      Object.defineProperty(list, "scrollTop", {
+        configurable: true,
+        get: () => top,
+        set: (value: number) => {
+          top = Math.max(0, Math.min(value, height.value - 500));
+        },
+      });
+    }
+    const streaming = (text: string): Entry[] => [
+      ...manyEntries(20),
+      { kind: "user", id: "u-last", text: "Explain it" },
+      { kind: "assistant", id: "stream:r9", text, streaming: true },
+    ];
+
+    it("follows a streaming answer while the person is at the bottom", () => {
+      const height = { value: 4000 };
+      const { rerender } = render(<MessageList entries={streaming("One")} />);
+      const list = screen.getByRole("log", { name: "Conversation" });
+      layOut(list, height);
+      fireEvent.scroll(list, { target: { scrollTop: 3500 } });
+      height.value = 4600;
+      rerender(<MessageList entries={streaming("One two three")} />);
+      expect(list.scrollTop).toBe(4100);
+      expect(screen.queryByTestId("jump-latest")).toBeNull();
+    });
+
+    it("stays where the person scrolled up to and offers Jump to latest, which goes back and follows again", async () => {
+      const user = userEvent.setup();
+      const height = { value: 4000 };
+      const { rerender } = render(<MessageList entries={streaming("One")} />);
+      const list = screen.getByRole("log", { name: "Conversation" });
+      layOut(list, height);
+      fireEvent.scroll(list, { target: { scrollTop: 3500 } });
+      fireEvent.scroll(list, { target: { scrollTop: 1200 } });
+      height.value = 4600;
+      rerender(<MessageList entries={streaming("One two three")} />);
+      expect(list.scrollTop).toBe(1200);
+
+      await user.click(screen.getByRole("button", { name: "Jump to latest" }));
+      expect(list.scrollTop).toBe(4100);
+      expect(screen.queryByTestId("jump-latest")).toBeNull();
+      height.value = 5000;
+      rerender(<MessageList entries={streaming("One two three four")} />);
+      expect(list.scrollTop).toBe(4500);
+    });
+
+    it("goes to the person's new message even when they had scrolled up", () => {
+      const height = { value: 4000 };
+      const entries = manyEntries(20);
+      const { rerender } = render(<MessageList entries={entries} />);
+      const list = screen.getByRole("log", { name: "Conversation" });
+      layOut(list, height);
+      fireEvent.scroll(list, { target: { scrollTop: 3500 } });
+      fireEvent.scroll(list, { target: { scrollTop: 800 } });
+      expect(screen.getByRole("button", { name: "Jump to latest" })).toBeInTheDocument();
+      height.value = 4200;
+      rerender(<MessageList entries={[...entries, { kind: "user", id: "u-new", text: "And now?" }]} />);
+      expect(list.scrollTop).toBe(3700);
+      expect(screen.queryByTestId("jump-latest")).toBeNull();
+    });
+  });
+
+  it("marks the items above the latest compaction as out of the model's context, their Pin disabled, with a fork from before it", async () => {
+    const user = userEvent.setup();
+    const onForkBeforeCompaction = vi.fn();
+    const divider = (id: string): Entry => ({
+      kind: "compaction",
+      id: `compaction:${id}`,
+      summary: { id, summary: "s", metadata: { trigger: "auto", reason: "r", removed: 2, kept: 0, summarizer_model: "m", duration_ms: 10 } },
+    });
+    const entries: Entry[] = [
+      { kind: "user", id: "u-old", text: "Old question" },
+      { kind: "assistant", id: "a-pinned", text: "Pinned answer", streaming: false, pinned: true },
+      divider("s1"),
+      { kind: "assistant", id: "a-mid", text: "Middle answer", streaming: false },
+      divider("s2"),
+      { kind: "user", id: "u-new", text: "New question" },
+    ];
+    render(<MessageList entries={entries} history={{ onPin: () => {}, onForkBeforeCompaction }} />);
+    const item = (name: RegExp) => screen.getByText(name).closest(".message-row") as HTMLElement;
+    for (const old of [/Old question/, /Middle answer/]) {
+      expect(within(item(old)).getByTestId("context-note")).toHaveTextContent("Not in the model's context — summarised in the compaction below");
+      expect(within(item(old)).getByTestId("pin-button")).toBeDisabled();
+    }
+    // A pinned item stays in the model's context; what follows the divider is in it.
+    expect(within(item(/Pinned answer/)).queryByTestId("context-note")).toBeNull();
+    expect(within(item(/New question/)).queryByTestId("context-note")).toBeNull();
+    expect(within(item(/New question/)).getByTestId("pin-button")).toBeEnabled();
+
+    await user.click(within(item(/Old question/)).getByRole("button", { name: "Fork from before it" }));
+    expect(onForkBeforeCompaction).toHaveBeenCalledWith("s2");
   });
 });

@@ -1,7 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, type Ref } from "react";
+import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
-import { pinTarget, type Entry, type FullOutput } from "../state/transcript";
+import { outOfContext, pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
 import { AssistantMessage, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
@@ -23,6 +23,8 @@ export interface MessageListHandle {
   scrollToEntry(id: string): boolean;
   /** Scrolls a tool card waiting for approval into view and focuses its first choice. */
   focusApproval(id: string): void;
+  /** Goes to the newest entry and keeps following it (the person just sent a message). */
+  scrollToLatest(): void;
 }
 
 /** Issue 12's history actions, by item id; each is offered only when given. */
@@ -40,8 +42,10 @@ function excerptOf(entry: Entry): string {
   return line.length > 140 ? `${line.slice(0, 140)}…` : line;
 }
 
+const PIN_OUT_OF_CONTEXT = "Not in the model's context: a pin cannot bring it back. Fork from before the compaction instead.";
+
 /** The actions one entry offers: compacting up to the first item would summarise nothing. */
-function historyFor(entry: Entry, isFirstItem: boolean, handlers?: HistoryHandlers): ItemHistory | undefined {
+function historyFor(entry: Entry, isFirstItem: boolean, handlers: HistoryHandlers | undefined, summarised: boolean): ItemHistory | undefined {
   const itemId = pinTarget(entry);
   if (!handlers || !itemId || (entry.kind !== "user" && entry.kind !== "assistant" && entry.kind !== "tool")) return undefined;
   const { onPin, onCompactUpTo, onFork } = handlers;
@@ -51,7 +55,22 @@ function historyFor(entry: Entry, isFirstItem: boolean, handlers?: HistoryHandle
     onPin: onPin ? (pinned) => onPin(itemId, pinned) : undefined,
     onCompactUpTo: onCompactUpTo && message && !isFirstItem ? () => onCompactUpTo(itemId, excerptOf(entry)) : undefined,
     onFork: onFork ? () => onFork(itemId) : undefined,
+    pinDisabled: summarised ? PIN_OUT_OF_CONTEXT : undefined,
   };
+}
+
+/** Under an item the model no longer sees: where it went, and the way back to it. */
+function ContextNote({ summaryId, onFork }: { summaryId: string; onFork?: (summaryId: string) => void }) {
+  return (
+    <p className="context-note" data-testid="context-note">
+      <span>Not in the model's context — summarised in the compaction below</span>
+      {onFork && (
+        <button type="button" className="link-button" onClick={() => onFork(summaryId)}>
+          Fork from before it
+        </button>
+      )}
+    </p>
+  );
 }
 
 interface MessageListProps {
@@ -82,14 +101,27 @@ interface EntryViewProps {
   /** This tool card's whole output, once fetched. */
   full: FullOutput | undefined;
   handlers: EntryHandlers;
+  /** The summary id of the compaction that replaced this item in the model's context, if one did. */
+  summarisedIn: string | undefined;
 }
 
 /**
  * One row. Memoised: while an answer streams, only the rows whose props changed (the streaming
  * entry) render again; the entries Rust did not touch keep their identity, and the handlers are stable.
  */
-const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers }: EntryViewProps) {
-  const history = historyFor(entry, isFirstItem, handlers.history);
+const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
+  const view = <EntryBody entry={entry} isLastUser={isLastUser} isFirstItem={isFirstItem} full={full} handlers={handlers} summarisedIn={summarisedIn} />;
+  if (summarisedIn === undefined) return view;
+  return (
+    <div className="out-of-context">
+      {view}
+      <ContextNote summaryId={summarisedIn} onFork={handlers.history?.onForkBeforeCompaction} />
+    </div>
+  );
+});
+
+function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
+  const history = historyFor(entry, isFirstItem, handlers.history, summarisedIn !== undefined);
   switch (entry.kind) {
     case "user":
       return (
@@ -121,9 +153,12 @@ const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full
     case "policy":
       return <PolicyNotice entry={entry} />;
   }
-});
+}
 
+/** How near the bottom still counts as "at the bottom", in pixels. */
 const STICK_DISTANCE = 80;
+/** Room under the last entry, so its last line never sits against the composer. */
+const BOTTOM_ROOM = 24;
 /** How near the top an older page is asked for. */
 const TOP_DISTANCE = 200;
 
@@ -136,16 +171,31 @@ export function MessageList(props: MessageListProps) {
     [onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history],
   );
   const scroller = useRef<HTMLDivElement>(null);
+  // Whether the list follows the newest entry: true while the person is at the bottom, false
+  // once they scroll up (or are taken to an older entry); a ref, read at every render.
   const stickToBottom = useRef(true);
+  // The same, for the "Jump to latest" pill.
+  const [atBottom, setAtBottom] = useState(true);
   const lastTop = useRef(0);
   const virtualizer = useVirtualizer({
     count: entries.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => 96,
     overscan: 6,
+    paddingEnd: BOTTOM_ROOM,
     getItemKey: (index) => entries[index]?.id ?? index,
   });
+  const follow = useCallback((value: boolean) => {
+    stickToBottom.current = value;
+    setAtBottom(value);
+  }, []);
+  const scrollToLatest = useCallback(() => {
+    follow(true);
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [follow]);
 
+  const summarised = useMemo(() => outOfContext(entries), [entries]);
   // The first item of the whole session (no older page left to load).
   const firstItem = hasOlder ? -1 : entries.findIndex((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool");
   let lastUser = -1;
@@ -162,36 +212,45 @@ export function MessageList(props: MessageListProps) {
       scrollToCompaction(summaryId) {
         const index = entries.findIndex((e) => e.kind === "compaction" && e.summary.id === summaryId);
         if (index === -1) return false;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },
       scrollToEntry(id) {
         const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return false;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         return true;
       },
       focusApproval(id) {
         const index = entries.findIndex((e) => e.id === id);
         if (index === -1) return;
-        stickToBottom.current = false;
+        follow(false);
         virtualizer.scrollToIndex(index, { align: "center" });
         // The row mounts once scrolled to; its prompt is inside this list.
         window.setTimeout(() => scroller.current?.querySelector<HTMLElement>("[data-approval-first]")?.focus(), 50);
       },
+      scrollToLatest,
     }),
-    [entries, virtualizer],
+    [entries, virtualizer, follow, scrollToLatest],
   );
 
-  const last = entries[entries.length - 1];
-  const lastSize = last && last.kind === "assistant" ? last.text.length : 0;
-  useEffect(() => {
-    if (stickToBottom.current && entries.length > 0) {
-      virtualizer.scrollToIndex(entries.length - 1, { align: "end" });
-    }
-  }, [entries.length, lastSize, virtualizer]);
+  // A new message of the person's at the end (sent here, or a retry): go to it, wherever they were.
+  const lastUserId = lastUser === -1 ? null : (entries[lastUser]?.id ?? null);
+  const seenUser = useRef(lastUserId);
+  useLayoutEffect(() => {
+    if (seenUser.current === lastUserId) return;
+    seenUser.current = lastUserId;
+    if (lastUserId !== null) follow(true);
+  }, [lastUserId, follow]);
+
+  // While following, every render ends at the bottom: new entries, streamed text, and rows
+  // measured taller than estimated (the virtualizer renders again when it measures one).
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (stickToBottom.current && el && el.scrollHeight - el.scrollTop - el.clientHeight > 1) el.scrollTop = el.scrollHeight;
+  });
 
   // An older page joined in front: keep the entry that was first where the person was reading.
   const firstId = useRef<string | null>(null);
@@ -211,6 +270,7 @@ export function MessageList(props: MessageListProps) {
 
   const items = virtualizer.getVirtualItems();
   return (
+    <div className="message-list-frame">
     <div
       ref={scroller}
       className="message-list"
@@ -220,10 +280,13 @@ export function MessageList(props: MessageListProps) {
       tabIndex={0}
       onScroll={(event) => {
         const el = event.currentTarget;
-        stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
-        // Only the person scrolling up asks for more, not the list settling at the bottom.
+        // Only the person scrolling up lets go of the bottom (or asks for more): growing
+        // content and the list settling never scroll up past the margin.
         const up = el.scrollTop < lastTop.current;
         lastTop.current = el.scrollTop;
+        const near = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+        if (near) follow(true);
+        else if (up) follow(false);
         if (up && hasOlder && onLoadOlder && el.scrollTop < TOP_DISTANCE) onLoadOlder();
       }}
       data-has-older={hasOlder ? "true" : undefined}
@@ -247,12 +310,19 @@ export function MessageList(props: MessageListProps) {
                   isFirstItem={item.index === firstItem}
                   full={entry.kind === "tool" ? outputs?.[entry.call_id] : undefined}
                   handlers={handlers}
+                  summarisedIn={summarised.get(entry.id)}
                 />
               </div>
             );
           })}
         </div>
       </div>
+    </div>
+      {!atBottom && (
+        <button type="button" className="jump-latest" data-testid="jump-latest" onClick={scrollToLatest}>
+          <span aria-hidden="true">↓</span> Jump to latest
+        </button>
+      )}
     </div>
   );
 }

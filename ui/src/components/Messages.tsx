@@ -40,10 +40,10 @@ export function UserMessage({ entry, onEdit, onRetry, history }: UserMessageProp
   );
 }
 
-const UNSAVED_TEXT: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = {
-  stopped: "Stopped — this partial answer was not saved and the model will not see it.",
-  interrupted: "Interrupted — this partial answer was not saved and the model will not see it.",
-};
+// The core commits nothing of a round cut short (the model never finished saying it), and nothing
+// records the streamed text: say both, so the person copies what they need before they go.
+const UNSAVED_LABEL: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = { stopped: "Stopped", interrupted: "Interrupted" };
+const UNSAVED_TEXT = "not sent to the model. The model will not see this partial answer, and it is not saved: it is gone once you reopen the session.";
 
 export function AssistantMessage({ entry, history }: { entry: Of<"assistant">; history?: ItemHistory }) {
   const noteId = `${entry.id}-unsaved`;
@@ -63,14 +63,14 @@ export function AssistantMessage({ entry, history }: { entry: Of<"assistant">; h
         {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
         {entry.unsaved && (
           <p id={noteId} className="unsaved-note" data-testid="unsaved-note">
-            {UNSAVED_TEXT[entry.unsaved]}
+            <span className="pill unsaved-pill">{UNSAVED_LABEL[entry.unsaved]}</span> — {UNSAVED_TEXT}
           </p>
         )}
         {entry.streaming ? (
           <span className="caret" aria-hidden="true" />
         ) : (
           <div className="message-actions">
-            <CopyButton text={entry.text} label="Copy" />
+            <CopyButton text={entry.text} label={entry.unsaved ? "Copy partial answer" : "Copy"} />
             <ItemActions history={history} subject="this answer" />
           </div>
         )}

@@ -109,7 +109,8 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
             {expanded ? "▾" : "▸"}
           </span>
           <span className="tool-name">{tool.name}</span>
-          {hint && <span className="tool-hint">{hint}</span>}
+          {/* While it waits, the approval below says the action; once is enough. */}
+          {hint && !waiting && <span className="tool-hint">{hint}</span>}
           <span className="tool-meta">
             {tool.duration_ms !== undefined && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
             <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
@@ -127,14 +128,21 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
       </div>
       {expanded && (
         <div className="tool-card-body" id={bodyId}>
-          {tool.arguments && (
-            <div className="tool-section">
-              <div className="tool-section-title">
-                Arguments <CopyButton text={tool.arguments} label="Copy arguments" />
+          {tool.arguments &&
+            (waiting ? (
+              // The approval says what the call does; its raw arguments are there, folded.
+              <details className="tool-section tool-args-folded">
+                <summary className="tool-section-title">Arguments (JSON)</summary>
+                <pre className="tool-pre">{prettyJson(tool.arguments)}</pre>
+              </details>
+            ) : (
+              <div className="tool-section">
+                <div className="tool-section-title">
+                  Arguments <CopyButton text={tool.arguments} label="Copy arguments" />
+                </div>
+                <pre className="tool-pre">{prettyJson(tool.arguments)}</pre>
               </div>
-              <pre className="tool-pre">{prettyJson(tool.arguments)}</pre>
-            </div>
-          )}
+            ))}
           <OutputSection tool={tool} full={full} />
           {tool.approval?.decision && (
             <p className="tool-decision">

@@ -13,7 +13,7 @@ import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
 import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
-import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
+import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
 export type ConversationMode = "browse" | "live";
 
@@ -438,7 +438,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           toast: { tone: "ok", text: result.pinned ? "Pinned: kept verbatim through every compaction." : "Unpinned: later compactions may summarise it." },
         }));
       } catch (error) {
-        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${toCommandFailure(error).message}` } });
+        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${withoutIds(toCommandFailure(error).message)}` } });
       }
     },
 

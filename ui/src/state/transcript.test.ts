@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   applyUpdates,
+  withoutIds,
   contextTokensOf,
   emptyTranscript,
   lastUserMessage,
@@ -105,5 +106,13 @@ describe("pins", () => {
     expect(pinTarget({ kind: "assistant", id: "stream:r1", text: "…", streaming: true })).toBeNull();
     const pinned = setPinned([user("u1", "Hi"), tool({ item_id: "o1" })], "o1", true);
     expect(pinned.map((e) => ("pinned" in e ? e.pinned : undefined))).toEqual([undefined, true]);
+  });
+});
+
+describe("withoutIds", () => {
+  it("says a raw item id as this item", () => {
+    expect(withoutIds("pinning item 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 would exceed the limit")).toBe("pinning this item would exceed the limit");
+    expect(withoutIds("no 0193A1B2-C3D4-7E5F-8A9B-0000000C0501 here")).toBe("no this item here");
+    expect(withoutIds("nothing to hide")).toBe("nothing to hide");
   });
 });

@@ -146,3 +146,25 @@ export function pinTarget(entry: Entry): string | null {
 export function setPinned(entries: Entry[], itemId: string, pinned: boolean): Entry[] {
   return entries.map((entry) => (pinTarget(entry) === itemId ? { ...entry, pinned } : entry));
 }
+
+/**
+ * The entries the model no longer sees: every message and tool card above the latest compaction's
+ * divider, but pinned ones (kept verbatim), each mapped to that compaction's summary id. The newest
+ * page is always loaded, so the latest divider, when loaded, is the session's latest.
+ */
+export function outOfContext(entries: Entry[]): Map<string, string> {
+  const cut = new Map<string, string>();
+  let at = entries.length - 1;
+  while (at >= 0 && entries[at]?.kind !== "compaction") at -= 1;
+  const divider = entries[at];
+  if (divider?.kind !== "compaction") return cut;
+  for (const entry of entries.slice(0, at)) {
+    if ((entry.kind === "user" || entry.kind === "assistant" || entry.kind === "tool") && !entry.pinned) cut.set(entry.id, divider.summary.id);
+  }
+  return cut;
+}
+
+/** A message for a person, with raw item ids (UUIDs) said as "this item". */
+export function withoutIds(text: string): string {
+  return text.replace(/\b(?:item\s+)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "this item");
+}
