@@ -163,6 +163,11 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         state_sheet: Option<String>,
+        /// The compaction was undone (`compaction_undone`): the model sees
+        /// the history from before it again.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(as = "Option<bool>", optional)]
+        undone: bool,
     },
     /// Older tool outputs replaced by placeholders.
     Eviction {

@@ -30,7 +30,12 @@ unsaved?: Unsaved, turn_id?: TurnId,
 /**
  * Pinned: kept verbatim through every compaction.
  */
-pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
+pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, 
+/**
+ * The compaction was undone (`compaction_undone`): the model sees
+ * the history from before it again.
+ */
+undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
 /**
  * The retry happened (a later event arrived); unsettled ones are waiting.
  */

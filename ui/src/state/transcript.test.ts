@@ -5,6 +5,7 @@ import {
   contextTokensOf,
   emptyTranscript,
   lastUserMessage,
+  outOfContext,
   outputTruncated,
   pendingApprovals,
   pinTarget,
@@ -114,5 +115,26 @@ describe("withoutIds", () => {
     expect(withoutIds("pinning item 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 would exceed the limit")).toBe("pinning this item would exceed the limit");
     expect(withoutIds("no 0193A1B2-C3D4-7E5F-8A9B-0000000C0501 here")).toBe("no this item here");
     expect(withoutIds("nothing to hide")).toBe("nothing to hide");
+  });
+});
+
+describe("outOfContext", () => {
+  const summary = (id: string) => ({
+    id,
+    summary: "Earlier work.",
+    metadata: { trigger: "manual" as const, reason: "asked", removed: 2, kept: 1, summarizer_model: "demo", duration_ms: 3 },
+  });
+  const divider = (id: string, undone = false): Entry => ({ kind: "compaction", id: `compaction:${id}`, summary: summary(id), ...(undone ? { undone } : {}) });
+
+  it("maps what is above the latest compaction in force to it, skipping pinned items and an undone compaction", () => {
+    const entries = [user("u1", "first"), divider("s1"), user("u2", "second"), { ...user("u3", "kept"), pinned: true }, divider("s2"), user("u4", "now")];
+    expect([...outOfContext(entries)]).toEqual([
+      ["u1", "s2"],
+      ["u2", "s2"],
+    ]);
+    // Undoing s2 puts u2 back; s1 is again the compaction in force.
+    const undone = entries.map((entry) => (entry.id === "compaction:s2" ? divider("s2", true) : entry));
+    expect([...outOfContext(undone)]).toEqual([["u1", "s1"]]);
+    expect(outOfContext([user("u1", "first"), divider("s1", true)]).size).toBe(0);
   });
 });

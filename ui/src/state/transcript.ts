@@ -155,7 +155,9 @@ export function setPinned(entries: Entry[], itemId: string, pinned: boolean): En
 export function outOfContext(entries: Entry[]): Map<string, string> {
   const cut = new Map<string, string>();
   let at = entries.length - 1;
-  while (at >= 0 && entries[at]?.kind !== "compaction") at -= 1;
+  // An undone compaction put the history before it back in the model's context.
+  const inForce = (entry: Entry | undefined) => entry?.kind === "compaction" && !entry.undone;
+  while (at >= 0 && !inForce(entries[at])) at -= 1;
   const divider = entries[at];
   if (divider?.kind !== "compaction") return cut;
   for (const entry of entries.slice(0, at)) {

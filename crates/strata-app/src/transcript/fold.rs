@@ -210,22 +210,59 @@ impl TranscriptFold {
         kept: &[ItemId],
     ) {
         let id = compaction_id(summary.id);
-        let state_sheet = state_sheet.map(str::to_owned).or_else(|| {
-            match self.positions.get(&id).and_then(|&i| self.entries.get(i)) {
-                Some(TranscriptEntry::Compaction { state_sheet, .. }) => state_sheet.clone(),
-                _ => None,
-            }
-        });
+        let (known_sheet, undone) = match self.positions.get(&id).and_then(|&i| self.entries.get(i))
+        {
+            Some(TranscriptEntry::Compaction {
+                state_sheet,
+                undone,
+                ..
+            }) => (state_sheet.clone(), *undone),
+            _ => (None, false),
+        };
+        let state_sheet = state_sheet.map(str::to_owned).or(known_sheet);
         let known = self.positions.contains_key(&id);
         let entry = TranscriptEntry::Compaction {
             id,
             summary: summary.clone(),
             state_sheet,
+            undone,
         };
         if known {
             self.push(entry);
         } else {
             self.place_divider(entry, kept);
+        }
+    }
+
+    /// The divider of the compaction `summary_id` says it was undone.
+    fn mark_undone(&mut self, summary_id: ItemId) {
+        let Some(&index) = self.positions.get(&compaction_id(summary_id)) else {
+            return;
+        };
+        if let Some(TranscriptEntry::Compaction {
+            id,
+            summary,
+            state_sheet,
+            undone: false,
+        }) = self.entries.get(index)
+        {
+            let entry = TranscriptEntry::Compaction {
+                id: id.clone(),
+                summary: summary.clone(),
+                state_sheet: state_sheet.clone(),
+                undone: true,
+            };
+            self.replace(index, entry);
+        }
+    }
+
+    /// The line an undo or a fork adds to the transcript.
+    fn context_notice(&mut self, body: &RecordBody, id: String) {
+        if let Some(note) = strata_core::transcript::context_note(body) {
+            self.push(TranscriptEntry::Notice {
+                id,
+                text: sentence(&note),
+            });
         }
     }
 
@@ -430,14 +467,11 @@ impl TranscriptFold {
             }
             // The pinned item shows it (a badge), not a line of its own.
             RecordBody::ItemPin(pin) => self.pin(pin.item_id, pin.pinned),
-            RecordBody::CompactionUndone(_) | RecordBody::SessionForked(_) => {
-                if let Some(note) = strata_core::transcript::context_note(body) {
-                    self.push(TranscriptEntry::Notice {
-                        id: id(),
-                        text: sentence(&note),
-                    });
-                }
+            RecordBody::CompactionUndone(undone) => {
+                self.mark_undone(undone.summary_item_id);
+                self.context_notice(body, id());
             }
+            RecordBody::SessionForked(_) => self.context_notice(body, id()),
             // Shown as the live `compaction_refused` event is.
             RecordBody::CompactionRefused(refused) => {
                 self.push(TranscriptEntry::CompactionProblem {

@@ -451,3 +451,41 @@ fn a_divider_goes_above_the_items_a_compaction_kept_at_the_end_live_and_read_bac
     assert!(matches!(&updates[..], [TranscriptUpdate::Append { .. }]));
     assert_eq!(kinds(plain.entries()), ["user", "compaction"]);
 }
+
+#[test]
+fn an_undone_compaction_s_divider_says_so_and_a_later_one_does_not() {
+    let question = ResponseItem::user("Rename parse_value");
+    let answer = ResponseItem::assistant("Renamed it.");
+    let first = layered(vec![answer.id()]);
+    let second = layered(vec![answer.id()]);
+    let undone = strata_protocol::CompactionUndone {
+        summary_item_id: first.summary.id,
+        restored: vec![question.id(), answer.id()],
+        estimated_tokens: 40,
+        threshold: 1_000,
+    };
+    let undone_of = |entries: &[TranscriptEntry]| -> Vec<bool> {
+        entries
+            .iter()
+            .filter_map(|entry| match entry {
+                TranscriptEntry::Compaction { undone, .. } => Some(*undone),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut read = TranscriptFold::default();
+    let records = [
+        RecordBody::ResponseItem(question),
+        RecordBody::ResponseItem(answer),
+        RecordBody::LayeredCompaction(Box::new(first)),
+        RecordBody::CompactionUndone(undone),
+    ];
+    for (index, record) in records.iter().enumerate() {
+        read.apply_record(index, record);
+    }
+    assert_eq!(undone_of(read.entries()), [true]);
+    // The undo's notice still follows it.
+    assert_eq!(kinds(read.entries()).last(), Some(&"notice"));
+    read.apply_record(4, &RecordBody::LayeredCompaction(Box::new(second)));
+    assert_eq!(undone_of(read.entries()), [true, false]);
+}
