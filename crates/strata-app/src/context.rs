@@ -15,8 +15,8 @@ use strata_core::store::original_items;
 use strata_core::{History, Replay, SessionRead};
 use strata_protocol::{
     ApprovalPolicy, CheckThreshold, CompactionPolicy, CompactionPolicyRecord, CompactionPreview,
-    CompactionStatus, GetCompactionStatus, PreviewCompaction, RecordBody, ResponseItem, Role,
-    SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
+    CompactionStatus, GetCompactionStatus, ItemId, PreviewCompaction, RecordBody, ResponseItem,
+    Role, SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
 };
 use strata_providers::config::resolve_profile;
 use strata_providers::{ProfileFlags, ProviderProfile, estimator_for};
@@ -67,6 +67,13 @@ fn circuit_reason(replay: &Replay) -> Option<String> {
     let guards = replay.compaction_guards();
     (guards.failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES)
         .then(|| guards.last_failure().unwrap_or_default().to_owned())
+}
+
+/// The compaction an undo would undo now, as the core decides it
+/// ([`strata_core::context_ops::decide_undo`]): the transcript's divider and
+/// the console offer Undo on it alone.
+fn undo_summary(history: &History) -> Option<ItemId> {
+    history.undo_point().map(|point| point.summary_item_id)
 }
 
 /// What the preview of `read` needs besides the file: the profile the
@@ -146,6 +153,7 @@ fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionSt
         estimated_tokens: estimate_after_compaction(replay),
         circuit_open: circuit_reason(replay).is_some(),
         circuit_reason: circuit_reason(replay),
+        undo_summary: undo_summary(history),
     }
 }
 
@@ -186,6 +194,7 @@ impl App {
                 estimated_tokens: estimate_after_compaction(agent.session().state()),
                 circuit_open: agent.compaction_circuit_open(),
                 circuit_reason: circuit_reason(agent.session().state()),
+                undo_summary: undo_summary(history),
             });
         }
         self.blocking(move |app| {
