@@ -49,16 +49,23 @@ pub fn calibration(history: &History, estimator: &dyn TokenEstimator) -> Calibra
 /// live gauge, the reopened session and `strata context` agree.
 pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
     strata_core::compaction::estimate_after_compaction(replay, |items| {
-        let estimator: Arc<dyn TokenEstimator> = match replay
-            .profile()
-            .cloned()
-            .or_else(|| profile::legacy_profile(replay.meta()))
-        {
-            Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
-            None => Arc::new(strata_core::compaction::CharEstimator),
-        };
-        Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
+        recorded_estimate(replay, items)
     })
+}
+
+/// `items` counted, uncalibrated, by the estimator of the model `replay`
+/// recorded (characters / 4 only when no model is known): the figure after a
+/// compaction and the console's before/after sizes.
+pub fn recorded_estimate(replay: &Replay, items: &[ResponseItem]) -> u64 {
+    let estimator: Arc<dyn TokenEstimator> = match replay
+        .profile()
+        .cloned()
+        .or_else(|| profile::legacy_profile(replay.meta()))
+    {
+        Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
+        None => Arc::new(strata_core::compaction::CharEstimator),
+    };
+    Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
 }
 
 /// While the session's auto-compaction circuit is open, what the last

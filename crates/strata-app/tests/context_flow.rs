@@ -19,7 +19,7 @@ use strata_protocol::{
     DebugEvent, GetCompactionStatus, ItemId, OpenSession, PreviewCompaction, RecordBody,
     SaveSettings, SendMessage, SessionId, SetCompactionPolicy, ThresholdSetting, UndoCompaction,
 };
-use support::{Collect, runtime, send};
+use support::{Collect, compact_now, runtime, send};
 
 /// The debug events `events` kept, in order.
 fn debug_events(events: &Collect) -> Vec<DebugEvent> {
@@ -396,16 +396,7 @@ fn the_status_names_the_compaction_an_undo_would_undo_and_none_once_it_is_undone
         let mut summaries = Vec::new();
         for text in ["Read billing.rs", "Now read invoice.rs"] {
             send(&app, id, text, Collect::default()).await;
-            let outcome = app
-                .compact_now(
-                    CompactNow {
-                        session_id: id,
-                        focus: None,
-                    },
-                    Collect::default(),
-                )
-                .await
-                .unwrap();
+            let outcome = compact_now(&app, id).await;
             summaries.push(outcome.summary.expect("a compaction").id);
         }
         // The latest only: the core undoes nothing older.
