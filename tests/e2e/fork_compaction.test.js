@@ -3,6 +3,8 @@
 // Each asks first (the files-not-rewound notice), writes a new session whose
 // `session_forked` record names the point, and opens it: the originals
 // before the compaction, no summary, nothing later. The parent is unchanged.
+// Then Undo on the parent's divider: it asks first, records
+// `compaction_undone`, and the next request carries the restored history.
 
 import assert from "node:assert/strict";
 import { before, describe } from "node:test";
@@ -15,7 +17,7 @@ const SECOND_PROMPT = "Which fields does the CSV need";
 const SECOND_ANSWER = "FIELDS-ANSWER: number, date, customer, total.";
 const SUMMARY = "SUMMARY-FORK: the invoice export was sketched; the CSV fields were listed.";
 
-describe("fork from before a compaction, from the divider and the card", { timeout: 300_000 }, () => {
+describe("fork from before a compaction, from the divider and the card; undo from the divider", { timeout: 300_000 }, () => {
   let h;
   let sessionId;
   const forks = [];
@@ -102,5 +104,39 @@ describe("fork from before a compaction, from the divider and the card", { timeo
     const parent = await h.records(sessionId);
     assert.ok(parent.some((r) => r.type === "response_item" && r.payload.type === "compaction_summary"));
     assert.ok(parent.every((r) => r.type !== "session_forked"));
+  });
+
+  step("Undo on the transcript's divider asks first, records the undo, and the next request carries the restored history", async () => {
+    await h.click(`.session-node[data-session-id="${sessionId}"] > .session-row .session-open`);
+    await h.waitFor("the parent to open", (p) => document.querySelector(`.session-node[data-session-id="${p}"] > .session-row .session-open`)?.getAttribute("aria-current") === "page", [sessionId]);
+    await h.click("button", "Resume session");
+    // Offered on the divider once the status names the compaction; the console's card offers its own.
+    await h.click("[role=log] .compaction-divider [data-testid=compaction-undo]");
+    const explained = await h.waitFor("the divider's explanation", () => norm(one("[role=log] .compaction-divider [data-testid=undo-confirm]")?.textContent));
+    assert.match(explained, /Undo this compaction\? The model will see the history exactly as it was just before this compaction, plus everything added since/);
+    assert.ok((await h.records(sessionId)).every((r) => r.type !== "compaction_undone"), "nothing is undone before the confirmation");
+    await h.run(() => one("[role=log] .compaction-divider [data-testid=undo-confirm]").scrollIntoView({ block: "nearest" }));
+    await h.screenshot("undo-divider-confirm");
+    await h.click("[role=log] .compaction-divider [data-testid=undo-confirm-button]");
+    await h.find(".toast", "Compaction undone");
+    await h.waitFor("the divider without Undo", () => document.querySelector("[role=log] .compaction-divider") && !document.querySelector("[role=log] [data-testid=compaction-undo]"), [], 20_000);
+    assert.match(await h.run(() => norm(document.querySelector("[role=log]")?.textContent)), /Compaction undone/i);
+    await h.screenshot("undo-divider-done");
+
+    const records = await h.records(sessionId);
+    const undone = records.filter((r) => r.type === "compaction_undone");
+    assert.equal(undone.length, 1);
+    const summary = records.find((r) => r.type === "response_item" && r.payload.type === "compaction_summary");
+    assert.equal(undone[0].payload.summary_item_id, summary.payload.id);
+
+    await h.send("Add a header row");
+    const next = await h.mock.nextRequest({ what: "the turn after the undo" });
+    assert.ok(!next.isSummary);
+    const users = next.inputItems.filter((i) => i.role === "user").map((i) => i.text);
+    assert.deepEqual(users, [FIRST_PROMPT, SECOND_PROMPT, "Add a header row"], "the originals again");
+    assert.ok(next.inputText.includes("FIELDS-ANSWER"), "the answer the summary had replaced");
+    assert.ok(!next.inputText.includes("SUMMARY-FORK"), "no summary");
+    next.respondText("Added.", usage({ input: 1_950, output: 10 }));
+    await ready();
   });
 });

@@ -67,20 +67,20 @@ describe("undo, copyable ids and fork lineage (issue 12)", { timeout: 300_000 },
     await h.click("[role=tab]", "Compactions");
     const card = await h.find("[data-testid=compaction-card]");
     assert.ok(card);
-    assert.equal(await h.run(() => all("[data-testid=compaction-undo]").length), 1, "Undo is offered on the latest card only");
-    await h.click("[data-testid=compaction-undo]");
-    const explained = await h.waitFor("the explanation", () => norm(one("[data-testid=undo-confirm]")?.textContent));
+    assert.equal(await h.run(() => all("[data-testid=compaction-card] [data-testid=compaction-undo]").length), 1, "Undo is offered on the latest card only");
+    await h.click("[data-testid=compaction-card] [data-testid=compaction-undo]");
+    const explained = await h.waitFor("the explanation", () => norm(one("[data-testid=compaction-card] [data-testid=undo-confirm]")?.textContent));
     assert.match(explained, /exactly as it was just before this compaction, plus everything added since/);
     await h.run(() => {
       const body = document.querySelector(".console-body");
-      const box = one("[data-testid=undo-confirm]").closest("[data-testid=compaction-card]");
+      const box = one("[data-testid=compaction-card] [data-testid=undo-confirm]").closest("[data-testid=compaction-card]");
       body.scrollTo(0, body.scrollTop + box.getBoundingClientRect().top - body.getBoundingClientRect().top - 8);
     });
     await h.screenshot("undo-confirm");
-    await h.click("[data-testid=undo-confirm-button]");
+    await h.click("[data-testid=compaction-card] [data-testid=undo-confirm-button]");
     const undoCard = await h.waitFor("the undo as its own step", () => norm(one("[data-testid=undo-card]")?.textContent), [], 20_000);
     assert.match(undoCard, /Compaction #1 undone/);
-    assert.equal(await h.run(() => all("[data-testid=compaction-undo]").length), 0, "nothing left to undo");
+    assert.equal(await h.run(() => all("[data-testid=compaction-undo]").length), 0, "nothing left to undo, on a card or a divider");
     assert.match(await h.run(() => norm(one("[data-testid=compaction-undone]")?.textContent)), /Undone/);
     await h.run(() => {
       const body = document.querySelector(".console-body");

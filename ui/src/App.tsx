@@ -191,7 +191,13 @@ function AppWindow() {
           }}
         />
         {view && summary ? (
-          <Conversation key={view.summary.id} summary={summary} listRef={listRef} composerRef={composerRef} />
+          <Conversation
+            key={view.summary.id}
+            summary={summary}
+            listRef={listRef}
+            composerRef={composerRef}
+            undoableCompaction={compaction.status?.undo_summary}
+          />
         ) : (
           <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={() => void newSession()} />
         )}

@@ -15,8 +15,8 @@ use strata_core::store::original_items;
 use strata_core::{History, Replay, SessionRead};
 use strata_protocol::{
     ApprovalPolicy, CheckThreshold, CompactionPolicy, CompactionPolicyRecord, CompactionPreview,
-    CompactionStatus, GetCompactionStatus, PreviewCompaction, RecordBody, ResponseItem, Role,
-    SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
+    CompactionStatus, GetCompactionStatus, ItemId, PreviewCompaction, RecordBody, ResponseItem,
+    Role, SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
 };
 use strata_providers::config::resolve_profile;
 use strata_providers::{ProfileFlags, ProviderProfile, estimator_for};
@@ -49,16 +49,23 @@ pub fn calibration(history: &History, estimator: &dyn TokenEstimator) -> Calibra
 /// live gauge, the reopened session and `strata context` agree.
 pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
     strata_core::compaction::estimate_after_compaction(replay, |items| {
-        let estimator: Arc<dyn TokenEstimator> = match replay
-            .profile()
-            .cloned()
-            .or_else(|| profile::legacy_profile(replay.meta()))
-        {
-            Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
-            None => Arc::new(strata_core::compaction::CharEstimator),
-        };
-        Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
+        recorded_estimate(replay, items)
     })
+}
+
+/// `items` counted, uncalibrated, by the estimator of the model `replay`
+/// recorded (characters / 4 only when no model is known): the figure after a
+/// compaction and the console's before/after sizes.
+pub fn recorded_estimate(replay: &Replay, items: &[ResponseItem]) -> u64 {
+    let estimator: Arc<dyn TokenEstimator> = match replay
+        .profile()
+        .cloned()
+        .or_else(|| profile::legacy_profile(replay.meta()))
+    {
+        Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
+        None => Arc::new(strata_core::compaction::CharEstimator),
+    };
+    Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
 }
 
 /// While the session's auto-compaction circuit is open, what the last
@@ -67,6 +74,13 @@ fn circuit_reason(replay: &Replay) -> Option<String> {
     let guards = replay.compaction_guards();
     (guards.failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES)
         .then(|| guards.last_failure().unwrap_or_default().to_owned())
+}
+
+/// The compaction an undo would undo now, as the core decides it
+/// ([`strata_core::context_ops::decide_undo`]): the transcript's divider and
+/// the console offer Undo on it alone.
+fn undo_summary(history: &History) -> Option<ItemId> {
+    history.undo_point().map(|point| point.summary_item_id)
 }
 
 /// What the preview of `read` needs besides the file: the profile the
@@ -146,6 +160,7 @@ fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionSt
         estimated_tokens: estimate_after_compaction(replay),
         circuit_open: circuit_reason(replay).is_some(),
         circuit_reason: circuit_reason(replay),
+        undo_summary: undo_summary(history),
     }
 }
 
@@ -186,6 +201,7 @@ impl App {
                 estimated_tokens: estimate_after_compaction(agent.session().state()),
                 circuit_open: agent.compaction_circuit_open(),
                 circuit_reason: circuit_reason(agent.session().state()),
+                undo_summary: undo_summary(history),
             });
         }
         self.blocking(move |app| {

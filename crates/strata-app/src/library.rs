@@ -378,14 +378,18 @@ impl App {
     }
 
     /// `compaction_views`: every compaction of the session, in order, with
-    /// the history before and after it.
+    /// the history before and after it, sized as the gauge sizes a history.
     pub async fn compaction_views(
         self: &Arc<Self>,
         request: GetCompactionViews,
     ) -> CommandResult<Vec<CompactionView>> {
         self.blocking(move |app| {
             let read = app.browse(request.session_id)?;
-            Ok(views_of(&read.meta, &read.records))
+            Ok(views_of(
+                &read.meta,
+                &read.records,
+                crate::context::recorded_estimate,
+            ))
         })
         .await
     }

@@ -16,10 +16,10 @@ use strata_core::StrataPaths;
 use strata_core::compaction::{LAYERED_THRESHOLD_PERCENT, share_of};
 use strata_protocol::{
     AgentEvent, CheckThreshold, CommandErrorKind, CompactNow, CompactionPolicy, CreateSession,
-    DebugEvent, GetCompactionStatus, OpenSession, PreviewCompaction, RecordBody, SaveSettings,
-    SendMessage, SessionId, SetCompactionPolicy, ThresholdSetting,
+    DebugEvent, GetCompactionStatus, ItemId, OpenSession, PreviewCompaction, RecordBody,
+    SaveSettings, SendMessage, SessionId, SetCompactionPolicy, ThresholdSetting, UndoCompaction,
 };
-use support::{Collect, runtime};
+use support::{Collect, compact_now, runtime, send};
 
 /// The debug events `events` kept, in order.
 fn debug_events(events: &Collect) -> Vec<DebugEvent> {
@@ -372,5 +372,40 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
             .await
             .unwrap();
         assert_eq!(resumed.policy, CompactionPolicy::Off);
+    });
+}
+
+/// What the gauge's status says an undo would undo, live and from the file.
+async fn undo_summaries(fixture: &Fixture, app: &Arc<App>, id: SessionId) -> [Option<ItemId>; 2] {
+    let status = |app: Arc<App>| async move {
+        app.compaction_status(GetCompactionStatus { session_id: id })
+            .await
+            .unwrap()
+            .undo_summary
+    };
+    [status(app.clone()).await, status(fixture.app()).await]
+}
+
+#[test]
+fn the_status_names_the_compaction_an_undo_would_undo_and_none_once_it_is_undone() {
+    let fixture = Fixture::new();
+    runtime().block_on(async {
+        let app = fixture.app();
+        let id = fixture.create_session(&app).await;
+        assert_eq!(undo_summaries(&fixture, &app, id).await, [None, None]);
+        let mut summaries = Vec::new();
+        for text in ["Read billing.rs", "Now read invoice.rs"] {
+            send(&app, id, text, Collect::default()).await;
+            let outcome = compact_now(&app, id).await;
+            summaries.push(outcome.summary.expect("a compaction").id);
+        }
+        // The latest only: the core undoes nothing older.
+        let latest = summaries.last().copied();
+        assert_eq!(undo_summaries(&fixture, &app, id).await, [latest, latest]);
+
+        app.undo_compaction(UndoCompaction { session_id: id })
+            .await
+            .unwrap();
+        assert_eq!(undo_summaries(&fixture, &app, id).await, [None, None]);
     });
 }

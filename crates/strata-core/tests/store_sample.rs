@@ -5,6 +5,7 @@
 // Helpers outside #[test] fns unwrap too: in a test a panic is the report.
 #![allow(clippy::unwrap_used)]
 
+use strata_core::compaction::{Calibration, CharEstimator, Estimate};
 use strata_core::store::{
     ReadMode, SessionStore, compaction_views, replay, round_count, round_requests,
 };
@@ -158,7 +159,8 @@ fn opening_the_sample_for_writing_changes_nothing() {
 fn sample_compaction_view_shows_the_history_before_and_after() {
     let (_dir, store, id, _sample) = store_with_sample();
     let read = store.open_reader(id, ReadMode::Strict).unwrap();
-    let views = compaction_views(&read.meta, &read.records);
+    let chars = Estimate::new(&CharEstimator, Calibration::default());
+    let views = compaction_views(&read.meta, &read.records, |_, items| chars.items(items));
     assert_eq!(views.len(), 1);
     let view = &views[0];
     let metadata = &view.summary.metadata;

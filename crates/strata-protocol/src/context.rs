@@ -300,6 +300,10 @@ pub struct CompactionStatus {
     /// While the circuit is open: what the last failed summary reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub circuit_reason: Option<String>,
+    /// The summary of the compaction `undo_compaction` would undo now: the
+    /// latest, unless it was undone since (none then, or before any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo_summary: Option<ItemId>,
 }
 
 /// What `check_threshold` makes of the person's threshold text.

@@ -32,8 +32,9 @@ pub struct CompactionView {
     pub after: Vec<ResponseItem>,
     /// Positions in `before` of the items the compaction dropped.
     pub removed_indices: Vec<u32>,
-    /// A rough size of `before` and `after` (a token per four characters),
-    /// the same estimate the core warns with; decisions use reported usage.
+    /// Estimates of `before` and `after`: a layered compaction's own, else
+    /// the session's model's estimator, the gauge's (uncalibrated); shown as
+    /// estimates, decisions use reported usage.
     pub estimated_tokens_before: u64,
     pub estimated_tokens_after: u64,
     /// Context tokens (input + output) the first round after the compaction

@@ -38,8 +38,9 @@ after: Array<ResponseItem>,
  */
 removed_indices: Array<number>, 
 /**
- * A rough size of `before` and `after` (a token per four characters),
- * the same estimate the core warns with; decisions use reported usage.
+ * Estimates of `before` and `after`: a layered compaction's own, else
+ * the session's model's estimator, the gauge's (uncalibrated); shown as
+ * estimates, decisions use reported usage.
  */
 estimated_tokens_before: number, estimated_tokens_after: number, 
 /**

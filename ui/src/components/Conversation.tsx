@@ -14,10 +14,12 @@ interface ConversationProps {
   summary: SessionListItem;
   listRef: RefObject<MessageListHandle | null>;
   composerRef: RefObject<HTMLTextAreaElement | null>;
+  /** The summary of the compaction an Undo would undo now (`compaction_status`), if any. */
+  undoableCompaction?: string | null;
 }
 
 /** The open session: title bar, transcript and composer, selected from the store. */
-export function Conversation({ summary, listRef, composerRef }: ConversationProps) {
+export function Conversation({ summary, listRef, composerRef, undoableCompaction = null }: ConversationProps) {
   const actions = useActions();
   const mode = useAppState((s) => s.mode);
   const transcript = useAppState((s) => s.transcript);
@@ -43,7 +45,7 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
   useApprovalKeys(waiting?.call_id ?? null, decide, composerRef);
   const inspect = actions.inspectCompaction;
-  // Pins and partial compactions write to the session: live and idle only. A fork
+  // Pins, partial compactions and undos write to the session: live and idle only. A fork
   // only reads it, so a read-only session can be forked too.
   const history = useMemo<HistoryHandlers | undefined>(() => {
     if (running) return undefined;
@@ -56,8 +58,9 @@ export function Conversation({ summary, listRef, composerRef }: ConversationProp
       ...fork,
       onPin: (itemId: string, pinned: boolean) => void actions.pin(itemId, pinned),
       onCompactUpTo: actions.askCompactUpTo,
+      undoCompaction: undoableCompaction ? { summaryId: undoableCompaction, onUndo: actions.undoCompaction } : undefined,
     };
-  }, [actions, live, running]);
+  }, [actions, live, running, undoableCompaction]);
   return (
     <main className="conversation" aria-label="Conversation">
       <ConversationHeader

@@ -1,11 +1,13 @@
 // Issue 12's actions on transcript items, through the whole app and a
 // scripted shell: Pin / Unpin (and a refused pin), Compact up to here, Fork
-// from here on a message and on a compaction divider.
+// from here on a message and on a compaction divider, Undo on the latest
+// compaction's divider.
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../App";
+import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { CompactionSummary } from "../bindings/CompactionSummary";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import { demoSettings, shellPage, shellSessions, shellView, type ShellSession } from "../test/fixtures";
@@ -38,8 +40,12 @@ const transcript: TranscriptEntry[] = [
   { kind: "assistant", id: "i-a3", text: "Added benches/parse.rs.", streaming: false },
 ];
 
-/** A shell holding one session with `transcript`; `answer` handles issue 12's commands. */
-function shell(answer: (cmd: string, args: Record<string, unknown>) => unknown, entries: TranscriptEntry[] = transcript) {
+/** A shell holding one session with `transcript`; `answer` handles issue 12's commands, `status` adds to `compaction_status`. */
+function shell(
+  answer: (cmd: string, args: Record<string, unknown>) => unknown,
+  entries: TranscriptEntry[] = transcript,
+  status: () => Partial<CompactionStatus> = () => ({}),
+) {
   const sessions: ShellSession[] = shellSessions();
   sessions[0]!.transcript = entries;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
@@ -56,9 +62,10 @@ function shell(answer: (cmd: string, args: Record<string, unknown>) => unknown, 
       case "list_sessions":
         return { v: 1, sessions: sessions.map((s) => s.summary), total: sessions.length };
       case "compaction_status":
-        return { policy: "layered", threshold: 8000, context_window: 32000, circuit_open: false };
+        return { policy: "layered", threshold: 8000, context_window: 32000, circuit_open: false, ...status() };
       case "open_session":
-        return shellView(sessions.find((s) => s.summary.id === args.session_id)!, true);
+        // Each open sees one more record, as after a write: the app fetches the status again.
+        return { ...shellView(sessions.find((s) => s.summary.id === args.session_id)!, true), record_count: calls.filter((c) => c.cmd === "open_session").length };
       case "open_transcript":
         return shellPage(sessions.find((s) => s.summary.id === args.session_id)!);
       default:
@@ -259,6 +266,111 @@ describe("Fork from here", () => {
     render(<CompactionCard view={consoleViews[0]!} number={2} of={2} focused={false} onReveal={() => {}} onFork={(n) => forks.push(n)} />);
     await user.click(screen.getByRole("button", { name: "Fork from before this" }));
     expect(forks).toEqual([2]);
+  });
+});
+
+describe("Undo on the transcript's divider", () => {
+  const second: CompactionSummary = { ...summary, id: "sum-2", summary: "The benchmark was added.", metadata: { ...summary.metadata, trigger: "auto" } };
+  const twice: TranscriptEntry[] = [
+    ...transcript.slice(0, 3),
+    { kind: "compaction", id: "compaction:sum-1", summary },
+    ...transcript.slice(3),
+    { kind: "compaction", id: "compaction:sum-2", summary: second },
+  ];
+  const refusal = "undoing would bring the next request to about 9100 tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of 8000; nothing was changed";
+  const divider = (name: string) => screen.findByRole("separator", { name });
+
+  /** A shell whose status names `undoable` until an undo succeeds; `refuse` makes undo_compaction fail. */
+  function undoShell({ undoable = "sum-2" as string | null, refuse = false } = {}) {
+    let current = undoable;
+    return shell(
+      (cmd, args) => {
+        if (cmd === "undo_compaction") {
+          if (refuse) throw { kind: "invalid_input", message: refusal };
+          current = null;
+          return { v: 1, kind: "compaction_undone", session_id: args.session_id, undone: { summary_item_id: "sum-2", restored: ["i-u1", "i-a1"], estimated_tokens: 900, threshold: 8000 } };
+        }
+        throw { kind: "internal", message: `unexpected ${cmd}` };
+      },
+      twice,
+      () => ({ undo_summary: current }),
+    );
+  }
+
+  it("is offered on the divider of the compaction the status names, not on an older one", async () => {
+    undoShell();
+    const user = userEvent.setup();
+    await openLive(user);
+    const latest = await divider("Context compacted");
+    await waitFor(() => expect(within(latest).getByRole("button", { name: /Undo/ })).toBeInTheDocument());
+    expect(within(await divider("Compacted on request")).queryByRole("button", { name: /Undo/ })).toBeNull();
+    expect(screen.getAllByTestId("compaction-undo")).toHaveLength(1);
+  });
+
+  /** Once the status was fetched: the divider offers Fork (reading only), not Undo. */
+  async function offersNoUndo(calls: { cmd: string }[]) {
+    const latest = await divider("Context compacted");
+    await waitFor(() => expect(calls.some((c) => c.cmd === "compaction_status")).toBe(true));
+    expect(within(latest).getByRole("button", { name: "Fork from before this" })).toBeInTheDocument();
+    expect(screen.queryByTestId("compaction-undo")).toBeNull();
+  }
+
+  it("is not offered when the status names no compaction to undo", async () => {
+    const { calls } = undoShell({ undoable: null });
+    await openLive(userEvent.setup());
+    await offersNoUndo(calls);
+  });
+
+  it("is not offered before the session is resumed: a read-only session can be forked, not changed", async () => {
+    const { calls } = undoShell();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
+    await offersNoUndo(calls);
+  });
+
+  it("says what it restores, undoes only when confirmed, then is gone", async () => {
+    const { calls } = undoShell();
+    const user = userEvent.setup();
+    await openLive(user);
+    const latest = await divider("Context compacted");
+    await user.click(await within(latest).findByRole("button", { name: /Undo/ }));
+    const confirm = within(latest).getByTestId("undo-confirm");
+    expect(confirm).toHaveTextContent("Undo this compaction? The model will see the history exactly as it was just before this compaction");
+    expect(calls.some((c) => c.cmd === "undo_compaction")).toBe(false);
+    await user.click(within(confirm).getByRole("button", { name: "Undo compaction" }));
+    expect(await screen.findByText(/Compaction undone: the model sees 2 items again/)).toBeInTheDocument();
+    expect(calls.filter((c) => c.cmd === "undo_compaction").map((c) => c.args)).toEqual([{ session_id: "0193a1b2-c3d4-7e5f-8a9b-000000000a01" }]);
+    await waitFor(() => expect(screen.queryByTestId("compaction-undo")).toBeNull());
+  });
+
+  it("shows a refusal in place and changes nothing; Cancel closes it", async () => {
+    const { calls } = undoShell({ refuse: true });
+    const user = userEvent.setup();
+    await openLive(user);
+    const latest = await divider("Context compacted");
+    await user.click(await within(latest).findByRole("button", { name: /Undo/ }));
+    await user.click(within(latest).getByRole("button", { name: "Undo compaction" }));
+    expect(await within(latest).findByRole("alert")).toHaveTextContent(`Not undone. ${refusal}`);
+    expect(calls.filter((c) => c.cmd === "open_transcript")).toHaveLength(1);
+    await user.click(within(latest).getByRole("button", { name: "Cancel" }));
+    expect(within(latest).queryByTestId("undo-confirm")).toBeNull();
+    expect(within(latest).getByTestId("compaction-undo")).toBeInTheDocument();
+  });
+
+  it("works from the keyboard", async () => {
+    const { calls } = undoShell();
+    const user = userEvent.setup();
+    await openLive(user);
+    const latest = await divider("Context compacted");
+    const undo = await within(latest).findByRole("button", { name: /Undo/ });
+    undo.focus();
+    await user.keyboard("{Enter}");
+    expect(undo).toHaveAttribute("aria-expanded", "true");
+    await user.tab();
+    expect(within(latest).getByRole("button", { name: "Undo compaction" })).toHaveFocus();
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(calls.some((c) => c.cmd === "undo_compaction")).toBe(true));
   });
 });
 

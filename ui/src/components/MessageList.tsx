@@ -33,6 +33,8 @@ export interface HistoryHandlers {
   onCompactUpTo?: (itemId: string, excerpt: string) => void;
   onFork?: (itemId: string) => void;
   onForkBeforeCompaction?: (summaryId: string) => void;
+  /** The one compaction an Undo would undo now (the core's answer), and how. */
+  undoCompaction?: { summaryId: string; onUndo: () => Promise<void> };
 }
 
 /** A short quote of an entry, to name it in a dialog. */
@@ -136,8 +138,17 @@ function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedI
       return <AssistantMessage entry={entry} history={history} />;
     case "tool":
       return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} />;
-    case "compaction":
-      return <CompactionDivider entry={entry} onInspect={handlers.onInspectCompaction} onFork={handlers.history?.onForkBeforeCompaction} />;
+    case "compaction": {
+      const undo = handlers.history?.undoCompaction;
+      return (
+        <CompactionDivider
+          entry={entry}
+          onInspect={handlers.onInspectCompaction}
+          onFork={handlers.history?.onForkBeforeCompaction}
+          onUndo={undo?.summaryId === entry.summary.id ? undo.onUndo : undefined}
+        />
+      );
+    }
     case "error":
       return <ErrorNotice entry={entry} />;
     case "compaction_problem":

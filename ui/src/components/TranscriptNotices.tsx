@@ -2,6 +2,7 @@ import type { Entry } from "../state/transcript";
 import { compactionAnchor } from "../state/transcript";
 import { formatDuration, formatTokens } from "../lib/format";
 import type { TurnOutcome } from "../api/types";
+import { UndoAction } from "../console/UndoSteps";
 import { FORK_BEFORE_HINT } from "./ItemActions";
 
 type Of<K extends Entry["kind"]> = Extract<Entry, { kind: K }>;
@@ -11,10 +12,12 @@ interface CompactionDividerProps {
   onInspect?: (summaryId: string) => void;
   /** Asks to fork a new session from just before this compaction, with the original items. */
   onFork?: (summaryId: string) => void;
+  /** Undoes this compaction (the console's Undo: it asks first, a refusal shows in place); given for the latest undoable one only. */
+  onUndo?: () => Promise<void>;
 }
 
 /** Where the history was compacted; the debug console links here and back. */
-export function CompactionDivider({ entry, onInspect, onFork }: CompactionDividerProps) {
+export function CompactionDivider({ entry, onInspect, onFork, onUndo }: CompactionDividerProps) {
   const { metadata, id: summaryId } = entry.summary;
   const trigger =
     metadata.trigger === "manual" ? "Compacted on request" : metadata.trigger === "context_overflow" ? "Compacted after a context overflow" : "Context compacted";
@@ -33,7 +36,7 @@ export function CompactionDivider({ entry, onInspect, onFork }: CompactionDivide
         <span className="divider-detail">
           {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
         </span>
-        {(onInspect || onFork) && (
+        {(onInspect || onFork || onUndo) && (
           <span className="divider-actions">
             {onInspect && (
               <button type="button" className="link-button" onClick={() => onInspect(summaryId)}>
@@ -50,6 +53,7 @@ export function CompactionDivider({ entry, onInspect, onFork }: CompactionDivide
                 Fork from before this
               </button>
             )}
+            {onUndo && <UndoAction onUndo={onUndo} running={false} />}
           </span>
         )}
       </span>

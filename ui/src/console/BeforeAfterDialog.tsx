@@ -26,12 +26,17 @@ export function BeforeAfterView({ view }: { view: CompactionView }) {
   const [onlyRemoved, setOnlyRemoved] = useState(true);
   return (
     <div className="before-after" data-testid="before-after">
-      <p className="before-after-lead">
-        The model's history went from <strong>{view.before.length} items</strong> (about{" "}
-        {formatTokens(view.estimated_tokens_before)} tokens) to <strong>{view.after.length} items</strong> (about{" "}
-        {formatTokens(view.estimated_tokens_after)} tokens): {view.removed_indices.length} removed, {kept.length} kept, and
-        the summary added.
-        <span className="muted"> Sizes are estimates (a token per four characters); the chart shows reported usage.</span>
+      <p className="before-after-lead" data-testid="before-after-lead">
+        The model's history went from <strong>{view.before.length} items</strong> (
+        <span data-testid="before-after-estimate-before">≈ {formatTokens(view.estimated_tokens_before)} tokens</span>) to{" "}
+        <strong>{view.after.length} items</strong> (
+        <span data-testid="before-after-estimate-after">≈ {formatTokens(view.estimated_tokens_after)} tokens</span>):{" "}
+        {view.removed_indices.length} removed, {kept.length} kept, and the summary added.
+        <span className="muted">
+          {" "}
+          ≈ marks an estimate, made in Rust by the estimator the context gauge uses (a layered compaction's own); the chart
+          shows reported usage.
+        </span>
       </p>
       <div className="before-after-columns">
         <section

@@ -1,6 +1,6 @@
 // The console's issue-12 steps: the Undo action on the latest compaction
-// card, the card of an undo that was recorded, and the card of a compaction
-// the rule check refused.
+// card (the transcript's divider offers the same one), the card of an undo
+// that was recorded, and the card of a compaction the rule check refused.
 import { useId, useState } from "react";
 import { toCommandFailure } from "../api/ipc";
 import type { CompactionUndone } from "../bindings/CompactionUndone";
@@ -9,7 +9,8 @@ import { ItemIdChip } from "./ItemIdChip";
 import { exactTokens } from "./steps";
 
 interface UndoActionProps {
-  number: number;
+  /** The compaction's number, where the caller knows it (the console's cards). */
+  number?: number;
   /** Rejects with the refusal; nothing changed then. */
   onUndo: () => Promise<void>;
   running: boolean;
@@ -55,7 +56,7 @@ export function UndoAction({ number, onUndo, running }: UndoActionProps) {
       {confirming && (
         <div className="undo-confirm" data-testid="undo-confirm" data-no-reveal role="group" aria-labelledby={explainId}>
           <p id={explainId}>
-            <strong>Undo compaction #{number}?</strong> The model will see the history exactly as it was just before this
+            <strong>{number === undefined ? "Undo this compaction?" : `Undo compaction #${number}?`}</strong> The model will see the history exactly as it was just before this
             compaction, plus everything added since. The summary stays in the session file, and Strata refuses if the
             next request (the restored history and the tool specs every request carries) would reach the threshold.
           </p>

@@ -18,7 +18,7 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
 import type { ForkPoint } from "../bindings/ForkPoint";
-import { forkSession, sessionItems, undoCompaction } from "./contextOps";
+import { forkSession, sessionItems, undoableCompaction, undoCompaction } from "./contextOps";
 import { pinTarget, setPinned } from "../state/transcript";
 import { previewLibrary, type PreviewSession } from "./library";
 
@@ -243,6 +243,7 @@ class MockBackend {
           context_window: profile.context_window,
           reported_tokens: session.view.context_tokens,
           circuit_open: false,
+          undo_summary: undoableCompaction(session)?.summary.id ?? null,
         };
         return status;
       }

@@ -17,12 +17,18 @@ function estimate(items: ResponseItem[]): number {
   return Math.ceil(items.reduce((sum, item) => sum + describeItem(item).text.length, 0) / 4);
 }
 
+/** The latest compaction's view unless it was undone: what `undo_compaction` undoes (and `compaction_status` names). */
+export function undoableCompaction(session: PreviewSession) {
+  const latest = session.compaction_views[session.compaction_views.length - 1];
+  const undone = new Set(session.view.records.flatMap((r) => (r.type === "compaction_undone" ? [r.payload.summary_item_id] : [])));
+  return latest && !undone.has(latest.summary.id) ? latest : null;
+}
+
 /** `undo_compaction`: the history before the latest compaction plus what joined since, under the threshold. */
 export function undoCompaction(session: PreviewSession): CompactionUndoneView {
   const { view } = session;
-  const latest = session.compaction_views[session.compaction_views.length - 1];
-  const undone = new Set(view.records.flatMap((r) => (r.type === "compaction_undone" ? [r.payload.summary_item_id] : [])));
-  if (!latest || undone.has(latest.summary.id)) {
+  const latest = undoableCompaction(session);
+  if (!latest) {
     throw refused("there is no compaction to undo (none yet, or the latest was already undone)");
   }
   const restored = [...latest.before, ...view.context.slice(latest.after.length)];

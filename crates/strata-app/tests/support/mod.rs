@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use strata_app::App;
 use strata_core::agent::EventHandler;
-use strata_protocol::{CreateSession, EventEnvelope, SendMessage, SessionId, TurnReport};
+use strata_protocol::{
+    CompactNow, CompactOutcome, CreateSession, EventEnvelope, SendMessage, SessionId, TurnReport,
+};
 
 /// Keeps every event of a turn.
 #[derive(Clone, Default)]
@@ -54,6 +56,19 @@ pub async fn send(
             text: text.into(),
         },
         sink,
+    )
+    .await
+    .unwrap()
+}
+
+/// `/compact` now, its events dropped.
+pub async fn compact_now(app: &Arc<App>, id: SessionId) -> CompactOutcome {
+    app.compact_now(
+        CompactNow {
+            session_id: id,
+            focus: None,
+        },
+        Collect::default(),
     )
     .await
     .unwrap()

@@ -12,15 +12,21 @@ use strata_protocol::{
 };
 
 use super::replay::Replay;
-use crate::agent::estimate_tokens;
 
 fn to_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
 /// Every compaction of the session, in file order, with the history replay
-/// held just before and just after its summary record.
-pub fn compaction_views(meta: &SessionMeta, records: &[Record]) -> Vec<CompactionView> {
+/// held just before and just after its summary record. Its sizes are a
+/// layered record's own estimates, else `estimate` of each history with the
+/// replay as it stood then (the front end's estimator for the session's
+/// model, so the figures are the gauge's, not a character count).
+pub fn compaction_views(
+    meta: &SessionMeta,
+    records: &[Record],
+    estimate: impl Fn(&Replay, &[ResponseItem]) -> u64,
+) -> Vec<CompactionView> {
     let mut state = Replay::new(meta.clone());
     let mut views: Vec<CompactionView> = Vec::new();
     // The view still waiting for the first usage reported after it.
@@ -35,8 +41,15 @@ pub fn compaction_views(meta: &SessionMeta, records: &[Record]) -> Vec<Compactio
                     _ => continue,
                 };
                 let before = state.history().items().to_vec();
+                let estimated_before = estimate(&state, &before);
                 state.fold(record);
                 let after = state.history().items().to_vec();
+                let (estimated_before, estimated_after) = match &record.body {
+                    RecordBody::LayeredCompaction(compaction) => {
+                        (compaction.estimated_before, compaction.estimated_after)
+                    }
+                    _ => (estimated_before, estimate(&state, &after)),
+                };
                 let removed_indices = before
                     .iter()
                     .enumerate()
@@ -48,8 +61,8 @@ pub fn compaction_views(meta: &SessionMeta, records: &[Record]) -> Vec<Compactio
                     summary_model_text: summary.model_text(),
                     record_index: to_u32(index),
                     ts: record.ts,
-                    estimated_tokens_before: estimate_tokens(&before),
-                    estimated_tokens_after: estimate_tokens(&after),
+                    estimated_tokens_before: estimated_before,
+                    estimated_tokens_after: estimated_after,
                     before,
                     after,
                     removed_indices,
@@ -249,7 +262,7 @@ mod tests {
     fn each_compaction_shows_what_replay_held_around_it() {
         let meta = meta();
         let records = session();
-        let views = compaction_views(&meta, &records);
+        let views = compaction_views(&meta, &records, |_, items| items.len() as u64);
         assert_eq!(views.len(), 2);
         let (a, b) = (&views[0], &views[1]);
         assert_eq!(a.record_index, 5);
@@ -265,6 +278,11 @@ mod tests {
         assert_eq!(b.before.len(), 5);
         assert_eq!(b.removed_indices, vec![1, 4]);
         assert_eq!(b.after, replay(&meta, &records).history().items().to_vec());
+        // The sizes are the given estimate's (here: one per item).
+        for view in &views {
+            assert_eq!(view.estimated_tokens_before, view.before.len() as u64);
+            assert_eq!(view.estimated_tokens_after, view.after.len() as u64);
+        }
     }
 
     #[test]
