@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { CompactionProblemNotice, EvictionNotice } from "./TranscriptNotices";
+import { CompactionDivider, CompactionProblemNotice, EvictionNotice } from "./TranscriptNotices";
 
 describe("CompactionProblemNotice", () => {
   it("shows a failed summary as a warning that names the failure, not as an error", () => {
@@ -48,5 +48,20 @@ describe("EvictionNotice", () => {
     expect(text).toContain("2 older tool outputs (≈ 8k tokens)");
     expect(text).toContain("≈ 20k → ≈ 12k tokens (estimates)");
     expect(text).not.toContain("10k");
+  });
+});
+
+describe("CompactionDivider", () => {
+  const summary = {
+    id: "sum-1",
+    summary: "Earlier work.",
+    metadata: { trigger: "manual" as const, reason: "asked", removed: 4, kept: 2, summarizer_model: "demo", duration_ms: 12 },
+  };
+
+  it("says when its compaction was undone, and nothing of the sort before", () => {
+    const { rerender } = render(<CompactionDivider entry={{ kind: "compaction", id: "compaction:sum-1", summary }} />);
+    expect(screen.queryByTestId("divider-undone")).toBeNull();
+    rerender(<CompactionDivider entry={{ kind: "compaction", id: "compaction:sum-1", summary, undone: true }} />);
+    expect(screen.getByTestId("divider-undone")).toHaveTextContent("undone: the model sees the history from before it again");
   });
 });

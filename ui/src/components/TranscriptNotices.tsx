@@ -35,6 +35,7 @@ export function CompactionDivider({ entry, onInspect, onFork, onUndo }: Compacti
         </span>
         <span className="divider-detail">
           {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
+          {entry.undone && <span data-testid="divider-undone"> · undone: the model sees the history from before it again</span>}
         </span>
         {(onInspect || onFork || onUndo) && (
           <span className="divider-actions">
