@@ -12,7 +12,7 @@ use strata_protocol::{
 use super::{Agent, CompactOutcome};
 use crate::compaction::{
     Calibration, CompactionDecision, CompactionPlan, Estimate, build_compaction_summary_request,
-    decide_compaction, estimate_after_compaction, item_text,
+    decide_compaction, estimate_after_compaction,
 };
 use crate::error::Result;
 use crate::tools::CancellationToken;
@@ -20,17 +20,6 @@ use crate::tools::CancellationToken;
 /// Summary requests per compaction: the whole history, then with the oldest
 /// half of what remains folded out, and so on.
 pub const MAX_SUMMARY_ATTEMPTS: u32 = 4;
-
-/// A rough token count of `items` as a model would see them: one token per
-/// four characters, rounded up. Used only to warn that a compaction did not
-/// bring the history under the threshold; decisions use reported usage.
-pub fn estimate_tokens(items: &[ResponseItem]) -> u64 {
-    let chars: usize = items
-        .iter()
-        .map(|item| item_text(item).chars().count())
-        .sum();
-    u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX)
-}
 
 /// Why and with what figures a compaction is attempted.
 pub(super) struct CompactionCause<'a> {
@@ -362,18 +351,6 @@ fn summary_input(items: &[ResponseItem], leading: usize, left_out: usize) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn estimate_is_a_quarter_of_the_characters_rounded_up() {
-        assert_eq!(estimate_tokens(&[]), 0);
-        assert_eq!(estimate_tokens(&[ResponseItem::user("abcde")]), 2);
-        let items = [
-            ResponseItem::user("é".repeat(8)),
-            ResponseItem::function_call("c", "ab", "{}"),
-            ResponseItem::function_call_output("c", "xyzw"),
-        ];
-        assert_eq!(estimate_tokens(&items), 4);
-    }
 
     #[test]
     fn summary_input_keeps_the_leading_messages_and_notes_what_was_left_out() {

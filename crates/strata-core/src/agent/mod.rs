@@ -115,7 +115,7 @@ use strata_protocol::{
 };
 
 pub use approvals::ApprovalBroker;
-pub use compact::{MAX_SUMMARY_ATTEMPTS, estimate_tokens};
+pub use compact::MAX_SUMMARY_ATTEMPTS;
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
 pub use layered::CIRCUIT_BREAKER_FAILURES;
 pub use overflow::MAX_OVERFLOW_RECOVERIES;
