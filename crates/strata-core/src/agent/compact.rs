@@ -36,6 +36,28 @@ pub(super) struct CompactionCause<'a> {
     pub keep_from: Option<ItemId>,
 }
 
+impl CompactionCause<'_> {
+    /// An automatic compaction of the whole history in turn `turn_id`.
+    pub fn automatic(
+        trigger: CompactionTrigger,
+        reason: String,
+        context_tokens: Option<u64>,
+        threshold: u64,
+        turn_id: TurnId,
+    ) -> Self {
+        Self {
+            trigger,
+            reason,
+            context_tokens,
+            threshold,
+            focus: None,
+            turn_id: Some(turn_id),
+            pending: 0,
+            keep_from: None,
+        }
+    }
+}
+
 /// A summary the model wrote.
 pub(super) struct Done {
     pub text: String,
@@ -122,16 +144,13 @@ impl Agent {
         else {
             return Ok(None);
         };
-        let cause = CompactionCause {
-            trigger: CompactionTrigger::Auto,
+        let cause = CompactionCause::automatic(
+            CompactionTrigger::Auto,
             reason,
-            context_tokens: Some(context_tokens),
+            Some(context_tokens),
             threshold,
-            focus: None,
-            turn_id: Some(turn_id),
-            pending: 0,
-            keep_from: None,
-        };
+            turn_id,
+        );
         match policy {
             CompactionPolicy::Layered => self.layered_compact(cause, false, cancel).await,
             CompactionPolicy::Off | CompactionPolicy::Base => {

@@ -58,20 +58,18 @@ impl Agent {
                  {threshold})"
             ));
         }
-        let cause = CompactionCause {
-            trigger: CompactionTrigger::ContextOverflow,
+        let reported = self
+            .session
+            .history()
+            .last_usage()
+            .and_then(TokenUsage::context_tokens);
+        let cause = CompactionCause::automatic(
+            CompactionTrigger::ContextOverflow,
             reason,
-            context_tokens: self
-                .session
-                .history()
-                .last_usage()
-                .and_then(TokenUsage::context_tokens),
+            reported,
             threshold,
-            focus: None,
-            turn_id: Some(turn_id),
-            pending: 0,
-            keep_from: None,
-        };
+            turn_id,
+        );
         match policy {
             CompactionPolicy::Off => Ok(Recovery::Failed(self.overflow_error(message, None))),
             CompactionPolicy::Base => {
