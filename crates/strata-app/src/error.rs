@@ -88,6 +88,18 @@ pub fn invalid_input(message: impl Into<String>) -> CommandError {
     CommandError::new(CommandErrorKind::InvalidInput, message)
 }
 
+/// A request that does not fit its command's request type (a missing
+/// field, an id that is not one, a number out of range): invalid input,
+/// whatever the field. The decoder's text can quote the hostile input, so
+/// only its start is kept.
+pub fn bad_request(command: &str, error: impl std::fmt::Display) -> CommandError {
+    let reason: String = error.to_string().chars().take(MAX_REASON_CHARS).collect();
+    invalid_input(format!("The {command} request is not valid: {reason}"))
+}
+
+/// How much of a decoder's message [`bad_request`] keeps.
+const MAX_REASON_CHARS: usize = 200;
+
 pub fn not_found(message: impl Into<String>) -> CommandError {
     CommandError::new(CommandErrorKind::NotFound, message)
 }

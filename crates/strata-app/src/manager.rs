@@ -392,16 +392,18 @@ impl App {
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
-    pub fn stop_turn(&self, request: &StopTurn) -> bool {
-        self.live(request.session_id)
-            .is_some_and(|slot| slot.cancel())
+    pub async fn stop_turn(self: &Arc<Self>, request: StopTurn) -> CommandResult<bool> {
+        Ok(self
+            .live(request.session_id)
+            .is_some_and(|slot| slot.cancel()))
     }
 
     /// `answer_approval`: answers a waiting approval; `false` when none
     /// waits for `call_id`.
-    pub fn answer_approval(&self, request: &AnswerApproval) -> bool {
-        self.live(request.session_id)
-            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision))
+    pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
+        Ok(self
+            .live(request.session_id)
+            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision)))
     }
 }
 

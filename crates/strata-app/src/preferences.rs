@@ -7,7 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use strata_protocol::{AppInfo, ProviderKind, ProviderKindInfo, SaveSettings, SetApiKey, Settings};
+use strata_protocol::{
+    AppInfo, GetAppInfo, GetSettings, ListProviderKinds, ProviderKind, ProviderKindInfo,
+    SaveSettings, SetApiKey, Settings,
+};
 use strata_providers::config::resolve_profile;
 use strata_providers::{ApiKey, ApiKeySource, KeyStore, ProfileFlags, ProviderKindExt};
 
@@ -42,9 +45,17 @@ pub fn provider_kinds() -> Vec<ProviderKindInfo> {
 }
 
 impl App {
+    /// `provider_kinds`: [`provider_kinds`], as a command.
+    pub async fn provider_kinds(
+        self: &Arc<Self>,
+        _request: ListProviderKinds,
+    ) -> CommandResult<Vec<ProviderKindInfo>> {
+        Ok(provider_kinds())
+    }
+
     /// `app_info`: the version, where Strata keeps its files, and the active
     /// profile (the offline demo model when nothing is configured).
-    pub async fn app_info(self: &Arc<Self>) -> CommandResult<AppInfo> {
+    pub async fn app_info(self: &Arc<Self>, _request: GetAppInfo) -> CommandResult<AppInfo> {
         self.blocking(|app| {
             let config = app.config()?;
             let profile = resolve_profile(&config, &ProfileFlags::default(), app.env())
@@ -65,7 +76,7 @@ impl App {
     }
 
     /// `get_settings`.
-    pub async fn get_settings(self: &Arc<Self>) -> CommandResult<Settings> {
+    pub async fn get_settings(self: &Arc<Self>, _request: GetSettings) -> CommandResult<Settings> {
         self.blocking(|app| {
             let config = app.config()?;
             let mut keys = KeyPresence::new(&config, &app.paths, app.env());

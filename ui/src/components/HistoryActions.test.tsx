@@ -1,7 +1,7 @@
 // Issue 12's actions on transcript items, through the whole app and a
 // scripted shell: Pin / Unpin (and a refused pin), Compact up to here, Fork
 // from here on a message and on a compaction divider.
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
@@ -43,7 +43,7 @@ function shell(answer: (cmd: string, args: Record<string, unknown>) => unknown, 
   const sessions: ShellSession[] = shellSessions();
   sessions[0]!.transcript = entries;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  mockIPC(async (cmd, raw) => {
+  mockShell(async (cmd, raw) => {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     switch (cmd) {
