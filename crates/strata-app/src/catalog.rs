@@ -13,28 +13,12 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use strata_core::StrataPaths;
-use strata_index::{Filters, Index, IndexError, snippet_spans};
-use strata_protocol::{
-    CommandError, CommandErrorKind, ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem,
-    TextRange,
-};
+use strata_index::{Filters, Index, snippet_spans};
+use strata_protocol::{ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem, TextRange};
 
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::AppResult;
 use crate::manager::lock;
 use crate::memory;
-
-impl ToCommandError for IndexError {
-    fn to_command_error(self) -> CommandError {
-        let kind = match &self {
-            IndexError::BadCursor(_) => CommandErrorKind::InvalidInput,
-            IndexError::Core(_) | IndexError::Io { .. } | IndexError::Sqlite(_) => {
-                CommandErrorKind::Io
-            }
-        };
-        tracing::warn!(error = %self, "session index failed");
-        CommandError::new(kind, format!("The session index failed: {self}"))
-    }
-}
 
 /// The app's open index, reopened when its file was deleted or replaced
 /// (another process then rebuilds into a new file, which this one must
@@ -78,7 +62,7 @@ impl Catalog {
         &self,
         paths: &StrataPaths,
         work: impl FnOnce(&mut Index) -> strata_index::Result<T>,
-    ) -> CommandResult<T> {
+    ) -> AppResult<T> {
         let mut open = lock(&self.open);
         let path: PathBuf = strata_index::index_path(paths);
         let stale = match open.as_ref() {
@@ -87,14 +71,14 @@ impl Catalog {
         };
         if stale {
             *open = None;
-            let index = Index::open(paths).map_err(ToCommandError::to_command_error)?;
+            let index = Index::open(paths)?;
             *open = Some(OpenIndex {
                 index,
                 identity: identity(&path),
             });
         }
         match open.as_mut() {
-            Some(current) => work(&mut current.index).map_err(ToCommandError::to_command_error),
+            Some(current) => Ok(work(&mut current.index)?),
             None => Err(crate::error::internal("the session index is not open")),
         }
     }

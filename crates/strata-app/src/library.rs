@@ -20,7 +20,7 @@ use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::{ProfileFlags, ProviderKind};
 
 use crate::catalog::{self, Note};
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::{AppError, AppResult, CommandResult};
 use crate::profile::profile_set;
 use crate::settings::DEMO_PROFILE_IDS;
 use crate::views::list_item_of_replay;
@@ -48,16 +48,14 @@ fn to_u32(value: usize) -> u32 {
 impl App {
     /// Reads the session for viewing: corrupt lines are skipped and a torn
     /// tail ignored; nothing is written.
-    pub fn browse(&self, id: SessionId) -> CommandResult<SessionRead> {
-        self.store
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)
+    pub fn browse(&self, id: SessionId) -> AppResult<SessionRead> {
+        Ok(self.store.open_reader(id, ReadMode::Browsing)?)
     }
 
     /// The session's replay read from its file's tail (the last checkpoint
     /// and what follows), so its cost grows with the model-visible history;
     /// from the whole file when the tail does not read strictly.
-    pub fn replay_from_tail(&self, id: SessionId) -> CommandResult<strata_core::Replay> {
+    pub fn replay_from_tail(&self, id: SessionId) -> AppResult<strata_core::Replay> {
         match read_session_tail(&self.store.session_path(id)) {
             Ok(tail) if tail.meta.session_id == id => Ok(tail.replay()),
             _ => Ok(self.browse(id)?.replay()),
@@ -76,7 +74,7 @@ impl App {
     }
 
     /// [`Self::list_sessions`] on the calling thread (the command line's).
-    pub fn list_sessions_blocking(&self, request: &ListSessions) -> CommandResult<SessionPage> {
+    pub fn list_sessions_blocking(&self, request: &ListSessions) -> AppResult<SessionPage> {
         let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(request.limit.unwrap_or(DEFAULT_SESSION_PAGE));
         let page = self.catalog.with(&self.paths, |index| {
@@ -111,10 +109,7 @@ impl App {
     }
 
     /// [`Self::search_sessions`] on the calling thread.
-    pub fn search_sessions_blocking(
-        &self,
-        request: &SearchSessions,
-    ) -> CommandResult<SearchResults> {
+    pub fn search_sessions_blocking(&self, request: &SearchSessions) -> AppResult<SearchResults> {
         let query = validate::search_query(&request.query)?;
         let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(
@@ -214,7 +209,7 @@ impl App {
             Ok(())
         });
         if let Err(error) = checked {
-            tracing::debug!(session = %id, message = %error.message, "tail check skipped");
+            tracing::debug!(session = %id, %error, "tail check skipped");
         }
     }
 
@@ -249,20 +244,12 @@ impl App {
         let live = self.idle_agent(id)?;
         self.blocking(move |app| match live {
             Some(mut live) => {
-                live.agent
-                    .set_title(title)
-                    .map_err(ToCommandError::to_command_error)?;
+                live.agent.set_title(title)?;
                 Ok(list_item_of_replay(live.agent.session().state()))
             }
             None => {
-                let mut session = app
-                    .store
-                    .open_writer(id)
-                    .map_err(ToCommandError::to_command_error)?;
-                session
-                    .set_title(title)
-                    .and_then(|()| session.sync())
-                    .map_err(ToCommandError::to_command_error)?;
+                let mut session = app.store.open_writer(id)?;
+                session.set_title(title).and_then(|()| session.sync())?;
                 let item = list_item_of_replay(session.state());
                 drop(session);
                 catalog::note(&app.paths, id, Note::Appended);
@@ -298,20 +285,16 @@ impl App {
                     ..Default::default()
                 }
             };
-            let profile = resolve_profile(&config, &flags, app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let profile = resolve_profile(&config, &flags, app.env())?;
             // Refuses a profile whose key is missing now, not at the turn.
-            let resolved = with_key(&app.paths, &config, profile, app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let resolved = with_key(&app.paths, &config, profile, app.env())?;
             let mut session = app
                 .store
-                .open_writer(id)
-                .map_err(ToCommandError::to_command_error)?;
+                .open_writer(id)?;
             let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
             session
                 .append(strata_protocol::RecordBody::ProfileSet(record))
-                .and_then(|_| session.sync())
-                .map_err(ToCommandError::to_command_error)?;
+                .and_then(|_| session.sync())?;
             tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
             let item = list_item_of_replay(session.state());
             drop(session);
@@ -330,10 +313,8 @@ impl App {
     }
 
     /// [`Self::delete_session`] for a session this app does not hold open.
-    pub fn delete_blocking(&self, id: SessionId) -> CommandResult<()> {
-        self.store
-            .delete(id)
-            .map_err(ToCommandError::to_command_error)?;
+    pub fn delete_blocking(&self, id: SessionId) -> AppResult<()> {
+        self.store.delete(id)?;
         catalog::note(&self.paths, id, Note::Removed);
         tracing::info!(session = %id, "session deleted");
         Ok(())
@@ -361,11 +342,11 @@ impl App {
 
     /// The session's current sidebar row; `None` when its file is gone (or
     /// is not a session any more).
-    pub fn session_row(&self, id: SessionId) -> CommandResult<Option<SessionListItem>> {
+    pub fn session_row(&self, id: SessionId) -> AppResult<Option<SessionListItem>> {
         match self.store.open_reader(id, ReadMode::Browsing) {
             Ok(read) => Ok(Some(list_item_of_replay(&read.replay()))),
             Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
-            Err(error) => Err(error.to_command_error()),
+            Err(error) => Err(AppError::from(error)),
         }
     }
 
