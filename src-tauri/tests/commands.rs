@@ -250,6 +250,22 @@ fn search_finds_a_turn_and_its_hit_opens_the_session_at_that_item() {
 }
 
 #[test]
+fn a_session_opened_without_records_carries_its_state_and_no_records() {
+    let h = harness();
+    let id = h.create().id.to_string();
+    let whole: SessionView = h.invoke("open_session", json!({ "session_id": id }));
+    assert!(!whole.records.is_empty());
+    let state: SessionView = h.invoke(
+        "open_session",
+        json!({ "session_id": id, "without_records": true }),
+    );
+    assert!(state.records.is_empty(), "{:?}", state.records);
+    assert_eq!(state.record_count, whole.record_count);
+    assert_eq!(state.context, whole.context);
+    assert_eq!(state.summary, whole.summary);
+}
+
+#[test]
 fn bad_input_gets_structured_errors() {
     let h = harness();
     let error = h.fail("open_session", json!({ "session_id": "not-an-id" }));

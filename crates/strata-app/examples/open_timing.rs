@@ -55,6 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let request = OpenSession {
             session_id: id,
             from_record,
+            without_records: false,
             at_item: None,
         };
         let view = runtime

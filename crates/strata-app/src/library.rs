@@ -134,9 +134,9 @@ impl App {
     }
 
     /// `open_session`: a read-only snapshot: the records from `from_record`
-    /// on, and the model-visible history the core replays from all of them.
-    /// Asked for no records (`from_record` past the end, as the desktop
-    /// asks when a session opens), only the file's tail is read.
+    /// on (none with `without_records`, as the desktop asks when a session
+    /// opens), and the model-visible history the core replays from all of
+    /// them. Asked for no records, only the file's tail is read.
     pub async fn open_session(
         self: &Arc<Self>,
         request: OpenSession,
@@ -147,9 +147,12 @@ impl App {
             app.check_indexed_tail(id);
             // Records asked for from the start (the console) need the whole
             // file: the tail's replay would only be thrown away.
-            if request.at_item.is_none() && request.from_record.is_some() {
+            if request.at_item.is_none()
+                && (request.without_records || request.from_record.is_some())
+            {
                 let replay = app.replay_from_tail(id)?;
-                if to_usize(request.from_record.unwrap_or(0)) >= replay.records() {
+                let from = to_usize(request.from_record.unwrap_or(0));
+                if request.without_records || from >= replay.records() {
                     return Ok(app.session_view(&replay, live.as_deref(), Vec::new()));
                 }
             }
@@ -161,7 +164,11 @@ impl App {
                     "That part of the session is no longer in its file.",
                 ));
             }
-            let from = to_usize(request.from_record.unwrap_or(0)).min(read.records.len());
+            let from = if request.without_records {
+                read.records.len()
+            } else {
+                to_usize(request.from_record.unwrap_or(0)).min(read.records.len())
+            };
             Ok(app.session_view(
                 &read.replay(),
                 live.as_deref(),

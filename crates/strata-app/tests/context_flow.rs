@@ -136,6 +136,7 @@ async fn shown_thresholds(app: &Arc<App>, id: SessionId) -> u64 {
         .open_session(OpenSession {
             session_id: id,
             from_record: None,
+            without_records: false,
             at_item: None,
         })
         .await

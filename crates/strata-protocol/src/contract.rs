@@ -156,14 +156,19 @@ pub struct SessionPage {
 }
 
 /// `open_session`: a read-only snapshot from record `from_record` on
-/// (default 0: the whole file). `at_item` names the item the transcript
-/// opens scrolled to (a search hit's `item_id`).
+/// (default 0: the whole file), or with no records at all when
+/// `without_records` (the replayed state alone, read from the file's tail).
+/// `at_item` names the item the transcript opens scrolled to (a search
+/// hit's `item_id`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OpenSession {
     pub session_id: SessionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub from_record: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub without_records: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub at_item: Option<ItemId>,

@@ -14,6 +14,7 @@ describe("command wrappers", () => {
     await api.listSessions();
     await api.openSession("s1");
     await api.openSession("s1", 7);
+    await api.openSessionState("s1");
     await api.searchSessions("HttpClient::send");
     await api.createSession("/w");
     await api.stopTurn("s1");
@@ -39,6 +40,7 @@ describe("command wrappers", () => {
       ["list_sessions", { request: {} }],
       ["open_session", { request: { session_id: "s1" } }],
       ["open_session", { request: { session_id: "s1", from_record: 7 } }],
+      ["open_session", { request: { session_id: "s1", without_records: true } }],
       ["search_sessions", { request: { query: "HttpClient::send", limit: 30 } }],
       ["create_session", { request: { workspace: "/w", allow_broad_workspace: false } }],
       ["stop_turn", { request: { session_id: "s1" } }],

@@ -37,6 +37,12 @@ export const openSession = (session_id: SessionId, from_record?: number) =>
   call("open_session", { session_id, ...(from_record !== undefined ? { from_record } : {}) });
 
 /**
+ * A session's snapshot without records (read from the file's tail): the conversation shows
+ * `open_transcript` pages, and the console fetches the records it charts itself.
+ */
+export const openSessionState = (session_id: SessionId) => call("open_session", { session_id, without_records: true });
+
+/**
  * A page of the conversation's transcript: the newest without `before`, else the page just before
  * that entry id; with `at_item` (a search hit's item) the entries from the one showing it to the
  * newest, that entry's id as the page's `target`.
