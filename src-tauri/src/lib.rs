@@ -1,6 +1,7 @@
 //! Strata's desktop shell: a thin Tauri v2 adapter over strata-app. Each
 //! command (docs/desktop-commands.md) maps one to one onto the application
-//! layer, which the command line uses too.
+//! layer, which the command line uses too; the commands and their handler
+//! list are generated from strata-protocol's one list (`commands`).
 
 pub mod commands;
 pub mod library;
@@ -12,7 +13,7 @@ pub mod webview;
 use std::sync::Arc;
 
 use strata_core::StrataPaths;
-use tauri::{Runtime, generate_handler};
+use tauri::Runtime;
 
 use strata_app::{App, EnvFn};
 
@@ -33,41 +34,7 @@ pub fn configure<R: Runtime>(
         .manage(app)
         .manage(library::LibraryFeed::default())
         .manage(links::LinkOpener::from_env(env))
-        .invoke_handler(generate_handler![
-            commands::app_info,
-            commands::list_sessions,
-            commands::search_sessions,
-            commands::open_session,
-            commands::create_session,
-            commands::send_message,
-            commands::stop_turn,
-            commands::answer_approval,
-            commands::compact_now,
-            commands::rename_session,
-            commands::delete_session,
-            commands::export_session,
-            commands::get_settings,
-            commands::save_settings,
-            commands::set_api_key,
-            commands::compaction_views,
-            commands::round_requests,
-            commands::open_transcript,
-            commands::tool_output,
-            commands::switch_profile,
-            commands::provider_kinds,
-            commands::watch_library,
-            commands::pick_workspace,
-            commands::compaction_status,
-            commands::set_compaction_policy,
-            commands::preview_compaction,
-            commands::check_threshold,
-            commands::session_items,
-            commands::pin_item,
-            commands::compact_up_to,
-            commands::undo_compaction,
-            commands::fork_session,
-            links::open_external_link,
-        ])
+        .invoke_handler(commands::handler())
 }
 
 /// Runs the app until its window closes.

@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use tauri::Runtime;
 use tauri::plugin::TauriPlugin;
-use tauri::{Runtime, State};
 use url::Url;
 
 use strata_app::error::{CommandResult, invalid_input, io};
@@ -130,11 +130,11 @@ fn system_opener(url: &str, unset: &[&str]) -> Command {
     command
 }
 
-/// Opens a link the person confirmed, after checking it again: only http,
-/// https (with a host, without credentials) and mailto URLs.
-#[tauri::command]
-pub async fn open_external_link(opener: State<'_, LinkOpener>, url: String) -> CommandResult<()> {
-    let url = validate_external_link(&url).map_err(invalid_input)?;
+/// `open_external_link`: opens a link the person confirmed, after checking
+/// it again: only http, https (with a host, without credentials) and mailto
+/// URLs.
+pub fn open_external_link(opener: &LinkOpener, url: &str) -> CommandResult<()> {
+    let url = validate_external_link(url).map_err(invalid_input)?;
     opener
         .open(&url)
         .map_err(|error| io(format!("The link could not be opened: {error}")))?;

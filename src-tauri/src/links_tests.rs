@@ -158,7 +158,7 @@ fn open_external_link_rechecks_the_url_and_opens_only_allowed_ones() {
                 callback: CallbackFn(0),
                 error: CallbackFn(1),
                 url: "tauri://localhost".parse().unwrap(),
-                body: InvokeBody::Json(json!({ "url": url })),
+                body: InvokeBody::Json(json!({ "request": { "url": url } })),
                 headers: Default::default(),
                 invoke_key: INVOKE_KEY.to_string(),
             },

@@ -1,6 +1,7 @@
 //! The main window's capability (capabilities/default.json) as the built
-//! app resolves it, on the mock runtime: every command of the contract is
-//! granted, and the webview writes files only through the fs plugin, only
+//! app resolves it, on the mock runtime: every command of the one list is
+//! granted and handled (and the capability and the docs name exactly
+//! those), and the webview writes files only through the fs plugin, only
 //! to the path the save dialog put in scope, never reads, and cannot open
 //! the dialog plugin's folder picker (which would put a whole folder in
 //! scope).
@@ -8,7 +9,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use strata_protocol::{COMMAND_NAMES, ExportFormat, SessionExport, SessionListItem};
+use strata_protocol::{
+    COMMAND_NAMES, CommandError, CommandErrorKind, ExportFormat, SessionExport, SessionListItem,
+};
 use tauri::http::{HeaderMap, HeaderValue};
 use tauri::ipc::{InvokeBody, InvokeResponseBody};
 use tauri_plugin_fs::FsExt;
@@ -55,20 +58,68 @@ fn write_text_file(h: &MockApp, path: &std::path::Path, text: &str) -> Result<()
 }
 
 #[test]
-fn every_contract_command_is_granted_to_the_main_window() {
+fn every_listed_command_is_granted_and_handled() {
     let h = app();
-    // Arguments are left out, so a command that needs some fails on them,
-    // after the access check; those without run.
-    for name in COMMAND_NAMES
-        .iter()
-        .chain(&["open_external_link"])
-        .filter(|name| **name != "watch_library")
-    {
+    // Without its `request` every command fails on decoding it, after the
+    // access check and only when the handler list has it: a command the
+    // list names but nothing handles would be "not found" instead.
+    for name in COMMAND_NAMES {
         let result = h.invoke_raw(name, json!({}));
         assert!(!refused_by_acl(&result), "{name}: {result:?}");
+        let error: CommandError = serde_json::from_value(result.unwrap_err()).unwrap();
+        assert_eq!(
+            error.kind,
+            CommandErrorKind::InvalidInput,
+            "{name}: {error:?}"
+        );
+        assert!(error.message.contains("request"), "{name}: {error:?}");
     }
     let unknown = h.invoke_raw("not_a_command", json!({}));
     assert!(refused_by_acl(&unknown), "{unknown:?}");
+}
+
+/// The capability's permissions after the plugins' (`dialog:`, `fs:`).
+fn granted_commands() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/capabilities/default.json");
+    let capability: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|permission| permission.as_str().unwrap())
+        .filter(|permission| !permission.contains(':'))
+        .map(|permission| {
+            let name = permission.strip_prefix("allow-").unwrap_or(permission);
+            name.replace('-', "_")
+        })
+        .collect()
+}
+
+/// The first column of docs/desktop-commands.md's command table.
+fn documented_commands() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/desktop-commands.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let table = text
+        .lines()
+        .skip_while(|line| !line.starts_with("| command |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'));
+    table
+        .map(|row| {
+            let cell = row.split('|').nth(1).unwrap().trim();
+            cell.trim_matches('`').to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn the_capability_and_the_command_docs_list_exactly_the_commands_of_the_list() {
+    let listed: Vec<String> = COMMAND_NAMES
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect();
+    assert_eq!(granted_commands(), listed, "capabilities/default.json");
+    assert_eq!(documented_commands(), listed, "docs/desktop-commands.md");
 }
 
 #[test]

@@ -250,6 +250,22 @@ fn search_finds_a_turn_and_its_hit_opens_the_session_at_that_item() {
 }
 
 #[test]
+fn a_session_opened_without_records_carries_its_state_and_no_records() {
+    let h = harness();
+    let id = h.create().id.to_string();
+    let whole: SessionView = h.invoke("open_session", json!({ "session_id": id }));
+    assert!(!whole.records.is_empty());
+    let state: SessionView = h.invoke(
+        "open_session",
+        json!({ "session_id": id, "without_records": true }),
+    );
+    assert!(state.records.is_empty(), "{:?}", state.records);
+    assert_eq!(state.record_count, whole.record_count);
+    assert_eq!(state.context, whole.context);
+    assert_eq!(state.summary, whole.summary);
+}
+
+#[test]
 fn bad_input_gets_structured_errors() {
     let h = harness();
     let error = h.fail("open_session", json!({ "session_id": "not-an-id" }));
@@ -462,9 +478,9 @@ fn send_message_over_ipc_resumes_a_closed_session_and_refuses_an_empty_one() {
     h.invoke::<SessionListItem>("rename_session", json!({ "session_id": id, "title": "x" }));
     let view: SessionView = h.invoke("open_session", json!({ "session_id": id }));
     assert!(!view.live);
-    let report: Value = h.invoke(
+    let report: Value = h.invoke_args(
         "send_message",
-        json!({ "session_id": id, "text": "hello", "on_event": "__CHANNEL__:4242" }),
+        json!({ "request": { "session_id": id, "text": "hello" }, "on_event": "__CHANNEL__:4242" }),
     );
     assert_eq!(report["outcome"], "completed");
     assert!(report["turn_id"].is_string());
@@ -473,9 +489,9 @@ fn send_message_over_ipc_resumes_a_closed_session_and_refuses_an_empty_one() {
         .invoke::<SessionPage>("list_sessions", json!({ "query": "HELLO" }))
         .sessions;
     assert_eq!(found.len(), 1);
-    let error = h.fail(
+    let error = h.fail_args(
         "send_message",
-        json!({ "session_id": id, "text": "  ", "on_event": "__CHANNEL__:4243" }),
+        json!({ "request": { "session_id": id, "text": "  " }, "on_event": "__CHANNEL__:4243" }),
     );
     assert_eq!(error.kind, CommandErrorKind::InvalidInput);
 }
@@ -486,9 +502,9 @@ fn a_running_session_refuses_a_second_turn_a_rename_and_a_delete_until_it_ends()
     let id = h.create().id;
     let args = json!({ "session_id": id.to_string() });
     let running = tauri::async_runtime::block_on(h.state().start_running(id)).unwrap();
-    let error = h.fail(
+    let error = h.fail_args(
         "send_message",
-        json!({ "session_id": id.to_string(), "text": "hi", "on_event": "__CHANNEL__:7" }),
+        json!({ "request": { "session_id": id.to_string(), "text": "hi" }, "on_event": "__CHANNEL__:7" }),
     );
     assert_eq!(error.kind, CommandErrorKind::Busy);
     let error = h.fail("delete_session", args.clone());

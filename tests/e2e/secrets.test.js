@@ -202,8 +202,8 @@ describe("secrets audit on the desktop (issue 10)", { timeout: 300_000 }, () => 
       const file = path.join(h.root, `export.${format}`);
       // The export's text, as the UI receives it before writing it where the save dialog chose.
       const result = await h.driver.executeAsync(
-        `const [args, done] = arguments;
-         window.__TAURI_INTERNALS__.invoke("export_session", args).then((exported) => done({ ok: true, text: exported.text }), (error) => done({ error }));`,
+        `const [request, done] = arguments;
+         window.__TAURI_INTERNALS__.invoke("export_session", { request }).then((exported) => done({ ok: true, text: exported.text }), (error) => done({ error }));`,
         { session_id: sessionId, format },
       );
       assert.ok(result.ok, `export ${format}: ${JSON.stringify(result)}`);

@@ -72,13 +72,13 @@ describe("hostile text and links (issue 10)", { timeout: 300_000 }, () => {
 
   const step = sharedAppSteps(() => h);
 
-  /** Calls an app command as the UI does; resolves to `{ ok }` or `{ error }`. */
-  const invoke = (command, args) =>
+  /** Calls an app command as the UI does, its request as `request`; resolves to `{ ok }` or `{ error }`. */
+  const invoke = (command, request) =>
     h.driver.executeAsync(
-      `const [command, args, done] = arguments;
-       window.__TAURI_INTERNALS__.invoke(command, args).then((ok) => done({ ok: ok ?? null }), (error) => done({ error }));`,
+      `const [command, request, done] = arguments;
+       window.__TAURI_INTERNALS__.invoke(command, { request }).then((ok) => done({ ok: ok ?? null }), (error) => done({ error }));`,
       command,
-      args,
+      request,
     );
 
   /**

@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "./test/shell";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
@@ -28,7 +28,7 @@ function shell(notice?: string) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   let push: ((change: LibraryChange) => void) | null = null;
   const find = (id: unknown) => sessions.find((x) => x.summary.id === id)!;
-  mockIPC((cmd, rawArgs) => {
+  mockShell((cmd, rawArgs) => {
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     switch (cmd) {

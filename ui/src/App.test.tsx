@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "./test/shell";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -43,7 +43,7 @@ function emitter(channel: { onmessage: (batch: LiveBatch) => void }, sessionId: 
 /** A shell answering with `answer`, and app info and settings for the demo profile; it records every call. */
 function recordingShell(answer: (cmd: string, args: Record<string, unknown>) => unknown) {
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  mockIPC(async (cmd, rawArgs) => {
+  mockShell(async (cmd, rawArgs) => {
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     if (cmd === "app_info") return { version: "0.1.0", strata_home: "/h", active_profile: settings.profiles[0], is_demo: true };
@@ -180,7 +180,7 @@ describe("App", () => {
   it("shows the title a session gets after its first turn in the conversation header, and the session's model", async () => {
     const session = { ...shellSessions()[0]! };
     session.summary = { ...session.summary, title: undefined, model: "qwen3-coder", provider_kind: "openai-chat" };
-    mockIPC(async (cmd, rawArgs) => {
+    mockShell(async (cmd, rawArgs) => {
       const args = (rawArgs ?? {}) as Record<string, unknown>;
       switch (cmd) {
         case "app_info":
@@ -342,7 +342,7 @@ describe("App", () => {
     function broadShell() {
       const created = { ...shellSessions()[0]!.summary, id: "s-home", title: undefined, workspace: "/home/ana" };
       const creates: Record<string, unknown>[] = [];
-      mockIPC(async (cmd, rawArgs) => {
+      mockShell(async (cmd, rawArgs) => {
         const args = (rawArgs ?? {}) as Record<string, unknown>;
         switch (cmd) {
           case "app_info":

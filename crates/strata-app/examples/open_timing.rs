@@ -55,6 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let request = OpenSession {
             session_id: id,
             from_record,
+            without_records: false,
             at_item: None,
         };
         let view = runtime
@@ -105,15 +106,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     time(
         "whole read + replay (open_session, compaction_status)",
         &|| {
-            let read = app.browse(id).map_err(|e| e.message)?;
+            let read = app.browse(id).map_err(|e| e.to_string())?;
             Ok(read.replay().history().len())
         },
     );
     time("whole read + fold + cut (open_transcript)", &|| {
-        let read = app.browse(id).map_err(|e| e.message)?;
+        let read = app.browse(id).map_err(|e| e.to_string())?;
         let entries = from_records(&read.records);
-        let page =
-            page(id, entries, PageAnchor::Newest, Some(TRANSCRIPT_PAGE)).map_err(|e| e.message)?;
+        let page = page(id, entries, PageAnchor::Newest, Some(TRANSCRIPT_PAGE))
+            .map_err(|e| e.to_string())?;
         Ok(page.entries.len())
     });
     Ok(())

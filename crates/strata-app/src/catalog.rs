@@ -14,31 +14,12 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use strata_core::StrataPaths;
-use strata_index::{
-    FileIdentity, Filters, Index, IndexError, IndexNotice, file_identity, snippet_spans,
-};
-use strata_protocol::{
-    CommandError, CommandErrorKind, ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem,
-    TextRange,
-};
+use strata_index::{FileIdentity, Filters, Index, IndexNotice, file_identity, snippet_spans};
+use strata_protocol::{ItemId, SearchHit, SearchHitKind, SessionId, SessionListItem, TextRange};
 
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::AppResult;
 use crate::manager::lock;
 use crate::memory;
-
-impl ToCommandError for IndexError {
-    fn to_command_error(self) -> CommandError {
-        let kind = match &self {
-            IndexError::BadCursor(_) => CommandErrorKind::InvalidInput,
-            IndexError::Core(_)
-            | IndexError::Io { .. }
-            | IndexError::Sqlite(_)
-            | IndexError::SchemaMismatch => CommandErrorKind::Io,
-        };
-        tracing::warn!(error = %self, "session index failed");
-        CommandError::new(kind, format!("The session index failed: {self}"))
-    }
-}
 
 /// The app's open index, reopened when its file was deleted or replaced
 /// (another process then rebuilds into a new file, which this one must
@@ -64,7 +45,7 @@ impl Catalog {
         &self,
         paths: &StrataPaths,
         work: impl FnMut(&mut Index) -> strata_index::Result<T>,
-    ) -> CommandResult<T> {
+    ) -> AppResult<T> {
         let mut open = lock(&self.open);
         let path: PathBuf = strata_index::index_path(paths);
         let stale = match open.as_ref() {
@@ -76,7 +57,7 @@ impl Catalog {
         };
         if stale {
             *open = None;
-            let opened = Index::open_recovering(paths).map_err(ToCommandError::to_command_error)?;
+            let opened = Index::open_recovering(paths)?;
             self.tell(opened.notice);
             *open = Some(OpenIndex {
                 index: opened.index,
@@ -86,10 +67,7 @@ impl Catalog {
         let Some(current) = open.as_mut() else {
             return Err(crate::error::internal("the session index is not open"));
         };
-        let (value, notice) = current
-            .index
-            .run_recovering(work)
-            .map_err(ToCommandError::to_command_error)?;
+        let (value, notice) = current.index.run_recovering(work)?;
         if notice.is_some() {
             current.identity = file_identity(&path);
             self.tell(notice);

@@ -21,11 +21,11 @@ use strata_protocol::{
 use strata_providers::config::resolve_profile;
 use strata_providers::{ProfileFlags, ProviderProfile, estimator_for};
 
-use crate::error::{CommandResult, ToCommandError, invalid_input, not_found};
+use crate::error::{AppResult, CommandResult, invalid_input, not_found};
 use crate::{App, profile};
 
 /// The person's threshold text in one of its three forms, or why not.
-pub fn threshold_setting(text: &str) -> CommandResult<ThresholdSetting> {
+pub fn threshold_setting(text: &str) -> AppResult<ThresholdSetting> {
     text.parse::<ThresholdSetting>().map_err(invalid_input)
 }
 
@@ -226,8 +226,7 @@ impl App {
             self.blocking(move |app| {
                 let mut session = app
                     .store
-                    .open_writer(id)
-                    .map_err(ToCommandError::to_command_error)?;
+                    .open_writer(id)?;
                 let state = session.state();
                 let threshold = state.policy_record().and_then(|record| record.threshold);
                 if state.policy() != request.policy || state.policy_record().is_none() {
@@ -236,8 +235,7 @@ impl App {
                             policy: request.policy,
                             threshold,
                         }))
-                        .and_then(|_| session.sync())
-                        .map_err(ToCommandError::to_command_error)?;
+                        .and_then(|_| session.sync())?;
                     tracing::info!(session = %id, policy = request.policy.as_str(), "compaction policy set");
                 }
                 Ok(())
@@ -291,8 +289,7 @@ impl App {
                 },
                 _ => ProfileFlags::default(),
             };
-            let profile = resolve_profile(&config, &flags, app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let profile = resolve_profile(&config, &flags, app.env())?;
             Ok(ThresholdCheck {
                 setting,
                 tokens: resolve_threshold(

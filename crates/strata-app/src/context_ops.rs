@@ -17,18 +17,13 @@ use strata_protocol::{
 };
 
 use crate::App;
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::{AppResult, CommandResult};
 use crate::validate;
 
 /// `session_items`: every item ever recorded, with whether the model sees
 /// it now and whether it is pinned.
-pub fn session_items(
-    store: &SessionStore,
-    request: &ListSessionItems,
-) -> CommandResult<SessionItems> {
-    let read = store
-        .open_reader(request.session_id, ReadMode::Browsing)
-        .map_err(ToCommandError::to_command_error)?;
+pub fn session_items(store: &SessionStore, request: &ListSessionItems) -> AppResult<SessionItems> {
+    let read = store.open_reader(request.session_id, ReadMode::Browsing)?;
     let replay = read.replay();
     Ok(SessionItems {
         v: CONTRACT_FORMAT_VERSION,
@@ -39,11 +34,9 @@ pub fn session_items(
 }
 
 /// `pin_item` on an agent holding the session.
-pub fn pin_item(agent: &mut Agent, request: &PinItem) -> CommandResult<ItemPinned> {
+pub fn pin_item(agent: &mut Agent, request: &PinItem) -> AppResult<ItemPinned> {
     let query = validate::item_query(&request.item)?;
-    let pin = agent
-        .pin(&query, request.pinned)
-        .map_err(ToCommandError::to_command_error)?;
+    let pin = agent.pin(&query, request.pinned)?;
     Ok(ItemPinned {
         v: CONTRACT_FORMAT_VERSION,
         kind: OutputKind::ItemPinned,
@@ -54,10 +47,8 @@ pub fn pin_item(agent: &mut Agent, request: &PinItem) -> CommandResult<ItemPinne
 }
 
 /// `undo_compaction` on an agent holding the session.
-pub fn undo_compaction(agent: &mut Agent) -> CommandResult<CompactionUndoneView> {
-    let undone = agent
-        .undo_compaction()
-        .map_err(ToCommandError::to_command_error)?;
+pub fn undo_compaction(agent: &mut Agent) -> AppResult<CompactionUndoneView> {
+    let undone = agent.undo_compaction()?;
     Ok(CompactionUndoneView {
         v: CONTRACT_FORMAT_VERSION,
         kind: OutputKind::CompactionUndone,
@@ -67,10 +58,8 @@ pub fn undo_compaction(agent: &mut Agent) -> CommandResult<CompactionUndoneView>
 }
 
 /// `fork_session`: a new session from the parent's records up to the point.
-pub fn fork_session(store: &SessionStore, request: &ForkSession) -> CommandResult<SessionForkView> {
-    let fork = store
-        .fork(request.session_id, request.point.clone())
-        .map_err(ToCommandError::to_command_error)?;
+pub fn fork_session(store: &SessionStore, request: &ForkSession) -> AppResult<SessionForkView> {
+    let fork = store.fork(request.session_id, request.point.clone())?;
     Ok(SessionForkView {
         v: CONTRACT_FORMAT_VERSION,
         kind: OutputKind::SessionForked,
@@ -98,7 +87,7 @@ impl App {
         let mut running = self.start_running(id).await?;
         let result = pin_item(&mut running.agent_mut().agent, &request);
         self.finished(id, running, false);
-        result
+        Ok(result?)
     }
 
     /// `undo_compaction`: through the session's live agent.
@@ -110,7 +99,7 @@ impl App {
         let mut running = self.start_running(id).await?;
         let result = undo_compaction(&mut running.agent_mut().agent);
         self.finished(id, running, false);
-        result
+        Ok(result?)
     }
 
     /// `compact_up_to`: a partial compaction, its events to `sink`.
@@ -123,8 +112,9 @@ impl App {
         H: EventHandler + Send + 'static,
     {
         let query = validate::item_query(&request.item)?;
-        self.compact_with(request.session_id, request.focus, Some(query), sink)
-            .await
+        Ok(self
+            .compact_with(request.session_id, request.focus, Some(query), sink)
+            .await?)
     }
 
     /// `fork_session`.

@@ -21,7 +21,7 @@ use strata_protocol::{
 use strata_providers::ProfileFlags;
 use strata_providers::config::EnvLookup;
 
-use crate::error::{CommandResult, ToCommandError, internal, io};
+use crate::error::{AppResult, internal, io};
 use crate::launch::{self, LaunchOptions};
 
 /// The recorded session every evaluation replays.
@@ -86,7 +86,7 @@ pub struct EvalOptions {
 }
 
 /// The fixture's session id, request count and the records it holds.
-fn fixture_records() -> CommandResult<(SessionId, u32)> {
+fn fixture_records() -> AppResult<(SessionId, u32)> {
     let mut id = None;
     let mut rounds = 0u32;
     for line in EVAL_SESSION.lines().filter(|line| !line.trim().is_empty()) {
@@ -104,7 +104,7 @@ fn fixture_records() -> CommandResult<(SessionId, u32)> {
 
 /// A scratch store holding a copy of the fixture: sessions, index and logs
 /// under `dir`; the person's config (profiles) and keys are read as usual.
-fn scratch_paths(dir: &Path, paths: &StrataPaths, id: SessionId) -> CommandResult<StrataPaths> {
+fn scratch_paths(dir: &Path, paths: &StrataPaths, id: SessionId) -> AppResult<StrataPaths> {
     let scratch = StrataPaths {
         sessions: dir.join("sessions"),
         config: paths.config.clone(),
@@ -131,7 +131,7 @@ pub async fn evaluate_compaction(
     env: EnvLookup<'_>,
     options: &EvalOptions,
     cancel: &CancellationToken,
-) -> CommandResult<CompactionEval> {
+) -> AppResult<CompactionEval> {
     let (session_id, rounds) = fixture_records()?;
     let mut policies = Vec::new();
     let mut fixture = None;
@@ -179,14 +179,8 @@ pub async fn evaluate_compaction(
     })
 }
 
-fn describe_fixture(
-    store: &SessionStore,
-    id: SessionId,
-    rounds: u32,
-) -> CommandResult<EvalFixture> {
-    let read = store
-        .open_reader(id, ReadMode::Strict)
-        .map_err(ToCommandError::to_command_error)?;
+fn describe_fixture(store: &SessionStore, id: SessionId, rounds: u32) -> AppResult<EvalFixture> {
+    let read = store.open_reader(id, ReadMode::Strict)?;
     let items = read.replay().history().len();
     Ok(EvalFixture {
         session_id: id,
@@ -196,7 +190,7 @@ fn describe_fixture(
     })
 }
 
-fn cancelled() -> strata_protocol::CommandError {
+fn cancelled() -> crate::error::AppError {
     crate::error::invalid_input("The evaluation was cancelled")
 }
 
@@ -205,11 +199,8 @@ async fn evaluate_policy(
     agent: &mut Agent,
     policy: CompactionPolicy,
     cancel: &CancellationToken,
-) -> CommandResult<PolicyEval> {
-    let outcome = agent
-        .compact_now(None, cancel.clone())
-        .await
-        .map_err(ToCommandError::to_command_error)?;
+) -> AppResult<PolicyEval> {
+    let outcome = agent.compact_now(None, cancel.clone()).await?;
     let mut usage = TokenUsage::default();
     let (outcome, message, mut requests) = match outcome {
         CompactOutcome::Compacted(summary) => {

@@ -7,9 +7,9 @@ use strata_core::store::SessionRead;
 use strata_protocol::ExportFormat;
 use strata_providers::config::model_label;
 
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::AppResult;
 
 /// The export's text.
-pub fn render(read: &SessionRead, format: ExportFormat) -> CommandResult<String> {
-    strata_core::export::export(read, format, model_label).map_err(ToCommandError::to_command_error)
+pub fn render(read: &SessionRead, format: ExportFormat) -> AppResult<String> {
+    Ok(strata_core::export::export(read, format, model_label)?)
 }

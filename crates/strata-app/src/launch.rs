@@ -18,7 +18,7 @@ use strata_providers::{
 };
 
 use crate::catalog::WritingNote;
-use crate::error::{CommandResult, ToCommandError, invalid_input};
+use crate::error::{AppError, AppResult, invalid_input};
 use crate::profile::{self, profile_set};
 
 /// How to build an agent.
@@ -127,21 +127,16 @@ pub fn start(
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
-) -> CommandResult<Launched> {
-    let (config, resolved) =
-        load_and_resolve(paths, &options.profile, env).map_err(ToCommandError::to_command_error)?;
+) -> AppResult<Launched> {
+    let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
     let (mut parts, events) = parts(&resolved, env, workspace, options)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
-    let mut agent = Agent::start(store, parts)
-        .map_err(ToCommandError::to_command_error)?
-        .with_estimator(estimator_for(
-            resolved.profile.kind,
-            &resolved.profile.model,
-        ));
-    agent
-        .record_profile(profile_set(&resolved.profile, ProfileChange::Created))
-        .map_err(ToCommandError::to_command_error)?;
+    let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
+        resolved.profile.kind,
+        &resolved.profile.model,
+    ));
+    agent.record_profile(profile_set(&resolved.profile, ProfileChange::Created))?;
     tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
     let note = WritingNote::new(paths, agent.id());
     Ok(Launched {
@@ -165,10 +160,8 @@ pub fn resume(
     env: EnvLookup<'_>,
     id: SessionId,
     options: &LaunchOptions,
-) -> CommandResult<Launched> {
-    let session = store
-        .open_writer(id)
-        .map_err(ToCommandError::to_command_error)?;
+) -> AppResult<Launched> {
+    let session = store.open_writer(id)?;
     log_recovery(&session);
     let meta = session.meta().clone();
     let chosen = profile::for_resume(
@@ -184,13 +177,10 @@ pub fn resume(
         .unwrap_or_else(|| PathBuf::from(&meta.workspace));
     let (parts, events) = parts(&chosen.resolved, env, &workspace, options)?;
     let profile = &chosen.resolved.profile;
-    let mut agent = Agent::resume(session, parts)
-        .map_err(ToCommandError::to_command_error)?
-        .with_estimator(estimator_for(profile.kind, &profile.model));
+    let mut agent =
+        Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
     if let Some(switch) = &chosen.switched {
-        agent
-            .record_profile(switch.clone())
-            .map_err(ToCommandError::to_command_error)?;
+        agent.record_profile(switch.clone())?;
         tracing::info!(session = %id, kind = %switch.provider_kind, model = %switch.model, "session switched to another profile");
     }
     tracing::info!(session = %id, legacy = chosen.legacy, "session resumed");
@@ -211,14 +201,14 @@ fn parts(
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
-) -> CommandResult<(strata_core::agent::AgentParts, EventReceiver)> {
+) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
     let config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
-        CoreError::BroadWorkspace { .. } => error.to_command_error(),
+        CoreError::BroadWorkspace { .. } => AppError::from(error),
         _ => invalid_input(format!(
             "Cannot use {} as the workspace: {error}",
             workspace.display()
@@ -234,8 +224,7 @@ fn parts(
         tools,
         SessionApprovals::new(options.policy),
         broker,
-    )
-    .map_err(ToCommandError::to_command_error)?;
+    )?;
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
     Ok((parts, events))

@@ -44,11 +44,12 @@ use strata_core::{SessionStore, StrataPaths};
 use strata_providers::StrataConfig;
 use strata_providers::config::EnvLookup;
 
-pub use error::{CommandResult, ToCommandError};
+pub use error::CommandResult;
 pub use launch::{LaunchOptions, Launched};
 pub use preferences::provider_kinds;
 pub use watch::LibraryWatcher;
 
+use crate::error::AppResult;
 use crate::manager::LiveSessions;
 use crate::settings::DesktopPrefs;
 
@@ -90,8 +91,8 @@ impl App {
     }
 
     /// The config file, or why it cannot be read.
-    pub fn config(&self) -> CommandResult<StrataConfig> {
-        StrataConfig::load(&self.paths.config_file()).map_err(ToCommandError::to_command_error)
+    pub fn config(&self) -> AppResult<StrataConfig> {
+        Ok(StrataConfig::load(&self.paths.config_file())?)
     }
 
     pub fn prefs(&self) -> DesktopPrefs {
@@ -103,11 +104,12 @@ impl App {
     pub async fn blocking<T, F>(self: &Arc<Self>, work: F) -> CommandResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&App) -> CommandResult<T> + Send + 'static,
+        F: FnOnce(&App) -> AppResult<T> + Send + 'static,
     {
         let app = Arc::clone(self);
-        tokio::task::spawn_blocking(move || work(&app))
+        let done = tokio::task::spawn_blocking(move || work(&app))
             .await
-            .map_err(error::task_failed)?
+            .map_err(error::task_failed)?;
+        Ok(done?)
     }
 }

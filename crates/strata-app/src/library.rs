@@ -20,7 +20,7 @@ use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::{ProfileFlags, ProviderKind};
 
 use crate::catalog::{self, Note};
-use crate::error::{CommandResult, ToCommandError};
+use crate::error::{AppError, AppResult, CommandResult};
 use crate::profile::profile_set;
 use crate::settings::DEMO_PROFILE_IDS;
 use crate::views::list_item_of_replay;
@@ -48,16 +48,14 @@ fn to_u32(value: usize) -> u32 {
 impl App {
     /// Reads the session for viewing: corrupt lines are skipped and a torn
     /// tail ignored; nothing is written.
-    pub fn browse(&self, id: SessionId) -> CommandResult<SessionRead> {
-        self.store
-            .open_reader(id, ReadMode::Browsing)
-            .map_err(ToCommandError::to_command_error)
+    pub fn browse(&self, id: SessionId) -> AppResult<SessionRead> {
+        Ok(self.store.open_reader(id, ReadMode::Browsing)?)
     }
 
     /// The session's replay read from its file's tail (the last checkpoint
     /// and what follows), so its cost grows with the model-visible history;
     /// from the whole file when the tail does not read strictly.
-    pub fn replay_from_tail(&self, id: SessionId) -> CommandResult<strata_core::Replay> {
+    pub fn replay_from_tail(&self, id: SessionId) -> AppResult<strata_core::Replay> {
         match read_session_tail(&self.store.session_path(id)) {
             Ok(tail) if tail.meta.session_id == id => Ok(tail.replay()),
             _ => Ok(self.browse(id)?.replay()),
@@ -76,7 +74,7 @@ impl App {
     }
 
     /// [`Self::list_sessions`] on the calling thread (the command line's).
-    pub fn list_sessions_blocking(&self, request: &ListSessions) -> CommandResult<SessionPage> {
+    pub fn list_sessions_blocking(&self, request: &ListSessions) -> AppResult<SessionPage> {
         let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(request.limit.unwrap_or(DEFAULT_SESSION_PAGE));
         let page = self.catalog.with(&self.paths, |index| {
@@ -119,10 +117,7 @@ impl App {
     }
 
     /// [`Self::search_sessions`] on the calling thread.
-    pub fn search_sessions_blocking(
-        &self,
-        request: &SearchSessions,
-    ) -> CommandResult<SearchResults> {
+    pub fn search_sessions_blocking(&self, request: &SearchSessions) -> AppResult<SearchResults> {
         let query = validate::search_query(&request.query)?;
         let offset = to_usize(request.offset.unwrap_or(0));
         let limit = to_usize(
@@ -147,9 +142,9 @@ impl App {
     }
 
     /// `open_session`: a read-only snapshot: the records from `from_record`
-    /// on, and the model-visible history the core replays from all of them.
-    /// Asked for no records (`from_record` past the end, as the desktop
-    /// asks when a session opens), only the file's tail is read.
+    /// on (none with `without_records`, as the desktop asks when a session
+    /// opens), and the model-visible history the core replays from all of
+    /// them. Asked for no records, only the file's tail is read.
     pub async fn open_session(
         self: &Arc<Self>,
         request: OpenSession,
@@ -160,9 +155,12 @@ impl App {
             app.check_indexed_tail(id);
             // Records asked for from the start (the console) need the whole
             // file: the tail's replay would only be thrown away.
-            if request.at_item.is_none() && request.from_record.is_some() {
+            if request.at_item.is_none()
+                && (request.without_records || request.from_record.is_some())
+            {
                 let replay = app.replay_from_tail(id)?;
-                if to_usize(request.from_record.unwrap_or(0)) >= replay.records() {
+                let from = to_usize(request.from_record.unwrap_or(0));
+                if request.without_records || from >= replay.records() {
                     return Ok(app.session_view(&replay, live.as_deref(), Vec::new()));
                 }
             }
@@ -174,7 +172,11 @@ impl App {
                     "That part of the session is no longer in its file.",
                 ));
             }
-            let from = to_usize(request.from_record.unwrap_or(0)).min(read.records.len());
+            let from = if request.without_records {
+                read.records.len()
+            } else {
+                to_usize(request.from_record.unwrap_or(0)).min(read.records.len())
+            };
             Ok(app.session_view(
                 &read.replay(),
                 live.as_deref(),
@@ -222,7 +224,7 @@ impl App {
             Ok(())
         });
         if let Err(error) = checked {
-            tracing::debug!(session = %id, message = %error.message, "tail check skipped");
+            tracing::debug!(session = %id, %error, "tail check skipped");
         }
     }
 
@@ -257,20 +259,12 @@ impl App {
         let live = self.idle_agent(id)?;
         self.blocking(move |app| match live {
             Some(mut live) => {
-                live.agent
-                    .set_title(title)
-                    .map_err(ToCommandError::to_command_error)?;
+                live.agent.set_title(title)?;
                 Ok(list_item_of_replay(live.agent.session().state()))
             }
             None => {
-                let mut session = app
-                    .store
-                    .open_writer(id)
-                    .map_err(ToCommandError::to_command_error)?;
-                session
-                    .set_title(title)
-                    .and_then(|()| session.sync())
-                    .map_err(ToCommandError::to_command_error)?;
+                let mut session = app.store.open_writer(id)?;
+                session.set_title(title).and_then(|()| session.sync())?;
                 let item = list_item_of_replay(session.state());
                 drop(session);
                 catalog::note(&app.paths, id, Note::Appended);
@@ -306,20 +300,16 @@ impl App {
                     ..Default::default()
                 }
             };
-            let profile = resolve_profile(&config, &flags, app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let profile = resolve_profile(&config, &flags, app.env())?;
             // Refuses a profile whose key is missing now, not at the turn.
-            let resolved = with_key(&app.paths, &config, profile, app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let resolved = with_key(&app.paths, &config, profile, app.env())?;
             let mut session = app
                 .store
-                .open_writer(id)
-                .map_err(ToCommandError::to_command_error)?;
+                .open_writer(id)?;
             let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
             session
                 .append(strata_protocol::RecordBody::ProfileSet(record))
-                .and_then(|_| session.sync())
-                .map_err(ToCommandError::to_command_error)?;
+                .and_then(|_| session.sync())?;
             tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
             let item = list_item_of_replay(session.state());
             drop(session);
@@ -338,10 +328,8 @@ impl App {
     }
 
     /// [`Self::delete_session`] for a session this app does not hold open.
-    pub fn delete_blocking(&self, id: SessionId) -> CommandResult<()> {
-        self.store
-            .delete(id)
-            .map_err(ToCommandError::to_command_error)?;
+    pub fn delete_blocking(&self, id: SessionId) -> AppResult<()> {
+        self.store.delete(id)?;
         catalog::note(&self.paths, id, Note::Removed);
         tracing::info!(session = %id, "session deleted");
         Ok(())
@@ -369,11 +357,11 @@ impl App {
 
     /// The session's current sidebar row; `None` when its file is gone (or
     /// is not a session any more).
-    pub fn session_row(&self, id: SessionId) -> CommandResult<Option<SessionListItem>> {
+    pub fn session_row(&self, id: SessionId) -> AppResult<Option<SessionListItem>> {
         match self.store.open_reader(id, ReadMode::Browsing) {
             Ok(read) => Ok(Some(list_item_of_replay(&read.replay()))),
             Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
-            Err(error) => Err(error.to_command_error()),
+            Err(error) => Err(AppError::from(error)),
         }
     }
 

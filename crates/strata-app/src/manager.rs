@@ -24,7 +24,7 @@ use strata_protocol::{
 
 use crate::App;
 use crate::catalog::WritingNote;
-use crate::error::{CommandResult, ToCommandError, busy, task_failed};
+use crate::error::{AppResult, CommandResult, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
 use crate::validate;
 use crate::views::list_item_of_replay;
@@ -195,7 +195,7 @@ impl App {
 
     /// The live session `id`, resumed from its file on its recorded profile
     /// if this app does not hold it yet.
-    pub async fn ensure_live(self: &Arc<Self>, id: SessionId) -> CommandResult<Arc<LiveSlot>> {
+    pub async fn ensure_live(self: &Arc<Self>, id: SessionId) -> AppResult<Arc<LiveSlot>> {
         if let Some(slot) = self.live(id) {
             return Ok(slot);
         }
@@ -217,7 +217,7 @@ impl App {
 
     /// Takes the session for one turn or compaction; `busy` when something
     /// already runs in it.
-    pub async fn start_running(self: &Arc<Self>, id: SessionId) -> CommandResult<Running> {
+    pub async fn start_running(self: &Arc<Self>, id: SessionId) -> AppResult<Running> {
         let slot = self.ensure_live(id).await?;
         let guard = Arc::clone(&slot.agent).try_lock_owned().map_err(|_| {
             busy("A turn is already running in this session; stop it or wait for it to finish.")
@@ -249,13 +249,13 @@ impl App {
     /// Closes the live session (releasing its writer lock) unless something
     /// runs in it; `busy` when something does. Closing an unknown session is
     /// a no-op.
-    pub async fn close(&self, id: SessionId) -> CommandResult<()> {
+    pub async fn close(&self, id: SessionId) -> AppResult<()> {
         let _opening = self.live.opening.lock().await;
         self.close_locked(id)
     }
 
     /// [`Self::close`] with `opening` already held.
-    pub(crate) fn close_locked(&self, id: SessionId) -> CommandResult<()> {
+    pub(crate) fn close_locked(&self, id: SessionId) -> AppResult<()> {
         let mut live = lock(&self.live.slots);
         if let Some(slot) = live.get(&id) {
             if slot.is_busy() {
@@ -272,7 +272,7 @@ impl App {
     pub(crate) fn idle_agent(
         &self,
         id: SessionId,
-    ) -> CommandResult<Option<tokio::sync::OwnedMutexGuard<LiveAgent>>> {
+    ) -> AppResult<Option<tokio::sync::OwnedMutexGuard<LiveAgent>>> {
         match self.live(id) {
             Some(slot) => Ok(Some(
                 Arc::clone(&slot.agent)
@@ -303,7 +303,7 @@ impl App {
         id: SessionId,
         mut sink: H,
         work: W,
-    ) -> CommandResult<T>
+    ) -> AppResult<T>
     where
         H: EventHandler + Send + 'static,
         T: Send + 'static,
@@ -312,15 +312,16 @@ impl App {
         let mut running = self.start_running(id).await?;
         let cancel = running.cancel.clone();
         let app = Arc::clone(self);
-        tokio::spawn(async move {
+        let result = tokio::spawn(async move {
             let live = &mut *running.guard;
             let result =
                 forward_events(work(&mut live.agent, cancel), &mut live.events, &mut sink).await;
             app.finished(id, running, result.is_err());
-            result.map_err(ToCommandError::to_command_error)
+            result
         })
         .await
-        .map_err(task_failed)?
+        .map_err(task_failed)?;
+        Ok(result?)
     }
 
     /// `send_message`: one turn of `text`, resuming the session if this app
@@ -358,8 +359,9 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
-        self.compact_with(request.session_id, request.focus, None, sink)
-            .await
+        Ok(self
+            .compact_with(request.session_id, request.focus, None, sink)
+            .await?)
     }
 
     /// A manual compaction, whole (`up_to` none) or partial (everything
@@ -370,7 +372,7 @@ impl App {
         focus: Option<String>,
         up_to: Option<String>,
         sink: H,
-    ) -> CommandResult<CompactOutcome>
+    ) -> AppResult<CompactOutcome>
     where
         H: EventHandler + Send + 'static,
     {
@@ -392,16 +394,18 @@ impl App {
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
-    pub fn stop_turn(&self, request: &StopTurn) -> bool {
-        self.live(request.session_id)
-            .is_some_and(|slot| slot.cancel())
+    pub async fn stop_turn(self: &Arc<Self>, request: StopTurn) -> CommandResult<bool> {
+        Ok(self
+            .live(request.session_id)
+            .is_some_and(|slot| slot.cancel()))
     }
 
     /// `answer_approval`: answers a waiting approval; `false` when none
     /// waits for `call_id`.
-    pub fn answer_approval(&self, request: &AnswerApproval) -> bool {
-        self.live(request.session_id)
-            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision))
+    pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
+        Ok(self
+            .live(request.session_id)
+            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision)))
     }
 }
 
@@ -409,7 +413,7 @@ impl App {
 pub fn compact_outcome(
     outcome: CoreCompactOutcome,
     history_items: u32,
-) -> CommandResult<CompactOutcome> {
+) -> AppResult<CompactOutcome> {
     let skipped = |reason: String| CompactOutcome {
         summary: None,
         skipped: Some(reason),
@@ -430,7 +434,8 @@ pub fn compact_outcome(
             Err(strata_protocol::CommandError::new(
                 CommandErrorKind::Provider,
                 format!("No summary could be made ({attempts} attempts): {message}"),
-            ))
+            )
+            .into())
         }
         // The rule check refused it: nothing changed, and the message says
         // what it would have dropped.
@@ -451,6 +456,7 @@ mod tests {
             },
             3,
         )
+        .map_err(strata_protocol::CommandError::from)
         .unwrap_err();
         assert_eq!(error.kind, CommandErrorKind::Provider);
         assert!(error.message.contains("4 attempts"), "{error:?}");

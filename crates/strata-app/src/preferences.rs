@@ -7,11 +7,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use strata_protocol::{AppInfo, ProviderKind, ProviderKindInfo, SaveSettings, SetApiKey, Settings};
+use strata_protocol::{
+    AppInfo, GetAppInfo, GetSettings, ListProviderKinds, ProviderKind, ProviderKindInfo,
+    SaveSettings, SetApiKey, Settings,
+};
 use strata_providers::config::resolve_profile;
 use strata_providers::{ApiKey, ApiKeySource, KeyStore, ProfileFlags, ProviderKindExt};
 
-use crate::error::{CommandResult, ToCommandError, invalid_input, io, not_found};
+use crate::error::{CommandResult, invalid_input, io, not_found};
 use crate::settings::{
     DesktopPrefs, KeyPresence, config_from_settings, custom_labels, profile_view, profile_views,
     settings_of,
@@ -42,13 +45,20 @@ pub fn provider_kinds() -> Vec<ProviderKindInfo> {
 }
 
 impl App {
+    /// `provider_kinds`: [`provider_kinds`], as a command.
+    pub async fn provider_kinds(
+        self: &Arc<Self>,
+        _request: ListProviderKinds,
+    ) -> CommandResult<Vec<ProviderKindInfo>> {
+        Ok(provider_kinds())
+    }
+
     /// `app_info`: the version, where Strata keeps its files, and the active
     /// profile (the offline demo model when nothing is configured).
-    pub async fn app_info(self: &Arc<Self>) -> CommandResult<AppInfo> {
+    pub async fn app_info(self: &Arc<Self>, _request: GetAppInfo) -> CommandResult<AppInfo> {
         self.blocking(|app| {
             let config = app.config()?;
-            let profile = resolve_profile(&config, &ProfileFlags::default(), app.env())
-                .map_err(ToCommandError::to_command_error)?;
+            let profile = resolve_profile(&config, &ProfileFlags::default(), app.env())?;
             let has_key = KeyPresence::new(&config, &app.paths, app.env()).has_key(&profile);
             let mut active_profile = profile_view(&profile.name, &profile, has_key);
             if let Some(label) = app.prefs().labels.remove(&profile.name) {
@@ -65,12 +75,11 @@ impl App {
     }
 
     /// `get_settings`.
-    pub async fn get_settings(self: &Arc<Self>) -> CommandResult<Settings> {
+    pub async fn get_settings(self: &Arc<Self>, _request: GetSettings) -> CommandResult<Settings> {
         self.blocking(|app| {
             let config = app.config()?;
             let mut keys = KeyPresence::new(&config, &app.paths, app.env());
-            settings_of(&config, app.prefs(), app.env(), &mut keys)
-                .map_err(ToCommandError::to_command_error)
+            Ok(settings_of(&config, app.prefs(), app.env(), &mut keys)?)
         })
         .await
     }
@@ -86,12 +95,9 @@ impl App {
                 let config = config_from_settings(&settings, &existing).map_err(|problems| {
                     invalid_input(format!("Nothing was saved. {}", problems.join(" ")))
                 })?;
-                config
-                    .save(&app.paths.config_file())
-                    .map_err(ToCommandError::to_command_error)?;
+                config.save(&app.paths.config_file())?;
                 let mut keys = KeyPresence::new(&config, &app.paths, app.env());
-                let (derived, _) = profile_views(&config, app.env(), &mut keys, &BTreeMap::new())
-                    .map_err(ToCommandError::to_command_error)?;
+                let (derived, _) = profile_views(&config, app.env(), &mut keys, &BTreeMap::new())?;
                 let prefs = DesktopPrefs {
                     theme: settings.theme,
                     approval_policy: settings.approval_policy,
@@ -102,8 +108,7 @@ impl App {
                     io(format!("Could not save the desktop preferences: {error}"))
                 })?;
                 tracing::info!(profiles = config.profiles.len(), "settings saved");
-                settings_of(&config, prefs, app.env(), &mut keys)
-                    .map_err(ToCommandError::to_command_error)
+                Ok(settings_of(&config, prefs, app.env(), &mut keys)?)
             })
             .await?;
         self.settings_changed();
@@ -127,15 +132,11 @@ impl App {
                 return Err(invalid_input("The offline demo model takes no key."));
             }
             let store = KeyStore::open(config.key_store, &app.paths.config);
-            store
-                .set(&profile_id, &key)
-                .map_err(ToCommandError::to_command_error)?;
+            store.set(&profile_id, &key)?;
             let source = ApiKeySource::Keychain(profile_id.clone());
             if profile.api_key.as_ref() != Some(&source) {
                 profile.api_key = Some(source);
-                config
-                    .save(&app.paths.config_file())
-                    .map_err(ToCommandError::to_command_error)?;
+                config.save(&app.paths.config_file())?;
             }
             tracing::info!(profile = %profile_id, store = %store.describe(), "API key stored");
             Ok(())

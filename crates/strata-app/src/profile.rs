@@ -17,7 +17,7 @@ use strata_providers::{
     ProfileFlags, ProviderError, ProviderProfile, ResolvedProfile, StrataConfig,
 };
 
-use crate::error::{CommandResult, ToCommandError, profile_unavailable};
+use crate::error::{AppError, AppResult, profile_unavailable};
 
 /// How to choose another profile, named in every refusal.
 pub const HOW_TO_SWITCH: &str = "Choose another profile for the session explicitly: give `strata resume` --provider, --base-url and --model, or pick one with Switch profile in the app.";
@@ -107,17 +107,14 @@ pub fn for_resume(
     meta: &SessionMeta,
     recorded: Option<&ProfileSet>,
     explicit: &ProfileFlags,
-) -> CommandResult<Chosen> {
-    let config =
-        StrataConfig::load(&paths.config_file()).map_err(ToCommandError::to_command_error)?;
+) -> AppResult<Chosen> {
+    let config = StrataConfig::load(&paths.config_file())?;
     let legacy = recorded.is_none();
     let current = recorded.cloned().or_else(|| legacy_profile(meta));
     if is_explicit(explicit) {
         let flags = switch_flags(current.as_ref(), explicit);
-        let profile =
-            resolve_profile(&config, &flags, env).map_err(ToCommandError::to_command_error)?;
-        let resolved =
-            with_key(paths, &config, profile, env).map_err(ToCommandError::to_command_error)?;
+        let profile = resolve_profile(&config, &flags, env)?;
+        let resolved = with_key(paths, &config, profile, env)?;
         let chosen = profile_set(&resolved.profile, ProfileChange::Switched);
         let switched = match &current {
             Some(current) if same_target(current, &chosen) => None,
@@ -133,10 +130,8 @@ pub fn for_resume(
         // As before profile_set existed: the meta's kind and model, on
         // whatever endpoint the configuration gives them.
         let flags = switch_flags(current.as_ref(), &ProfileFlags::default());
-        let profile =
-            resolve_profile(&config, &flags, env).map_err(ToCommandError::to_command_error)?;
-        let resolved =
-            with_key(paths, &config, profile, env).map_err(ToCommandError::to_command_error)?;
+        let profile = resolve_profile(&config, &flags, env)?;
+        let resolved = with_key(paths, &config, profile, env)?;
         return Ok(Chosen {
             resolved,
             switched: None,
@@ -149,7 +144,7 @@ pub fn for_resume(
             "The session was made on {}, which needs an API key that is not configured ({hint}). {HOW_TO_SWITCH}",
             target(recorded)
         )),
-        other => other.to_command_error(),
+        other => AppError::from(other),
     })?;
     Ok(Chosen {
         resolved,
@@ -164,7 +159,7 @@ fn recorded_profile(
     config: &StrataConfig,
     env: EnvLookup<'_>,
     recorded: &ProfileSet,
-) -> CommandResult<ProviderProfile> {
+) -> AppResult<ProviderProfile> {
     if let Some(name) = &recorded.profile
         && !config.profiles.contains_key(name)
     {

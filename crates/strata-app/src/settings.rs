@@ -260,7 +260,7 @@ pub fn config_from_settings(
             continue;
         }
         if let Err(error) = crate::validate::profile_id(&id) {
-            problems.push(error.message);
+            problems.push(strata_protocol::CommandError::from(error).message);
             continue;
         }
         if view.label.chars().any(char::is_control)

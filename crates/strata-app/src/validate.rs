@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use strata_protocol::{ItemId, SessionId};
 
-use crate::error::{CommandResult, invalid_input};
+use crate::error::{AppResult, invalid_input};
 
 /// The longest title a session can be given, in characters.
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -20,7 +20,7 @@ pub const MAX_PATH_BYTES: usize = 4096;
 
 /// A session id (ids are UUIDs; anything else is a bad request, not a
 /// missing session).
-pub fn session_id(text: &str) -> CommandResult<SessionId> {
+pub fn session_id(text: &str) -> AppResult<SessionId> {
     text.trim()
         .parse()
         .map_err(|_| invalid_input(format!("{} is not a session id.", shown(text))))
@@ -28,7 +28,7 @@ pub fn session_id(text: &str) -> CommandResult<SessionId> {
 
 /// An item id or a prefix of one, as a person types it: hexadecimal digits
 /// and dashes, at most a full id long.
-pub fn item_query(text: &str) -> CommandResult<String> {
+pub fn item_query(text: &str) -> AppResult<String> {
     let query = text.trim();
     let valid = !query.is_empty()
         && query.len() <= 36
@@ -44,7 +44,7 @@ pub fn item_query(text: &str) -> CommandResult<String> {
 }
 
 /// An item id from the front end (a search hit's).
-pub fn item_id(text: &str) -> CommandResult<ItemId> {
+pub fn item_id(text: &str) -> AppResult<ItemId> {
     text.trim()
         .parse()
         .map_err(|_| invalid_input(format!("{} is not an item id.", shown(text))))
@@ -52,7 +52,7 @@ pub fn item_id(text: &str) -> CommandResult<ItemId> {
 
 /// A title: whitespace runs collapsed to one space, no control characters,
 /// at most [`MAX_TITLE_CHARS`] characters, not empty.
-pub fn title(text: &str) -> CommandResult<String> {
+pub fn title(text: &str) -> AppResult<String> {
     if text.chars().any(|c| c.is_control() && !c.is_whitespace()) {
         return Err(invalid_input("The title holds control characters."));
     }
@@ -73,7 +73,7 @@ pub const MAX_SEARCH_CHARS: usize = 1_000;
 
 /// A search query: trimmed, not blank, not absurdly long. It is literal
 /// text to the index, never syntax.
-pub fn search_query(text: &str) -> CommandResult<String> {
+pub fn search_query(text: &str) -> AppResult<String> {
     let query = text.trim();
     if query.is_empty() {
         return Err(invalid_input("The search is empty."));
@@ -87,7 +87,7 @@ pub fn search_query(text: &str) -> CommandResult<String> {
 }
 
 /// A message for a turn: not blank, not absurdly long, no NUL bytes.
-pub fn message(text: &str) -> CommandResult<()> {
+pub fn message(text: &str) -> AppResult<()> {
     if text.trim().is_empty() {
         return Err(invalid_input("The message is empty."));
     }
@@ -102,7 +102,7 @@ pub fn message(text: &str) -> CommandResult<()> {
 
 /// An absolute path without NUL bytes, `..` components or control
 /// characters, of a sane length.
-fn absolute_path(text: &str, what: &str) -> CommandResult<PathBuf> {
+fn absolute_path(text: &str, what: &str) -> AppResult<PathBuf> {
     let trimmed = text.trim();
     let path = PathBuf::from(trimmed);
     let bad = trimmed.is_empty()
@@ -122,7 +122,7 @@ fn absolute_path(text: &str, what: &str) -> CommandResult<PathBuf> {
 }
 
 /// The folder a new session works in: absolute, and an existing folder.
-pub fn workspace(text: &str) -> CommandResult<PathBuf> {
+pub fn workspace(text: &str) -> AppResult<PathBuf> {
     let folder = absolute_path(text, "the folder the agent works in")?;
     if !folder.is_dir() {
         return Err(invalid_input(format!(
@@ -136,7 +136,7 @@ pub fn workspace(text: &str) -> CommandResult<PathBuf> {
 /// A profile id: letters, digits, `-`, `_` and `.`, at most
 /// [`MAX_PROFILE_ID_CHARS`] characters (it becomes a TOML key and a
 /// keychain account name).
-pub fn profile_id(text: &str) -> CommandResult<String> {
+pub fn profile_id(text: &str) -> AppResult<String> {
     let id = text.trim();
     let ok = !id.is_empty()
         && id.chars().count() <= MAX_PROFILE_ID_CHARS
@@ -153,7 +153,7 @@ pub fn profile_id(text: &str) -> CommandResult<String> {
 }
 
 /// An API key: one line of printable characters.
-pub fn api_key(text: &str) -> CommandResult<&str> {
+pub fn api_key(text: &str) -> AppResult<&str> {
     let key = text.trim();
     if key.is_empty() {
         return Err(invalid_input("The API key is empty."));

@@ -19,7 +19,7 @@ use strata_core::store::SESSION_FILE_EXTENSION;
 use strata_protocol::{CONTRACT_FORMAT_VERSION, LibraryChange, SessionId};
 
 use crate::App;
-use crate::error::{CommandResult, io};
+use crate::error::{AppResult, io};
 
 /// How long the folder must stay quiet before a change is reported.
 pub const QUIET: Duration = Duration::from_millis(150);
@@ -36,7 +36,7 @@ impl LibraryWatcher {
     /// Watches `app`'s sessions folder (creating it, owner-only, when it
     /// does not exist yet) and calls `on_change` on a thread of its own
     /// after every quiet period that followed changes.
-    pub fn start<F>(app: Arc<App>, on_change: F) -> CommandResult<Self>
+    pub fn start<F>(app: Arc<App>, on_change: F) -> AppResult<Self>
     where
         F: Fn(LibraryChange) + Send + 'static,
     {
@@ -94,7 +94,7 @@ impl App {
                 Ok(Some(row)) => updated.push(row),
                 Ok(None) => removed.push(id),
                 Err(error) => {
-                    tracing::warn!(session = %id, error = %error.message, "a changed session could not be read");
+                    tracing::warn!(session = %id, %error, "a changed session could not be read");
                 }
             }
         }

@@ -176,6 +176,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: None,
+                without_records: false,
                 at_item: None,
             })
             .await
@@ -189,6 +190,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .open_session(OpenSession {
                 session_id: id,
                 from_record: Some(view.record_count - 1),
+                without_records: false,
                 at_item: None,
             })
             .await
@@ -456,6 +458,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .open_session(OpenSession {
                 session_id: fork.session_id,
                 from_record: None,
+                without_records: false,
                 at_item: None,
             })
             .await

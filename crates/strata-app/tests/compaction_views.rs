@@ -60,6 +60,7 @@ fn before_and_after_sizes_come_from_the_gauges_estimator_or_the_layered_record()
                 session_id: id,
                 from_record: None,
                 at_item: None,
+                without_records: false,
             })
             .await
             .unwrap()

@@ -136,6 +136,7 @@ async fn shown_thresholds(app: &Arc<App>, id: SessionId) -> u64 {
         .open_session(OpenSession {
             session_id: id,
             from_record: None,
+            without_records: false,
             at_item: None,
         })
         .await
@@ -156,7 +157,10 @@ fn without_an_override_every_view_shows_the_threshold_of_the_sessions_policy() {
     let fixture = Fixture::new();
     runtime().block_on(async {
         let app = fixture.app();
-        let settings = app.get_settings().await.unwrap();
+        let settings = app
+            .get_settings(strata_protocol::GetSettings {})
+            .await
+            .unwrap();
         let profile = settings
             .profiles
             .iter()
@@ -187,7 +191,10 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
     runtime().block_on(async {
         let app = fixture.app();
         // Settings: layered (explicitly) and a small threshold for new sessions.
-        let mut settings = app.get_settings().await.unwrap();
+        let mut settings = app
+            .get_settings(strata_protocol::GetSettings {})
+            .await
+            .unwrap();
         assert_eq!(settings.compaction_policy, CompactionPolicy::Layered);
         settings.compact_threshold = Some(ThresholdSetting::Tokens(4_000));
         let saved = app.save_settings(SaveSettings { settings }).await.unwrap();

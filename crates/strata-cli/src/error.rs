@@ -52,6 +52,13 @@ pub enum CliError {
     CheckpointsDiverge { count: usize, checkpoints: usize },
 }
 
+/// The application layer's own error, as the contract's error it becomes.
+impl From<strata_app::error::AppError> for CliError {
+    fn from(error: strata_app::error::AppError) -> Self {
+        CliError::App(error.into())
+    }
+}
+
 /// The application's messages are sentences; the command line's reasons
 /// follow `strata: error:` in lower case, like every other one.
 fn sentence_case_off(message: &str) -> String {

@@ -9,6 +9,10 @@
 //!
 //! Token counts are `u64` in Rust and `number` in TypeScript (never `bigint`):
 //! the export configuration maps every large integer to `number`.
+//!
+//! Besides ts-rs's files, `Commands.ts` is made from the one command list
+//! ([`with_commands!`](crate::with_commands)): the `Commands` map the UI's
+//! `call` is generic over, and every `CommandErrorKind`.
 
 #[cfg(test)]
 mod tests {
@@ -16,22 +20,22 @@ mod tests {
     use std::fs;
     use std::path::{Path, PathBuf};
 
-    use ts_rs::{Config, ExportError, TS};
+    use ts_rs::{Config, Dependency, ExportError, TS, TypeVisitor};
 
     use crate::CompactionEval;
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
-        ApprovalRequest, CheckThreshold, CommandError, CompactFinished, CompactNow, CompactOutcome,
-        CompactPreview, CompactionList, CompactionPreview, CompactionStatus, CompactionView,
-        CreateSession, DeleteSession, EventEnvelope, ExportFormat, ExportSession, GetAppInfo,
-        GetCompactionStatus, GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput,
-        LibraryChange, ListProviderKinds, ListSessions, LiveBatch, LiveEvent, ModelEvent,
-        OpenSession, OpenTranscript, PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody,
-        RenameSession, RoundPage, SaveSettings, SearchResults, SearchSessions, SendMessage,
-        SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
-        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
-        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
-        TurnReport, WatchLibrary,
+        ApprovalRequest, CheckThreshold, CommandError, CommandErrorKind, CompactFinished,
+        CompactNow, CompactOutcome, CompactPreview, CompactionList, CompactionPreview,
+        CompactionStatus, CompactionView, CreateSession, DeleteSession, EventEnvelope,
+        ExportFormat, ExportSession, GetAppInfo, GetCompactionStatus, GetCompactionViews,
+        GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds,
+        ListSessions, LiveBatch, LiveEvent, ModelEvent, OpenSession, OpenTranscript,
+        PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage,
+        SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext, SessionDeleted,
+        SessionExport, SessionListItem, SessionPage, SessionStarted, SessionVerification,
+        SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile,
+        ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
     };
     use crate::{
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
@@ -130,7 +134,102 @@ mod tests {
         CompactionUndoneView::export_all(&cfg)?;
         ForkSession::export_all(&cfg)?;
         SessionForkView::export_all(&cfg)?;
+        fs::write(dir.join("Commands.ts"), commands_ts(&cfg)?)?;
         Ok(())
+    }
+
+    /// Exports a command's type, or for `Vec<T>` and `Option<T>` the types in
+    /// it, and notes the imports naming it needs.
+    struct Types<'a> {
+        cfg: &'a Config,
+        imports: BTreeMap<String, PathBuf>,
+        error: Option<ExportError>,
+    }
+
+    impl Types<'_> {
+        /// `T`'s TypeScript name; `()` (sent as `null`) is `void`, so the
+        /// UI's callers need not look at it.
+        fn name<T: TS + 'static + ?Sized>(&mut self) -> String {
+            if std::any::TypeId::of::<T>() == std::any::TypeId::of::<()>() {
+                return "void".to_owned();
+            }
+            if T::output_path().is_some() {
+                self.visit::<T>();
+            } else {
+                T::visit_generics(self);
+            }
+            T::name(self.cfg)
+        }
+    }
+
+    impl TypeVisitor for Types<'_> {
+        fn visit<T: TS + 'static + ?Sized>(&mut self) {
+            let Some(dependency) = Dependency::from_ty::<T>(self.cfg) else {
+                return;
+            };
+            if self.error.is_none() {
+                self.error = T::export_all(self.cfg).err();
+            }
+            self.imports
+                .insert(dependency.ts_name, dependency.output_path);
+        }
+    }
+
+    /// `Commands.ts`: one entry per row of the command list.
+    fn commands_ts(cfg: &Config) -> Result<String, ExportError> {
+        let mut types = Types {
+            cfg,
+            imports: BTreeMap::new(),
+            error: None,
+        };
+        let mut entries = Vec::new();
+        macro_rules! entries {
+            ($($handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
+                $(
+                    let request = types.name::<$request>();
+                    let result = types.name::<$output>();
+                    let events: Option<String> = entries!(@events $($events)?);
+                    entries.push((stringify!($name), request, result, events));
+                )*
+            };
+            (@events) => { None };
+            (@events $events:ty) => { Some(types.name::<$events>()) };
+        }
+        crate::with_commands!(entries);
+        let kinds = types.name::<CommandErrorKind>();
+        if let Some(error) = types.error {
+            return Err(error);
+        }
+
+        let mut out = String::from(
+            "// Generated from strata-protocol's command list (`with_commands!`) by its bindings test. Do not edit this file manually.\n",
+        );
+        for (name, path) in &types.imports {
+            let module = path.with_extension("");
+            out.push_str(&format!(
+                "import type {{ {name} }} from \"./{}\";\n",
+                module.display()
+            ));
+        }
+        out.push_str(
+            "\n/**\n * Every desktop command: the `request` it takes, the `result` it returns and, for one with\n * events, what arrives on its `on_event` channel.\n */\nexport type Commands = {\n",
+        );
+        for (name, request, result, events) in entries {
+            let events = events.map(|e| format!(" events: {e};")).unwrap_or_default();
+            out.push_str(&format!(
+                "  {name}: {{ request: {request}; result: {result};{events} }};\n"
+            ));
+        }
+        out.push_str("};\n\n/** Every kind of command error, in declaration order. */\n");
+        let all: Vec<String> = CommandErrorKind::ALL
+            .iter()
+            .map(|kind| serde_json::to_string(kind).unwrap())
+            .collect();
+        out.push_str(&format!(
+            "export const COMMAND_ERROR_KINDS: readonly {kinds}[] = [{}];\n",
+            all.join(", ")
+        ));
+        Ok(out)
     }
 
     /// Every file under `dir`, by path relative to it.

@@ -1,7 +1,8 @@
 //! The application's command contract, shared by the desktop shell's IPC
 //! and the command line's `--json` output (docs/desktop-commands.md,
 //! docs/cli-json.md): each operation is a request type naming its result
-//! type through [`Command`]; every operation fails with
+//! type through [`Command`](crate::Command) (the one list is
+//! [`with_commands!`](crate::with_commands)); every operation fails with
 //! [`CommandError`](crate::CommandError). Field names are snake_case
 //! everywhere, as in the session file.
 //!
@@ -13,73 +14,17 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::checkpoint::CheckpointDivergence;
-use crate::context::{CompactionPolicy, CompactionPreview, CompactionStatus, ThresholdCheck};
-use crate::desktop::{
-    AppInfo, CompactOutcome, ExportFormat, SessionListItem, SessionView, Settings, TurnReport,
-};
+use crate::context::CompactionPolicy;
+use crate::desktop::{ExportFormat, SessionListItem, Settings};
 use crate::ids::{ItemId, SessionId};
-use crate::inspect::{CompactionView, RoundPage};
 use crate::output::OutputKind;
 use crate::provider::ProviderKind;
 use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
 use crate::records::ApprovalDecision;
-use crate::transcript::{ToolOutputText, TranscriptPage};
 
 /// The version of the contract's JSON shapes; every top-level object the
 /// command line prints carries it as `v`.
 pub const CONTRACT_FORMAT_VERSION: u32 = 1;
-
-/// An operation of the contract: its request type names what it returns.
-pub trait Command {
-    /// The command's name over IPC.
-    const NAME: &'static str;
-    type Output;
-}
-
-macro_rules! commands {
-    ($($request:ident => $name:literal -> $output:ty;)*) => {
-        $(impl Command for $request {
-            const NAME: &'static str = $name;
-            type Output = $output;
-        })*
-        /// Every command's IPC name, in contract order.
-        pub const COMMAND_NAMES: &[&str] = &[$($name),*];
-    };
-}
-
-commands! {
-    GetAppInfo => "app_info" -> AppInfo;
-    ListSessions => "list_sessions" -> SessionPage;
-    SearchSessions => "search_sessions" -> SearchResults;
-    OpenSession => "open_session" -> SessionView;
-    CreateSession => "create_session" -> SessionListItem;
-    SendMessage => "send_message" -> TurnReport;
-    StopTurn => "stop_turn" -> bool;
-    AnswerApproval => "answer_approval" -> bool;
-    CompactNow => "compact_now" -> CompactOutcome;
-    RenameSession => "rename_session" -> SessionListItem;
-    DeleteSession => "delete_session" -> ();
-    ExportSession => "export_session" -> SessionExport;
-    SwitchProfile => "switch_profile" -> SessionListItem;
-    GetSettings => "get_settings" -> Settings;
-    SaveSettings => "save_settings" -> Settings;
-    SetApiKey => "set_api_key" -> ();
-    ListProviderKinds => "provider_kinds" -> Vec<ProviderKindInfo>;
-    GetCompactionViews => "compaction_views" -> Vec<CompactionView>;
-    GetRoundRequests => "round_requests" -> RoundPage;
-    OpenTranscript => "open_transcript" -> TranscriptPage;
-    GetToolOutput => "tool_output" -> ToolOutputText;
-    ListSessionItems => "session_items" -> SessionItems;
-    PinItem => "pin_item" -> ItemPinned;
-    CompactUpTo => "compact_up_to" -> CompactOutcome;
-    UndoCompaction => "undo_compaction" -> CompactionUndoneView;
-    ForkSession => "fork_session" -> SessionForkView;
-    WatchLibrary => "watch_library" -> ();
-    GetCompactionStatus => "compaction_status" -> CompactionStatus;
-    SetCompactionPolicy => "set_compaction_policy" -> CompactionStatus;
-    PreviewCompaction => "preview_compaction" -> CompactionPreview;
-    CheckThreshold => "check_threshold" -> ThresholdCheck;
-}
 
 /// `session_items`: every item the session ever recorded, with its id, in
 /// write order: what `strata sessions show --json` prints.
@@ -217,14 +162,19 @@ pub struct SessionPage {
 }
 
 /// `open_session`: a read-only snapshot from record `from_record` on
-/// (default 0: the whole file). `at_item` names the item the transcript
-/// opens scrolled to (a search hit's `item_id`).
+/// (default 0: the whole file), or with no records at all when
+/// `without_records` (the replayed state alone, read from the file's tail).
+/// `at_item` names the item the transcript opens scrolled to (a search
+/// hit's `item_id`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OpenSession {
     pub session_id: SessionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub from_record: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub without_records: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub at_item: Option<ItemId>,

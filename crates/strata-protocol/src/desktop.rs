@@ -40,6 +40,22 @@ pub enum CommandErrorKind {
     Internal,
 }
 
+impl CommandErrorKind {
+    /// Every kind, in declaration order: the UI's list of the kinds it
+    /// recognises is generated from this (ui/src/bindings/Commands.ts).
+    pub const ALL: [Self; 9] = [
+        Self::NotFound,
+        Self::Locked,
+        Self::InvalidInput,
+        Self::Provider,
+        Self::Io,
+        Self::Busy,
+        Self::ProfileUnavailable,
+        Self::BroadWorkspace,
+        Self::Internal,
+    ];
+}
+
 /// Every command's error: a kind and a message a person can read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CommandError {

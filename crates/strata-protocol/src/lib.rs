@@ -4,6 +4,7 @@
 
 mod bindings;
 mod checkpoint;
+mod commands;
 mod context;
 mod contract;
 mod desktop;
@@ -25,19 +26,22 @@ pub use checkpoint::{
     Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUndoRef,
     CheckpointUsage,
 };
+pub use commands::{
+    COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
+};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
     LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
     ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
 };
 pub use contract::{
-    AnswerApproval, COMMAND_NAMES, CONTRACT_FORMAT_VERSION, CheckThreshold, Command, CompactNow,
-    CreateSession, DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus,
-    GetCompactionViews, GetRoundRequests, GetSettings, GetToolOutput, LibraryChange,
-    ListProviderKinds, ListSessions, OpenSession, OpenTranscript, PreviewCompaction,
-    ProviderKindInfo, RenameSession, SaveSettings, SearchHit, SearchHitKind, SearchResults,
-    SearchSessions, SendMessage, SessionExport, SessionPage, SessionVerification, SetApiKey,
-    SetCompactionPolicy, StopTurn, SwitchProfile, TextRange, WatchLibrary,
+    AnswerApproval, CONTRACT_FORMAT_VERSION, CheckThreshold, CompactNow, CreateSession,
+    DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus, GetCompactionViews,
+    GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds, ListSessions,
+    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, SaveSettings,
+    SearchHit, SearchHitKind, SearchResults, SearchSessions, SendMessage, SessionExport,
+    SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, StopTurn, SwitchProfile,
+    TextRange, WatchLibrary,
 };
 pub use contract::{
     CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,

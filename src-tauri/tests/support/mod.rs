@@ -15,6 +15,12 @@ use tauri::test::{INVOKE_KEY, MockRuntime, mock_builder, mock_context, noop_asse
 use tauri::webview::InvokeRequest;
 use tauri::{App, Context, WebviewWindow, WebviewWindowBuilder};
 
+/// A command's IPC arguments, as the UI's `call` sends them: the request
+/// as `request`.
+pub fn args(request: Value) -> Value {
+    serde_json::json!({ "request": request })
+}
+
 /// The app with a temporary home, no environment and its main window.
 pub struct MockApp {
     pub home: tempfile::TempDir,
@@ -76,21 +82,31 @@ impl MockApp {
     }
 
     /// The command's result as JSON, or its error as JSON.
-    pub fn call(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        self.invoke_raw(cmd, args)
+    pub fn call(&self, cmd: &str, request: Value) -> Result<Value, Value> {
+        self.invoke_raw(cmd, args(request))
             .map(|body| body.deserialize::<Value>().unwrap())
     }
 
     /// The command's result; panics if it fails.
-    pub fn invoke<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
+    pub fn invoke<T: DeserializeOwned>(&self, cmd: &str, request: Value) -> T {
+        self.invoke_args(cmd, args(request))
+    }
+
+    /// The command's structured error; panics if it succeeds.
+    pub fn fail(&self, cmd: &str, request: Value) -> CommandError {
+        self.fail_args(cmd, args(request))
+    }
+
+    /// [`Self::invoke`] with the whole arguments (a request and a channel).
+    pub fn invoke_args<T: DeserializeOwned>(&self, cmd: &str, args: Value) -> T {
         match self.invoke_raw(cmd, args) {
             Ok(body) => body.deserialize().unwrap(),
             Err(error) => panic!("{cmd} failed: {error}"),
         }
     }
 
-    /// The command's structured error; panics if it succeeds.
-    pub fn fail(&self, cmd: &str, args: Value) -> CommandError {
+    /// [`Self::fail`] with the whole arguments.
+    pub fn fail_args(&self, cmd: &str, args: Value) -> CommandError {
         match self.invoke_raw(cmd, args) {
             Ok(_) => panic!("{cmd} should have failed"),
             Err(error) => serde_json::from_value(error).unwrap(),

@@ -4,7 +4,7 @@ import * as api from "./commands";
 import { CommandFailure, toCommandFailure } from "./ipc";
 
 describe("command wrappers", () => {
-  it("invoke snake_case commands with snake_case argument keys", async () => {
+  it("invoke snake_case commands with their request, snake_case keys, as `request`", async () => {
     const calls: [string, Record<string, unknown>][] = [];
     mockIPC((cmd, args) => {
       calls.push([cmd, { ...(args as Record<string, unknown>) }]);
@@ -14,6 +14,7 @@ describe("command wrappers", () => {
     await api.listSessions();
     await api.openSession("s1");
     await api.openSession("s1", 7);
+    await api.openSessionState("s1");
     await api.searchSessions("HttpClient::send");
     await api.createSession("/w");
     await api.stopTurn("s1");
@@ -35,39 +36,40 @@ describe("command wrappers", () => {
     await api.pinItem("s1", "item-1", true);
     await api.forkSession("s1", { kind: "before_compaction", number: 2 });
     expect(calls).toEqual([
-      ["list_sessions", { query: "parser" }],
-      ["list_sessions", {}],
-      ["open_session", { session_id: "s1" }],
-      ["open_session", { session_id: "s1", from_record: 7 }],
-      ["search_sessions", { query: "HttpClient::send", limit: 30 }],
-      ["create_session", { workspace: "/w", allow_broad_workspace: false }],
-      ["stop_turn", { session_id: "s1" }],
-      ["answer_approval", { session_id: "s1", call_id: "call_1", decision: "allow_for_session" }],
-      ["rename_session", { session_id: "s1", title: "New title" }],
-      ["delete_session", { session_id: "s1" }],
-      ["export_session", { session_id: "s1", format: "md" }],
-      ["get_settings", {}],
-      ["set_api_key", { profile_id: "openai", key: "sk-1" }],
-      ["switch_profile", { session_id: "s1", profile_id: "local" }],
-      ["provider_kinds", {}],
-      ["compaction_views", { session_id: "s1" }],
-      ["round_requests", { session_id: "s1" }],
-      ["round_requests", { session_id: "s1", offset: 100, limit: 50 }],
-      ["open_transcript", { session_id: "s1" }],
-      ["open_transcript", { session_id: "s1", before: "record:12", limit: 200 }],
-      ["tool_output", { session_id: "s1", call_id: "call_1" }],
-      ["session_items", { session_id: "s1" }],
-      ["pin_item", { session_id: "s1", item: "item-1", pinned: true }],
-      ["fork_session", { session_id: "s1", point: { kind: "before_compaction", number: 2 } }],
+      ["list_sessions", { request: { query: "parser" } }],
+      ["list_sessions", { request: {} }],
+      ["open_session", { request: { session_id: "s1" } }],
+      ["open_session", { request: { session_id: "s1", from_record: 7 } }],
+      ["open_session", { request: { session_id: "s1", without_records: true } }],
+      ["search_sessions", { request: { query: "HttpClient::send", limit: 30 } }],
+      ["create_session", { request: { workspace: "/w", allow_broad_workspace: false } }],
+      ["stop_turn", { request: { session_id: "s1" } }],
+      ["answer_approval", { request: { session_id: "s1", call_id: "call_1", decision: "allow_for_session" } }],
+      ["rename_session", { request: { session_id: "s1", title: "New title" } }],
+      ["delete_session", { request: { session_id: "s1" } }],
+      ["export_session", { request: { session_id: "s1", format: "md" } }],
+      ["get_settings", { request: {} }],
+      ["set_api_key", { request: { profile_id: "openai", key: "sk-1" } }],
+      ["switch_profile", { request: { session_id: "s1", profile_id: "local" } }],
+      ["provider_kinds", { request: {} }],
+      ["compaction_views", { request: { session_id: "s1" } }],
+      ["round_requests", { request: { session_id: "s1" } }],
+      ["round_requests", { request: { session_id: "s1", offset: 100, limit: 50 } }],
+      ["open_transcript", { request: { session_id: "s1" } }],
+      ["open_transcript", { request: { session_id: "s1", before: "record:12", limit: 200 } }],
+      ["tool_output", { request: { session_id: "s1", call_id: "call_1" } }],
+      ["session_items", { request: { session_id: "s1" } }],
+      ["pin_item", { request: { session_id: "s1", item: "item-1", pinned: true } }],
+      ["fork_session", { request: { session_id: "s1", point: { kind: "before_compaction", number: 2 } } }],
     ]);
   });
 
   it("passes a channel for the turn's events", async () => {
     const received: number[][] = [];
     mockIPC((cmd, args) => {
-      const { on_event, session_id, text } = args as { on_event: { onmessage: (m: unknown) => void }; session_id: string; text: string };
+      const { on_event, request } = args as { on_event: { onmessage: (m: unknown) => void }; request: unknown };
       expect(cmd).toBe("send_message");
-      expect([session_id, text]).toEqual(["s1", "hello"]);
+      expect(request).toEqual({ session_id: "s1", text: "hello" });
       on_event.onmessage({ events: [{ envelope: { v: 1, seq: 0 }, updates: [] }, { envelope: { v: 1, seq: 1 }, updates: [] }] });
       on_event.onmessage({ events: [{ envelope: { v: 1, seq: 2 }, updates: [] }] });
       return { turn_id: "t", outcome: "completed", rounds: 1 };
@@ -81,7 +83,8 @@ describe("command wrappers", () => {
     const received: string[][] = [];
     mockIPC((cmd, args) => {
       expect(cmd).toBe("watch_library");
-      const { on_event } = args as { on_event: { onmessage: (m: unknown) => void } };
+      const { on_event, request } = args as { on_event: { onmessage: (m: unknown) => void }; request: unknown };
+      expect(request).toEqual({});
       on_event.onmessage({ v: 1, updated: [], removed: ["s1"] });
       return null;
     });

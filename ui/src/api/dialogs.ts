@@ -8,7 +8,7 @@ import { call } from "./ipc";
  * (`pick_workspace`), so the chosen folder is not put in the webview's file-system scope.
  */
 export async function pickWorkspace(): Promise<string | null> {
-  return (await call<string | null>("pick_workspace")) ?? null;
+  return (await call("pick_workspace", {})) ?? null;
 }
 
 /**

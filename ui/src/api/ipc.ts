@@ -1,18 +1,7 @@
-import { invoke, type InvokeArgs } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import type { CommandError } from "../bindings/CommandError";
 import type { CommandErrorKind } from "../bindings/CommandErrorKind";
-
-const KINDS: readonly CommandErrorKind[] = [
-  "not_found",
-  "locked",
-  "invalid_input",
-  "provider",
-  "io",
-  "busy",
-  "profile_unavailable",
-  "broad_workspace",
-  "internal",
-];
+import { COMMAND_ERROR_KINDS, type Commands } from "../bindings/Commands";
 
 /** A failed command, as thrown by every wrapper in `api/commands`. */
 export class CommandFailure extends Error {
@@ -28,7 +17,7 @@ export class CommandFailure extends Error {
 function isCommandError(value: unknown): value is CommandError {
   if (typeof value !== "object" || value === null) return false;
   const { kind, message } = value as Record<string, unknown>;
-  return typeof message === "string" && KINDS.includes(kind as CommandErrorKind);
+  return typeof message === "string" && COMMAND_ERROR_KINDS.includes(kind as CommandErrorKind);
 }
 
 /** Turns whatever `invoke` rejected with into a `CommandFailure`. */
@@ -44,11 +33,36 @@ export function toCommandFailure(error: unknown): CommandFailure {
   return new CommandFailure({ kind: "internal", message });
 }
 
-/** `invoke` with the shell's structured errors. */
-export async function call<T>(command: string, args?: InvokeArgs): Promise<T> {
+/** The commands whose events arrive on an `on_event` channel. */
+export type CommandWithEvents = {
+  [K in keyof Commands]: Commands[K] extends { events: unknown } ? K : never;
+}[keyof Commands];
+
+/** The commands that take their request alone. */
+export type PlainCommand = Exclude<keyof Commands, CommandWithEvents>;
+
+export type RequestOf<K extends keyof Commands> = Commands[K]["request"];
+export type ResultOf<K extends keyof Commands> = Commands[K]["result"];
+export type EventsOf<K extends CommandWithEvents> = Commands[K]["events"];
+
+async function invokeCommand<T>(command: string, args: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(command, args);
   } catch (error) {
     throw toCommandFailure(error);
   }
+}
+
+/** A command of the list (`Commands`, generated from Rust), its request as `request`, with the shell's structured errors. */
+export function call<K extends PlainCommand>(command: K, request: RequestOf<K>): Promise<ResultOf<K>> {
+  return invokeCommand(command, { request });
+}
+
+/** A command with events: its request, and the channel the events arrive on. */
+export function callWithEvents<K extends CommandWithEvents>(
+  command: K,
+  request: RequestOf<K>,
+  onEvent: Channel<EventsOf<K>>,
+): Promise<ResultOf<K>> {
+  return invokeCommand(command, { request, on_event: onEvent });
 }

@@ -4,7 +4,9 @@ import type { SessionId } from "./SessionId";
 
 /**
  * `open_session`: a read-only snapshot from record `from_record` on
- * (default 0: the whole file). `at_item` names the item the transcript
- * opens scrolled to (a search hit's `item_id`).
+ * (default 0: the whole file), or with no records at all when
+ * `without_records` (the replayed state alone, read from the file's tail).
+ * `at_item` names the item the transcript opens scrolled to (a search
+ * hit's `item_id`).
  */
-export type OpenSession = { session_id: SessionId, from_record?: number, at_item?: ItemId, };
+export type OpenSession = { session_id: SessionId, from_record?: number, without_records?: boolean, at_item?: ItemId, };

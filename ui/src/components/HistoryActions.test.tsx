@@ -2,7 +2,7 @@
 // scripted shell: Pin / Unpin (and a refused pin), Compact up to here, Fork
 // from here on a message and on a compaction divider, Undo on the latest
 // compaction's divider.
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
@@ -49,7 +49,7 @@ function shell(
   const sessions: ShellSession[] = shellSessions();
   sessions[0]!.transcript = entries;
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  mockIPC(async (cmd, raw) => {
+  mockShell(async (cmd, raw) => {
     const args = (raw ?? {}) as Record<string, unknown>;
     calls.push({ cmd, args });
     switch (cmd) {

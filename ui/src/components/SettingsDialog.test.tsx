@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
@@ -77,7 +77,7 @@ describe("SettingsDialog", () => {
 
   it("stores an API key through set_api_key and never shows it again", async () => {
     const calls: [string, unknown][] = [];
-    mockIPC((cmd, args) => {
+    mockShell((cmd, args) => {
       calls.push([cmd, args]);
       return null;
     });
@@ -112,7 +112,7 @@ describe("SettingsDialog", () => {
 
 describe("SettingsDialog context management", () => {
   function backend(checked: string[]) {
-    mockIPC((cmd, args) => {
+    mockShell((cmd, args) => {
       if (cmd === "provider_kinds") return [];
       if (cmd === "check_threshold") {
         const { threshold } = args as { threshold: string };

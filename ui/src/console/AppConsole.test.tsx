@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
@@ -10,7 +10,7 @@ vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand
 beforeAll(() => import("./ConsoleDock"));
 
 beforeEach(() => {
-  mockIPC(consoleApp());
+  mockShell(consoleApp());
 });
 
 describe("the console in the app", () => {

@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionView } from "../api/types";
@@ -24,7 +24,7 @@ interface Backend {
 
 function backend(view: SessionView = consoleView(), views = consoleViews): Backend {
   const state: Backend = { view, calls: [] };
-  mockIPC((cmd, args) => {
+  mockShell((cmd, args) => {
     state.calls.push([cmd, { ...(args as Record<string, unknown>) }]);
     if (cmd === "open_session") return state.view;
     if (cmd === "compaction_views") return views;
@@ -158,7 +158,7 @@ describe("the compactions tab", () => {
   });
 
   it("says so when the session file cannot be read", async () => {
-    mockIPC(() => {
+    mockShell(() => {
       throw { kind: "not_found", message: "That session no longer exists." };
     });
     renderConsole(contextFor());

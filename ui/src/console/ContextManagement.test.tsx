@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
@@ -191,7 +191,7 @@ describe("ContextControls", () => {
 
   it("opens the preview from the Preview button", async () => {
     const user = userEvent.setup();
-    mockIPC((cmd) => {
+    mockShell((cmd) => {
       if (cmd === "preview_compaction") return preview;
       throw { kind: "internal", message: `unexpected ${cmd}` };
     });
@@ -205,7 +205,7 @@ describe("PreviewDialog", () => {
   it("shows what would be evicted, summarised and kept, the sheet and the cached tokens given up, and closes on Escape", async () => {
     const user = userEvent.setup();
     const calls: string[] = [];
-    mockIPC((cmd, args) => {
+    mockShell((cmd, args) => {
       calls.push(`${cmd}:${(args as { session_id: string }).session_id}`);
       if (cmd === "preview_compaction") return preview;
       throw { kind: "internal", message: `unexpected ${cmd}` };
@@ -225,7 +225,7 @@ describe("PreviewDialog", () => {
   });
 
   it("says why when there is no preview", async () => {
-    mockIPC(() => {
+    mockShell(() => {
       throw { kind: "not_found", message: "That session no longer exists." };
     });
     render(<PreviewDialog sessionId={CONSOLE_SESSION} onClose={() => {}} />);
@@ -258,7 +258,7 @@ describe("warnings and the circuit breaker", () => {
 
 describe("DriftTable", () => {
   it("shows each round's estimated input against the reported input", async () => {
-    mockIPC((cmd, args) => {
+    mockShell((cmd, args) => {
       if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
       const { limit } = args as { offset: number; limit: number };
       return limit === 0 ? { ...roundPage(4), rounds: [] } : roundPage(4);
@@ -272,7 +272,7 @@ describe("DriftTable", () => {
   it("makes up no estimate for rounds that recorded none (base sessions, older files)", async () => {
     const page = roundPage(2);
     const bare = { ...page, rounds: page.rounds.map(({ estimated_input_tokens: _, ...round }) => round) };
-    mockIPC((cmd, args) => {
+    mockShell((cmd, args) => {
       if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
       const { limit } = args as { offset: number; limit: number };
       return limit === 0 ? { ...bare, rounds: [] } : bare;

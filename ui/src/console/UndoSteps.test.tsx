@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import type { ResponseItem, SessionRecord } from "../api/types";
@@ -85,7 +85,7 @@ describe("Undo on the latest compaction card", () => {
         return { v: 1, session_id: view().summary.id, undone: undoRecord.payload };
       },
     });
-    mockIPC((cmd) => {
+    mockShell((cmd) => {
       calls.push(cmd);
       return answer(cmd);
     });

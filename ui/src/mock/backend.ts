@@ -3,24 +3,34 @@
 // (`library.ts`). Never part of the production bundle.
 import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { AppInfo, ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
+import type { ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
 import type { LiveBatch } from "../bindings/LiveBatch";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { Commands } from "../bindings/Commands";
+import type { CompactOutcome } from "../bindings/CompactOutcome";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { CommandWithEvents, EventsOf, RequestOf, ResultOf } from "../api/ipc";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { ItemPinned } from "../bindings/ItemPinned";
-import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
-import type { RoundPage } from "../bindings/RoundPage";
-import type { SessionPage } from "../bindings/SessionPage";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
-import type { ForkPoint } from "../bindings/ForkPoint";
 import { forkSession, sessionItems, undoableCompaction, undoCompaction } from "./contextOps";
 import { pinTarget, setPinned } from "../state/transcript";
 import { previewLibrary, type PreviewSession } from "./library";
+
+/** What the preview's compactions answer. */
+const NOT_SUMMARISED: CompactOutcome = { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
+
+/** The answer to one command: its request, and for a command with events their channel. */
+type MockCommands = {
+  [K in keyof Commands]: (
+    request: RequestOf<K>,
+    onEvent: K extends CommandWithEvents ? Channel<EventsOf<K>> : undefined,
+  ) => ResultOf<K> | Promise<ResultOf<K>>;
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -151,134 +161,127 @@ class MockBackend {
     return { call_id: String(callId), output, chars: [...output].length };
   }
 
-  async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
-    switch (cmd) {
-      case "app_info": {
-        const info: AppInfo = { version: "0.1.0", strata_home: "/home/ana/.strata", active_profile: this.active(), is_demo: this.active().kind === "demo" };
-        return info;
-      }
+  /** One answer per command of the list: `tsc` fails on a missing, misspelt or mistyped one. */
+  commands(): MockCommands {
+    return {
+      app_info: () => ({ version: "0.1.0", strata_home: "/home/ana/.strata", active_profile: this.active(), is_demo: this.active().kind === "demo" }),
       // The preview has no session index: its search finds nothing.
-      case "search_sessions":
-        return { v: 1, query: String(args.query ?? ""), hits: [], total: 0, total_capped: false };
-      case "list_sessions": {
-        const query = typeof args.query === "string" ? args.query.toLowerCase() : "";
+      search_sessions: (request) => ({ v: 1, query: request.query, hits: [], total: 0, total_capped: false }),
+      list_sessions: (request) => {
+        const query = request.query?.toLowerCase() ?? "";
         const sessions = this.sessions
           .map((s) => s.view.summary)
           .filter((s) => !query || `${s.title ?? ""} ${s.workspace}`.toLowerCase().includes(query));
-        const page: SessionPage = { v: 1, sessions, total: sessions.length };
-        return page;
-      }
-      case "open_session": {
-        const session = this.find(args.session_id);
+        return { v: 1, sessions, total: sessions.length };
+      },
+      open_session: (request) => {
+        const session = this.find(request.session_id);
         return { ...session.view, live: this.running.has(session.view.summary.id) };
-      }
-      case "open_transcript":
-        return this.transcript(this.find(args.session_id), args.before, args.limit);
-      case "tool_output":
-        return this.toolOutput(this.find(args.session_id), args.call_id);
-      case "create_session": {
+      },
+      open_transcript: (request) => this.transcript(this.find(request.session_id), request.before, request.limit),
+      tool_output: (request) => this.toolOutput(this.find(request.session_id), request.call_id),
+      create_session: (request) => {
         // Like the shell: the root needs the person's confirmation.
-        if (args.workspace === "/" && !args.allow_broad_workspace) {
+        if (request.workspace === "/" && !request.allow_broad_workspace) {
           throw { kind: "broad_workspace", message: "The workspace / is the root of the filesystem." };
         }
         const id = fakeId();
         const now = new Date().toISOString();
-        const summary: SessionListItem = { id, workspace: String(args.workspace), provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
+        const summary: SessionListItem = { id, workspace: request.workspace, provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
         const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, record_count: 0 };
         this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] } });
         return summary;
-      }
-      case "rename_session": {
-        const session = this.find(args.session_id);
-        session.view.summary = { ...session.view.summary, title: String(args.title) };
+      },
+      rename_session: (request) => {
+        const session = this.find(request.session_id);
+        session.view.summary = { ...session.view.summary, title: request.title };
         return session.view.summary;
-      }
-      case "delete_session":
-        this.sessions = this.sessions.filter((s) => s.view.summary.id !== args.session_id);
-        return null;
-      case "export_session":
-        return { session_id: args.session_id, format: args.format, text: "" };
-      case "watch_library":
-        // Nothing else writes the preview's sessions.
-        return null;
-      case "open_external_link":
-        // The preview never opens anything; the dialog is what it shows.
-        return null;
-      case "get_settings":
+      },
+      delete_session: (request) => {
+        this.sessions = this.sessions.filter((s) => s.view.summary.id !== request.session_id);
+      },
+      export_session: (request) => ({ session_id: request.session_id, format: request.format, text: "" }),
+      // Nothing else writes the preview's sessions.
+      watch_library: () => {},
+      // The preview never opens anything; the dialog is what it shows.
+      open_external_link: () => {},
+      get_settings: () => this.settings,
+      save_settings: (request) => {
+        this.settings = request.settings;
         return this.settings;
-      case "save_settings":
-        this.settings = args.settings as Settings;
-        return this.settings;
-      case "set_api_key":
+      },
+      set_api_key: (request) => {
         this.settings = {
           ...this.settings,
-          profiles: this.settings.profiles.map((p) => (p.id === args.profile_id ? { ...p, has_key: true } : p)),
+          profiles: this.settings.profiles.map((p) => (p.id === request.profile_id ? { ...p, has_key: true } : p)),
         };
-        return null;
-      case "stop_turn": {
-        const run = this.running.get(String(args.session_id));
+      },
+      stop_turn: (request) => {
+        const run = this.running.get(request.session_id);
         if (!run) return false;
         run.cancelled = true;
         return true;
-      }
-      case "answer_approval":
-        return false;
-      case "send_message":
-        return this.turn(this.find(args.session_id), args.on_event as Channel<LiveBatch>);
-      case "compaction_views":
-        return this.find(args.session_id).compaction_views;
-      case "round_requests": {
-        const { rounds } = this.find(args.session_id);
-        const offset = typeof args.offset === "number" ? args.offset : 0;
-        const limit = Math.min(200, typeof args.limit === "number" ? args.limit : 50);
-        const page: RoundPage = { total: rounds.total, offset: Math.min(offset, rounds.total), rounds: rounds.rounds.slice(offset, offset + limit) };
-        return page;
-      }
-      case "compaction_status": {
-        const session = this.find(args.session_id);
-        const profile = this.active();
-        const status: CompactionStatus = {
-          policy: this.policies.get(session.view.summary.id) ?? "layered",
-          threshold: profile.compact_threshold,
-          context_window: profile.context_window,
-          reported_tokens: session.view.context_tokens,
-          circuit_open: false,
-          undo_summary: undoableCompaction(session)?.summary.id ?? null,
-        };
-        return status;
-      }
-      case "set_compaction_policy":
-        this.policies.set(String(args.session_id), args.policy as CompactionPolicy);
-        return this.handle("compaction_status", args);
-      case "preview_compaction":
+      },
+      answer_approval: () => false,
+      send_message: (request, onEvent) => this.turn(this.find(request.session_id), onEvent),
+      switch_profile: () => {
+        throw { kind: "internal", message: "The preview backend does not switch profiles; the app does, in Rust." };
+      },
+      compaction_views: (request) => this.find(request.session_id).compaction_views,
+      round_requests: (request) => {
+        const { rounds } = this.find(request.session_id);
+        const offset = request.offset ?? 0;
+        const limit = Math.min(200, request.limit ?? 50);
+        return { total: rounds.total, offset: Math.min(offset, rounds.total), rounds: rounds.rounds.slice(offset, offset + limit) };
+      },
+      compaction_status: (request) => this.status(request.session_id),
+      set_compaction_policy: (request) => {
+        this.policies.set(request.session_id, request.policy);
+        return this.status(request.session_id);
+      },
+      preview_compaction: () => {
         throw { kind: "internal", message: "The preview backend does not compute compaction previews; the app does, in Rust." };
-      case "check_threshold":
+      },
+      check_threshold: () => {
         throw { kind: "internal", message: "The preview backend cannot check thresholds; the app does, in Rust." };
-      case "provider_kinds": {
-        const kinds: ProviderKindInfo[] = [
-          { kind: "openai-responses", label: "OpenAI Responses", default_model: "gpt-5.4", default_base_url: "https://api.openai.com/v1" },
-          { kind: "openai-chat", label: "OpenAI-compatible Chat Completions", default_model: "gpt-4.1-mini", default_base_url: "https://api.openai.com/v1" },
-          { kind: "anthropic", label: "Anthropic Messages", default_model: "claude-sonnet-4-5", default_base_url: "https://api.anthropic.com/v1" },
-          { kind: "demo", label: "Offline demo", default_model: "strata-demo" },
-        ];
-        return kinds;
-      }
-      case "compact_now":
-      case "compact_up_to":
-        return { skipped: "Nothing to compact yet: the preview backend does not summarise.", history_items: 4 };
-      case "undo_compaction":
-        return undoCompaction(this.find(args.session_id));
-      case "session_items":
-        return sessionItems(this.find(args.session_id));
-      case "fork_session": {
-        const { fork, view } = forkSession(this.find(args.session_id), args.point as ForkPoint, fakeId());
+      },
+      provider_kinds: () => [
+        { kind: "openai-responses", label: "OpenAI Responses", default_model: "gpt-5.4", default_base_url: "https://api.openai.com/v1" },
+        { kind: "openai-chat", label: "OpenAI-compatible Chat Completions", default_model: "gpt-4.1-mini", default_base_url: "https://api.openai.com/v1" },
+        { kind: "anthropic", label: "Anthropic Messages", default_model: "claude-sonnet-4-5", default_base_url: "https://api.anthropic.com/v1" },
+        { kind: "demo", label: "Offline demo", default_model: "strata-demo" },
+      ],
+      compact_now: () => NOT_SUMMARISED,
+      compact_up_to: () => NOT_SUMMARISED,
+      undo_compaction: (request) => undoCompaction(this.find(request.session_id)),
+      session_items: (request) => sessionItems(this.find(request.session_id)),
+      fork_session: (request) => {
+        const { fork, view } = forkSession(this.find(request.session_id), request.point, fakeId());
         this.sessions.unshift(fork);
         return view;
-      }
-      case "pin_item":
-        return this.pin(this.find(args.session_id), String(args.item), args.pinned === true);
-      case "pick_workspace":
-        return "/home/ana/projects/lighthouse";
+      },
+      pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
+      pick_workspace: () => "/home/ana/projects/lighthouse",
+    };
+  }
+
+  /** `compaction_status`: the active profile's threshold and the session's policy. */
+  status(sessionId: string): CompactionStatus {
+    const session = this.find(sessionId);
+    const profile = this.active();
+    return {
+      policy: this.policies.get(session.view.summary.id) ?? "layered",
+      threshold: profile.compact_threshold,
+      context_window: profile.context_window,
+      reported_tokens: session.view.context_tokens,
+      circuit_open: false,
+      undo_summary: undoableCompaction(session)?.summary.id ?? null,
+    };
+  }
+
+  /** The plugins' commands the UI calls (the save dialog, writing an export). */
+  plugin(cmd: string, args: Record<string, unknown>): unknown {
+    switch (cmd) {
       case "plugin:fs|write_text_file":
         // The preview writes no files.
         return null;
@@ -314,8 +317,14 @@ class MockBackend {
   }
 }
 
-/** Routes every `invoke` to the in-memory backend. */
+/** Routes every `invoke` to the in-memory backend: a command of the list to its answer, with its request and channel. */
 export function installMockBackend() {
   const backend = new MockBackend(new URLSearchParams(window.location.search));
-  mockIPC((cmd, args) => backend.handle(cmd, (args ?? {}) as Record<string, unknown>));
+  const commands = backend.commands();
+  mockIPC(async (cmd, raw) => {
+    const args = (raw ?? {}) as Record<string, unknown>;
+    if (!(cmd in commands)) return backend.plugin(cmd, args);
+    const answer = commands[cmd as keyof Commands] as (request: unknown, onEvent: unknown) => unknown;
+    return answer(args.request, args.on_event);
+  });
 }

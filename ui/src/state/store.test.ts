@@ -1,4 +1,4 @@
-import { mockIPC } from "@tauri-apps/api/mocks";
+import { mockShell } from "../test/shell";
 import { describe, expect, it } from "vitest";
 import type { SessionView } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
@@ -38,7 +38,7 @@ describe("the store's one event path", () => {
   it("applies a later turn's events although its agent, resumed after a settings change, numbers them from 0 again", async () => {
     // Each send_message call stands for a freshly resumed agent: its events start at seq 0.
     let turn = 0;
-    mockIPC(async (cmd, rawArgs) => {
+    mockShell(async (cmd, rawArgs) => {
       const args = (rawArgs ?? {}) as Record<string, unknown>;
       if (cmd === "list_sessions") return { v: 1, sessions: [], total: 0 };
       if (cmd !== "send_message") throw { kind: "internal", message: `unexpected ${cmd}` };

@@ -75,13 +75,6 @@ export const initialState: AppState = {
   historyDialog: null,
 };
 
-/**
- * `open_session`'s `from_record` for a snapshot without records: the
- * conversation shows `open_transcript` pages, and the console fetches the
- * records it charts itself.
- */
-export const WITHOUT_RECORDS = 2 ** 32 - 1;
-
 /** Entries per `open_transcript` page. */
 export const TRANSCRIPT_PAGE = 200;
 
@@ -193,7 +186,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
               .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
               .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
       try {
-        const [view, page] = await Promise.all([api.openSession(sessionId, WITHOUT_RECORDS), firstPage()]);
+        const [view, page] = await Promise.all([api.openSessionState(sessionId), firstPage()]);
         if (pendingOpen !== sessionId) return;
         set({
           view,

@@ -209,7 +209,7 @@ export function consoleTranscriptPage(): TranscriptPage {
 const demoProfile = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, context_window: 32000, compact_threshold: 8000 };
 
 /**
- * The shell's answers for the app showing this session (for `mockIPC`);
+ * The shell's answers for the app showing this session (for `mockShell`);
  * `overrides` answer other commands, or these differently.
  */
 export function consoleApp(overrides: Record<string, () => unknown> = {}) {

@@ -20,7 +20,7 @@ pub use batch::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher};
 pub use fold::{TranscriptFold, compaction_id, from_records, preview, tool_id};
 
 use crate::App;
-use crate::error::{CommandResult, invalid_input, not_found};
+use crate::error::{AppResult, CommandResult, invalid_input, not_found};
 
 /// Entries per page when the caller does not say.
 pub const DEFAULT_TRANSCRIPT_PAGE: u32 = 200;
@@ -60,7 +60,7 @@ pub fn page(
     mut entries: Vec<TranscriptEntry>,
     anchor: PageAnchor<'_>,
     limit: Option<u32>,
-) -> CommandResult<TranscriptPage> {
+) -> AppResult<TranscriptPage> {
     let limit = page_limit(limit)?;
     let cut = cut(&entries, anchor, limit).ok_or_else(|| match anchor {
         PageAnchor::Before(_) => not_found("That part of the transcript is not in the session."),
@@ -75,7 +75,7 @@ pub fn page(
 }
 
 /// The entry count a request asks for, checked.
-fn page_limit(limit: Option<u32>) -> CommandResult<usize> {
+fn page_limit(limit: Option<u32>) -> AppResult<usize> {
     let limit = limit.unwrap_or(DEFAULT_TRANSCRIPT_PAGE);
     if limit == 0 || limit > MAX_TRANSCRIPT_PAGE {
         return Err(invalid_input(format!(

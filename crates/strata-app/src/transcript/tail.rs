@@ -24,7 +24,7 @@ use strata_protocol::{
 
 use super::fold::TranscriptFold;
 use super::{PageAnchor, cut, entry_of_item, page_limit, page_of};
-use crate::error::{CommandResult, invalid_input};
+use crate::error::{AppResult, invalid_input};
 
 /// The first window read from the end; a page of 200 entries of a session
 /// with tool outputs of a few KB fits in one or two.
@@ -37,7 +37,7 @@ pub fn open_page(
     path: &Path,
     request: &OpenTranscript,
     first_window: u64,
-) -> CommandResult<Option<TranscriptPage>> {
+) -> AppResult<Option<TranscriptPage>> {
     let limit = page_limit(request.limit)?;
     if request.before.is_some() && request.at_item.is_some() {
         return Err(invalid_input(

@@ -418,6 +418,7 @@ fn a_session_opened_without_records_is_the_whole_files_snapshot() {
             .block_on(app.open_session(strata_protocol::OpenSession {
                 session_id: written.id,
                 from_record,
+                without_records: false,
                 at_item: None,
             }))
             .unwrap()

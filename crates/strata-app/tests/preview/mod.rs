@@ -63,6 +63,7 @@ async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
             .open_session(OpenSession {
                 session_id: id,
                 from_record: None,
+                without_records: false,
                 at_item: None,
             })
             .await
