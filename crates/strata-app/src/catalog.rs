@@ -67,7 +67,18 @@ impl Catalog {
         let Some(current) = open.as_mut() else {
             return Err(crate::error::internal("the session index is not open"));
         };
-        let (value, notice) = current.index.run_recovering(work)?;
+        let (value, notice) = match current.index.run_recovering(work) {
+            Ok(done) => done,
+            Err(error) => {
+                // A recovery that failed half way may have left a
+                // placeholder in memory: open the file afresh next time
+                // (a bad cursor is the request's fault, not the index's).
+                if !matches!(error, strata_index::IndexError::BadCursor(_)) {
+                    *open = None;
+                }
+                return Err(error.into());
+            }
+        };
         if notice.is_some() {
             current.identity = file_identity(&path);
             self.tell(notice);

@@ -8,7 +8,8 @@ const KEYS: Record<string, ApprovalDecision> = { y: "allow_once", a: "allow_for_
  * to type: a modified key, a key in a text field other than the empty composer, in a dialog or menu.
  */
 export function approvalKey(event: KeyboardEvent, composer: HTMLElement | null): ApprovalDecision | null {
-  if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return null;
+  // A held key repeats: one decision per press.
+  if (event.ctrlKey || event.metaKey || event.altKey || event.isComposing || event.repeat) return null;
   const decision = KEYS[event.key.toLowerCase()];
   if (!decision) return null;
   const target = event.target instanceof Element ? event.target : null;

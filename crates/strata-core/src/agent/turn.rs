@@ -206,7 +206,8 @@ impl Agent {
                     }
                     if progress.overflow_recoveries >= MAX_OVERFLOW_RECOVERIES {
                         let tried = format!(
-                            "already recovered from {MAX_OVERFLOW_RECOVERIES} overflows in this                              turn and stopped trying"
+                            "already recovered from {MAX_OVERFLOW_RECOVERIES} overflows in this \
+                             turn and stopped trying"
                         );
                         return Ok(failed(self.overflow_error(&message, Some(&tried))));
                     }

@@ -41,15 +41,22 @@ pub fn compaction_views(
                     _ => continue,
                 };
                 let before = state.history().items().to_vec();
-                let estimated_before = estimate(&state, &before);
+                // A layered record keeps its own estimates; a base summary's
+                // are counted here, before and after folding it.
+                let recorded = match &record.body {
+                    RecordBody::LayeredCompaction(compaction) => {
+                        Some((compaction.estimated_before, compaction.estimated_after))
+                    }
+                    _ => None,
+                };
+                let estimated_before = recorded.map(|(before, _)| before);
+                let estimated_before =
+                    estimated_before.unwrap_or_else(|| estimate(&state, &before));
                 state.fold(record);
                 let after = state.history().items().to_vec();
-                let (estimated_before, estimated_after) = match &record.body {
-                    RecordBody::LayeredCompaction(compaction) => {
-                        (compaction.estimated_before, compaction.estimated_after)
-                    }
-                    _ => (estimated_before, estimate(&state, &after)),
-                };
+                let estimated_after = recorded
+                    .map(|(_, after)| after)
+                    .unwrap_or_else(|| estimate(&state, &after));
                 let removed_indices = before
                     .iter()
                     .enumerate()
