@@ -5,7 +5,8 @@
 // header's geometry is measured in the page: the title shows at least its
 // first 30 characters (all of it in its tooltip), every piece of secondary
 // text and every button label is on one line, no button is cut, and no two
-// controls overlap each other or the console. The screenshots (under
+// controls overlap each other or the docked console (under 1200 px the
+// console is a drawer over the chat, issue 27 item 12: see layout.test.js). The screenshots (under
 // target/screenshots/header/) are for people to look at; the measurements
 // are what passes or fails.
 
@@ -41,38 +42,8 @@ function headerProblems(title, keptChars) {
   const h1 = header.querySelector("h1");
   const consolePanel = document.querySelector("aside.console");
   if (!consolePanel) problems.push("the debug console is not open");
+  const docked = consolePanel && !consolePanel.classList.contains("console-drawer");
 
-  // The part of `el` left visible by the ancestors that clip their overflow, and the viewport.
-  const visibleRect = (el) => {
-    let { left, top, right, bottom } = el.getBoundingClientRect();
-    for (let a = el.parentElement; a; a = a.parentElement) {
-      const style = getComputedStyle(a);
-      const box = a.getBoundingClientRect();
-      if (style.overflowX !== "visible") [left, right] = [Math.max(left, box.left), Math.min(right, box.right)];
-      if (style.overflowY !== "visible") [top, bottom] = [Math.max(top, box.top), Math.min(bottom, box.bottom)];
-    }
-    [right, bottom] = [Math.min(right, innerWidth), Math.min(bottom, innerHeight)];
-    return { left, top, right, bottom, width: Math.max(0, right - left), height: Math.max(0, bottom - top) };
-  };
-  // How many lines the element's text takes: its text boxes grouped by vertical overlap.
-  const lines = (el) => {
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    const boxes = Array.from(range.getClientRects())
-      .filter((b) => b.width > 0 && b.height > 0)
-      .sort((a, b) => a.top - b.top);
-    let count = 0;
-    let bottom = -Infinity;
-    for (const b of boxes) {
-      if (b.top >= bottom - 1) {
-        count++;
-        bottom = b.bottom;
-      } else {
-        bottom = Math.max(bottom, b.bottom);
-      }
-    }
-    return count;
-  };
   const label = (el) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).trim().replace(/\s+/g, ".")}` : ""} "${norm(el.textContent).slice(0, 40)}"`;
 
   // The title: one line, its tooltip the whole title, and at least its first `keptChars` characters shown.
@@ -140,7 +111,8 @@ function headerProblems(title, keptChars) {
   const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
   controls.forEach((a, i) => {
     const ra = visibleRect(a);
-    if (consolePanel && overlap(ra, consolePanel.getBoundingClientRect())) problems.push(`${label(a)} runs under the debug console`);
+    // Under 1200 px the console is a drawer over the chat by design; docked, nothing may run under it.
+    if (docked && overlap(ra, consolePanel.getBoundingClientRect())) problems.push(`${label(a)} runs under the debug console`);
     for (const b of controls.slice(i + 1)) {
       if (a.contains(b) || b.contains(a)) continue;
       if (overlap(ra, visibleRect(b))) problems.push(`${label(a)} overlaps ${label(b)}`);
@@ -162,19 +134,11 @@ describe("session header (issue 20)", { timeout: 300_000 }, () => {
 
   const step = sharedAppSteps(() => h);
 
-  /** Resizes the window to `size` (at the screen's top left, so all of it is captured) and waits for the page to follow. */
-  async function resize({ width, height }) {
-    await h.driver.setWindowRect({ x: 0, y: 0, width, height });
-    await h.waitFor(`the page at ${width}x${height}`, (w, ht) => innerWidth === w && innerHeight === ht, [width, height]);
-    // Two frames: the layout after the resize is the one measured.
-    await h.driver.executeAsync("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));");
-  }
-
   /** Every size and theme: the header's problems, each prefixed with where; a screenshot of each. */
   async function checkHeader(state) {
     const found = [];
     for (const size of SIZES) {
-      await resize(size);
+      await h.resizeTo(size);
       for (const theme of ["light", "dark"]) {
         await h.run((t) => {
           document.documentElement.dataset.theme = t;

@@ -17,6 +17,8 @@ import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
+import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
+import { SidebarDrawer } from "./components/SidebarDrawer";
 import { useTheme } from "./hooks/useTheme";
 import { lazyModule, useLazyModule } from "./lib/lazyModule";
 import type { SearchResults } from "./bindings/SearchResults";
@@ -61,6 +63,16 @@ function AppWindow() {
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
+  // Below 1200 px the console overlays the chat and the sidebar is a drawer opened from the header.
+  const narrow = useNarrowWindow();
+  const windowWidth = useWindowWidth();
+  const [sidebarHidden, setSidebarHidden] = useState(false);
+  const [sidebarDrawer, setSidebarDrawer] = useState(false);
+  useEffect(() => setSidebarDrawer(false), [narrow]);
+  const sidebarShown = narrow ? sidebarDrawer : !sidebarHidden;
+  const toggleSidebar = useCallback(() => (narrow ? setSidebarDrawer((open) => !open) : setSidebarHidden((hidden) => !hidden)), [narrow]);
+  // Picking something in the drawer is done with it.
+  const closeDrawer = useCallback(() => setSidebarDrawer(false), []);
 
   useEffect(() => {
     void actions.loadApp();
@@ -115,6 +127,7 @@ function AppWindow() {
     newSession: () => void newSession(),
     focusComposer,
     toggleConsole: actions.toggleConsole,
+    toggleSidebar,
     openSettings: () => actions.setSettingsOpen(true),
     stop: () => {
       if (running) void actions.stop();
@@ -160,36 +173,52 @@ function AppWindow() {
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
-    <div className={`app${consoleOpen ? " with-console" : ""}`}>
+    <div className={`app${consoleOpen ? " with-console" : ""}${narrow ? " narrow" : ""}`}>
       <AppHeader
         info={info}
         session={summary}
+        sidebarOpen={sidebarShown}
+        onToggleSidebar={toggleSidebar}
         consoleOpen={consoleOpen}
         onToggleConsole={actions.toggleConsole}
         onOpenSettings={() => actions.setSettingsOpen(true)}
       />
       {info?.is_demo && <DemoBanner onOpenSettings={() => actions.setSettingsOpen(true)} />}
       <div className="workspace-area">
-        <SessionSidebar
-          sessions={sessions}
-          activeId={view?.summary.id ?? null}
-          query={query}
-          loading={loadingSessions}
-          onQueryChange={actions.setQuery}
-          onNew={() => void newSession()}
-          onOpen={(id) => void actions.open(id, "browse")}
-          onResume={(id) => void actions.open(id, "live")}
-          onRename={(id, title) => actions.rename(id, title)}
-          onDelete={(id) => actions.remove(id)}
-          onExport={(id, format) => void actions.exportSession(id, format)}
-          hits={found?.hits}
-          hitsTotal={found?.total}
-          hitsTotalCapped={found?.total_capped}
-          onPickHit={(hit) => {
-            scrolledTo.current = null;
-            void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);
-          }}
-        />
+        {sidebarShown && (
+          <SidebarDrawer drawer={narrow} onClose={closeDrawer}>
+            <SessionSidebar
+              sessions={sessions}
+              activeId={view?.summary.id ?? null}
+              query={query}
+              loading={loadingSessions}
+              onQueryChange={actions.setQuery}
+              onNew={() => {
+                closeDrawer();
+                void newSession();
+              }}
+              onOpen={(id) => {
+                closeDrawer();
+                void actions.open(id, "browse");
+              }}
+              onResume={(id) => {
+                closeDrawer();
+                void actions.open(id, "live");
+              }}
+              onRename={(id, title) => actions.rename(id, title)}
+              onDelete={(id) => actions.remove(id)}
+              onExport={(id, format) => void actions.exportSession(id, format)}
+              hits={found?.hits}
+              hitsTotal={found?.total}
+              hitsTotalCapped={found?.total_capped}
+              onPickHit={(hit) => {
+                closeDrawer();
+                scrolledTo.current = null;
+                void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);
+              }}
+            />
+          </SidebarDrawer>
+        )}
         {view && summary ? (
           <Conversation
             key={view.summary.id}
@@ -205,6 +234,8 @@ function AppWindow() {
           <ConsoleDock
             context={consoleContext}
             width={consoleWidth}
+            maxWidth={consoleMaxWidth(windowWidth, { drawer: narrow, sidebar: sidebarShown })}
+            drawer={narrow}
             onResize={actions.setConsoleWidth}
             onClose={() => actions.setConsoleOpen(false)}
           />

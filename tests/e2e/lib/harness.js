@@ -90,6 +90,37 @@ const nameOf = (el) => norm(el.getAttribute("aria-label")) + " " + norm(el.textC
 const all = (selector, text, root) => Array.from((root || document).querySelectorAll(selector))
   .filter(visible).filter((el) => text == null || nameOf(el).includes(text));
 const one = (selector, text, root) => all(selector, text, root)[0] || null;
+// The part of \`el\` left visible by the ancestors that clip their overflow, and the viewport.
+const visibleRect = (el) => {
+  let { left, top, right, bottom } = el.getBoundingClientRect();
+  for (let a = el.parentElement; a; a = a.parentElement) {
+    const style = getComputedStyle(a);
+    const box = a.getBoundingClientRect();
+    if (style.overflowX !== "visible") [left, right] = [Math.max(left, box.left), Math.min(right, box.right)];
+    if (style.overflowY !== "visible") [top, bottom] = [Math.max(top, box.top), Math.min(bottom, box.bottom)];
+  }
+  [right, bottom] = [Math.min(right, innerWidth), Math.min(bottom, innerHeight)];
+  return { left, top, right, bottom, width: Math.max(0, right - left), height: Math.max(0, bottom - top) };
+};
+// How many lines the element's text takes: its text boxes grouped by vertical overlap.
+const lines = (el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const boxes = Array.from(range.getClientRects())
+    .filter((b) => b.width > 0 && b.height > 0)
+    .sort((a, b) => a.top - b.top);
+  let count = 0;
+  let bottom = -Infinity;
+  for (const b of boxes) {
+    if (b.top >= bottom - 1) {
+      count++;
+      bottom = b.bottom;
+    } else {
+      bottom = Math.max(bottom, b.bottom);
+    }
+  }
+  return count;
+};
 `;
 
 /** Processes running `binary` with STRATA_HOME=`home` (this harness's app instances). */
@@ -416,6 +447,14 @@ export class Harness {
       top += state.half;
     }
     throw new Error(`${selector} with "${text}" not found anywhere in ${list}`);
+  }
+
+  /** Resizes the window to `size` (at the screen's top left, so all of it is captured) and waits for the page to follow. */
+  async resizeTo({ width, height }) {
+    await this.driver.setWindowRect({ x: 0, y: 0, width, height });
+    await this.waitFor(`the page at ${width}x${height}`, (w, ht) => innerWidth === w && innerHeight === ht, [width, height]);
+    // Two frames: the layout after the resize is the one measured.
+    await this.driver.executeAsync("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));");
   }
 
   textOf(selector) {

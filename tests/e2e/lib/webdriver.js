@@ -108,6 +108,12 @@ export class WebDriver {
     return this.request("GET", this.s("/source"));
   }
 
+  /** W3C input actions (`sources`: the action sequences), then their release. */
+  async performActions(sources) {
+    await this.request("POST", this.s("/actions"), { actions: sources });
+    return this.request("DELETE", this.s("/actions"));
+  }
+
   setWindowRect(rect) {
     return this.request("POST", this.s("/window/rect"), rect);
   }
@@ -117,5 +123,5 @@ export class WebDriver {
   }
 }
 
-export const Keys = { BACKSPACE: "\uE003", CONTROL: "\uE009", NULL: "\uE000", ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", ARROW_LEFT: "\uE012", ARROW_RIGHT: "\uE014" };
+export const Keys = { BACKSPACE: "\uE003", CONTROL: "\uE009", NULL: "\uE000", ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", ARROW_LEFT: "\uE012", ARROW_RIGHT: "\uE014", HOME: "\uE011", END: "\uE010" };
 export { ELEMENT };

@@ -4,6 +4,9 @@ interface AppHeaderProps {
   info: AppInfo | null;
   /** The open session: the header names its model, which may not be the active profile's. */
   session?: SessionListItem | null;
+  /** Whether the session sidebar shows (docked, or as a drawer in a narrow window). */
+  sidebarOpen: boolean;
+  onToggleSidebar: () => void;
   consoleOpen: boolean;
   onToggleConsole: () => void;
   onOpenSettings: () => void;
@@ -13,12 +16,22 @@ interface AppHeaderProps {
  * Brand, the model (the open session's, else the active profile's, with a demo badge on the
  * offline model), settings and the console toggle.
  */
-export function AppHeader({ info, session, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
+export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
   const profile = info?.active_profile;
   const demo = session ? session.provider_kind === "demo" : info?.is_demo;
   return (
     <header className="app-header">
       <div className="brand">
+        <button
+          type="button"
+          className={`icon-button sidebar-toggle${sidebarOpen ? " pressed" : ""}`}
+          aria-expanded={sidebarOpen}
+          aria-label="Sessions"
+          title={`${sidebarOpen ? "Hide" : "Show"} sessions (Ctrl+B)`}
+          onClick={onToggleSidebar}
+        >
+          <span aria-hidden="true">☰</span>
+        </button>
         <span className="brand-mark" aria-hidden="true">
           <span />
           <span />

@@ -53,4 +53,31 @@ describe("DebugConsolePanel", () => {
     fireEvent.click(screen.getByRole("button", { name: /Close debug console/ }));
     expect(onClose).toHaveBeenCalled();
   });
+
+  it("holds the chosen width to what the window leaves, and Home and End go to the bounds", () => {
+    const onResize = vi.fn();
+    render(<DebugConsolePanel context={context()} sections={[]} width={600} maxWidth={400} onResize={onResize} onClose={() => {}} />);
+    const handle = screen.getByRole("separator", { name: "Resize debug console" });
+    expect(handle).toHaveAttribute("aria-valuenow", "400");
+    expect(handle).toHaveAttribute("aria-valuemax", "400");
+    expect(screen.getByRole("complementary", { name: "Debug console" })).toHaveStyle({ width: "400px" });
+    fireEvent.keyDown(handle, { key: "ArrowLeft" });
+    fireEvent.keyDown(handle, { key: "Home" });
+    fireEvent.keyDown(handle, { key: "End" });
+    expect(onResize.mock.calls).toEqual([[400], [280], [400]]);
+  });
+
+  it("is resized by dragging its splitter, within the window's maximum", () => {
+    const onResize = vi.fn();
+    render(<DebugConsolePanel context={context()} sections={[]} width={380} maxWidth={500} onResize={onResize} onClose={() => {}} />);
+    const handle = screen.getByRole("separator", { name: "Resize debug console" });
+    // jsdom has no PointerEvent: mouse events of the pointer types carry the coordinates.
+    const pointer = (target: EventTarget, type: string, clientX: number) => fireEvent(target as Element, new MouseEvent(type, { bubbles: true, clientX }));
+    pointer(handle, "pointerdown", 700);
+    pointer(window, "pointermove", 650);
+    pointer(window, "pointermove", 100);
+    pointer(window, "pointerup", 100);
+    pointer(window, "pointermove", 0);
+    expect(onResize.mock.calls).toEqual([[430], [500]]);
+  });
 });

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
+import { clampConsoleWidth, CONSOLE_MAX_WIDTH, CONSOLE_MIN_WIDTH, useReturnFocus } from "../hooks/useLayout";
 import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";
@@ -40,20 +41,34 @@ export interface ConsoleSection {
 interface DebugConsolePanelProps {
   context: ConsoleContext;
   sections: ConsoleSection[];
+  /** The width the person chose; shown narrower when the window leaves less than that (`maxWidth`). */
   width: number;
+  /** The widest the window allows now (the chat keeps its minimum beside a docked console). */
+  maxWidth?: number;
+  /** Over the chat (a narrow window) rather than beside it: takes focus, and Escape closes it. */
+  drawer?: boolean;
   onResize: (width: number) => void;
   onClose: () => void;
 }
 
-export const CONSOLE_MIN_WIDTH = 280;
-export const CONSOLE_MAX_WIDTH = 900;
+/** One arrow-key step of the splitter, in pixels. */
+const KEY_STEP = 24;
 
-function clampWidth(width: number) {
-  return Math.max(CONSOLE_MIN_WIDTH, Math.min(CONSOLE_MAX_WIDTH, Math.round(width)));
-}
-
-/** The resizable panel beside the conversation that hosts the debug console. */
-export function DebugConsolePanel({ context, sections, width, onResize, onClose }: DebugConsolePanelProps) {
+/**
+ * The panel that hosts the debug console: docked beside the conversation with a splitter on its
+ * left edge (dragged, or arrow keys), or in a narrow window a drawer over it.
+ */
+export function DebugConsolePanel({ context, sections, width: chosen, maxWidth = CONSOLE_MAX_WIDTH, drawer = false, onResize, onClose }: DebugConsolePanelProps) {
+  const width = clampConsoleWidth(chosen, maxWidth);
+  const clampWidth = useCallback((next: number) => clampConsoleWidth(next, maxWidth), [maxWidth]);
+  const panel = useRef<HTMLElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  // Closing gives focus back to what opened the console, when focus was in it.
+  useReturnFocus(panel);
+  // A drawer covers the chat: the person is taken into it.
+  useEffect(() => {
+    if (drawer) closeButton.current?.focus();
+  }, [drawer]);
   const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
   // The tab buttons by section id, for arrow-key focus (no DOM queries).
   const tabs = useRef(new Map<string, HTMLButtonElement>());
@@ -65,7 +80,7 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
       if (!dragging.current) return;
       onResize(clampWidth(dragging.current.startWidth + dragging.current.startX - event.clientX));
     },
-    [onResize],
+    [onResize, clampWidth],
   );
   useEffect(() => {
     const stop = () => {
@@ -92,28 +107,51 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
 
   return (
     <ConsoleDataContext.Provider value={data}>
-    <aside className="console" style={{ width }} aria-label="Debug console">
+    <aside
+      ref={panel}
+      className={`console${drawer ? " console-drawer" : ""}`}
+      style={{ width }}
+      aria-label="Debug console"
+      onKeyDown={(event) => {
+        // Escape belongs to a dialog or menu inside first; they stop it there.
+        if (drawer && event.key === "Escape") {
+          event.stopPropagation();
+          onClose();
+        }
+      }}
+    >
       <div
         className="console-resizer"
         role="separator"
         aria-orientation="vertical"
         aria-label="Resize debug console"
         aria-valuemin={CONSOLE_MIN_WIDTH}
-        aria-valuemax={CONSOLE_MAX_WIDTH}
+        aria-valuemax={maxWidth}
         aria-valuenow={width}
+        aria-valuetext={`${width} pixels wide`}
         tabIndex={0}
         onPointerDown={(event) => {
+          // A drag resizes; it must not also select the transcript's text under the pointer.
+          event.preventDefault();
           dragging.current = { startX: event.clientX, startWidth: width };
           document.body.classList.add("resizing");
         }}
         onKeyDown={(event) => {
-          if (event.key === "ArrowLeft") onResize(clampWidth(width + 24));
-          if (event.key === "ArrowRight") onResize(clampWidth(width - 24));
+          // The splitter is the console's left edge: left widens it, right gives the chat room.
+          const next =
+            event.key === "ArrowLeft" ? width + KEY_STEP
+            : event.key === "ArrowRight" ? width - KEY_STEP
+            : event.key === "Home" ? CONSOLE_MIN_WIDTH
+            : event.key === "End" ? maxWidth
+            : null;
+          if (next === null) return;
+          event.preventDefault();
+          onResize(clampWidth(next));
         }}
       />
       <header className="console-header">
         <h2>Debug console</h2>
-        <button type="button" className="icon-button" aria-label="Close debug console (Ctrl+Shift+D)" onClick={onClose}>
+        <button ref={closeButton} type="button" className="icon-button" aria-label="Close debug console (Ctrl+Shift+D)" onClick={onClose}>
           ✕
         </button>
       </header>

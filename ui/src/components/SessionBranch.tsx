@@ -125,8 +125,15 @@ function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, o
     menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
     return () => document.removeEventListener("mousedown", close);
   }, [menuOpen]);
-  const act = (action: () => void) => () => {
+  const trigger = useRef<HTMLButtonElement>(null);
+  // Closing the menu gives focus back to its button, before an action moves it on (a dialog
+  // then returns it there, not to a menu item that is gone).
+  const closeMenu = () => {
     setMenuOpen(false);
+    trigger.current?.focus();
+  };
+  const act = (action: () => void) => () => {
+    closeMenu();
     action();
   };
   return (
@@ -165,6 +172,7 @@ function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, o
       <div className="session-menu" ref={menu}>
         <button
           type="button"
+          ref={trigger}
           className="icon-button"
           aria-label={`Actions for ${title}`}
           aria-haspopup="menu"
@@ -181,7 +189,11 @@ function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, o
             onKeyDown={(event) => {
               const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>("[role=menuitem]"));
               const at = items.indexOf(document.activeElement as HTMLElement);
-              if (event.key === "Escape") setMenuOpen(false);
+              if (event.key === "Escape") {
+                event.preventDefault();
+                event.stopPropagation();
+                closeMenu();
+              }
               if (event.key === "ArrowDown") items[(at + 1) % items.length]?.focus();
               if (event.key === "ArrowUp") items[(at - 1 + items.length) % items.length]?.focus();
             }}
