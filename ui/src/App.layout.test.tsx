@@ -1,9 +1,8 @@
-import { mockShell } from "./test/shell";
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { App } from "./App";
-import { demoSettings, shellPage, shellSessions, shellView } from "./test/fixtures";
+import { demoShell as shell } from "./test/demoShell";
 
 beforeAll(() => import("./console/ConsoleDock"));
 
@@ -19,30 +18,6 @@ function narrowWindow() {
     addEventListener: () => {},
     removeEventListener: () => {},
   })) as unknown as typeof window.matchMedia);
-}
-
-function shell() {
-  const sessions = shellSessions();
-  const find = (id: unknown) => sessions.find((x) => x.summary.id === id)!;
-  mockShell((cmd, args) => {
-    switch (cmd) {
-      case "app_info":
-        return { version: "0.1.0", strata_home: "/h", active_profile: demoSettings.profiles[0], is_demo: true };
-      case "get_settings":
-        return demoSettings;
-      case "watch_library":
-        return null;
-      case "list_sessions":
-        return { v: 1, sessions: sessions.map((s) => s.summary), total: sessions.length };
-      case "open_session":
-        return shellView(find(args.session_id));
-      case "open_transcript":
-        return shellPage(find(args.session_id));
-      default:
-        return null;
-    }
-  });
-  return sessions;
 }
 
 /** The app with the console opened from the header: the person, the header's toggle and the panel. */

@@ -19,6 +19,7 @@ import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
 import { SidebarDrawer } from "./components/SidebarDrawer";
+import { ShortcutsDialog } from "./components/ShortcutsDialog";
 import { useTheme } from "./hooks/useTheme";
 import { lazyModule, useLazyModule } from "./lib/lazyModule";
 import type { SearchResults } from "./bindings/SearchResults";
@@ -71,6 +72,7 @@ function AppWindow() {
   useEffect(() => setSidebarDrawer(false), [narrow]);
   const sidebarShown = narrow ? sidebarDrawer : !sidebarHidden;
   const toggleSidebar = useCallback(() => (narrow ? setSidebarDrawer((open) => !open) : setSidebarHidden((hidden) => !hidden)), [narrow]);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   // Picking something in the drawer is done with it.
   const closeDrawer = useCallback(() => setSidebarDrawer(false), []);
 
@@ -129,6 +131,7 @@ function AppWindow() {
     toggleConsole: actions.toggleConsole,
     toggleSidebar,
     openSettings: () => actions.setSettingsOpen(true),
+    showShortcuts: () => setShortcutsOpen(true),
     stop: () => {
       if (running) void actions.stop();
     },
@@ -293,6 +296,7 @@ function AppWindow() {
           onConfirm={() => void actions.fork(historyDialog.point)}
         />
       )}
+      {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
       {toast && <Toast message={toast} onDismiss={() => actions.toast(null)} />}
     </div>
     </ExternalLinks>

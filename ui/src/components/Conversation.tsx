@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState, type RefObject } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { SessionListItem } from "../api/types";
 import { useApprovalKeys } from "../hooks/useApprovalKeys";
 import { approvalAction } from "../lib/approvalWords";
@@ -8,6 +8,8 @@ import { pendingApprovals } from "../state/transcript";
 import { Composer } from "./Composer";
 import { ConversationHeader } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
+import { TranscriptFind, type TranscriptFindHandle } from "./TranscriptFind";
+import { isFindShortcut } from "../hooks/useShortcuts";
 
 interface ConversationProps {
   /** The session's freshest list row (its title and model may have changed since it opened). */
@@ -44,6 +46,20 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
   useApprovalKeys(waiting?.call_id ?? null, decide, composerRef);
+  // Ctrl+F: the find bar over the transcript (again: back to its field).
+  const [finding, setFinding] = useState(false);
+  const findBar = useRef<TranscriptFindHandle>(null);
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!isFindShortcut(event) || document.querySelector("[aria-modal=true]")) return;
+      event.preventDefault();
+      if (findBar.current) findBar.current.focus();
+      else setFinding(true);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
   const inspect = actions.inspectCompaction;
   // Pins, partial compactions and undos write to the session: live and idle only. A fork
   // only reads it, so a read-only session can be forked too.
@@ -62,7 +78,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
     };
   }, [actions, live, running, undoableCompaction]);
   return (
-    <main className="conversation" aria-label="Conversation">
+    <main ref={main} className="conversation" aria-label="Conversation">
       <ConversationHeader
         summary={summary}
         live={live}
@@ -73,6 +89,16 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           window.setTimeout(focusComposer, 0);
         }}
       />
+      {finding && (
+        <TranscriptFind
+          ref={findBar}
+          entries={transcript.entries}
+          list={listRef}
+          scope={main}
+          hasOlder={transcript.older !== null}
+          onClose={() => setFinding(false)}
+        />
+      )}
       {transcript.entries.length === 0 ? (
         <div className="empty-state conversation-empty">
           <div className="empty-icon" aria-hidden="true">

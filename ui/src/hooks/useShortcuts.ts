@@ -6,10 +6,11 @@ export interface Shortcuts {
   toggleConsole: () => void;
   toggleSidebar: () => void;
   openSettings: () => void;
+  showShortcuts: () => void;
   stop: () => void;
 }
 
-/** The app's keyboard shortcuts: Ctrl+N, Ctrl+L, Ctrl+B, Ctrl+Shift+D, Ctrl+, and Esc. */
+/** The app's keyboard shortcuts: Ctrl+N, Ctrl+L, Ctrl+B, Ctrl+Shift+D, Ctrl+, "?" and Esc. */
 export function matchShortcut(event: KeyboardEvent): keyof Shortcuts | null {
   const mod = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
@@ -18,9 +19,40 @@ export function matchShortcut(event: KeyboardEvent): keyof Shortcuts | null {
   if (mod && !event.shiftKey && key === "l") return "focusComposer";
   if (mod && !event.shiftKey && key === "b") return "toggleSidebar";
   if (mod && key === ",") return "openSettings";
+  if (isHelpShortcut(event)) return "showShortcuts";
   if (key === "escape" && !mod) return "stop";
   return null;
 }
+
+/** Ctrl+F (Cmd+F): find in the transcript, handled by the open conversation. */
+export function isFindShortcut(event: KeyboardEvent): boolean {
+  return (event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "f";
+}
+
+/** Whether a key press goes into a field the person types in (a single-key shortcut then waits). */
+export function typingIn(target: EventTarget | null): boolean {
+  if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  return target instanceof HTMLElement && target.isContentEditable;
+}
+
+/** "?" outside a text field: the list of shortcuts. */
+export function isHelpShortcut(event: KeyboardEvent): boolean {
+  return event.key === "?" && !event.ctrlKey && !event.metaKey && !event.altKey && !typingIn(event.target);
+}
+
+/** Every keyboard shortcut, as the "?" dialog lists them. */
+export const SHORTCUT_LIST: { keys: string[]; does: string }[] = [
+  { keys: ["Ctrl", "N"], does: "New session" },
+  { keys: ["Ctrl", "L"], does: "Go to the message box" },
+  { keys: ["Enter"], does: "Send the message (Shift+Enter: a new line)" },
+  { keys: ["Ctrl", "F"], does: "Find in the transcript (Enter: next match, Shift+Enter: previous)" },
+  { keys: ["Ctrl", "B"], does: "Show or hide the sessions" },
+  { keys: ["Ctrl", "Shift", "D"], does: "Show or hide the debug console" },
+  { keys: ["Ctrl", ","], does: "Open Settings" },
+  { keys: ["Y"], does: "Allow a waiting tool call once (A: for the session, N: deny)" },
+  { keys: ["Esc"], does: "Close a dialog, menu, drawer or the find bar; else stop the running turn" },
+  { keys: ["?"], does: "This list of shortcuts" },
+];
 
 export function useShortcuts(handlers: Shortcuts) {
   const latest = useRef(handlers);
@@ -31,8 +63,8 @@ export function useShortcuts(handlers: Shortcuts) {
     const onKey = (event: KeyboardEvent) => {
       const name = matchShortcut(event);
       if (!name) return;
-      // Escape belongs to open dialogs and menus first.
-      if (name === "stop" && document.querySelector("[role=dialog], [role=menu]")) return;
+      // Escape belongs to open dialogs and menus first, and "?" does not open a dialog over one.
+      if ((name === "stop" || name === "showShortcuts") && document.querySelector("[role=dialog], [role=menu]")) return;
       if (name !== "stop") event.preventDefault();
       latest.current[name]();
     };

@@ -49,6 +49,9 @@ describe("composer commands and shortcuts", () => {
     expect(key({ key: "l", metaKey: true })).toBe("focusComposer");
     expect(key({ key: ",", ctrlKey: true })).toBe("openSettings");
     expect(key({ key: "Escape" })).toBe("stop");
+    expect(key({ key: "b", ctrlKey: true })).toBe("toggleSidebar");
+    expect(key({ key: "?", shiftKey: true })).toBe("showShortcuts");
+    expect(key({ key: "?", ctrlKey: true })).toBeNull();
     expect(key({ key: "d", shiftKey: true })).toBeNull();
   });
 });
