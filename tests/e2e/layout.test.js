@@ -76,19 +76,9 @@ describe("the window's layout (issue 27, item 12)", { timeout: 300_000 }, () => 
 
   const step = sharedAppSteps(() => h);
 
-  /** The layout's problems at this size in both themes (prefixed), with a screenshot of each. */
+  /** The layout's problems at this size in both themes, with a screenshot of each. */
   async function checkLayout(name) {
-    const found = [];
-    for (const theme of ["light", "dark"]) {
-      await h.run((t) => {
-        document.documentElement.dataset.theme = t;
-      }, theme);
-      found.push(...(await h.run(layoutProblems, CHAT_MIN)).map((p) => `${theme}: ${p}`));
-      await h.screenshot(`layout/${name}-${theme}`);
-    }
-    await h.run(() => {
-      document.documentElement.dataset.theme = "light";
-    });
+    const found = await h.problemsInBothThemes(`layout/${name}`, () => h.run(layoutProblems, CHAT_MIN));
     assert.deepEqual(found, [], name);
   }
 

@@ -510,6 +510,29 @@ export class Harness {
     });
   }
 
+  /**
+   * In the light theme, then the dark one (back to light after): `measure(theme)`'s problems,
+   * each prefixed with its theme, and a screenshot `<name>-<theme>` of each, taken once the
+   * theme's colour transitions have ended.
+   */
+  async problemsInBothThemes(name, measure) {
+    const found = [];
+    for (const theme of ["light", "dark"]) {
+      await this.run((t) => {
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      await this.driver.executeAsync(
+        "const done = arguments[0]; requestAnimationFrame(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))).then(() => requestAnimationFrame(() => done())));",
+      );
+      found.push(...(await measure(theme)).map((p) => `${theme}: ${p}`));
+      await this.screenshot(`${name}-${theme}`);
+    }
+    await this.run(() => {
+      document.documentElement.dataset.theme = "light";
+    });
+    return found;
+  }
+
   /** SIGKILL this home's app processes. */
   killApps() {
     if (!this.home) return;
