@@ -18,6 +18,7 @@ import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
+import { useFocusKeeper } from "./hooks/useReturnFocus";
 import { SidebarDrawer } from "./components/SidebarDrawer";
 import { ShortcutsDialog } from "./components/ShortcutsDialog";
 import { useTheme } from "./hooks/useTheme";
@@ -64,6 +65,7 @@ function AppWindow() {
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
+  useFocusKeeper();
   // Below 1200 px the console overlays the chat and the sidebar is a drawer opened from the header.
   const narrow = useNarrowWindow();
   const windowWidth = useWindowWidth();

@@ -1,4 +1,5 @@
 import type { AppInfo, SessionListItem } from "../api/types";
+import { TipButton } from "./Tooltip";
 
 interface AppHeaderProps {
   info: AppInfo | null;
@@ -22,16 +23,16 @@ export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, console
   return (
     <header className="app-header">
       <div className="brand">
-        <button
-          type="button"
+        <TipButton
           className={`icon-button sidebar-toggle${sidebarOpen ? " pressed" : ""}`}
           aria-expanded={sidebarOpen}
           aria-label="Sessions"
-          title={`${sidebarOpen ? "Hide" : "Show"} sessions (Ctrl+B)`}
+          aria-keyshortcuts="Control+B"
+          tip={`${sidebarOpen ? "Hide" : "Show"} sessions (Ctrl+B)`}
           onClick={onToggleSidebar}
         >
           <span aria-hidden="true">☰</span>
-        </button>
+        </TipButton>
         <span className="brand-mark" aria-hidden="true">
           <span />
           <span />
@@ -49,28 +50,28 @@ export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, console
           </span>
         ) : (
           profile && (
-            <button type="button" className="model-chip" onClick={onOpenSettings} title="Change the model in Settings">
+            <TipButton className="model-chip" onClick={onOpenSettings} tip="Change the model in Settings">
               <span className="model-dot" aria-hidden="true" />
               <span className="model-label">{profile.label}</span>
               <span className="model-name">{profile.model}</span>
               {demo && <span className="badge badge-demo">Demo</span>}
-            </button>
+            </TipButton>
           )
         )}
       </div>
       <div className="header-actions">
-        <button
-          type="button"
+        <TipButton
           className={`button ghost${consoleOpen ? " pressed" : ""}`}
           aria-pressed={consoleOpen}
+          aria-keyshortcuts="Control+Shift+D"
           onClick={onToggleConsole}
-          title="Toggle debug console (Ctrl+Shift+D)"
+          tip="Toggle debug console (Ctrl+Shift+D)"
         >
           Debug console
-        </button>
-        <button type="button" className="button ghost" onClick={onOpenSettings} title="Settings (Ctrl+,)">
+        </TipButton>
+        <TipButton className="button ghost" aria-keyshortcuts="Control+," onClick={onOpenSettings} tip="Settings (Ctrl+,)">
           Settings
-        </button>
+        </TipButton>
       </div>
     </header>
   );

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
-import { clampConsoleWidth, CONSOLE_MAX_WIDTH, CONSOLE_MIN_WIDTH, useReturnFocus } from "../hooks/useLayout";
+import { clampConsoleWidth, CONSOLE_MAX_WIDTH, CONSOLE_MIN_WIDTH } from "../hooks/useLayout";
+import { useReturnFocus } from "../hooks/useReturnFocus";
 import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";

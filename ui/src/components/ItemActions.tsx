@@ -3,6 +3,7 @@
 // when the conversation passes its callback (a live, idle session).
 import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
+import { useTooltip } from "./Tooltip";
 
 /** What a person can do with one item; an absent callback hides its control. */
 export interface ItemHistory {
@@ -83,6 +84,8 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
   const open = place !== null;
   const setOpen = (value: boolean) => setPlace(value && trigger.current ? menuPlace(trigger.current) : null);
   const menuId = useId();
+  // Not a native title: it would stay up over the menu this button opens.
+  const tip = useTooltip("More actions");
   const trigger = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
 
@@ -139,10 +142,11 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
         aria-label={`More actions on ${subject}`}
-        title="More actions"
         data-testid="item-menu-button"
+        {...tip.trigger}
         onClick={() => setOpen(!open)}
         onKeyDown={(event) => {
+          tip.trigger.onKeyDown(event);
           if (event.key === "ArrowDown" && !open) {
             event.preventDefault();
             setOpen(true);
@@ -151,6 +155,7 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
       >
         <span aria-hidden="true">⋯</span>
       </button>
+      {tip.tooltip}
       {open &&
         createPortal(
           <div ref={menu} id={menuId} className="item-menu-list" role="menu" aria-label={`Actions on ${subject}`} onKeyDown={onKeyDown} style={place}>

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from "react";
+import { restoreFocus } from "../hooks/useReturnFocus";
 
 interface ModalProps {
   title: string;
@@ -20,7 +21,9 @@ export function Modal({ title, onClose, children, footer, wide, className }: Mod
     const previous = document.activeElement as HTMLElement | null;
     const first = box.current?.querySelector<HTMLElement>("[data-autofocus]") ?? box.current?.querySelector<HTMLElement>(FOCUSABLE);
     first?.focus();
-    return () => previous?.focus?.();
+    const node = box.current;
+    // Back to what had focus; when that is gone (the row a Delete removed), somewhere it can be.
+    return () => restoreFocus(previous instanceof HTMLElement && previous !== document.body ? previous : null, node);
   }, []);
   return (
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>

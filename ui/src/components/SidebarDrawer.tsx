@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from "react";
-import { useReturnFocus } from "../hooks/useLayout";
+import { useReturnFocus } from "../hooks/useReturnFocus";
 
 interface SidebarDrawerProps {
   /** A narrow window: the sidebar opens over the chat, else it is docked as it is. */

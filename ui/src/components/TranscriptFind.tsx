@@ -1,5 +1,5 @@
 import { useEffect, useImperativeHandle, useMemo, useRef, useState, type Ref, type RefObject } from "react";
-import { useReturnFocus } from "../hooks/useLayout";
+import { useReturnFocus } from "../hooks/useReturnFocus";
 import { clearMatches, findMatches, matchCount, paintMatches } from "../lib/find";
 import type { Entry } from "../state/transcript";
 import type { MessageListHandle } from "./MessageList";

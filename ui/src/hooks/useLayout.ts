@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useState, type RefObject } from "react";
+import { useEffect, useState } from "react";
 
 /** Below this window width the console overlays the chat as a drawer and the sidebar collapses. */
 export const DRAWER_BELOW = 1200;
@@ -56,22 +56,4 @@ export function consoleMaxWidth(windowWidth: number, { drawer, sidebar }: { draw
 /** `width` held within the console's bounds for a maximum of `max`. */
 export function clampConsoleWidth(width: number, max: number): number {
   return Math.max(CONSOLE_MIN_WIDTH, Math.min(max, Math.round(width)));
-}
-
-/**
- * Gives focus back when the element in `container` closes: to what had it when it opened, if
- * focus was inside the closing element (or nowhere) at that moment. Nothing else is moved, so
- * closing a panel the person is not in does not take them out of what they are typing.
- */
-export function useReturnFocus(container: RefObject<HTMLElement | null>) {
-  useLayoutEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
-    const node = container.current;
-    return () => {
-      const active = document.activeElement;
-      const lost = !active || active === document.body || (node?.contains(active) ?? false);
-      // The opener may be gone (a row re-rendered) or inside what closes: then nothing.
-      if (lost && opener?.isConnected && !node?.contains(opener)) opener.focus();
-    };
-  }, [container]);
 }
