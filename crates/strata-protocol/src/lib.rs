@@ -9,6 +9,7 @@ mod context;
 mod contract;
 mod desktop;
 mod events;
+mod failure;
 mod ids;
 mod inspect;
 mod items;
@@ -54,6 +55,7 @@ pub use desktop::{
 pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };
+pub use failure::{FailureKind, ProviderFailure, Recovery};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{
