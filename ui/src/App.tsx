@@ -21,6 +21,8 @@ import { useTheme } from "./hooks/useTheme";
 import { lazyModule, useLazyModule } from "./lib/lazyModule";
 import type { SearchResults } from "./bindings/SearchResults";
 import { isRunning } from "./state/store";
+import { sessionProviderName } from "./lib/profiles";
+import { providerHealth } from "./lib/providerHealth";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
 
 /** The app: one store for everything it shows, provided to every component. */
@@ -47,11 +49,13 @@ function AppWindow() {
   const entryCount = useAppState((s) => s.transcript.entries.length);
   const debugEvents = useAppState((s) => s.transcript.debugEvents);
   const runningTurn = useAppState((s) => s.transcript.runningTurn);
+  const health = useAppState((s) => providerHealth(s.transcript.entries));
   const reportedThreshold = useAppState((s) => s.transcript.threshold);
   const running = useAppState(isRunning);
   const loadError = useAppState((s) => s.loadError);
   const toast = useAppState((s) => s.toast);
   const settingsOpen = useAppState((s) => s.settingsOpen);
+  const settingsProfile = useAppState((s) => s.settingsProfile);
   const consoleOpen = useAppState((s) => s.consoleOpen);
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
@@ -164,6 +168,8 @@ function AppWindow() {
       <AppHeader
         info={info}
         session={summary}
+        sessionProvider={summary ? sessionProviderName(settings?.profiles ?? [], summary, view?.profile) : null}
+        health={health}
         consoleOpen={consoleOpen}
         onToggleConsole={actions.toggleConsole}
         onOpenSettings={() => actions.setSettingsOpen(true)}
@@ -225,7 +231,12 @@ function AppWindow() {
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
       {settingsOpen && settings && (
-        <SettingsDialog settings={settings} onClose={() => actions.setSettingsOpen(false)} onSave={actions.saveSettings} />
+        <SettingsDialog
+          settings={settings}
+          initialProfile={settingsProfile}
+          onClose={() => actions.setSettingsOpen(false)}
+          onSave={actions.saveSettings}
+        />
       )}
       {switchingProfile && view && summary && (
         <SwitchProfileDialog

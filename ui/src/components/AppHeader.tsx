@@ -1,9 +1,14 @@
 import type { AppInfo, SessionListItem } from "../api/types";
+import { HEALTH_TEXT, type ProviderHealth } from "../lib/providerHealth";
 
 interface AppHeaderProps {
   info: AppInfo | null;
   /** The open session: the header names its model, which may not be the active profile's. */
   session?: SessionListItem | null;
+  /** What to call the session's provider: its profile's name (never its id or the kind's slug). */
+  sessionProvider?: string | null;
+  /** How the provider fared on the latest request: the dot turns amber while retrying, red after a failure. */
+  health?: ProviderHealth;
   consoleOpen: boolean;
   onToggleConsole: () => void;
   onOpenSettings: () => void;
@@ -13,7 +18,7 @@ interface AppHeaderProps {
  * Brand, the model (the open session's, else the active profile's, with a demo badge on the
  * offline model), settings and the console toggle.
  */
-export function AppHeader({ info, session, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
+export function AppHeader({ info, session, sessionProvider, health = "ok", consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
   const profile = info?.active_profile;
   const demo = session ? session.provider_kind === "demo" : info?.is_demo;
   return (
@@ -28,9 +33,9 @@ export function AppHeader({ info, session, consoleOpen, onToggleConsole, onOpenS
       </div>
       <div className="header-center">
         {session ? (
-          <span className="model-chip" title="The model this session talks to">
-            <span className="model-dot" aria-hidden="true" />
-            <span className="model-label">{session.provider_kind}</span>
+          <span className="model-chip" title="The model this session talks to" data-health={health}>
+            <span className={`model-dot ${health}`} role="img" aria-label={HEALTH_TEXT[health]} title={HEALTH_TEXT[health]} data-testid="provider-dot" />
+            <span className="model-label">{sessionProvider ?? "Provider"}</span>
             <span className="model-name">{session.model}</span>
             {demo && <span className="badge badge-demo">Demo</span>}
           </span>

@@ -19,6 +19,8 @@ import { Modal } from "./Modal";
 
 interface SettingsDialogProps {
   settings: Settings;
+  /** The profile to show first (an error's "Open profile settings"); else the active one. */
+  initialProfile?: string | null;
   onSave: (settings: Settings) => Promise<void>;
   onClose: () => void;
 }
@@ -36,9 +38,11 @@ const THEMES: { value: Theme; label: string }[] = [
 ];
 
 /** Provider profiles, approval policy and theme. Nothing is saved while any field is invalid. */
-export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
-  const [selected, setSelected] = useState(settings.active_profile);
+  const [selected, setSelected] = useState(() =>
+    initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
+  );
   const [errors, setErrors] = useState<SettingsErrors>({ profiles: {} });
   const [saving, setSaving] = useState(false);
   const profile = draft.profiles.find((p) => p.id === selected) ?? draft.profiles[0];

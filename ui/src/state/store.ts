@@ -44,6 +44,8 @@ export interface AppState {
   loadError: string | null;
   toast: ToastMessage | null;
   settingsOpen: boolean;
+  /** The profile Settings opens on ("Open profile settings"); null: the active one. */
+  settingsProfile: string | null;
   consoleOpen: boolean;
   consoleWidth: number;
   focusedCompaction: string | null;
@@ -67,6 +69,7 @@ export const initialState: AppState = {
   loadError: null,
   toast: null,
   settingsOpen: false,
+  settingsProfile: null,
   consoleOpen: false,
   consoleWidth: 460,
   focusedCompaction: null,
@@ -504,7 +507,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    setSettingsOpen: (settingsOpen: boolean) => set({ settingsOpen }),
+    setSettingsOpen: (settingsOpen: boolean, settingsProfile: string | null = null) => set({ settingsOpen, settingsProfile }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
     setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
