@@ -5,6 +5,7 @@
 mod bindings;
 mod checkpoint;
 mod commands;
+mod connection;
 mod context;
 mod contract;
 mod desktop;
@@ -30,6 +31,7 @@ pub use checkpoint::{
 pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
+pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
     LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,

@@ -6,6 +6,7 @@
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionView, Settings } from "../api/types";
+import type { SetApiKey } from "../bindings/SetApiKey";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
@@ -370,8 +371,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     },
 
     /** Saves settings; a failure is thrown to the dialog, which shows it by its fields. */
-    async saveSettings(next: Settings) {
-      const settings = await api.saveSettings(next);
+    async saveSettings(next: Settings, apiKeys: SetApiKey[] = []) {
+      const settings = await api.saveSettings(next, apiKeys);
       set({ settings });
       set({ info: await api.appInfo(), toast: { tone: "ok", text: "Settings saved." } });
     },
