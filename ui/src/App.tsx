@@ -13,6 +13,7 @@ import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
@@ -56,6 +57,7 @@ function AppWindow() {
   const toast = useAppState((s) => s.toast);
   const settingsOpen = useAppState((s) => s.settingsOpen);
   const settingsProfile = useAppState((s) => s.settingsProfile);
+  const connectOpen = useAppState((s) => s.connectOpen);
   const consoleOpen = useAppState((s) => s.consoleOpen);
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
@@ -174,7 +176,7 @@ function AppWindow() {
         onToggleConsole={actions.toggleConsole}
         onOpenSettings={() => actions.setSettingsOpen(true)}
       />
-      {info?.is_demo && <DemoBanner onOpenSettings={() => actions.setSettingsOpen(true)} />}
+      {info?.is_demo && <DemoBanner onConnect={() => actions.setConnectOpen(true)} />}
       <div className="workspace-area">
         <SessionSidebar
           sessions={sessions}
@@ -230,6 +232,9 @@ function AppWindow() {
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
+      {connectOpen && settings && (
+        <ConnectProviderDialog settings={settings} onClose={() => actions.setConnectOpen(false)} onSave={actions.saveSettings} />
+      )}
       {settingsOpen && settings && (
         <SettingsDialog
           settings={settings}

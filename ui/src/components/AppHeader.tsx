@@ -69,14 +69,14 @@ export function AppHeader({ info, session, sessionProvider, health = "ok", conso
 }
 
 /** Shown while the offline demo model is active: what it is and how to connect a real one. */
-export function DemoBanner({ onOpenSettings }: { onOpenSettings: () => void }) {
+export function DemoBanner({ onConnect }: { onConnect: () => void }) {
   return (
     <div className="demo-banner" role="note">
       <span>
         <strong>You are on the offline demo model.</strong> It runs without a network or key and answers with canned
         work, so you can try Strata safely.
       </span>
-      <button type="button" className="button small" onClick={onOpenSettings}>
+      <button type="button" className="button small" onClick={onConnect}>
         Connect a provider
       </button>
     </div>

@@ -47,6 +47,8 @@ export interface AppState {
   settingsOpen: boolean;
   /** The profile Settings opens on ("Open profile settings"); null: the active one. */
   settingsProfile: string | null;
+  /** "Connect a provider" is open. */
+  connectOpen: boolean;
   consoleOpen: boolean;
   consoleWidth: number;
   focusedCompaction: string | null;
@@ -71,6 +73,7 @@ export const initialState: AppState = {
   toast: null,
   settingsOpen: false,
   settingsProfile: null,
+  connectOpen: false,
   consoleOpen: false,
   consoleWidth: 460,
   focusedCompaction: null,
@@ -509,6 +512,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     },
 
     setSettingsOpen: (settingsOpen: boolean, settingsProfile: string | null = null) => set({ settingsOpen, settingsProfile }),
+    setConnectOpen: (connectOpen: boolean) => set({ connectOpen }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
     setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
