@@ -13,6 +13,7 @@ import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
 import { Toast } from "./components/Toast";
@@ -25,6 +26,8 @@ import { useTheme } from "./hooks/useTheme";
 import { lazyModule, useLazyModule } from "./lib/lazyModule";
 import type { SearchResults } from "./bindings/SearchResults";
 import { isRunning } from "./state/store";
+import { sessionProviderName } from "./lib/profiles";
+import { providerHealth } from "./lib/providerHealth";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
 
 /** The app: one store for everything it shows, provided to every component. */
@@ -51,11 +54,14 @@ function AppWindow() {
   const entryCount = useAppState((s) => s.transcript.entries.length);
   const debugEvents = useAppState((s) => s.transcript.debugEvents);
   const runningTurn = useAppState((s) => s.transcript.runningTurn);
+  const health = useAppState((s) => providerHealth(s.transcript.entries));
   const reportedThreshold = useAppState((s) => s.transcript.threshold);
   const running = useAppState(isRunning);
   const loadError = useAppState((s) => s.loadError);
   const toast = useAppState((s) => s.toast);
   const settingsOpen = useAppState((s) => s.settingsOpen);
+  const settingsProfile = useAppState((s) => s.settingsProfile);
+  const connectOpen = useAppState((s) => s.connectOpen);
   const consoleOpen = useAppState((s) => s.consoleOpen);
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
@@ -184,11 +190,13 @@ function AppWindow() {
         session={summary}
         sidebarOpen={sidebarShown}
         onToggleSidebar={toggleSidebar}
+        sessionProvider={summary ? sessionProviderName(settings?.profiles ?? [], summary, view?.profile) : null}
+        health={health}
         consoleOpen={consoleOpen}
         onToggleConsole={actions.toggleConsole}
         onOpenSettings={() => actions.setSettingsOpen(true)}
       />
-      {info?.is_demo && <DemoBanner onOpenSettings={() => actions.setSettingsOpen(true)} />}
+      {info?.is_demo && <DemoBanner onConnect={() => actions.setConnectOpen(true)} />}
       <div className="workspace-area">
         {sidebarShown && (
           <SidebarDrawer drawer={narrow} onClose={closeDrawer}>
@@ -260,8 +268,16 @@ function AppWindow() {
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
+      {connectOpen && settings && (
+        <ConnectProviderDialog settings={settings} onClose={() => actions.setConnectOpen(false)} onSave={actions.saveSettings} />
+      )}
       {settingsOpen && settings && (
-        <SettingsDialog settings={settings} onClose={() => actions.setSettingsOpen(false)} onSave={actions.saveSettings} />
+        <SettingsDialog
+          settings={settings}
+          initialProfile={settingsProfile}
+          onClose={() => actions.setSettingsOpen(false)}
+          onSave={actions.saveSettings}
+        />
       )}
       {switchingProfile && view && summary && (
         <SwitchProfileDialog

@@ -21,6 +21,7 @@
 //!   validated once, here ([`validate`]).
 
 pub mod catalog;
+pub mod connection;
 pub mod context;
 pub mod context_ops;
 pub mod error;

@@ -12,9 +12,11 @@ use strata_protocol::{
     SaveSettings, SetApiKey, Settings,
 };
 use strata_providers::config::resolve_profile;
-use strata_providers::{ApiKey, ApiKeySource, KeyStore, ProfileFlags, ProviderKindExt};
+use strata_providers::{
+    ApiKey, ApiKeySource, KeyStore, ProfileFlags, ProviderKindExt, StrataConfig,
+};
 
-use crate::error::{CommandResult, invalid_input, io, not_found};
+use crate::error::{AppResult, CommandResult, invalid_input, io, not_found};
 use crate::settings::{
     DesktopPrefs, KeyPresence, config_from_settings, custom_labels, profile_view, profile_views,
     settings_of,
@@ -89,12 +91,21 @@ impl App {
     /// open for turns pick the new settings up at their next turn.
     pub async fn save_settings(self: &Arc<Self>, request: SaveSettings) -> CommandResult<Settings> {
         let settings = request.settings;
+        let mut keys = Vec::with_capacity(request.api_keys.len());
+        for typed in request.api_keys {
+            let profile_id = validate::profile_id(&typed.profile_id)?;
+            keys.push((profile_id, ApiKey::new(validate::api_key(&typed.key)?)));
+        }
         let saved = self
             .blocking(move |app| {
                 let existing = app.config()?;
-                let config = config_from_settings(&settings, &existing).map_err(|problems| {
-                    invalid_input(format!("Nothing was saved. {}", problems.join(" ")))
-                })?;
+                let mut config =
+                    config_from_settings(&settings, &existing).map_err(|problems| {
+                        invalid_input(format!("Nothing was saved. {}", problems.join(" ")))
+                    })?;
+                for (profile_id, key) in &keys {
+                    app.store_key(&mut config, profile_id, key)?;
+                }
                 config.save(&app.paths.config_file())?;
                 let mut keys = KeyPresence::new(&config, &app.paths, app.env());
                 let (derived, _) = profile_views(&config, app.env(), &mut keys, &BTreeMap::new())?;
@@ -123,27 +134,41 @@ impl App {
         let key = ApiKey::new(validate::api_key(&request.key)?);
         self.blocking(move |app| {
             let mut config = app.config()?;
-            let profile = config.profiles.get_mut(&profile_id).ok_or_else(|| {
-                not_found(format!(
-                    "No saved profile is named {profile_id:?}; save the settings first."
-                ))
-            })?;
-            if profile.kind == ProviderKind::Demo {
-                return Err(invalid_input("The offline demo model takes no key."));
-            }
-            let store = KeyStore::open(config.key_store, &app.paths.config);
-            store.set(&profile_id, &key)?;
-            let source = ApiKeySource::Keychain(profile_id.clone());
-            if profile.api_key.as_ref() != Some(&source) {
-                profile.api_key = Some(source);
+            if app.store_key(&mut config, &profile_id, &key)? {
                 config.save(&app.paths.config_file())?;
             }
-            tracing::info!(profile = %profile_id, store = %store.describe(), "API key stored");
             Ok(())
         })
         .await?;
         self.settings_changed();
         Ok(())
+    }
+
+    /// Stores `key` for `profile_id` of `config` in the key store and points
+    /// the profile at it; true when `config` changed and must be saved.
+    fn store_key(
+        &self,
+        config: &mut StrataConfig,
+        profile_id: &str,
+        key: &ApiKey,
+    ) -> AppResult<bool> {
+        let store = KeyStore::open(config.key_store, &self.paths.config);
+        let profile = config.profiles.get_mut(profile_id).ok_or_else(|| {
+            not_found(format!(
+                "No saved profile is named {profile_id:?}; save the settings first."
+            ))
+        })?;
+        if profile.kind == ProviderKind::Demo {
+            return Err(invalid_input("The offline demo model takes no key."));
+        }
+        store.set(profile_id, key)?;
+        tracing::info!(profile = %profile_id, store = %store.describe(), "API key stored");
+        let source = ApiKeySource::Keychain(profile_id.to_owned());
+        if profile.api_key.as_ref() == Some(&source) {
+            return Ok(false);
+        }
+        profile.api_key = Some(source);
+        Ok(true)
     }
 
     /// `STRATA_HOME`, or the folder holding the sessions.

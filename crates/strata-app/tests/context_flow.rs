@@ -197,7 +197,13 @@ fn a_session_compacts_under_the_settings_policy_and_the_app_shows_it_honestly() 
             .unwrap();
         assert_eq!(settings.compaction_policy, CompactionPolicy::Layered);
         settings.compact_threshold = Some(ThresholdSetting::Tokens(4_000));
-        let saved = app.save_settings(SaveSettings { settings }).await.unwrap();
+        let saved = app
+            .save_settings(SaveSettings {
+                settings,
+                api_keys: Vec::new(),
+            })
+            .await
+            .unwrap();
         assert_eq!(
             saved.compact_threshold,
             Some(ThresholdSetting::Tokens(4_000))

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use strata_core::CoreError;
-use strata_protocol::{CommandError, CommandErrorKind, ModelError};
+use strata_protocol::{CommandError, CommandErrorKind, ModelError, ProviderFailure};
 use strata_providers::ProviderError;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +32,7 @@ pub enum CliError {
     Runtime(#[source] std::io::Error),
     #[error("the turn was cancelled")]
     TurnCancelled,
-    #[error("the turn failed{}", .0.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    #[error("the turn failed{}", .0.as_ref().map(|e| format!(": {}", ProviderFailure::of(e).sentence)).unwrap_or_default())]
     TurnFailed(Option<ModelError>),
     /// The turn deadline stopped the turn; the message names it.
     #[error("the turn failed: {0}")]

@@ -11,8 +11,8 @@ use strata_core::CancellationToken;
 use strata_core::agent::ApprovalBroker;
 use strata_core::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
 use strata_protocol::{
-    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role, ToolCallStatus,
-    TurnOutcome,
+    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure, ResponseItem, Role,
+    ToolCallStatus, TurnOutcome,
 };
 
 use crate::approve;
@@ -190,9 +190,25 @@ impl Ui {
                     ))
                 }
             }
-            MainlineEvent::Error { message, .. } => {
-                self.note(paint(ERROR, format!("error: {}", visible_inline(message))))
-            }
+            MainlineEvent::Error {
+                message,
+                model_error,
+                ..
+            } => match model_error.as_ref().map(ProviderFailure::of) {
+                // The sentence a person acts on, then the client's own text.
+                Some(failure) => self.note(format!(
+                    "{}\n{}",
+                    paint(
+                        ERROR,
+                        format!("error: {}", visible_inline(&failure.sentence))
+                    ),
+                    paint(
+                        DIM,
+                        format!("  details: {}", visible_inline(&failure.details))
+                    )
+                )),
+                None => self.note(paint(ERROR, format!("error: {}", visible_inline(message)))),
+            },
             MainlineEvent::CompactionCircuitOpen { message, .. } => {
                 self.note(paint(WARN, format!("warning: {message}")))
             }
@@ -211,15 +227,18 @@ impl Ui {
                 attempt,
                 of,
                 delay_ms,
-                cause,
                 ..
-            } => self.note(paint(
-                DIM,
-                format!(
-                    "retrying ({attempt}/{of}) in {delay_ms} ms: {}",
-                    visible_inline(cause)
-                ),
-            )),
+            } => {
+                // One line that replaces itself on a terminal; the cause is
+                // the same each time, and the final error gives it in full.
+                let line = format!("retrying ({attempt}/{of}) in {delay_ms} ms…");
+                if self.spinners {
+                    self.start_spinner(line);
+                    Ok(())
+                } else {
+                    self.note(paint(DIM, line))
+                }
+            }
             DebugEvent::HistoryCompacted {
                 summary,
                 history_items,

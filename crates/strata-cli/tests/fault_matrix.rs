@@ -319,10 +319,22 @@ fn run_case(case: &Case, wire: Wire) -> Measured {
                 code == 1,
                 format!("exit {code}, stderr {:?}", trim(&stderr)),
             );
+            // The last line says what happened in a sentence; the
+            // provider's own words are on the error's `details:` line.
+            let details = stderr
+                .lines()
+                .find_map(|line| line.strip_prefix("  details: "))
+                .unwrap_or_default();
             check(
                 last_line.starts_with("strata: error: the turn failed: ")
-                    && needles.iter().any(|needle| last_line.contains(needle)),
-                format!("last line {:?} lacks {needles:?}", trim(&last_line)),
+                    && needles
+                        .iter()
+                        .any(|needle| last_line.contains(needle) || details.contains(needle)),
+                format!(
+                    "last line {:?} and details {:?} lack {needles:?}",
+                    trim(&last_line),
+                    trim(details)
+                ),
             );
             check(
                 last_line.len() < 1200,

@@ -231,13 +231,57 @@ fn a_provider_failure_fails_the_turn_with_exit_1_and_is_recorded() {
     assert_eq!(run.code, 1, "{run:#?}");
     let last = run.stderr.lines().last().unwrap();
     assert!(
-        last.starts_with("strata: error: the turn failed: the provider rejected the credentials"),
+        last.starts_with("strata: error: the turn failed: This key was rejected."),
         "{last:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("  details: the provider rejected the credentials: HTTP 401"),
+        "{}",
+        run.stderr
     );
     let id = announced_id(&run.stderr);
     assert_eq!(outcomes(&home, id), [TurnOutcome::Failed]);
     let shown = home.run(&["sessions", "show", &id.to_string()]).ok();
     assert!(shown.contains("error: "), "{shown}");
+}
+
+#[test]
+fn a_closed_port_ends_with_one_sentence_asking_whether_the_server_runs() {
+    let home = Home::new();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let base_url = format!("http://127.0.0.1:{port}/v1");
+    let run = home.run(&responses_run("hello", &base_url, &[]));
+    assert_eq!(run.code, 1, "{run:#?}");
+    let sentence = format!("Can't reach 127.0.0.1:{port} — is the server running?");
+    let last = run.stderr.lines().last().unwrap();
+    assert_eq!(last, format!("strata: error: the turn failed: {sentence}"));
+    assert!(
+        run.stderr
+            .contains(&format!("error: {sentence}\n  details: ")),
+        "{}",
+        run.stderr
+    );
+    // The retries are short lines of their own; the client's text is said once.
+    let retries: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("retrying ("))
+        .collect();
+    assert!(!retries.is_empty(), "{}", run.stderr);
+    assert!(
+        retries.iter().all(|line| line.ends_with(" ms…")),
+        "{retries:?}"
+    );
+    assert_eq!(
+        run.stderr.matches("Connection refused").count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

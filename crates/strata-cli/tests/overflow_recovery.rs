@@ -192,7 +192,18 @@ fn a_retry_that_overflows_too_fails_with_one_error_naming_what_was_tried() {
         .collect();
     errors.dedup();
     assert_eq!(errors.len(), 1, "{}", resumed.stderr);
-    let error = errors[0];
+    assert_eq!(
+        errors[0],
+        "The conversation no longer fits the model's context window."
+    );
+    // What was tried is in the error's details, once.
+    let details: Vec<&str> = resumed
+        .stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("  details: "))
+        .collect();
+    assert_eq!(details.len(), 1, "{}", resumed.stderr);
+    let error = details[0];
     for named in [
         "Your input exceeds the context window of this model.",
         "summarised",

@@ -53,6 +53,8 @@ macro_rules! with_commands {
             App set_api_key($crate::SetApiKey) -> ();
             App switch_profile($crate::SwitchProfile) -> $crate::SessionListItem;
             App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
+            App test_connection($crate::TestConnection) -> $crate::ConnectionReport;
+            App list_models($crate::ListModels) -> $crate::ModelList;
             App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
             App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
             App open_transcript($crate::OpenTranscript) -> $crate::TranscriptPage;

@@ -355,6 +355,11 @@ pub struct GetSettings {}
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SaveSettings {
     pub settings: Settings,
+    /// Keys typed for profiles of `settings` (new ones included), stored
+    /// with the save: a new profile needs one Save, not a save and then a
+    /// key. Keys never come back.
+    #[serde(default)]
+    pub api_keys: Vec<SetApiKey>,
 }
 
 /// `set_api_key`: stores a saved profile's key in the key store.

@@ -5,10 +5,12 @@
 mod bindings;
 mod checkpoint;
 mod commands;
+mod connection;
 mod context;
 mod contract;
 mod desktop;
 mod events;
+mod failure;
 mod ids;
 mod inspect;
 mod items;
@@ -29,6 +31,7 @@ pub use checkpoint::{
 pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
+pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
     LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
@@ -54,6 +57,7 @@ pub use desktop::{
 pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };
+pub use failure::{FailureKind, ProviderFailure, Recovery};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{

@@ -148,6 +148,11 @@ pub enum ModelError {
     InvalidRequest { message: String },
     #[error("temporary provider failure: {message}")]
     Transient { message: String },
+    /// Nothing answered at the endpoint: the connection was refused, the
+    /// host is unknown or has no route. `host` is `host[:port]` as the
+    /// profile names it.
+    #[error("could not connect to {host}: {message}")]
+    Unreachable { host: String, message: String },
     #[error("the response stream ended early: {message}")]
     StreamInterrupted { message: String },
 }
@@ -158,6 +163,7 @@ impl ModelError {
         match self {
             ModelError::RateLimited { .. }
             | ModelError::Transient { .. }
+            | ModelError::Unreachable { .. }
             | ModelError::StreamInterrupted { .. } => true,
             ModelError::ContextOverflow { .. }
             | ModelError::QuotaExhausted { .. }

@@ -8,6 +8,7 @@ use ts_rs::TS;
 
 use crate::context::{CompactionPolicyRecord, ToolOutputsEvicted};
 use crate::events::{EventEnvelope, ToolCallStatus};
+use crate::failure::ProviderFailure;
 use crate::ids::{ItemId, SessionId, TurnId};
 use crate::items::CompactionSummary;
 use crate::model::ModelError;
@@ -185,6 +186,11 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         model_error: Option<ModelError>,
+        /// The model error as a person reads it: its kind, one sentence and
+        /// the recoveries to offer (the raw text under Details).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        failure: Option<ProviderFailure>,
     },
     /// A compaction that did not happen: the conversation goes on, so it is a
     /// warning, not an error.
@@ -200,6 +206,7 @@ pub enum TranscriptEntry {
         delay_ms: u64,
         cause: String,
         /// The retry happened (a later event arrived); unsettled ones are waiting.
+        /// Consecutive retries share one entry: each replaces the last.
         settled: bool,
     },
     /// A turn that did not complete.

@@ -269,8 +269,23 @@ pub fn classify_transport(error: &reqwest::Error, during_body: bool) -> ModelErr
     let message = redact(&message, None);
     if during_body {
         ModelError::StreamInterrupted { message }
+    } else if error.is_connect() {
+        ModelError::Unreachable {
+            host: error.url().map_or_else(|| "the server".to_owned(), host_of),
+            message,
+        }
     } else {
         ModelError::Transient { message }
+    }
+}
+
+/// `host:port` when the URL names a port, else the host: what a person
+/// typed into the profile, never its path, userinfo or query.
+pub(crate) fn host_of(url: &reqwest::Url) -> String {
+    let host = url.host_str().unwrap_or("the server");
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
     }
 }
 

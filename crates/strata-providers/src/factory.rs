@@ -7,8 +7,6 @@ use std::sync::Arc;
 use strata_core::agent::{AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel};
 use strata_core::{ModelGateway, SessionApprovals, ToolConfig, ToolRegistry};
 
-use crate::anthropic::AnthropicGateway;
-use crate::chat::ChatCompletionsGateway;
 use crate::config::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, OPENAI_API_KEY_ENV, ProviderKind, ProviderProfile,
     ResolvedProfile,
@@ -16,7 +14,7 @@ use crate::config::{
 use crate::demo::DemoModel;
 use crate::error::ProviderError;
 use crate::http::{HttpClient, HttpOptions};
-use crate::openai_responses::OpenAiResponsesGateway;
+use crate::probe::http_gateway;
 use crate::render::Endpoint;
 
 /// The gateway `resolved` names, with its transport settings (the config's
@@ -43,16 +41,9 @@ pub fn gateway_with(
         })?;
     let client = HttpClient::new(options)?;
     let endpoint = Endpoint::new(base_url, resolved.api_key.clone());
-    Ok(match profile.kind {
-        ProviderKind::OpenaiResponses => Arc::new(OpenAiResponsesGateway::new(client, endpoint)),
-        ProviderKind::OpenaiChat => Arc::new(ChatCompletionsGateway::new(client, endpoint)),
-        ProviderKind::Anthropic => {
-            // The Messages API requires an output limit on every request.
-            let max_tokens = u32::try_from(profile.max_output_tokens).unwrap_or(u32::MAX);
-            Arc::new(AnthropicGateway::new(client, endpoint).with_default_max_tokens(max_tokens))
-        }
-        ProviderKind::Demo => Arc::new(DemoModel::new()),
-    })
+    // The Messages API requires an output limit on every request.
+    let max_tokens = u32::try_from(profile.max_output_tokens).unwrap_or(u32::MAX);
+    Ok(http_gateway(profile.kind, client, endpoint, max_tokens))
 }
 
 /// The agent settings a profile implies: its provider kind and model, its

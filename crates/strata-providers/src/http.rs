@@ -98,6 +98,7 @@ impl HttpClient {
 /// One POST, ready to be sent as many times as the retry policy allows.
 #[derive(Clone)]
 pub(crate) struct PreparedRequest {
+    pub method: reqwest::Method,
     pub url: String,
     pub headers: HeaderMap,
     pub body: Bytes,
@@ -123,11 +124,23 @@ impl PreparedRequest {
             HeaderValue::from_static("application/json"),
         );
         Ok(Self {
+            method: reqwest::Method::POST,
             url: endpoint.url(path),
             headers,
             body: Bytes::from(body),
             key: endpoint.key().cloned(),
         })
+    }
+
+    /// A GET of `path` under `endpoint` (a model list), with no body.
+    pub fn get(endpoint: &Endpoint, path: &str) -> Self {
+        Self {
+            method: reqwest::Method::GET,
+            url: endpoint.url(path),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            key: endpoint.key().cloned(),
+        }
     }
 
     /// Sends the key, when there is one, as `Authorization: Bearer <key>`.
@@ -179,7 +192,7 @@ async fn open(
 ) -> Result<reqwest::Response, ModelError> {
     let send = client
         .client
-        .post(&request.url)
+        .request(request.method.clone(), &request.url)
         .headers(request.headers.clone())
         .body(request.body.clone())
         .send();
@@ -469,6 +482,10 @@ fn scrubbed(error: ModelError, key: Option<&ApiKey>) -> ModelError {
             message: clean(message),
         },
         ModelError::StreamInterrupted { message } => ModelError::StreamInterrupted {
+            message: clean(message),
+        },
+        ModelError::Unreachable { host, message } => ModelError::Unreachable {
+            host,
             message: clean(message),
         },
     }

@@ -16,6 +16,7 @@ mod gateway;
 mod http;
 mod limits;
 pub mod openai_responses;
+pub mod probe;
 mod redirect;
 mod render;
 mod retry;

@@ -213,6 +213,9 @@ export class MockRequest {
   }
 }
 
+/** The models `GET /v1/models` lists. */
+export const MOCK_MODELS = ["gpt-5.4-mini", "qwen3:8b"];
+
 export class MockProvider {
   constructor({ apiKey } = {}) {
     this.apiKey = apiKey;
@@ -220,6 +223,8 @@ export class MockProvider {
     this.queue = [];
     this.waiters = [];
     this.sockets = new Set();
+    // The Settings checks answered (`answerCheck`), as "GET /v1/models" lines.
+    this.checks = [];
     this.server = http.createServer((req, res) => this.onRequest(req, res));
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
@@ -241,6 +246,7 @@ export class MockProvider {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
+      if (this.answerCheck(req, res)) return;
       if (req.method !== "POST" || req.url !== "/v1/responses") {
         res.writeHead(404, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" } }));
@@ -265,6 +271,35 @@ export class MockProvider {
       if (waiter) waiter(request);
       else this.queue.push(request);
     });
+  }
+
+  /**
+   * Settings' checks, answered at once: the model list (`GET /v1/models`) and the one-token
+   * connection test of an OpenAI-compatible profile (`POST /v1/chat/completions`), each behind
+   * the same key check as the Responses route. True when it answered.
+   */
+  answerCheck(req, res) {
+    const listing = req.method === "GET" && req.url === "/v1/models";
+    const testing = req.method === "POST" && req.url === "/v1/chat/completions";
+    if (!listing && !testing) return false;
+    this.checks.push(`${req.method} ${req.url}`);
+    if (this.apiKey && req.headers.authorization !== `Bearer ${this.apiKey}`) {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }));
+      return true;
+    }
+    const body = listing
+      ? { object: "list", data: MOCK_MODELS.map((model) => ({ id: model, object: "model", owned_by: "e2e" })) }
+      : {
+          id: id("chatcmpl"),
+          object: "chat.completion",
+          model: MOCK_MODELS[0],
+          choices: [{ index: 0, message: { role: "assistant", content: "p" }, finish_reason: "length" }],
+          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+        };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+    return true;
   }
 
   /** The next request the app makes (already made, or still to come). */

@@ -11,6 +11,8 @@ import type { LiveBatch } from "../bindings/LiveBatch";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
+import type { ProviderDraft } from "../bindings/ProviderDraft";
+import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
 import { call, callWithEvents } from "./ipc";
 
@@ -100,7 +102,14 @@ export const switchProfile = (session_id: SessionId, profile_id: string) =>
 
 export const getSettings = () => call("get_settings", {});
 
-export const saveSettings = (settings: Settings) => call("save_settings", { settings });
+/** Saves the settings, storing the keys typed for its profiles (new ones too) with them: one Save. */
+export const saveSettings = (settings: Settings, api_keys: SetApiKey[] = []) => call("save_settings", { settings, api_keys });
+
+/** "Test connection": one small request to the draft's model; a failure comes back classified, not thrown. */
+export const testConnection = (draft: ProviderDraft) => call("test_connection", { draft });
+
+/** The models the draft's server lists (`offered: false` when it has no list). */
+export const listModels = (draft: ProviderDraft) => call("list_models", { draft });
 
 export const setApiKey = (profile_id: string, key: string) => call("set_api_key", { profile_id, key });
 

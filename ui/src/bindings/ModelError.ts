@@ -3,4 +3,4 @@
 /**
  * A classified model failure. Messages never contain API keys.
  */
-export type ModelError = { "kind": "context_overflow", message: string, } | { "kind": "rate_limited", retry_after_ms: number | null, message: string, } | { "kind": "quota_exhausted", message: string, } | { "kind": "auth", message: string, } | { "kind": "invalid_request", message: string, } | { "kind": "transient", message: string, } | { "kind": "stream_interrupted", message: string, };
+export type ModelError = { "kind": "context_overflow", message: string, } | { "kind": "rate_limited", retry_after_ms: number | null, message: string, } | { "kind": "quota_exhausted", message: string, } | { "kind": "auth", message: string, } | { "kind": "invalid_request", message: string, } | { "kind": "transient", message: string, } | { "kind": "unreachable", host: string, message: string, } | { "kind": "stream_interrupted", message: string, };

@@ -3,6 +3,7 @@ import type { CompactionPolicyRecord } from "./CompactionPolicyRecord";
 import type { CompactionProblem } from "./CompactionProblem";
 import type { CompactionSummary } from "./CompactionSummary";
 import type { ModelError } from "./ModelError";
+import type { ProviderFailure } from "./ProviderFailure";
 import type { ToolEntry } from "./ToolEntry";
 import type { ToolOutputsEvicted } from "./ToolOutputsEvicted";
 import type { TurnId } from "./TurnId";
@@ -35,8 +36,14 @@ pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", i
  * The compaction was undone (`compaction_undone`): the model sees
  * the history from before it again.
  */
-undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
+undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, 
+/**
+ * The model error as a person reads it: its kind, one sentence and
+ * the recoveries to offer (the raw text under Details).
+ */
+failure?: ProviderFailure, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
 /**
  * The retry happened (a later event arrived); unsettled ones are waiting.
+ * Consecutive retries share one entry: each replaces the last.
  */
 settled: boolean, } | { "kind": "turn_end", id: string, outcome: TurnOutcome, rounds: number, } | { "kind": "notice", id: string, text: string, };

@@ -1,5 +1,6 @@
 import type { AppInfo, SessionListItem } from "../api/types";
 import { TipButton } from "./Tooltip";
+import { HEALTH_TEXT, type ProviderHealth } from "../lib/providerHealth";
 
 interface AppHeaderProps {
   info: AppInfo | null;
@@ -8,6 +9,10 @@ interface AppHeaderProps {
   /** Whether the session sidebar shows (docked, or as a drawer in a narrow window). */
   sidebarOpen: boolean;
   onToggleSidebar: () => void;
+  /** What to call the session's provider: its profile's name (never its id or the kind's slug). */
+  sessionProvider?: string | null;
+  /** How the provider fared on the latest request: the dot turns amber while retrying, red after a failure. */
+  health?: ProviderHealth;
   consoleOpen: boolean;
   onToggleConsole: () => void;
   onOpenSettings: () => void;
@@ -17,7 +22,17 @@ interface AppHeaderProps {
  * Brand, the model (the open session's, else the active profile's, with a demo badge on the
  * offline model), settings and the console toggle.
  */
-export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, consoleOpen, onToggleConsole, onOpenSettings }: AppHeaderProps) {
+export function AppHeader({
+  info,
+  session,
+  sidebarOpen,
+  onToggleSidebar,
+  sessionProvider,
+  health = "ok",
+  consoleOpen,
+  onToggleConsole,
+  onOpenSettings,
+}: AppHeaderProps) {
   const profile = info?.active_profile;
   const demo = session ? session.provider_kind === "demo" : info?.is_demo;
   return (
@@ -42,9 +57,9 @@ export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, console
       </div>
       <div className="header-center">
         {session ? (
-          <span className="model-chip" title="The model this session talks to">
-            <span className="model-dot" aria-hidden="true" />
-            <span className="model-label">{session.provider_kind}</span>
+          <span className="model-chip" title="The model this session talks to" data-health={health}>
+            <span className={`model-dot ${health}`} role="img" aria-label={HEALTH_TEXT[health]} title={HEALTH_TEXT[health]} data-testid="provider-dot" />
+            <span className="model-label">{sessionProvider ?? "Provider"}</span>
             <span className="model-name">{session.model}</span>
             {demo && <span className="badge badge-demo">Demo</span>}
           </span>
@@ -78,14 +93,14 @@ export function AppHeader({ info, session, sidebarOpen, onToggleSidebar, console
 }
 
 /** Shown while the offline demo model is active: what it is and how to connect a real one. */
-export function DemoBanner({ onOpenSettings }: { onOpenSettings: () => void }) {
+export function DemoBanner({ onConnect }: { onConnect: () => void }) {
   return (
     <div className="demo-banner" role="note">
       <span>
         <strong>You are on the offline demo model.</strong> It runs without a network or key and answers with canned
         work, so you can try Strata safely.
       </span>
-      <button type="button" className="button small" onClick={onOpenSettings}>
+      <button type="button" className="button small" onClick={onConnect}>
         Connect a provider
       </button>
     </div>

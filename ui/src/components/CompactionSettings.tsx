@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from "react";
+import { memo, useEffect, useId, useState } from "react";
 import { checkThreshold } from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
@@ -42,8 +42,8 @@ interface CompactionSettingsProps {
   onThreshold: (text: string) => void;
 }
 
-/** Settings: the policy and threshold new sessions start with. */
-export function CompactionSettings({ policy, threshold, thresholdState, onPolicy, onThreshold }: CompactionSettingsProps) {
+/** Settings: the policy and threshold new sessions start with (memoised: the form's other fields do not render it). */
+export const CompactionSettings = memo(function CompactionSettings({ policy, threshold, thresholdState, onPolicy, onThreshold }: CompactionSettingsProps) {
   const id = useId();
   const inputId = `${id}-threshold`;
   const noteId = `${id}-threshold-note`;
@@ -75,7 +75,7 @@ export function CompactionSettings({ policy, threshold, thresholdState, onPolicy
           onChange={(event) => onThreshold(event.target.value)}
         />
         <p className={invalid ? "field-error" : "field-hint"} id={noteId} data-testid="threshold-note" aria-live="polite">
-          {thresholdState.kind === "empty" && "A share of the window (80%), a token count (12000) or tokens left (left:20000), for every policy. Empty: each policy's default (layered: a third of the window; base: the profile's threshold)."}
+          {thresholdState.kind === "empty" && "When to compact: at a share of the window (80%), at a number of tokens (12000), or when this many tokens are left (left:20000). Empty: the default for the policy."}
           {thresholdState.kind === "checking" && "Checking…"}
           {thresholdState.kind === "valid" &&
             `Compacts at ${thresholdState.check.tokens.toLocaleString("en-US")} tokens` +
@@ -85,4 +85,4 @@ export function CompactionSettings({ policy, threshold, thresholdState, onPolicy
       </div>
     </fieldset>
   );
-}
+});

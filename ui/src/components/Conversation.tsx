@@ -4,7 +4,9 @@ import { useApprovalKeys } from "../hooks/useApprovalKeys";
 import { approvalAction } from "../lib/approvalWords";
 import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
-import { pendingApprovals } from "../state/transcript";
+import { lastUserMessage, pendingApprovals } from "../state/transcript";
+import type { Recovery } from "../bindings/Recovery";
+import { sessionProfile } from "../lib/profiles";
 import { Composer } from "./Composer";
 import { ConversationHeader } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
@@ -42,6 +44,33 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
     [focusComposer],
   );
   const send = useCallback((text: string) => void actions.send(text), [actions]);
+  const settings = useAppState((s) => s.settings);
+  const profileSet = useAppState((s) => s.view?.profile ?? null);
+  const profileId = settings ? sessionProfile(settings.profiles, summary, profileSet)?.id : undefined;
+  const lastUserText = lastUserMessage(transcript);
+  // The ways out of a provider failure, each at its cause: send the last message again
+  // (compacting first for an overflow), fix the profile, or move the session to another.
+  const recover = useCallback(
+    (recovery: Recovery) => {
+      switch (recovery) {
+        case "retry":
+          if (lastUserText !== null) send(lastUserText);
+          return;
+        case "compact_and_retry":
+          void actions.send("/compact").then(() => {
+            if (lastUserText !== null) return actions.send(lastUserText);
+          });
+          return;
+        case "open_profile_settings":
+          actions.setSettingsOpen(true, profileId ?? null);
+          return;
+        case "switch_profile":
+          actions.setSwitchingProfile(true);
+          return;
+      }
+    },
+    [actions, send, lastUserText, profileId],
+  );
   const decide = useCallback((callId: string, decision: Parameters<typeof actions.decide>[1]) => void actions.decide(callId, decision), [actions]);
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
@@ -124,6 +153,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           history={history}
           onEditLast={live && !running ? editLast : undefined}
           onRetryLast={live && !running ? send : undefined}
+          onRecover={live && !running ? recover : undefined}
         />
       )}
       <Composer

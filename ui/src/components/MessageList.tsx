@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
+import type { Recovery } from "../bindings/Recovery";
 import { outOfContext, pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
 import { AssistantMessage, UserMessage } from "./Messages";
@@ -84,6 +85,8 @@ interface MessageListProps {
   onInspectCompaction?: (summaryId: string) => void;
   onEditLast?: (text: string) => void;
   onRetryLast?: (text: string) => void;
+  /** The ways out of the latest provider failure (Retry, Open profile settings, …); absent while a turn runs or the session is read-only. */
+  onRecover?: (recovery: Recovery) => void;
   /** Whether older entries can be loaded, and how: called as the person nears the top. */
   hasOlder?: boolean;
   onLoadOlder?: () => void;
@@ -94,11 +97,13 @@ interface MessageListProps {
 }
 
 /** What every row is offered, the same object while the list's handlers stay the same. */
-type EntryHandlers = Pick<MessageListProps, "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onExpandOutput" | "history">;
+type EntryHandlers = Pick<MessageListProps, "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history">;
 
 interface EntryViewProps {
   entry: Entry;
   isLastUser: boolean;
+  /** The newest error: the one its recoveries are offered on. */
+  isLastError: boolean;
   isFirstItem: boolean;
   /** This tool card's whole output, once fetched. */
   full: FullOutput | undefined;
@@ -111,8 +116,9 @@ interface EntryViewProps {
  * One row. Memoised: while an answer streams, only the rows whose props changed (the streaming
  * entry) render again; the entries Rust did not touch keep their identity, and the handlers are stable.
  */
-const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
-  const view = <EntryBody entry={entry} isLastUser={isLastUser} isFirstItem={isFirstItem} full={full} handlers={handlers} summarisedIn={summarisedIn} />;
+const EntryView = memo(function EntryView(props: EntryViewProps) {
+  const { summarisedIn, handlers } = props;
+  const view = <EntryBody {...props} />;
   if (summarisedIn === undefined) return view;
   return (
     <div className="out-of-context">
@@ -122,7 +128,7 @@ const EntryView = memo(function EntryView({ entry, isLastUser, isFirstItem, full
   );
 });
 
-function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
+function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers, summarisedIn }: EntryViewProps) {
   const history = historyFor(entry, isFirstItem, handlers.history, summarisedIn !== undefined);
   switch (entry.kind) {
     case "user":
@@ -150,7 +156,7 @@ function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedI
       );
     }
     case "error":
-      return <ErrorNotice entry={entry} />;
+      return <ErrorNotice entry={entry} onRecover={isLastError ? handlers.onRecover : undefined} />;
     case "compaction_problem":
       return <CompactionProblemNotice entry={entry} />;
     case "retry":
@@ -176,10 +182,10 @@ const TOP_DISTANCE = 200;
 /** The transcript, virtualised: only the rows near the viewport are in the DOM. */
 export function MessageList(props: MessageListProps) {
   const { entries, ref, hasOlder, onLoadOlder, targetId, outputs } = props;
-  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history } = props;
+  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history } = props;
   const handlers = useMemo<EntryHandlers>(
-    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history }),
-    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onExpandOutput, history],
+    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history }),
+    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history],
   );
   const scroller = useRef<HTMLDivElement>(null);
   // Whether the list follows the newest entry: true while the person is at the bottom, false
@@ -210,11 +216,11 @@ export function MessageList(props: MessageListProps) {
   // The first item of the whole session (no older page left to load).
   const firstItem = hasOlder ? -1 : entries.findIndex((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool");
   let lastUser = -1;
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    if (entries[i]?.kind === "user") {
-      lastUser = i;
-      break;
-    }
+  let lastError = -1;
+  for (let i = entries.length - 1; i >= 0 && lastUser === -1; i -= 1) {
+    const kind = entries[i]?.kind;
+    if (kind === "user") lastUser = i;
+    else if (kind === "error" && lastError === -1) lastError = i;
   }
 
   useImperativeHandle(
@@ -318,6 +324,7 @@ export function MessageList(props: MessageListProps) {
                 <EntryView
                   entry={entry}
                   isLastUser={item.index === lastUser}
+                  isLastError={item.index === lastError}
                   isFirstItem={item.index === firstItem}
                   full={entry.kind === "tool" ? outputs?.[entry.call_id] : undefined}
                   handlers={handlers}

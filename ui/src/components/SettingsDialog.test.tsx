@@ -30,16 +30,16 @@ describe("SettingsDialog", () => {
     const onSave = vi.fn(async () => {});
     const user = userEvent.setup();
     render(<SettingsDialog settings={settings} onSave={onSave} onClose={() => {}} />);
-    const threshold = screen.getByLabelText("Compaction threshold (tokens)");
-    await user.clear(threshold);
-    await user.type(threshold, "8k");
+    const window = screen.getByLabelText("Context window (tokens)");
+    await user.clear(window);
+    await user.type(window, "8k");
     await user.clear(screen.getByLabelText("Base URL"));
     await user.type(screen.getByLabelText("Base URL"), "not a url");
     await user.click(screen.getByRole("button", { name: "Save settings" }));
     expect(onSave).not.toHaveBeenCalled();
     expect(screen.getByRole("alert")).toHaveTextContent("nothing was saved");
-    expect(threshold).toHaveAttribute("aria-invalid", "true");
-    expect(threshold).toHaveAccessibleDescription("Enter a whole number of tokens (at least 1).");
+    expect(window).toHaveAttribute("aria-invalid", "true");
+    expect(window).toHaveAccessibleDescription("Enter a whole number of tokens, or leave it empty.");
     expect(screen.getByLabelText("Base URL")).toHaveAccessibleDescription(/http:\/\/ or https:\/\//);
   });
 
@@ -48,18 +48,21 @@ describe("SettingsDialog", () => {
     const onClose = vi.fn();
     const user = userEvent.setup();
     render(<SettingsDialog settings={settings} onSave={onSave} onClose={onClose} />);
-    const threshold = screen.getByLabelText("Compaction threshold (tokens)");
-    await user.clear(threshold);
-    await user.type(threshold, "120000");
+    const window = screen.getByLabelText("Context window (tokens)");
+    await user.clear(window);
+    await user.type(window, "120000");
     await user.click(screen.getByRole("radio", { name: /Read-only/ }));
     await user.click(screen.getByRole("radio", { name: "Dark" }));
     await user.click(screen.getByRole("button", { name: "Save settings" }));
-    expect(onSave).toHaveBeenCalledWith({
-      ...settings,
-      approval_policy: "read-only",
-      theme: "dark",
-      profiles: [{ ...settings.profiles[0], compact_threshold: 120000 }],
-    });
+    expect(onSave).toHaveBeenCalledWith(
+      {
+        ...settings,
+        approval_policy: "read-only",
+        theme: "dark",
+        profiles: [{ ...settings.profiles[0], context_window: 120000 }],
+      },
+      [],
+    );
     expect(onClose).toHaveBeenCalled();
   });
 
@@ -137,7 +140,7 @@ describe("SettingsDialog context management", () => {
     await waitFor(() => expect(screen.getByTestId("threshold-note")).toHaveTextContent("Compacts at 320,000 tokens of the active profile's 400,000-token window."));
     expect(checked.at(-1)).toBe("80%");
     await user.click(screen.getByRole("button", { name: "Save settings" }));
-    expect(onSave).toHaveBeenCalledWith(expect.objectContaining({ compaction_policy: "base", compact_threshold: "80%" }));
+    expect(onSave).toHaveBeenCalledWith(expect.objectContaining({ compaction_policy: "base", compact_threshold: "80%" }), []);
   });
 
   it("shows Rust's message for an invalid threshold and saves nothing", async () => {

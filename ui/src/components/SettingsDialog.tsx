@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState, type ReactNode } from "react";
-import { providerKinds, setApiKey } from "../api/commands";
-import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
+import { memo, useCallback, useRef, useState } from "react";
 import { toCommandFailure } from "../api/ipc";
 import type { ApprovalPolicy, Settings, Theme } from "../api/types";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { SetApiKey } from "../bindings/SetApiKey";
 import {
   fromDraft,
   hasErrors,
@@ -10,16 +10,20 @@ import {
   toDraft,
   validateSettings,
   type ProfileDraft,
-  type ProfileErrors,
+  type SettingsDraft,
   type SettingsErrors,
 } from "../state/settingsForm";
 import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
+import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
 
 interface SettingsDialogProps {
   settings: Settings;
-  onSave: (settings: Settings) => Promise<void>;
+  /** The profile to show first (an error's "Open profile settings"); else the active one. */
+  initialProfile?: string | null;
+  /** Saves the settings with the keys typed for their profiles (new ones included): one Save. */
+  onSave: (settings: Settings, apiKeys: SetApiKey[]) => Promise<void>;
   onClose: () => void;
 }
 
@@ -35,17 +39,47 @@ const THEMES: { value: Theme; label: string }[] = [
   { value: "dark", label: "Dark" },
 ];
 
-/** Provider profiles, approval policy and theme. Nothing is saved while any field is invalid. */
-export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProps) {
+/**
+ * Provider profiles, approval policy and theme. Nothing is saved while any field is invalid.
+ * Every section is memoised and every handler stable, so a keystroke renders the section it is
+ * typed in (and the profile tabs when it is a profile's name), not the whole form.
+ */
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
-  const [selected, setSelected] = useState(settings.active_profile);
+  const [selected, setSelected] = useState(() =>
+    initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
+  );
   const [errors, setErrors] = useState<SettingsErrors>({ profiles: {} });
   const [saving, setSaving] = useState(false);
+  const typedKeys = useRef<TypedKeys>(new Map()).current;
   const profile = draft.profiles.find((p) => p.id === selected) ?? draft.profiles[0];
   const thresholdState = useThresholdCheck(draft.compact_threshold, draft.active_profile);
 
-  const updateProfile = (id: string, patch: Partial<ProfileDraft>) =>
-    setDraft((d) => ({ ...d, profiles: d.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) }));
+  const updateProfile = useCallback(
+    (id: string, patch: Partial<ProfileDraft>) => setDraft((d) => ({ ...d, profiles: d.profiles.map((p) => (p.id === id ? { ...p, ...patch } : p)) })),
+    [],
+  );
+  const makeActive = useCallback((id: string) => setDraft((d) => ({ ...d, active_profile: id })), []);
+  // The draft as last rendered, for the handlers that must not change with it.
+  const latest = useRef(draft);
+  latest.current = draft;
+  const removeProfile = useCallback(
+    (id: string) => {
+      typedKeys.delete(id);
+      const rest = latest.current.profiles.filter((p) => p.id !== id);
+      setDraft((d) => ({ ...d, profiles: d.profiles.filter((p) => p.id !== id), active_profile: d.active_profile === id ? (rest[0]?.id ?? "") : d.active_profile }));
+      setSelected(rest[0]?.id ?? "");
+    },
+    [typedKeys],
+  );
+  const addProfile = useCallback(() => {
+    const created = newProfile(latest.current.profiles);
+    setDraft((d) => ({ ...d, profiles: [...d.profiles, created] }));
+    setSelected(created.id);
+  }, []);
+  const set = useCallback(<K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => setDraft((d) => ({ ...d, [key]: value })), []);
+  const setPolicy = useCallback((value: CompactionPolicy) => set("compaction_policy", value), [set]);
+  const setThreshold = useCallback((value: string) => set("compact_threshold", value), [set]);
 
   const save = async () => {
     const found = validateSettings(draft);
@@ -58,9 +92,12 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
       if (firstBad) setSelected(firstBad);
       return;
     }
+    const kept = new Set(draft.profiles.filter((p) => p.kind !== "demo").map((p) => p.id));
+    const apiKeys = [...typedKeys].filter(([id]) => kept.has(id)).map(([profile_id, key]) => ({ profile_id, key }));
     setSaving(true);
     try {
-      await onSave(fromDraft(draft));
+      await onSave(fromDraft(draft), apiKeys);
+      typedKeys.clear();
       onClose();
     } catch (error) {
       setErrors({ form: toCommandFailure(error).message, profiles: {} });
@@ -84,7 +121,7 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="button" className="button primary" onClick={() => void save()} disabled={saving}>
+          <button type="button" className="button primary" onClick={() => void save()} aria-disabled={saving}>
             {saving ? "Saving…" : "Save settings"}
           </button>
         </>
@@ -94,292 +131,134 @@ export function SettingsDialog({ settings, onSave, onClose }: SettingsDialogProp
         <section className="settings-section" aria-labelledby="profiles-heading">
           <h3 id="profiles-heading">Provider profiles</h3>
           <div className="profiles">
-            <ul className="profile-tabs" role="list">
-              {draft.profiles.map((p) => (
-                <li key={p.id}>
-                  <button
-                    type="button"
-                    className={`profile-tab${p.id === profile?.id ? " selected" : ""}${errors.profiles[p.id] ? " invalid" : ""}`}
-                    aria-pressed={p.id === profile?.id}
-                    onClick={() => setSelected(p.id)}
-                  >
-                    <span>{p.label || "Unnamed profile"}</span>
-                    {p.id === draft.active_profile && <span className="badge">Active</span>}
-                  </button>
-                </li>
-              ))}
-              <li>
-                <button
-                  type="button"
-                  className="link-button"
-                  onClick={() => {
-                    const created = newProfile(draft.profiles);
-                    setDraft((d) => ({ ...d, profiles: [...d.profiles, created] }));
-                    setSelected(created.id);
-                  }}
-                >
-                  + Add profile
-                </button>
-              </li>
-            </ul>
+            <ProfileTabs profiles={draft.profiles} selected={profile?.id} active={draft.active_profile} invalid={errors.profiles} onSelect={setSelected} onAdd={addProfile} />
             {profile && (
               <ProfileEditor
                 key={profile.id}
                 profile={profile}
-                errors={errors.profiles[profile.id] ?? {}}
+                errors={errors.profiles[profile.id] ?? NO_ERRORS}
                 active={profile.id === draft.active_profile}
                 canRemove={draft.profiles.length > 1}
-                onChange={(patch) => updateProfile(profile.id, patch)}
-                onMakeActive={() => setDraft((d) => ({ ...d, active_profile: profile.id }))}
-                onRemove={() => {
-                  const rest = draft.profiles.filter((p) => p.id !== profile.id);
-                  setDraft((d) => ({
-                    ...d,
-                    profiles: rest,
-                    active_profile: d.active_profile === profile.id ? (rest[0]?.id ?? "") : d.active_profile,
-                  }));
-                  setSelected(rest[0]?.id ?? "");
-                }}
-                onKeyStored={() => updateProfile(profile.id, { has_key: true })}
+                typedKeys={typedKeys}
+                onChange={updateProfile}
+                onMakeActive={makeActive}
+                onRemove={removeProfile}
               />
             )}
           </div>
         </section>
 
-        <fieldset className="settings-section">
-          <legend>Approval policy</legend>
-          {POLICIES.map((policy) => (
-            <label key={policy.value} className="radio-row">
-              <input
-                type="radio"
-                name="approval-policy"
-                value={policy.value}
-                checked={draft.approval_policy === policy.value}
-                onChange={() => setDraft((d) => ({ ...d, approval_policy: policy.value }))}
-              />
-              <span>
-                <strong>{policy.label}</strong> <span className="muted">{policy.hint}</span>
-              </span>
-            </label>
-          ))}
-          <p className="settings-shell-warning" data-testid="settings-shell-warning">
-            <span className="approval-warning-icon" aria-hidden="true">
-              !
-            </span>
-            <span>
-              <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
-            </span>
-          </p>
-        </fieldset>
+        <ApprovalSection value={draft.approval_policy} onChange={set} />
 
-        <CompactionSettings
-          policy={draft.compaction_policy}
-          threshold={draft.compact_threshold}
-          thresholdState={thresholdState}
-          onPolicy={(compaction_policy) => setDraft((d) => ({ ...d, compaction_policy }))}
-          onThreshold={(compact_threshold) => setDraft((d) => ({ ...d, compact_threshold }))}
-        />
+        <CompactionSettings policy={draft.compaction_policy} threshold={draft.compact_threshold} thresholdState={thresholdState} onPolicy={setPolicy} onThreshold={setThreshold} />
 
-        <fieldset className="settings-section">
-          <legend>Theme</legend>
-          <div className="segmented">
-            {THEMES.map((theme) => (
-              <label key={theme.value} className={draft.theme === theme.value ? "selected" : undefined}>
-                <input
-                  type="radio"
-                  name="theme"
-                  value={theme.value}
-                  checked={draft.theme === theme.value}
-                  onChange={() => setDraft((d) => ({ ...d, theme: theme.value }))}
-                />
-                {theme.label}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <ThemeSection value={draft.theme} onChange={set} />
       </div>
     </Modal>
   );
 }
 
-interface ProfileEditorProps {
-  profile: ProfileDraft;
-  errors: ProfileErrors;
-  active: boolean;
-  canRemove: boolean;
-  onChange: (patch: Partial<ProfileDraft>) => void;
-  onMakeActive: () => void;
-  onRemove: () => void;
-  onKeyStored: () => void;
+const NO_ERRORS = {};
+
+interface ProfileTabsProps {
+  profiles: ProfileDraft[];
+  selected: string | undefined;
+  active: string;
+  invalid: SettingsErrors["profiles"];
+  onSelect: (id: string) => void;
+  onAdd: () => void;
 }
 
-function Field({
-  id,
-  label,
-  error,
-  hint,
-  children,
-}: {
+/** The profiles by name, the active one and those without a key marked. */
+const ProfileTabs = memo(function ProfileTabs({ profiles, selected, active, invalid, onSelect, onAdd }: ProfileTabsProps) {
+  return (
+    <ul className="profile-tabs" role="list">
+      {profiles.map((p) => (
+        <ProfileTab
+          key={p.id}
+          id={p.id}
+          label={p.label}
+          selected={p.id === selected}
+          active={p.id === active}
+          invalid={Boolean(invalid[p.id])}
+          noKey={p.kind !== "demo" && !p.has_key}
+          onSelect={onSelect}
+        />
+      ))}
+      <li>
+        <button type="button" className="link-button" onClick={onAdd}>
+          + Add profile
+        </button>
+      </li>
+    </ul>
+  );
+});
+
+interface ProfileTabProps {
   id: string;
   label: string;
-  error?: string;
-  hint?: string;
-  children: ReactNode;
-}) {
+  selected: boolean;
+  active: boolean;
+  invalid: boolean;
+  noKey: boolean;
+  onSelect: (id: string) => void;
+}
+
+/** One tab; its props are plain values, so typing in another profile's field leaves it alone. */
+const ProfileTab = memo(function ProfileTab({ id, label, selected, active, invalid, noKey, onSelect }: ProfileTabProps) {
   return (
-    <div className={`field${error ? " has-error" : ""}`}>
-      <label htmlFor={id}>{label}</label>
-      {children}
-      {error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : hint ? (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-function describedBy(id: string, error?: string, hint?: string) {
-  return error ? `${id}-error` : hint ? `${id}-hint` : undefined;
-}
-
-/** The provider kinds with their default models, from the Rust catalog (`provider_kinds`). */
-function useProviderKinds(): ProviderKindInfo[] {
-  const [kinds, setKinds] = useState<ProviderKindInfo[]>([]);
-  useEffect(() => {
-    let current = true;
-    providerKinds()
-      .then((loaded) => current && Array.isArray(loaded) && setKinds(loaded))
-      // Without the list the select still shows the profile's own kind.
-      .catch(() => {});
-    return () => {
-      current = false;
-    };
-  }, []);
-  return kinds;
-}
-
-function ProfileEditor({ profile, errors, active, canRemove, onChange, onMakeActive, onRemove, onKeyStored }: ProfileEditorProps) {
-  const is_demo = profile.kind === "demo";
-  const kinds = useProviderKinds();
-  const text = (field: "label" | "model" | "base_url" | "context_window" | "compact_threshold", label: string, hint?: string, extra?: { inputMode?: "numeric"; placeholder?: string }) => {
-    const id = `profile-${field}`;
-    return (
-      <Field id={id} label={label} error={errors[field]} hint={hint}>
-        <input
-          id={id}
-          value={profile[field]}
-          aria-invalid={Boolean(errors[field])}
-          aria-describedby={describedBy(id, errors[field], hint)}
-          onChange={(event) => onChange({ [field]: event.target.value })}
-          {...extra}
-        />
-      </Field>
-    );
-  };
-  return (
-    <div className="profile-editor">
-      <div className="profile-grid">
-        {text("label", "Name")}
-        <Field id="profile-kind" label="Provider">
-          <select
-            id="profile-kind"
-            value={profile.kind}
-            onChange={(event) => {
-              const kind = kinds.find((k) => k.kind === event.target.value);
-              if (kind) onChange({ kind: kind.kind, model: kind.default_model });
-            }}
-          >
-            {kinds.some((k) => k.kind === profile.kind) || <option value={profile.kind}>{profile.kind}</option>}
-            {kinds.map((kind) => (
-              <option key={kind.kind} value={kind.kind}>
-                {kind.label}
-              </option>
-            ))}
-          </select>
-        </Field>
-        {text("model", "Model")}
-        {!is_demo && text("base_url", "Base URL", "Leave empty for the provider's default endpoint.", { placeholder: "https://api.openai.com/v1" })}
-        {text("context_window", "Context window (tokens)", "Leave empty to use the model catalog.", { inputMode: "numeric", placeholder: "e.g. 400000" })}
-        {text("compact_threshold", "Compaction threshold (tokens)", "Base compacts when a round reports this many context tokens; layered's default is a third of the window, never above this.", { inputMode: "numeric" })}
-      </div>
-      {!is_demo && <ApiKeyField profileId={profile.id} has_key={profile.has_key} unsaved={profile.isNew} onStored={onKeyStored} />}
-      <div className="profile-actions">
-        {active ? (
-          <span className="muted">New turns use this profile.</span>
-        ) : (
-          <button type="button" className="button" onClick={onMakeActive}>
-            Use this profile
-          </button>
+    <li>
+      <button type="button" className={`profile-tab${selected ? " selected" : ""}${invalid ? " invalid" : ""}`} aria-pressed={selected} onClick={() => onSelect(id)}>
+        <span>{label || "Unnamed profile"}</span>
+        {active && <span className="badge">Active</span>}
+        {noKey && (
+          <span className="badge badge-warn" title="No API key is configured for this profile">
+            No key
+          </span>
         )}
-        {canRemove && (
-          <button type="button" className="button danger" onClick={onRemove}>
-            Remove profile
-          </button>
-        )}
-      </div>
-    </div>
+      </button>
+    </li>
   );
-}
+});
 
-function ApiKeyField({ profileId, has_key, unsaved, onStored }: { profileId: string; has_key: boolean; unsaved: boolean; onStored: () => void }) {
-  // Uncontrolled: React mirrors a controlled input's value into its `value`
-  // attribute, which would put the typed key into the DOM.
-  const input = useRef<HTMLInputElement>(null);
-  const [status, setStatus] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const store = async () => {
-    const key = input.current?.value.trim() ?? "";
-    if (!key) {
-      setStatus({ tone: "error", text: "Paste a key first." });
-      return;
-    }
-    setBusy(true);
-    try {
-      await setApiKey(profileId, key);
-      if (input.current) input.current.value = "";
-      setStatus({ tone: "ok", text: "Key stored. It is never shown again." });
-      onStored();
-    } catch (error) {
-      setStatus({ tone: "error", text: toCommandFailure(error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
-  const hint = unsaved
-    ? "Save settings first; then store this profile's key."
-    : has_key
-      ? // `has_key` does not say where the key comes from (keychain, key file or environment variable).
-        "A key is configured for this profile. Paste a new one to replace it."
-      : "Stored in the system keychain (or, where there is none, in Strata's private key file), never shown again.";
+type SetField = <K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => void;
+
+const ApprovalSection = memo(function ApprovalSection({ value, onChange }: { value: ApprovalPolicy; onChange: SetField }) {
   return (
-    <div className={`field api-key${status?.tone === "error" ? " has-error" : ""}`}>
-      <label htmlFor="profile-api-key">
-        API key {has_key && <span className="badge badge-ok">Configured</span>}
-      </label>
-      <div className="inline-input">
-        <input
-          id="profile-api-key"
-          type="password"
-          autoComplete="off"
-          ref={input}
-          defaultValue=""
-          disabled={unsaved}
-          placeholder={has_key ? "••••••••  (configured)" : "sk-…"}
-          aria-describedby="profile-api-key-status"
-          onChange={() => setStatus(null)}
-        />
-        <button type="button" className="button" disabled={unsaved || busy} onClick={() => void store()}>
-          {has_key ? "Replace key" : "Store key"}
-        </button>
-      </div>
-      <p id="profile-api-key-status" className={status ? (status.tone === "ok" ? "field-ok" : "field-error") : "field-hint"} role={status ? "status" : undefined}>
-        {status?.text ?? hint}
+    <fieldset className="settings-section">
+      <legend>Approval policy</legend>
+      {POLICIES.map((policy) => (
+        <label key={policy.value} className="radio-row">
+          <input type="radio" name="approval-policy" value={policy.value} checked={value === policy.value} onChange={() => onChange("approval_policy", policy.value)} />
+          <span>
+            <strong>{policy.label}</strong> <span className="muted">{policy.hint}</span>
+          </span>
+        </label>
+      ))}
+      <p className="settings-shell-warning" data-testid="settings-shell-warning">
+        <span className="approval-warning-icon" aria-hidden="true">
+          !
+        </span>
+        <span>
+          <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
+        </span>
       </p>
-    </div>
+    </fieldset>
   );
-}
+});
+
+const ThemeSection = memo(function ThemeSection({ value, onChange }: { value: Theme; onChange: SetField }) {
+  return (
+    <fieldset className="settings-section">
+      <legend>Theme</legend>
+      <div className="segmented">
+        {THEMES.map((theme) => (
+          <label key={theme.value} className={value === theme.value ? "selected" : undefined}>
+            <input type="radio" name="theme" value={theme.value} checked={value === theme.value} onChange={() => onChange("theme", theme.value)} />
+            {theme.label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+});

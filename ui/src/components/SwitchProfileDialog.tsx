@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { ProfileView, SessionListItem } from "../api/types";
 import type { ProfileSet } from "../bindings/ProfileSet";
+import { isSessionProfile } from "../lib/profiles";
 import { Modal } from "./Modal";
 
 interface SwitchProfileDialogProps {
@@ -13,14 +14,6 @@ interface SwitchProfileDialogProps {
   onSwitch: (profileId: string) => void;
 }
 
-/** Whether the session talks to this profile now: the same kind, model and (when recorded) endpoint. */
-function isCurrent(profile: ProfileView, session: SessionListItem, current?: ProfileSet | null): boolean {
-  if (current) {
-    return profile.kind === current.provider_kind && profile.model === current.model && (profile.base_url ?? null) === (current.base_url ?? null);
-  }
-  return profile.kind === session.provider_kind && profile.model === session.model;
-}
-
 function endpoint(profile: ProfileView): string {
   return profile.kind === "demo" ? "the offline demo model on this computer" : (profile.base_url ?? "its default endpoint");
 }
@@ -30,7 +23,7 @@ function endpoint(profile: ProfileView): string {
  * on the whole history goes to that profile's endpoint. The switch is recorded in the session.
  */
 export function SwitchProfileDialog({ session, current, profiles, onCancel, onSwitch }: SwitchProfileDialogProps) {
-  const others = profiles.filter((profile) => !isCurrent(profile, session, current));
+  const others = profiles.filter((profile) => !isSessionProfile(profile, session, current));
   const [chosen, setChosen] = useState<string>(others[0]?.id ?? "");
   const [confirming, setConfirming] = useState(false);
   const target = profiles.find((profile) => profile.id === chosen);

@@ -2,6 +2,7 @@ import type { Entry } from "../state/transcript";
 import { compactionAnchor } from "../state/transcript";
 import { formatDuration, formatTokens } from "../lib/format";
 import type { TurnOutcome } from "../api/types";
+import type { Recovery } from "../bindings/Recovery";
 import { UndoAction } from "../console/UndoSteps";
 import { FORK_BEFORE_HINT } from "./ItemActions";
 
@@ -63,15 +64,58 @@ export function CompactionDivider({ entry, onInspect, onFork, onUndo }: Compacti
   );
 }
 
-export function ErrorNotice({ entry }: { entry: Of<"error"> }) {
+const RECOVERY_LABEL: Record<Recovery, string> = {
+  retry: "Retry",
+  compact_and_retry: "Compact and retry",
+  open_profile_settings: "Open profile settings",
+  switch_profile: "Switch profile",
+};
+
+/**
+ * An error in place. A provider failure reads as Rust classified it: one sentence, the ways out
+ * (offered on the latest error of a live, idle session only), and the raw text under Details.
+ */
+export function ErrorNotice({ entry, onRecover }: { entry: Of<"error">; onRecover?: (recovery: Recovery) => void }) {
+  const failure = entry.failure;
+  if (!failure) {
+    return (
+      <div className="notice notice-error" role="alert">
+        <span className="notice-icon" aria-hidden="true">
+          !
+        </span>
+        <div>
+          <strong>Something went wrong</strong>
+          <p>{entry.message}</p>
+        </div>
+      </div>
+    );
+  }
   return (
-    <div className="notice notice-error" role="alert">
+    <div className="notice notice-error" role="alert" data-testid="provider-failure" data-failure={failure.kind}>
       <span className="notice-icon" aria-hidden="true">
         !
       </span>
-      <div>
-        <strong>{entry.model_error ? modelErrorTitle(entry.model_error.kind) : "Something went wrong"}</strong>
-        <p>{entry.message}</p>
+      <div className="failure-body">
+        <strong className="failure-sentence">{failure.sentence}</strong>
+        {onRecover && failure.recoveries.length > 0 && (
+          <div className="failure-actions" role="group" aria-label="What to do">
+            {failure.recoveries.map((recovery, index) => (
+              <button
+                key={recovery}
+                type="button"
+                className={`button small${index === 0 ? " primary" : ""}`}
+                data-recovery={recovery}
+                onClick={() => onRecover(recovery)}
+              >
+                {RECOVERY_LABEL[recovery]}
+              </button>
+            ))}
+          </div>
+        )}
+        <details className="failure-details">
+          <summary>Details</summary>
+          <pre>{failure.details}</pre>
+        </details>
       </div>
     </div>
   );
@@ -98,30 +142,14 @@ export function CompactionProblemNotice({ entry }: { entry: Of<"compaction_probl
   );
 }
 
-function modelErrorTitle(kind: string): string {
-  switch (kind) {
-    case "auth":
-      return "The provider rejected the API key";
-    case "rate_limited":
-      return "Rate limited by the provider";
-    case "quota_exhausted":
-      return "The provider account has no quota left";
-    case "context_overflow":
-      return "The conversation is too long for the model";
-    default:
-      return "The model request failed";
-  }
-}
-
 export function RetryNotice({ entry }: { entry: Of<"retry"> }) {
+  // One line for a run of retries (Rust replaces it as each comes); the cause is the error's.
   const delay = formatDuration(entry.delay_ms);
+  const retries = Math.max(1, entry.attempt - 1);
   return (
-    <div className={`notice notice-retry${entry.settled ? " settled" : ""}`} role="status">
+    <div className={`notice notice-retry${entry.settled ? " settled" : ""}`} role="status" data-testid="retry-line">
       {!entry.settled && <span className="spinner" aria-hidden="true" />}
-      <span>
-        {entry.settled ? `Retried after ${delay}` : `Retrying in ${delay}`} (attempt {entry.attempt} of {entry.of}):{" "}
-        {entry.cause}
-      </span>
+      <span>{entry.settled ? `Retried ${retries} ${retries === 1 ? "time" : "times"}` : `Retrying in ${delay} (attempt ${entry.attempt} of ${entry.of})…`}</span>
     </div>
   );
 }

@@ -207,9 +207,22 @@ class MockBackend {
       open_external_link: () => {},
       get_settings: () => this.settings,
       save_settings: (request) => {
-        this.settings = request.settings;
+        const keyed = new Set(request.api_keys.map((k) => k.profile_id));
+        this.settings = { ...request.settings, profiles: request.settings.profiles.map((p) => (keyed.has(p.id) ? { ...p, has_key: true } : p)) };
         return this.settings;
       },
+      test_connection: (request) => ({
+        endpoint: request.draft.base_url ?? "the provider's default endpoint",
+        model: request.draft.model,
+        duration_ms: 0,
+        failure: {
+          kind: "unreachable",
+          sentence: "The preview backend makes no requests; the app tests connections, in Rust.",
+          recoveries: [],
+          details: "preview backend",
+        },
+      }),
+      list_models: () => ({ offered: false, models: [] }),
       set_api_key: (request) => {
         this.settings = {
           ...this.settings,

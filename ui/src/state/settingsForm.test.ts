@@ -28,23 +28,23 @@ describe("settings validation", () => {
     expect(saved.profiles[0]).toMatchObject({ context_window: 200000, compact_threshold: 150000 });
   });
 
-  it("names every invalid field", () => {
+  it("names every invalid field the profile editor shows", () => {
     const draft = toDraft(settings);
     const p = draft.profiles[0]!;
     p.label = " ";
     p.model = "";
     p.base_url = "api.openai.com";
     p.context_window = "-5";
-    p.compact_threshold = "lots";
     const errors = validateSettings(draft);
-    expect(Object.keys(errors.profiles.openai ?? {}).sort()).toEqual(["base_url", "compact_threshold", "context_window", "label", "model"]);
+    expect(Object.keys(errors.profiles.openai ?? {}).sort()).toEqual(["base_url", "context_window", "label", "model"]);
     expect(errors.profiles.demo).toBeUndefined();
   });
 
-  it("requires the threshold to be below the window", () => {
+  it("leaves the profile's own threshold, which it does not show, to Context management's one threshold", () => {
     const draft = toDraft(settings);
-    draft.profiles[0]!.compact_threshold = "400000";
-    expect(validateSettings(draft).profiles.openai?.compact_threshold).toMatch(/below the context window/);
+    draft.profiles[0]!.context_window = "4000";
+    expect(validateSettings(draft).profiles.openai).toBeUndefined();
+    expect(fromDraft(draft).profiles[0]).toMatchObject({ context_window: 4000, compact_threshold: 8000 });
   });
 
   it("rejects duplicate names and a missing active profile", () => {

@@ -11,8 +11,9 @@ export interface ProfileDraft {
   model: string;
   has_key: boolean;
   context_window: string;
+  /** Kept as the config file has it; not edited here (one threshold, under Context management). */
   compact_threshold: string;
-  /** Not saved yet: keys can be stored once it is. */
+  /** Not saved yet: its typed key is stored with the save. */
   isNew: boolean;
 }
 
@@ -27,7 +28,7 @@ export interface SettingsDraft {
   compact_threshold: string;
 }
 
-export type ProfileField = "label" | "model" | "base_url" | "context_window" | "compact_threshold";
+export type ProfileField = "label" | "model" | "base_url" | "context_window";
 export type ProfileErrors = Partial<Record<ProfileField, string>>;
 
 export interface SettingsErrors {
@@ -101,11 +102,8 @@ function validateProfile(profile: ProfileDraft, all: ProfileDraft[]): ProfileErr
   }
   const window = profile.context_window.trim() ? parseCount(profile.context_window) : undefined;
   if (window === null) errors.context_window = "Enter a whole number of tokens, or leave it empty.";
-  const threshold = parseCount(profile.compact_threshold);
-  if (threshold === null) errors.compact_threshold = "Enter a whole number of tokens (at least 1).";
-  else if (window && threshold >= window) {
-    errors.compact_threshold = "The threshold must be below the context window, or the model overflows before compacting.";
-  }
+  // The threshold is set once, for every profile, under Context management (Rust checks it
+  // against the window); the profile's own figure is kept as the config file has it.
   return errors;
 }
 

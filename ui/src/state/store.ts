@@ -6,6 +6,7 @@
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/ipc";
 import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionView, Settings } from "../api/types";
+import type { SetApiKey } from "../bindings/SetApiKey";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
@@ -44,6 +45,10 @@ export interface AppState {
   loadError: string | null;
   toast: ToastMessage | null;
   settingsOpen: boolean;
+  /** The profile Settings opens on ("Open profile settings"); null: the active one. */
+  settingsProfile: string | null;
+  /** "Connect a provider" is open. */
+  connectOpen: boolean;
   consoleOpen: boolean;
   consoleWidth: number;
   focusedCompaction: string | null;
@@ -67,6 +72,8 @@ export const initialState: AppState = {
   loadError: null,
   toast: null,
   settingsOpen: false,
+  settingsProfile: null,
+  connectOpen: false,
   consoleOpen: false,
   consoleWidth: 460,
   focusedCompaction: null,
@@ -367,8 +374,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     },
 
     /** Saves settings; a failure is thrown to the dialog, which shows it by its fields. */
-    async saveSettings(next: Settings) {
-      const settings = await api.saveSettings(next);
+    async saveSettings(next: Settings, apiKeys: SetApiKey[] = []) {
+      const settings = await api.saveSettings(next, apiKeys);
       set({ settings });
       set({ info: await api.appInfo(), toast: { tone: "ok", text: "Settings saved." } });
     },
@@ -504,7 +511,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    setSettingsOpen: (settingsOpen: boolean) => set({ settingsOpen }),
+    setSettingsOpen: (settingsOpen: boolean, settingsProfile: string | null = null) => set({ settingsOpen, settingsProfile }),
+    setConnectOpen: (connectOpen: boolean) => set({ connectOpen }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
     setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),

@@ -12,8 +12,8 @@ use strata_core::transcript::profile_line;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionProblem,
     CompactionSummary, DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS,
-    OutputPreview, Record, RecordBody, ResponseItem, Role, ToolEntry, ToolState, TranscriptEntry,
-    TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
+    OutputPreview, ProviderFailure, Record, RecordBody, ResponseItem, Role, ToolEntry, ToolState,
+    TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
 };
 
 /// What a failed summary shows, live or read back from its record.
@@ -158,6 +158,24 @@ impl TranscriptFold {
         if live {
             self.updates
                 .push(TranscriptUpdate::Replace { id: old, entry });
+        }
+    }
+
+    /// A retry right after another (nothing came between them) takes the
+    /// other's place under its id, so a run of retries is one line that
+    /// counts up instead of a line per attempt.
+    fn push_retry(&mut self, mut entry: TranscriptEntry) -> usize {
+        let last = self.entries.len().checked_sub(1);
+        match last.map(|index| (index, &self.entries[index])) {
+            Some((index, TranscriptEntry::Retry { id: kept, .. })) => {
+                let kept = kept.clone();
+                if let TranscriptEntry::Retry { id, .. } = &mut entry {
+                    *id = kept;
+                }
+                self.replace(index, entry);
+                index
+            }
+            _ => self.push(entry),
         }
     }
 
@@ -427,11 +445,12 @@ impl TranscriptFold {
                 self.push(TranscriptEntry::Error {
                     id: id(),
                     message: error.message.clone(),
+                    failure: error.model_error.as_ref().map(ProviderFailure::of),
                     model_error: error.model_error.clone(),
                 });
             }
             RecordBody::Retry(retry) => {
-                self.push(TranscriptEntry::Retry {
+                self.push_retry(TranscriptEntry::Retry {
                     id: id(),
                     attempt: retry.attempt,
                     of: retry.of,

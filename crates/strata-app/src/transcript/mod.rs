@@ -302,3 +302,7 @@ impl<F: FnMut(LiveBatch) + Send> EventHandler for TranscriptFeed<F> {
 #[cfg(test)]
 #[path = "fold_tests.rs"]
 mod fold_tests;
+
+#[cfg(test)]
+#[path = "fold_failure_tests.rs"]
+mod fold_failure_tests;

@@ -336,6 +336,7 @@ impl Agent {
                         | ModelError::RateLimited { .. }
                         | ModelError::InvalidRequest { .. }
                         | ModelError::Transient { .. }
+                        | ModelError::Unreachable { .. }
                         | ModelError::StreamInterrupted { .. } => false,
                     };
                     (error.to_string(), fatal)

@@ -116,6 +116,7 @@ impl TranscriptFold {
                 self.push(TranscriptEntry::Error {
                     id,
                     message: message.clone(),
+                    failure: model_error.as_ref().map(ProviderFailure::of),
                     model_error: model_error.clone(),
                 });
             }
@@ -124,6 +125,7 @@ impl TranscriptFold {
                     id,
                     message: message.clone(),
                     model_error: None,
+                    failure: None,
                 });
             }
         }
@@ -139,7 +141,7 @@ impl TranscriptFold {
                 ..
             } => {
                 self.settle_retries();
-                let index = self.push(TranscriptEntry::Retry {
+                let index = self.push_retry(TranscriptEntry::Retry {
                     id,
                     attempt: *attempt,
                     of: *of,
