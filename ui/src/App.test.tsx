@@ -113,18 +113,18 @@ function fakeShell() {
 }
 
 describe("App", () => {
-  it("opens a session read-only, resumes it, streams a turn, answers an approval by keyboard and stops", async () => {
+  it("opens the person's own session live at once, streams a turn, answers an approval by keyboard and stops", async () => {
     const { calls, sessions } = fakeShell();
     const user = userEvent.setup();
     render(<App />);
     expect(await screen.findByText("Demo")).toBeInTheDocument();
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    expect(await screen.findByRole("status", { name: "Read-only: browsing the session file." })).toHaveTextContent("Read-only");
-    expect(screen.getByRole("textbox", { name: "Message" })).toBeDisabled();
-    expect(screen.getByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
-
-    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    expect(await screen.findByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
+    // No read-only step and no Resume: the composer works as soon as the session shows.
     const composer = screen.getByRole("textbox", { name: "Message" });
+    await waitFor(() => expect(composer).toBeEnabled());
+    expect(screen.queryByText("Read-only")).toBeNull();
+    expect(screen.queryByRole("button", { name: /Resume/ })).toBeNull();
     await user.type(composer, "Run the tests{Enter}");
     expect(await screen.findByText("Checking the tests")).toBeInTheDocument();
     expect(composer).toHaveValue("");
@@ -156,7 +156,7 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     const composer = screen.getByRole("textbox", { name: "Message" });
     await user.type(composer, "Run the tests{Enter}");
     await screen.findByRole("group", { name: "Approval needed for run_shell" });
@@ -190,7 +190,7 @@ describe("App", () => {
         case "list_sessions":
           return page([session.summary]);
         case "open_session":
-          return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, record_count: 0 } satisfies SessionView;
+          return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, held_elsewhere: false, record_count: 0 } satisfies SessionView;
         case "open_transcript":
           return { v: 1, session_id: session.summary.id, entries: [], total: 0, start: 0 };
         case "send_message": {
@@ -214,7 +214,7 @@ describe("App", () => {
     // The header names the open session's model, not the active profile's.
     expect(screen.getByRole("banner")).toHaveTextContent("qwen3-coder");
     expect(screen.getByRole("banner")).not.toHaveTextContent("strata-demo");
-    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     await user.type(screen.getByRole("textbox", { name: "Message" }), "Count the lines{Enter}");
     await waitFor(() => expect(screen.getAllByText("Count the lines").length).toBeGreaterThan(1));
     expect(await screen.findByRole("heading", { level: 1, name: "Count the lines" })).toBeInTheDocument();
@@ -225,7 +225,7 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Flaky orders_e2e/ }));
-    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact keep the failing test{Enter}");
     expect(await screen.findByText("Nothing to compact yet: the history is too short.")).toBeInTheDocument();
     const compact = calls.find((c) => c.cmd === "compact_now");
@@ -362,7 +362,7 @@ describe("App", () => {
             }
             return created;
           case "open_session":
-            return { summary: created, records: [], context: [], threshold: 8000, live: true, record_count: 0 } satisfies SessionView;
+            return { summary: created, records: [], context: [], threshold: 8000, live: true, held_elsewhere: false, record_count: 0 } satisfies SessionView;
           case "open_transcript":
             return { v: 1, session_id: created.id, entries: [], total: 0, start: 0 };
           default:

@@ -123,8 +123,8 @@ function AppWindow() {
 
   // A recorded policy closes the session's agent; its next turn numbers events from 0 again.
   const reloadConversation = useCallback(() => {
-    if (view) void actions.open(view.summary.id, mode);
-  }, [view, actions, mode]);
+    if (view) void actions.open(view.summary.id);
+  }, [view, actions]);
   const compaction = useSessionCompaction(
     view?.summary.id ?? null,
     debugEvents,
@@ -132,6 +132,7 @@ function AppWindow() {
     view?.record_count ?? 0,
     view?.context_tokens ?? null,
     reloadConversation,
+    mode === "live",
   );
 
   const consoleContext = useMemo(
@@ -141,7 +142,8 @@ function AppWindow() {
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
       compaction,
-      undoCompaction: actions.undoCompaction,
+      // Held by another process: nothing here writes to it (a fork writes a new session).
+      undoCompaction: mode === "live" ? actions.undoCompaction : undefined,
       forkBeforeCompaction: running
         ? undefined
         : (number: number) => actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`),
@@ -177,8 +179,7 @@ function AppWindow() {
           loading={loadingSessions}
           onQueryChange={actions.setQuery}
           onNew={() => void newSession()}
-          onOpen={(id) => void actions.open(id, "browse")}
-          onResume={(id) => void actions.open(id, "live")}
+          onOpen={(id) => void actions.open(id)}
           onRename={(id, title) => actions.rename(id, title)}
           onDelete={(id) => actions.remove(id)}
           onExport={(id, format) => void actions.exportSession(id, format)}
@@ -187,7 +188,7 @@ function AppWindow() {
           hitsTotalCapped={found?.total_capped}
           onPickHit={(hit) => {
             scrolledTo.current = null;
-            void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);
+            void actions.open(hit.session_id, hit.item_id ?? undefined);
           }}
         />
         {view && summary ? (
@@ -220,7 +221,7 @@ function AppWindow() {
           <span className="gauge gauge-empty">No session open</span>
         )}
         <span className="footer-status" role="status">
-          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only") : ""}
+          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only: held by another process") : ""}
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
@@ -288,7 +289,7 @@ function WelcomeScreen({ error, hasSessions, onNew }: { error: string | null; ha
         <p>
           {error ??
             (hasSessions
-              ? "Pick a session on the left to browse or resume it, or start a new one in a folder of your choice."
+              ? "Pick a session on the left to continue it, or start a new one in a folder of your choice."
               : "Start a session in a folder of your choice. Strata reads, searches and edits files there and asks before it changes anything.")}
         </p>
         <button type="button" className="button primary" onClick={onNew}>

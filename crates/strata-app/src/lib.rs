@@ -30,6 +30,7 @@ pub mod launch;
 pub mod library;
 pub mod manager;
 mod memory;
+pub mod outside;
 pub mod preferences;
 pub mod profile;
 pub mod settings;
@@ -65,6 +66,7 @@ pub struct App {
     env: EnvFn,
     live: LiveSessions,
     catalog: catalog::Catalog,
+    shown: outside::Shown,
 }
 
 impl App {
@@ -75,6 +77,7 @@ impl App {
             env,
             live: LiveSessions::default(),
             catalog: catalog::Catalog::default(),
+            shown: outside::Shown::default(),
         }
     }
 

@@ -205,6 +205,9 @@ impl App {
         }
         let slot = self
             .blocking(move |app| {
+                // Before the writer opens: resuming may itself append (an
+                // aborted call's output, a profile switch).
+                app.check_not_stale(id)?;
                 let launched =
                     launch::resume(&app.store, &app.paths, app.env(), id, &app.launch_options())?;
                 Ok(LiveSlot::new(launched))
@@ -241,6 +244,8 @@ impl App {
             let mut live = lock(&self.live.slots);
             if live.get(&id).is_some_and(|slot| !slot.is_busy()) {
                 live.remove(&id);
+                drop(live);
+                self.mark_own_write(id);
                 tracing::info!(session = %id, "session closed to pick up new settings");
             }
         }
@@ -262,6 +267,8 @@ impl App {
                 return Err(busy(TURN_RUNNING));
             }
             live.remove(&id);
+            drop(live);
+            self.mark_own_write(id);
             tracing::info!(session = %id, "session closed");
         }
         Ok(())
@@ -286,10 +293,18 @@ impl App {
     /// After settings were saved: idle sessions close now, running ones
     /// when their turn ends, so every next turn uses the new settings.
     pub fn settings_changed(&self) {
-        lock(&self.live.slots).retain(|_, slot| {
+        let mut closed = Vec::new();
+        lock(&self.live.slots).retain(|id, slot| {
             slot.stale.store(true, Ordering::Release);
-            slot.is_busy()
+            let keep = slot.is_busy();
+            if !keep {
+                closed.push(*id);
+            }
+            keep
         });
+        for id in closed {
+            self.mark_own_write(id);
+        }
     }
 
     /// Runs `work` on the session's agent as its one turn or compaction:

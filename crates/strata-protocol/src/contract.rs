@@ -478,6 +478,11 @@ pub struct LibraryChange {
     pub updated: Vec<SessionListItem>,
     /// Sessions whose files are gone.
     pub removed: Vec<SessionId>,
+    /// Of the `updated` sessions this app has shown, those whose files
+    /// changed outside it (not by its own writes) since it last read them:
+    /// what the window shows of them is out of date.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_outside: Vec<SessionId>,
 }
 
 /// `strata sessions verify --json`: the whole file replayed from its first

@@ -98,4 +98,4 @@ export type Commands = {
 };
 
 /** Every kind of command error, in declaration order. */
-export const COMMAND_ERROR_KINDS: readonly CommandErrorKind[] = ["not_found", "locked", "invalid_input", "provider", "io", "busy", "profile_unavailable", "broad_workspace", "internal"];
+export const COMMAND_ERROR_KINDS: readonly CommandErrorKind[] = ["not_found", "locked", "invalid_input", "provider", "io", "busy", "profile_unavailable", "broad_workspace", "stale", "internal"];

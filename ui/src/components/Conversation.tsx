@@ -6,7 +6,7 @@ import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
 import { pendingApprovals } from "../state/transcript";
 import { Composer } from "./Composer";
-import { ConversationHeader } from "./ConversationHeader";
+import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
 
 interface ConversationProps {
@@ -46,7 +46,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   useApprovalKeys(waiting?.call_id ?? null, decide, composerRef);
   const inspect = actions.inspectCompaction;
   // Pins, partial compactions and undos write to the session: live and idle only. A fork
-  // only reads it, so a read-only session can be forked too.
+  // only reads it, so a session another process holds can be forked too.
   const history = useMemo<HistoryHandlers | undefined>(() => {
     if (running) return undefined;
     const fork = {
@@ -68,10 +68,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         live={live}
         running={running}
         onSwitchProfile={() => actions.setSwitchingProfile(true)}
-        onResume={() => {
-          actions.setMode("live");
-          window.setTimeout(focusComposer, 0);
-        }}
+        onReload={() => void actions.open(summary.id)}
       />
       {transcript.entries.length === 0 ? (
         <div className="empty-state conversation-empty">
@@ -106,7 +103,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         textareaRef={composerRef}
         running={running}
         disabled={!live}
-        disabledReason="Read-only. Resume the session to continue it."
+        disabledReason={HELD_SHORT}
         onSend={(text) => {
           // Their own message is where the person looks next, however far up they were.
           listRef.current?.scrollToLatest();

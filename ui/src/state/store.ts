@@ -15,7 +15,12 @@ import { applyLibraryChange } from "./library";
 import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
 import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
-export type ConversationMode = "browse" | "live";
+/**
+ * How the open session is shown: `live` (the person's own: the composer and every control that
+ * writes work), or `held` (another process, the `strata` command line or another window, holds it
+ * open for writing: shown read-only, following that writer, until it lets go).
+ */
+export type ConversationMode = "held" | "live";
 
 export interface ToastMessage {
   tone: "ok" | "warning" | "error";
@@ -61,7 +66,7 @@ export const initialState: AppState = {
   query: "",
   loadingSessions: true,
   view: null,
-  mode: "browse",
+  mode: "live",
   transcript: emptyTranscript,
   pendingFor: null,
   loadError: null,
@@ -174,8 +179,9 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     /**
      * Opens a session: its snapshot and the newest page of its transcript, or with `atItem` (a
      * search hit's item) the entries from the one showing that item on, which becomes the target.
+     * The person's own sessions open live; one another process holds opens read-only (`held`).
      */
-    async open(sessionId: string, mode: ConversationMode, atItem?: string) {
+    async open(sessionId: string, atItem?: string) {
       set({ loadError: null });
       pendingOpen = sessionId;
       // An item the transcript does not show (a system prompt) opens at the newest page.
@@ -186,11 +192,14 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
               .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
               .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
       try {
-        const [view, page] = await Promise.all([api.openSessionState(sessionId), firstPage()]);
+        // The snapshot first: the app knows the file as it was when the snapshot was taken, so a
+        // change outside it after that is reported (and the transcript, read next, is no older).
+        const view = await api.openSessionState(sessionId);
+        const page = await firstPage();
         if (pendingOpen !== sessionId) return;
         set({
           view,
-          mode,
+          mode: view.held_elsewhere ? "held" : "live",
           transcript: {
             ...emptyTranscript,
             entries: page.entries,
@@ -244,7 +253,6 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       set({ view: null, transcript: emptyTranscript });
     },
 
-    setMode: (mode: ConversationMode) => set({ mode }),
 
     /**
      * The one path from backend events to the store: live events with the transcript updates Rust
@@ -261,7 +269,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       // runs it; an agent resumed since (after a settings or profile change)
       // starts again at 0, so the numbering restarts with the command.
       live.flush();
-      set((s) => ({ mode: "live", pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
+      set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
         const compact = parseCompactCommand(text);
@@ -273,7 +281,11 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
         }
       } catch (error) {
         live.flush();
-        if (openId() === sessionId) localError(toCommandFailure(error).message);
+        const failure = toCommandFailure(error);
+        if (openId() !== sessionId) return;
+        // Changed outside Strata since it was shown: nothing was written; show what changed.
+        if (failure.kind === "stale") void actions.followOutside(sessionId, failure.message);
+        else localError(failure.message);
       } finally {
         live.flush();
         set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
@@ -301,7 +313,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const created = await api.createSession(workspace, allowBroad);
         await actions.refreshSessions();
-        await actions.open(created.id, "live");
+        await actions.open(created.id);
         return true;
       } catch (error) {
         // `/` or the home folder: ask the person rather than show an error.
@@ -393,6 +405,32 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       if (open && change.removed.includes(open) && !isRunning(get())) {
         actions.close();
         set({ toast: { tone: "ok", text: "The open session was deleted elsewhere." } });
+        return;
+      }
+      // Written outside Strata (the strata command line, another window), or held by another
+      // process that may have let go since: read it again, so the window shows what the model sees.
+      const outside = open !== null && (change.changed_outside ?? []).includes(open);
+      const held = open !== null && get().mode === "held" && change.updated.some((row) => row.id === open);
+      if (open && (outside || held) && !isRunning(get())) void actions.followOutside(open);
+    },
+
+    /**
+     * Reads the open session again after a change outside Strata: read-only while another
+     * process still holds it, live once it let go (then says so once, or says `refusal`: the
+     * write that was refused because of the change).
+     */
+    async followOutside(sessionId: string, refusal?: string) {
+      const wasHeld = get().mode === "held";
+      await actions.open(sessionId);
+      if (openId() !== sessionId) return;
+      if (refusal) set({ toast: { tone: "warning", text: refusal } });
+      else if (get().mode === "live") {
+        set({
+          toast: {
+            tone: "ok",
+            text: wasHeld ? "The other process let go of this session: it is yours to continue." : "This session changed outside Strata; it now shows what was added.",
+          },
+        });
       }
     },
 
@@ -409,7 +447,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const switched = await api.switchProfile(sessionId, profileId);
         set((s) => ({ sessions: s.sessions.map((row) => (row.id === switched.id ? switched : row)) }));
-        await actions.open(switched.id, get().mode);
+        await actions.open(switched.id);
         set({ toast: { tone: "ok", text: `Switched to ${switched.provider_kind} · ${switched.model}.` } });
       } catch (error) {
         fail(error);
@@ -492,7 +530,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const fork = await api.forkSession(sessionId, point);
         await actions.refreshSessions();
-        await actions.open(fork.session_id, "live");
+        await actions.open(fork.session_id);
         set({
           toast: {
             tone: "ok",
@@ -521,7 +559,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       if (!sessionId) return;
       const result = await api.undoCompaction(sessionId);
       const restored = result.undone.restored.length;
-      if (openId() === sessionId) await actions.open(sessionId, get().mode);
+      if (openId() === sessionId) await actions.open(sessionId);
       void actions.refreshSessions();
       set({ toast: { tone: "ok", text: `Compaction undone: the model sees ${restored} ${restored === 1 ? "item" : "items"} again.` } });
     },
