@@ -33,6 +33,7 @@ mod memory;
 pub mod outside;
 pub mod preferences;
 pub mod profile;
+pub mod recent;
 pub mod settings;
 pub mod transcript;
 pub mod validate;

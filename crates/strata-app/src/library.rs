@@ -294,19 +294,7 @@ impl App {
         self.close_locked(id)?;
         self.blocking(move |app| {
             let config = app.config()?;
-            let flags = if !config.profiles.contains_key(&profile_id)
-                && DEMO_PROFILE_IDS.contains(&profile_id.as_str())
-            {
-                ProfileFlags {
-                    kind: Some(ProviderKind::Demo),
-                    ..Default::default()
-                }
-            } else {
-                ProfileFlags {
-                    profile: Some(profile_id.clone()),
-                    ..Default::default()
-                }
-            };
+            let flags = flags_for(&config, &profile_id);
             let profile = resolve_profile(&config, &flags, app.env())?;
             // Refuses a profile whose key is missing now, not at the turn.
             let resolved = with_key(&app.paths, &config, profile, app.env())?;
@@ -401,6 +389,22 @@ impl App {
             Ok(rounds_of(&read.meta, &read.records, offset, limit))
         })
         .await
+    }
+}
+
+/// The flags that pick the settings' profile `profile_id`: a saved profile,
+/// or the built-in demo under the id the settings show it with.
+pub(crate) fn flags_for(config: &strata_providers::StrataConfig, profile_id: &str) -> ProfileFlags {
+    if !config.profiles.contains_key(profile_id) && DEMO_PROFILE_IDS.contains(&profile_id) {
+        ProfileFlags {
+            kind: Some(ProviderKind::Demo),
+            ..Default::default()
+        }
+    } else {
+        ProfileFlags {
+            profile: Some(profile_id.to_owned()),
+            ..Default::default()
+        }
     }
 }
 

@@ -21,6 +21,7 @@ use strata_protocol::{
     AnswerApproval, CommandErrorKind, CompactNow, CompactOutcome, CreateSession, SendMessage,
     SessionId, SessionListItem, StopTurn, TurnReport,
 };
+use strata_providers::ProfileFlags;
 
 use crate::App;
 use crate::catalog::WritingNote;
@@ -164,26 +165,43 @@ impl App {
         LaunchOptions::new(self.prefs().approval_policy, true)
     }
 
-    /// `create_session`: a session in `workspace` on the active profile,
-    /// its system prompt and profile committed, kept live. `/` or the home
-    /// folder only when the person confirmed it (`allow_broad_workspace`).
+    /// `create_session`: a session in `workspace` on the saved profile
+    /// `profile_id` (none: the active one), its system prompt and profile
+    /// committed, kept live; the folder is offered first next time. `/` or
+    /// the home folder only when the person confirmed it
+    /// (`allow_broad_workspace`). An `approval_policy` becomes the
+    /// desktop's first (as saving it in Settings would).
     pub async fn create_session(
         self: &Arc<Self>,
         request: CreateSession,
     ) -> CommandResult<SessionListItem> {
         let workspace = validate::workspace(&request.workspace)?;
+        let profile_id = request
+            .profile_id
+            .as_deref()
+            .map(validate::profile_id)
+            .transpose()?;
+        if let Some(policy) = request.approval_policy {
+            self.set_approval_policy(policy).await?;
+        }
         let _opening = self.live.opening.lock().await;
         let (id, item, slot) = self
             .blocking(move |app| {
                 // A new session records the settings' threshold; the config
                 // file's policy (which the settings write) picks its policy.
+                let profile = match &profile_id {
+                    Some(profile_id) => crate::library::flags_for(&app.config()?, profile_id),
+                    None => ProfileFlags::default(),
+                };
                 let options = LaunchOptions {
+                    profile,
                     allow_broad_workspace: request.allow_broad_workspace,
                     compact_threshold: app.prefs().compact_threshold,
                     ..app.launch_options()
                 };
                 let launched =
                     launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
+                app.remember_workspace(&workspace);
                 let id = launched.agent.id();
                 let item = list_item_of_replay(launched.agent.session().state());
                 Ok((id, item, LiveSlot::new(launched)))

@@ -17,6 +17,7 @@ import type { ForkSession } from "./ForkSession";
 import type { GetAppInfo } from "./GetAppInfo";
 import type { GetCompactionStatus } from "./GetCompactionStatus";
 import type { GetCompactionViews } from "./GetCompactionViews";
+import type { GetRecent } from "./GetRecent";
 import type { GetRoundRequests } from "./GetRoundRequests";
 import type { GetSettings } from "./GetSettings";
 import type { GetToolOutput } from "./GetToolOutput";
@@ -33,6 +34,8 @@ import type { PickWorkspace } from "./PickWorkspace";
 import type { PinItem } from "./PinItem";
 import type { PreviewCompaction } from "./PreviewCompaction";
 import type { ProviderKindInfo } from "./ProviderKindInfo";
+import type { Recent } from "./Recent";
+import type { RememberOpen } from "./RememberOpen";
 import type { RenameSession } from "./RenameSession";
 import type { RoundPage } from "./RoundPage";
 import type { SaveSettings } from "./SaveSettings";
@@ -95,6 +98,8 @@ export type Commands = {
   undo_compaction: { request: UndoCompaction; result: CompactionUndoneView; };
   fork_session: { request: ForkSession; result: SessionForkView; };
   open_external_link: { request: OpenExternalLink; result: void; };
+  recent: { request: GetRecent; result: Recent; };
+  remember_open: { request: RememberOpen; result: void; };
 };
 
 /** Every kind of command error, in declaration order. */
