@@ -1,4 +1,4 @@
-// Issue 27, items 6 and 7, with the real `strata` CLI writing to the session
+// Issue 27, items 6, 7 and 8. Items 6 and 7 with the real `strata` CLI writing to the session
 // the app shows. The person's own session opens live (no read-only step, no
 // Resume). While the CLI holds it, the app shows it read-only with every
 // control that writes disabled, follows what the CLI writes, and opens live
@@ -6,12 +6,18 @@
 // app by itself, and the app's next turn (which the model sees with the CLI's
 // turn) never interleaves with another writer: once the app holds the
 // session, the CLI is refused with a clear message and writes nothing.
+// Item 8: New session is a sheet of recent folders (type to filter, Enter to
+// start) with the profile and approval; after a restart the app reopens the
+// session it showed last.
 
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { before, describe } from "node:test";
 import { Harness } from "./lib/harness.js";
 import { usage } from "./lib/mock-provider.js";
 import { sharedAppSteps } from "./lib/steps.js";
+import { Keys } from "./lib/webdriver.js";
 
 const FIRST_PROMPT = "Summarise the README for me";
 const HELD_PROMPT = "What is in the src folder?";
@@ -105,5 +111,58 @@ describe("sessions open live; a session changed outside Strata (issue 27)", { ti
     assert.match(refused.stderr, /open for writing elsewhere|another Strata/i, refused.stderr);
     assert.equal((await h.records(sessionId)).length, before);
     assert.deepEqual(h.mock.unanswered(), []);
+  });
+});
+
+describe("new session: recent folders, profile and approval in one sheet; the last session reopens (issue 27)", { timeout: 180_000 }, () => {
+  let h;
+
+  before(async () => {
+    h = await Harness.start("new-session");
+    await h.cliSession(FIRST_PROMPT, (req) => req.respondText("The README describes demo-project."));
+    await h.launchApp();
+  });
+
+  const step = sharedAppSteps(() => h);
+
+  step("New session opens a sheet offering the recent folders; typing filters and Enter starts there with the chosen profile and approval", async () => {
+    await h.click("nav[aria-label=Sessions] button", "New session");
+    await h.find("[role=dialog]", "New session");
+    const offered = await h.waitFor("the recent folders", () => {
+      const rows = all("[role=listbox][aria-label='Recent folders'] [role=option]").map((o) => o.getAttribute("title"));
+      return rows.length > 0 ? rows : null;
+    });
+    assert.deepEqual(offered, [h.workspace], "the CLI session's folder, offered without any picker");
+    await h.screenshotBoth("new-session-sheet");
+    const filter = await h.find("[role=dialog] [role=combobox]");
+    await h.driver.sendKeys(filter, "nothing-like-it");
+    await h.find("[role=dialog] p", "No recent folder matches");
+    await h.driver.sendKeys(filter, Keys.BACKSPACE.repeat("nothing-like-it".length) + "demo-pro");
+    await h.find("[role=dialog] [data-testid=new-session-folder]", `Starts in ${h.workspace}`);
+    await h.run(() => {
+      const select = one("[role=dialog] select");
+      const demo = Array.from(select.options).find((o) => o.textContent.includes("Offline demo"));
+      select.value = demo.value;
+      select.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await h.click("[role=dialog] [role=radiogroup] label", "Auto");
+    await h.driver.sendKeys(filter, Keys.ENTER);
+    await h.waitFor("the sheet to close and the new session to open live", () => !document.querySelector("[role=dialog]") && document.activeElement?.id === "composer-input");
+    await h.waitFor("the header to name the demo model", () => norm(one(".conversation-header .workspace")?.textContent).includes("strata-demo"));
+    const prefs = fs.readFileSync(path.join(h.home, "config", "desktop.toml"), "utf8");
+    assert.match(prefs, /approval_policy = "auto"/);
+    const recent = fs.readFileSync(path.join(h.home, "config", "recent.toml"), "utf8");
+    assert.ok(recent.includes(h.workspace), recent);
+    // A turn on the demo model names the session; the mock provider is sent nothing.
+    await h.send("List the files");
+    await h.waitFor("the session's title", () => norm(document.querySelector(".conversation-title h1")?.textContent) === "List the files", [], 30_000);
+    assert.deepEqual(h.mock.unanswered(), []);
+  });
+
+  step("after a restart the app reopens the session it showed last, live", async () => {
+    await h.restartApp();
+    await h.waitFor("the last session to reopen", () => norm(document.querySelector(".conversation-title h1")?.textContent) === "List the files", [], 30_000);
+    await h.waitFor("it to be live", () => !document.getElementById("composer-input")?.disabled);
+    await h.screenshotBoth("last-session-reopened");
   });
 });

@@ -353,6 +353,9 @@ describe("App", () => {
             return page(creates.some((a) => a.allow_broad_workspace) ? [created] : []);
           case "pick_workspace":
             return "/home/ana";
+          case "recent":
+            return { workspaces: [] };
+          case "remember_open":
           case "watch_library":
             return null;
           case "create_session":
@@ -372,21 +375,30 @@ describe("App", () => {
       return { creates };
     }
 
+    /** New session, then Browse… in the sheet (the picker answers /home/ana), then Start. */
+    async function pickInSheet(user: ReturnType<typeof userEvent.setup>) {
+      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      const sheet = await screen.findByRole("dialog", { name: "New session" });
+      await user.click(within(sheet).getByRole("button", { name: "Browse…" }));
+      await waitFor(() => expect(within(sheet).getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana"));
+      await user.click(within(sheet).getByRole("button", { name: "Start session" }));
+    }
+
     it("is refused, then asks with Cancel focused; confirming creates the session with allow_broad_workspace", async () => {
       const { creates } = broadShell();
       const user = userEvent.setup();
       render(<App />);
-      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      await pickInSheet(user);
       const dialog = await screen.findByRole("dialog", { name: "Work in this whole folder?" });
       expect(within(dialog).getByTestId("broad-workspace-path")).toHaveTextContent("/home/ana");
       expect(dialog).toHaveTextContent("your home folder");
       expect(dialog).toHaveTextContent("with your approval, change anything");
       expect(dialog).toHaveTextContent("run with your rights");
       expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
-      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false }]);
+      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false, profile_id: "demo", approval_policy: "ask" }]);
       await user.click(within(dialog).getByRole("button", { name: "Use this folder" }));
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true });
+      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true, profile_id: "demo", approval_policy: "ask" });
       expect(await screen.findByRole("textbox", { name: "Message" })).toBeInTheDocument();
       // No error toast: the refusal was a question, not a failure.
       expect(screen.queryByText(/your home folder: \.\.\./)).toBeNull();
@@ -396,7 +408,7 @@ describe("App", () => {
       const { creates } = broadShell();
       const user = userEvent.setup();
       render(<App />);
-      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      await pickInSheet(user);
       await screen.findByRole("dialog", { name: "Work in this whole folder?" });
       await user.keyboard("{Enter}");
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());

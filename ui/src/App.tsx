@@ -11,6 +11,7 @@ import { useSessionCompaction } from "./console/useCompactionStatus";
 import "./console/console.css";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
+import { NewSessionSheet } from "./components/NewSessionSheet";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
@@ -58,6 +59,7 @@ function AppWindow() {
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
   const switchingProfile = useAppState((s) => s.switchingProfile);
   const historyDialog = useAppState((s) => s.historyDialog);
+  const newSessionSheet = useAppState((s) => s.newSession);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
@@ -107,12 +109,10 @@ function AppWindow() {
   }, [target, entryCount, view]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
-  const newSession = useCallback(async () => {
-    if (await actions.newSession()) focusComposer();
-  }, [actions, focusComposer]);
+  const newSession = useCallback(() => void actions.openNewSession(), [actions]);
 
   useShortcuts({
-    newSession: () => void newSession(),
+    newSession,
     focusComposer,
     toggleConsole: actions.toggleConsole,
     openSettings: () => actions.setSettingsOpen(true),
@@ -178,7 +178,7 @@ function AppWindow() {
           query={query}
           loading={loadingSessions}
           onQueryChange={actions.setQuery}
-          onNew={() => void newSession()}
+          onNew={newSession}
           onOpen={(id) => void actions.open(id)}
           onRename={(id, title) => actions.rename(id, title)}
           onDelete={(id) => actions.remove(id)}
@@ -200,7 +200,7 @@ function AppWindow() {
             undoableCompaction={compaction.status?.undo_summary}
           />
         ) : (
-          <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={() => void newSession()} />
+          <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={newSession} />
         )}
         {consoleOpen && (
           <ConsoleDock
@@ -235,6 +235,21 @@ function AppWindow() {
           profiles={settings?.profiles ?? []}
           onCancel={() => actions.setSwitchingProfile(false)}
           onSwitch={(profileId) => void actions.switchProfile(profileId)}
+        />
+      )}
+      {newSessionSheet && settings && (
+        <NewSessionSheet
+          recent={newSessionSheet.recent}
+          profiles={settings.profiles}
+          defaultProfile={settings.active_profile}
+          defaultApproval={settings.approval_policy}
+          onBrowse={actions.browseWorkspace}
+          onCancel={actions.closeNewSession}
+          onStart={(choice) => {
+            void actions.startSession(choice).then((created) => {
+              if (created) focusComposer();
+            });
+          }}
         />
       )}
       {broadWorkspace && (

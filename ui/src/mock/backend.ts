@@ -262,6 +262,8 @@ class MockBackend {
       },
       pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
       pick_workspace: () => "/home/ana/projects/lighthouse",
+      recent: () => ({ workspaces: [...new Set(this.sessions.map((s) => s.view.summary.workspace))] }),
+      remember_open: () => undefined,
     };
   }
 

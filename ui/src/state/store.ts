@@ -9,6 +9,7 @@ import type { AppInfo, ApprovalDecision, ExportFormat, SessionListItem, SessionV
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { NewSessionChoice } from "../components/NewSessionSheet";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
@@ -57,6 +58,8 @@ export interface AppState {
   /** The switch-profile dialog is open for the open session. */
   switchingProfile: boolean;
   historyDialog: HistoryDialog | null;
+  /** The new-session sheet, when open: the recent folders it offers (`null` while they load). */
+  newSession: { recent: string[] | null } | null;
 }
 
 export const initialState: AppState = {
@@ -78,6 +81,7 @@ export const initialState: AppState = {
   broadWorkspace: null,
   switchingProfile: false,
   historyDialog: null,
+  newSession: null,
 };
 
 /** Entries per `open_transcript` page. */
@@ -158,6 +162,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const [info, settings] = await Promise.all([api.appInfo(), api.getSettings()]);
         set({ info, settings });
+        void actions.reopenLast();
       } catch (error) {
         fail(error);
       }
@@ -197,6 +202,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
         const view = await api.openSessionState(sessionId);
         const page = await firstPage();
         if (pendingOpen !== sessionId) return;
+        // Reopened on the next start; a failure only loses that.
+        api.rememberOpen(sessionId).catch(() => undefined);
         set({
           view,
           mode: view.held_elsewhere ? "held" : "live",
@@ -308,10 +315,12 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    /** Creates a session in `workspace` and opens it live; false when it was not created. */
+    /** Creates a session in `workspace` (with the sheet's choices) and opens it live; false when it was not created. */
     async createIn(workspace: string, allowBroad: boolean): Promise<boolean> {
       try {
-        const created = await api.createSession(workspace, allowBroad);
+        const choice = sheetChoice ? { profile_id: sheetChoice.profileId, approval_policy: sheetChoice.approval } : {};
+        const created = await api.createSession(workspace, allowBroad, choice);
+        if (choice.approval_policy) void actions.reloadSettings();
         await actions.refreshSessions();
         await actions.open(created.id);
         return true;
@@ -323,13 +332,53 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    async newSession(): Promise<boolean> {
+    /** Opens the new-session sheet and fetches the recent folders it offers. */
+    async openNewSession() {
+      set({ newSession: { recent: null } });
       try {
-        const workspace = await pickWorkspace();
-        return workspace ? await actions.createIn(workspace, false) : false;
+        const { workspaces } = await api.recent();
+        set((s) => (s.newSession ? { newSession: { recent: workspaces } } : {}));
+      } catch (error) {
+        set((s) => (s.newSession ? { newSession: { recent: [] } } : {}));
+        fail(error);
+      }
+    },
+
+    closeNewSession: () => set({ newSession: null }),
+
+    /** The sheet's Browse…: the system folder picker; `null` when cancelled. */
+    async browseWorkspace(): Promise<string | null> {
+      try {
+        return await pickWorkspace();
       } catch (error) {
         fail(error);
-        return false;
+        return null;
+      }
+    },
+
+    /** Starts a session with the sheet's choices; false when it was not created (or waits for a broad folder's confirmation). */
+    async startSession(choice: NewSessionChoice): Promise<boolean> {
+      set({ newSession: null });
+      sheetChoice = choice;
+      return actions.createIn(choice.workspace, false);
+    },
+
+    /** The settings again (after a change made elsewhere, e.g. the sheet's approval policy). */
+    async reloadSettings() {
+      try {
+        set({ settings: await api.getSettings() });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /** On start: the session the window showed last, if it is still there and nothing else opened meanwhile. */
+    async reopenLast() {
+      try {
+        const { last_session } = await api.recent();
+        if (last_session && !get().view && pendingOpen === null) await actions.open(last_session);
+      } catch {
+        // Nothing to reopen: the app starts on its welcome screen.
       }
     },
 
@@ -566,6 +615,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
   };
   // The session `open` is fetching, so a slower earlier open cannot win.
   let pendingOpen: string | null = null;
+  // The new-session sheet's last choices, which a broad folder's confirmation starts with too.
+  let sheetChoice: NewSessionChoice | null = null;
   return actions;
 }
 
