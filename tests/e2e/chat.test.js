@@ -57,15 +57,13 @@ describe("chat (issue 5)", { timeout: 240_000 }, () => {
     });
     assert.equal(marked, "plain Cargo", "the match as the text has it, marked");
     await h.click("[aria-label='Matches in session text'] .search-hit", "Explain the build setup");
-    await h.find("[role=status]", "Read-only: browsing the session file.");
     await h.find(".message-assistant", "It is a plain Cargo workspace.");
+    await h.waitFor("the picked session to open live", () => !document.getElementById("composer-input").disabled);
     await h.driver.sendKeys(search, Keys.BACKSPACE.repeat("plain cargo".length));
     await h.waitFor("both sessions again", () => all("nav[aria-label=Sessions] .session-title").length === 2);
 
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.find("[role=status]", "Read-only: browsing the session file.");
     await h.find(".message-assistant", "a README and src/main.rs");
-    await h.click("button", "Resume session");
     await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
   });
 
@@ -223,7 +221,7 @@ describe("chat (issue 5)", { timeout: 240_000 }, () => {
     await h.click("nav[aria-label=Sessions] button[aria-label='Actions for Give me a tour of this project']");
     await h.find("[role=menu] [role=menuitem]", "Export as Markdown");
     await h.screenshot("session-browser");
-    await h.click("[role=menu] [role=menuitem]", "Open read-only");
+    await h.click("[role=menu] [role=menuitem]", "Open");
     await h.waitFor("the menu to close", () => !document.querySelector("[role=menu]"));
   });
 

@@ -40,7 +40,7 @@ describe("the auto-compaction circuit breaker (issue 11)", { timeout: 300_000 },
 
   step("three compactions whose summaries fail open the circuit, and the banner names what happened", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("Read every file in src/ledger, one per round");
     let round = 0;
     let failedSummaries = 0;

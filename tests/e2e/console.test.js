@@ -95,7 +95,7 @@ describe("debug console (issue 6)", { timeout: 240_000 }, () => {
 
   step("runs turns until two compactions happen", async () => {
     await h.openFromSidebar(PROMPTS[0]);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     for (const n of [1, 2, 3]) await turn(n);
 
     const records = await h.records(sessionId);

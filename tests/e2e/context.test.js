@@ -68,7 +68,7 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
 
   step("a turn of file reads crosses the threshold: older outputs are evicted, then a layered summary", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("Read every file in src/billing, one per round");
     await drive(5);
     // A manual compaction last, so no round has reported since.

@@ -55,7 +55,7 @@ describe("the conversation (issue 27, items 1-4)", { timeout: 300_000 }, () => {
 
   step("follows a streaming reply to its last line, clear of the composer", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("Now explain the tests, in detail");
     const req = await h.mock.nextRequest({ what: "the streamed explanation" });
     const stream = req.openStream();

@@ -74,7 +74,7 @@ describe("fork from before a compaction, from the divider and the card; undo fro
 
   step("a second turn, then a manual compaction puts a divider in the transcript", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send(SECOND_PROMPT);
     (await h.mock.nextRequest({ what: "the second turn" })).respondText(SECOND_ANSWER, usage({ input: 1_900, output: 30 }));
     await ready();
@@ -109,7 +109,7 @@ describe("fork from before a compaction, from the divider and the card; undo fro
   step("Undo on the transcript's divider asks first, records the undo, and the next request carries the restored history", async () => {
     await h.click(`.session-node[data-session-id="${sessionId}"] > .session-row .session-open`);
     await h.waitFor("the parent to open", (p) => document.querySelector(`.session-node[data-session-id="${p}"] > .session-row .session-open`)?.getAttribute("aria-current") === "page", [sessionId]);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     // Offered on the divider once the status names the compaction; the console's card offers its own.
     await h.click("[role=log] .compaction-divider [data-testid=compaction-undo]");
     const explained = await h.waitFor("the divider's explanation", () => norm(one("[role=log] .compaction-divider [data-testid=undo-confirm]")?.textContent));

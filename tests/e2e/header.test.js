@@ -156,15 +156,17 @@ describe("session header (issue 20)", { timeout: 300_000 }, () => {
 
   const ready = () => h.waitFor("the app to be ready", () => norm(document.querySelector(".footer-status")?.textContent) === "Ready", [], 30_000);
 
-  step("read-only: the title, the notice and Resume fit at every width", async () => {
+  step("read-only (the CLI holds the session): the title, the notice and Check again fit at every width", async () => {
+    const held = await h.holdWithCli(await h.sessionIdOf(TITLE), "What is in src?");
     await h.openFromSidebar(TITLE);
-    await h.find("[role=status]", "Read-only: browsing the session file.");
+    await h.find(".conversation-header [role=status] .readonly-badge", "Read-only");
     await checkHeader("readonly");
+    const done = await held.finish("Only main.rs.");
+    assert.equal(done.code, 0, done.stderr);
   });
 
   step("live: the title, the workspace line and Switch profile fit at every width", async () => {
-    await h.click("button", "Resume session");
-    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
+    await h.waitFor("the session to open live once the CLI let go", () => !document.getElementById("composer-input").disabled, [], 30_000);
     await checkHeader("live");
   });
 

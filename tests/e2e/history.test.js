@@ -60,7 +60,7 @@ describe("history actions on messages and tool cards (issue 12)", { timeout: 300
 
   step("a read_file output is pinned from its card and the pin is recorded", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("Read the release notes in docs/release.md");
     let req = await h.mock.nextRequest({ what: "the read" });
     req.respondFunctionCall("read_file", { path: "docs/release.md" }, usage({ input: 1_500, output: 20 }));
@@ -96,7 +96,7 @@ describe("history actions on messages and tool cards (issue 12)", { timeout: 300
     assert.equal(records.filter((r) => r.type === "layered_compaction").length, 2, records.map((r) => r.type).join(","));
     // Still pinned after a reopen: the transcript reads the pin from the file.
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.scrollToFind("section[aria-label='Tool call read_file'] [data-testid=pinned-badge]");
 
     await h.click("button", "Debug console");

@@ -78,7 +78,7 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     await h.scrollToFind(".notice", "Switched to demo · strata-demo");
     await h.waitFor("the header to name the demo model", () => norm(one(".conversation-header .workspace")?.textContent).includes("strata-demo"));
 
-    const records = await h.records(await sessionIdOf(h, FIRST_PROMPT));
+    const records = await h.records(await h.sessionIdOf(FIRST_PROMPT));
     const profileRecords = records.filter((r) => r.type === "profile_set");
     const switchedAt = profileRecords[profileRecords.length - 1].ts;
     const profiles = profileRecords.map((r) => [r.payload.change, r.payload.provider_kind]);
@@ -88,8 +88,8 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     ]);
 
     // The next turn goes to the demo model: the mock provider is sent nothing.
-    const sessionId = await sessionIdOf(h, FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    const sessionId = await h.sessionIdOf(FIRST_PROMPT);
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("List the files");
     await eventually(
       "the turn to finish on the demo model",
@@ -132,7 +132,7 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     assert.match(card.text, /orders\.log/);
     // More cards after it than the newest page (200 entries) holds: the page
     // that was opened reached back to it.
-    const records = await h.records(await sessionIdOf(h, LOG_PROMPT));
+    const records = await h.records(await h.sessionIdOf(LOG_PROMPT));
     const later = records.filter((r) => r.type === "response_item" && r.payload.type === "function_call" && r.payload.name === "list_directory");
     assert.ok(later.length > 200, `${later.length} later cards`);
     await h.screenshot("search-hit-tool-card");
@@ -152,11 +152,3 @@ describe("live library and profile switch (issue 9)", { timeout: 240_000 }, () =
     assert.equal(fs.existsSync(target), false);
   });
 });
-
-/** The id of the listed session whose title starts with `title` (through the CLI). */
-async function sessionIdOf(h, title) {
-  const list = await h.cli(["sessions", "list", "--json"]);
-  const row = JSON.parse(list.stdout).sessions.find((s) => (s.title ?? "").startsWith(title));
-  assert.ok(row, list.stdout);
-  return row.id;
-}

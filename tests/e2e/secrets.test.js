@@ -137,7 +137,6 @@ describe("secrets audit on the desktop (issue 10)", { timeout: 300_000 }, () => 
 
   step("uses the stored key for real; a file holding it and an error quoting it show no key", async () => {
     await h.openFromSidebar("Audit the deploy notes");
-    await h.click("button", "Resume session");
     await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
 
     await h.send("Read the notes");

@@ -44,7 +44,7 @@ describe("undo, copyable ids and fork lineage (issue 12)", { timeout: 300_000 },
 
   step("a second turn, then a manual compaction replaces the history with a summary", async () => {
     await h.openFromSidebar(FIRST_PROMPT);
-    await h.click("button", "Resume session");
+    await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send(SECOND_PROMPT);
     (await h.mock.nextRequest({ what: "the second turn" })).respondText("customer_id and total_cents are risky.", usage({ input: 2_100, output: 30 }));
     await ready();

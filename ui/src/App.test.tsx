@@ -113,18 +113,18 @@ function fakeShell() {
 }
 
 describe("App", () => {
-  it("opens a session read-only, resumes it, streams a turn, answers an approval by keyboard and stops", async () => {
+  it("opens the person's own session live at once, streams a turn, answers an approval by keyboard and stops", async () => {
     const { calls, sessions } = fakeShell();
     const user = userEvent.setup();
     render(<App />);
     expect(await screen.findByText("Demo")).toBeInTheDocument();
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    expect(await screen.findByRole("status", { name: "Read-only: browsing the session file." })).toHaveTextContent("Read-only");
-    expect(screen.getByRole("textbox", { name: "Message" })).toBeDisabled();
-    expect(screen.getByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
-
-    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    expect(await screen.findByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
+    // No read-only step and no Resume: the composer works as soon as the session shows.
     const composer = screen.getByRole("textbox", { name: "Message" });
+    await waitFor(() => expect(composer).toBeEnabled());
+    expect(screen.queryByText("Read-only")).toBeNull();
+    expect(screen.queryByRole("button", { name: /Resume/ })).toBeNull();
     await user.type(composer, "Run the tests{Enter}");
     expect(await screen.findByText("Checking the tests")).toBeInTheDocument();
     expect(composer).toHaveValue("");
@@ -156,7 +156,7 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     const composer = screen.getByRole("textbox", { name: "Message" });
     await user.type(composer, "Run the tests{Enter}");
     await screen.findByRole("group", { name: "Approval needed for run_shell" });
@@ -190,7 +190,7 @@ describe("App", () => {
         case "list_sessions":
           return page([session.summary]);
         case "open_session":
-          return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, record_count: 0 } satisfies SessionView;
+          return { summary: session.summary, records: [], context: [], threshold: 8000, live: false, held_elsewhere: false, record_count: 0 } satisfies SessionView;
         case "open_transcript":
           return { v: 1, session_id: session.summary.id, entries: [], total: 0, start: 0 };
         case "send_message": {
@@ -214,7 +214,7 @@ describe("App", () => {
     // The header names the open session's model, not the active profile's.
     expect(screen.getByRole("banner")).toHaveTextContent("qwen3-coder");
     expect(screen.getByRole("banner")).not.toHaveTextContent("strata-demo");
-    await user.click(screen.getByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     await user.type(screen.getByRole("textbox", { name: "Message" }), "Count the lines{Enter}");
     await waitFor(() => expect(screen.getAllByText("Count the lines").length).toBeGreaterThan(1));
     expect(await screen.findByRole("heading", { level: 1, name: "Count the lines" })).toBeInTheDocument();
@@ -225,7 +225,7 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Flaky orders_e2e/ }));
-    await user.click(await screen.findByRole("button", { name: "Resume session" }));
+    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact keep the failing test{Enter}");
     expect(await screen.findByText("Nothing to compact yet: the history is too short.")).toBeInTheDocument();
     const compact = calls.find((c) => c.cmd === "compact_now");
@@ -353,6 +353,9 @@ describe("App", () => {
             return page(creates.some((a) => a.allow_broad_workspace) ? [created] : []);
           case "pick_workspace":
             return "/home/ana";
+          case "recent":
+            return { workspaces: [] };
+          case "remember_open":
           case "watch_library":
             return null;
           case "create_session":
@@ -362,7 +365,7 @@ describe("App", () => {
             }
             return created;
           case "open_session":
-            return { summary: created, records: [], context: [], threshold: 8000, live: true, record_count: 0 } satisfies SessionView;
+            return { summary: created, records: [], context: [], threshold: 8000, live: true, held_elsewhere: false, record_count: 0 } satisfies SessionView;
           case "open_transcript":
             return { v: 1, session_id: created.id, entries: [], total: 0, start: 0 };
           default:
@@ -372,21 +375,30 @@ describe("App", () => {
       return { creates };
     }
 
+    /** New session, then Browse… in the sheet (the picker answers /home/ana), then Start. */
+    async function pickInSheet(user: ReturnType<typeof userEvent.setup>) {
+      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      const sheet = await screen.findByRole("dialog", { name: "New session" });
+      await user.click(within(sheet).getByRole("button", { name: "Browse…" }));
+      await waitFor(() => expect(within(sheet).getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana"));
+      await user.click(within(sheet).getByRole("button", { name: "Start session" }));
+    }
+
     it("is refused, then asks with Cancel focused; confirming creates the session with allow_broad_workspace", async () => {
       const { creates } = broadShell();
       const user = userEvent.setup();
       render(<App />);
-      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      await pickInSheet(user);
       const dialog = await screen.findByRole("dialog", { name: "Work in this whole folder?" });
       expect(within(dialog).getByTestId("broad-workspace-path")).toHaveTextContent("/home/ana");
       expect(dialog).toHaveTextContent("your home folder");
       expect(dialog).toHaveTextContent("with your approval, change anything");
       expect(dialog).toHaveTextContent("run with your rights");
       expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
-      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false }]);
+      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false, profile_id: "demo", approval_policy: "ask" }]);
       await user.click(within(dialog).getByRole("button", { name: "Use this folder" }));
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true });
+      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true, profile_id: "demo", approval_policy: "ask" });
       expect(await screen.findByRole("textbox", { name: "Message" })).toBeInTheDocument();
       // No error toast: the refusal was a question, not a failure.
       expect(screen.queryByText(/your home folder: \.\.\./)).toBeNull();
@@ -396,7 +408,7 @@ describe("App", () => {
       const { creates } = broadShell();
       const user = userEvent.setup();
       render(<App />);
-      await user.click((await screen.findAllByRole("button", { name: /New session/ }))[0]!);
+      await pickInSheet(user);
       await screen.findByRole("dialog", { name: "Work in this whole folder?" });
       await user.keyboard("{Enter}");
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());

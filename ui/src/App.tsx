@@ -11,6 +11,7 @@ import { useSessionCompaction } from "./console/useCompactionStatus";
 import "./console/console.css";
 import { ExternalLinks } from "./components/ExternalLinks";
 import type { MessageListHandle } from "./components/MessageList";
+import { NewSessionSheet } from "./components/NewSessionSheet";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
@@ -68,6 +69,7 @@ function AppWindow() {
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
   const switchingProfile = useAppState((s) => s.switchingProfile);
   const historyDialog = useAppState((s) => s.historyDialog);
+  const newSessionSheet = useAppState((s) => s.newSession);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   useTheme(settings?.theme ?? "system");
@@ -129,12 +131,10 @@ function AppWindow() {
   }, [target, entryCount, view]);
 
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
-  const newSession = useCallback(async () => {
-    if (await actions.newSession()) focusComposer();
-  }, [actions, focusComposer]);
+  const newSession = useCallback(() => void actions.openNewSession(), [actions]);
 
   useShortcuts({
-    newSession: () => void newSession(),
+    newSession,
     focusComposer,
     toggleConsole: actions.toggleConsole,
     toggleSidebar,
@@ -147,8 +147,8 @@ function AppWindow() {
 
   // A recorded policy closes the session's agent; its next turn numbers events from 0 again.
   const reloadConversation = useCallback(() => {
-    if (view) void actions.open(view.summary.id, mode);
-  }, [view, actions, mode]);
+    if (view) void actions.open(view.summary.id);
+  }, [view, actions]);
   const compaction = useSessionCompaction(
     view?.summary.id ?? null,
     debugEvents,
@@ -156,6 +156,7 @@ function AppWindow() {
     view?.record_count ?? 0,
     view?.context_tokens ?? null,
     reloadConversation,
+    mode === "live",
   );
 
   const consoleContext = useMemo(
@@ -165,7 +166,8 @@ function AppWindow() {
       focusedCompaction,
       revealInTranscript: (summaryId: string) => listRef.current?.scrollToCompaction(summaryId),
       compaction,
-      undoCompaction: actions.undoCompaction,
+      // Held by another process: nothing here writes to it (a fork writes a new session).
+      undoCompaction: mode === "live" ? actions.undoCompaction : undefined,
       forkBeforeCompaction: running
         ? undefined
         : (number: number) => actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`),
@@ -208,15 +210,11 @@ function AppWindow() {
               onQueryChange={actions.setQuery}
               onNew={() => {
                 closeDrawer();
-                void newSession();
+                newSession();
               }}
               onOpen={(id) => {
                 closeDrawer();
-                void actions.open(id, "browse");
-              }}
-              onResume={(id) => {
-                closeDrawer();
-                void actions.open(id, "live");
+                void actions.open(id);
               }}
               onRename={(id, title) => actions.rename(id, title)}
               onDelete={(id) => actions.remove(id)}
@@ -227,7 +225,7 @@ function AppWindow() {
               onPickHit={(hit) => {
                 closeDrawer();
                 scrolledTo.current = null;
-                void actions.open(hit.session_id, "browse", hit.item_id ?? undefined);
+                void actions.open(hit.session_id, hit.item_id ?? undefined);
               }}
             />
           </SidebarDrawer>
@@ -241,7 +239,7 @@ function AppWindow() {
             undoableCompaction={compaction.status?.undo_summary}
           />
         ) : (
-          <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={() => void newSession()} />
+          <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={newSession} />
         )}
         {consoleOpen && (
           <ConsoleDock
@@ -264,7 +262,7 @@ function AppWindow() {
           <span className="gauge gauge-empty">No session open</span>
         )}
         <span className="footer-status" role="status">
-          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only") : ""}
+          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only: held by another process") : ""}
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
@@ -286,6 +284,21 @@ function AppWindow() {
           profiles={settings?.profiles ?? []}
           onCancel={() => actions.setSwitchingProfile(false)}
           onSwitch={(profileId) => void actions.switchProfile(profileId)}
+        />
+      )}
+      {newSessionSheet && settings && (
+        <NewSessionSheet
+          recent={newSessionSheet.recent}
+          profiles={settings.profiles}
+          defaultProfile={settings.active_profile}
+          defaultApproval={settings.approval_policy}
+          onBrowse={actions.browseWorkspace}
+          onCancel={actions.closeNewSession}
+          onStart={(choice) => {
+            void actions.startSession(choice).then((created) => {
+              if (created) focusComposer();
+            });
+          }}
         />
       )}
       {broadWorkspace && (
@@ -341,7 +354,7 @@ function WelcomeScreen({ error, hasSessions, onNew }: { error: string | null; ha
         <p>
           {error ??
             (hasSessions
-              ? "Pick a session on the left to browse or resume it, or start a new one in a folder of your choice."
+              ? "Pick a session on the left to continue it, or start a new one in a folder of your choice."
               : "Start a session in a folder of your choice. Strata reads, searches and edits files there and asks before it changes anything.")}
         </p>
         <button type="button" className="button primary" onClick={onNew}>

@@ -224,9 +224,8 @@ impl App {
             let _opening = self.live.opening.lock().await;
             self.close_locked(id)?;
             self.blocking(move |app| {
-                let mut session = app
-                    .store
-                    .open_writer(id)?;
+                let mut session = app.store.open_writer(id)?;
+                app.check_not_stale(id)?;
                 let state = session.state();
                 let threshold = state.policy_record().and_then(|record| record.threshold);
                 if state.policy() != request.policy || state.policy_record().is_none() {
@@ -238,6 +237,8 @@ impl App {
                         .and_then(|_| session.sync())?;
                     tracing::info!(session = %id, policy = request.policy.as_str(), "compaction policy set");
                 }
+                drop(session);
+                app.mark_own_write(id);
                 Ok(())
             })
             .await?;

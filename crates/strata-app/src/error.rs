@@ -105,7 +105,8 @@ fn logged(error: CommandError) -> CommandError {
         | CommandErrorKind::NotFound
         | CommandErrorKind::Busy
         | CommandErrorKind::ProfileUnavailable
-        | CommandErrorKind::BroadWorkspace => {
+        | CommandErrorKind::BroadWorkspace
+        | CommandErrorKind::Stale => {
             tracing::debug!(kind = ?error.kind, message = %error.message, "command refused");
         }
         CommandErrorKind::Locked

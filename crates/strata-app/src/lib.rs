@@ -31,8 +31,10 @@ pub mod launch;
 pub mod library;
 pub mod manager;
 mod memory;
+pub mod outside;
 pub mod preferences;
 pub mod profile;
+pub mod recent;
 pub mod settings;
 pub mod transcript;
 pub mod validate;
@@ -66,6 +68,7 @@ pub struct App {
     env: EnvFn,
     live: LiveSessions,
     catalog: catalog::Catalog,
+    shown: outside::Shown,
 }
 
 impl App {
@@ -76,6 +79,7 @@ impl App {
             env,
             live: LiveSessions::default(),
             catalog: catalog::Catalog::default(),
+            shown: outside::Shown::default(),
         }
     }
 

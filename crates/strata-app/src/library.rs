@@ -153,6 +153,7 @@ impl App {
         let live = self.live(id);
         self.blocking(move |app| {
             app.check_indexed_tail(id);
+            app.mark_shown(id);
             // Records asked for from the start (the console) need the whole
             // file: the tail's replay would only be thrown away.
             if request.at_item.is_none()
@@ -199,6 +200,10 @@ impl App {
             Some(slot) => (slot.threshold, slot.context_window),
             None => self.limits_for(replay),
         };
+        let id = replay.meta().session_id;
+        // Best effort: a lock that cannot be asked about shows the session
+        // as the person's own; a write then says what stops it.
+        let held_elsewhere = live.is_none() && self.store.is_held(id).unwrap_or(false);
         SessionView {
             summary: list_item_of_replay(replay),
             context: history.items().to_vec(),
@@ -207,6 +212,7 @@ impl App {
             threshold,
             context_window,
             live: live.is_some(),
+            held_elsewhere,
             profile: replay.profile().cloned(),
             record_count: to_u32(replay.records()),
             records,
@@ -267,6 +273,7 @@ impl App {
                 session.set_title(title).and_then(|()| session.sync())?;
                 let item = list_item_of_replay(session.state());
                 drop(session);
+                app.mark_own_write(id);
                 catalog::note(&app.paths, id, Note::Appended);
                 Ok(item)
             }
@@ -287,25 +294,12 @@ impl App {
         self.close_locked(id)?;
         self.blocking(move |app| {
             let config = app.config()?;
-            let flags = if !config.profiles.contains_key(&profile_id)
-                && DEMO_PROFILE_IDS.contains(&profile_id.as_str())
-            {
-                ProfileFlags {
-                    kind: Some(ProviderKind::Demo),
-                    ..Default::default()
-                }
-            } else {
-                ProfileFlags {
-                    profile: Some(profile_id.clone()),
-                    ..Default::default()
-                }
-            };
+            let flags = flags_for(&config, &profile_id);
             let profile = resolve_profile(&config, &flags, app.env())?;
             // Refuses a profile whose key is missing now, not at the turn.
             let resolved = with_key(&app.paths, &config, profile, app.env())?;
-            let mut session = app
-                .store
-                .open_writer(id)?;
+            let mut session = app.store.open_writer(id)?;
+            app.check_not_stale(id)?;
             let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
             session
                 .append(strata_protocol::RecordBody::ProfileSet(record))
@@ -313,6 +307,7 @@ impl App {
             tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
             let item = list_item_of_replay(session.state());
             drop(session);
+            app.mark_own_write(id);
             catalog::note(&app.paths, id, Note::Appended);
             Ok(item)
         })
@@ -394,6 +389,22 @@ impl App {
             Ok(rounds_of(&read.meta, &read.records, offset, limit))
         })
         .await
+    }
+}
+
+/// The flags that pick the settings' profile `profile_id`: a saved profile,
+/// or the built-in demo under the id the settings show it with.
+pub(crate) fn flags_for(config: &strata_providers::StrataConfig, profile_id: &str) -> ProfileFlags {
+    if !config.profiles.contains_key(profile_id) && DEMO_PROFILE_IDS.contains(&profile_id) {
+        ProfileFlags {
+            kind: Some(ProviderKind::Demo),
+            ..Default::default()
+        }
+    } else {
+        ProfileFlags {
+            profile: Some(profile_id.to_owned()),
+            ..Default::default()
+        }
     }
 }
 

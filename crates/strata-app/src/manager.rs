@@ -21,6 +21,7 @@ use strata_protocol::{
     AnswerApproval, CommandErrorKind, CompactNow, CompactOutcome, CreateSession, SendMessage,
     SessionId, SessionListItem, StopTurn, TurnReport,
 };
+use strata_providers::ProfileFlags;
 
 use crate::App;
 use crate::catalog::WritingNote;
@@ -164,26 +165,43 @@ impl App {
         LaunchOptions::new(self.prefs().approval_policy, true)
     }
 
-    /// `create_session`: a session in `workspace` on the active profile,
-    /// its system prompt and profile committed, kept live. `/` or the home
-    /// folder only when the person confirmed it (`allow_broad_workspace`).
+    /// `create_session`: a session in `workspace` on the saved profile
+    /// `profile_id` (none: the active one), its system prompt and profile
+    /// committed, kept live; the folder is offered first next time. `/` or
+    /// the home folder only when the person confirmed it
+    /// (`allow_broad_workspace`). An `approval_policy` becomes the
+    /// desktop's first (as saving it in Settings would).
     pub async fn create_session(
         self: &Arc<Self>,
         request: CreateSession,
     ) -> CommandResult<SessionListItem> {
         let workspace = validate::workspace(&request.workspace)?;
+        let profile_id = request
+            .profile_id
+            .as_deref()
+            .map(validate::profile_id)
+            .transpose()?;
+        if let Some(policy) = request.approval_policy {
+            self.set_approval_policy(policy).await?;
+        }
         let _opening = self.live.opening.lock().await;
         let (id, item, slot) = self
             .blocking(move |app| {
                 // A new session records the settings' threshold; the config
                 // file's policy (which the settings write) picks its policy.
+                let profile = match &profile_id {
+                    Some(profile_id) => crate::library::flags_for(&app.config()?, profile_id),
+                    None => ProfileFlags::default(),
+                };
                 let options = LaunchOptions {
+                    profile,
                     allow_broad_workspace: request.allow_broad_workspace,
                     compact_threshold: app.prefs().compact_threshold,
                     ..app.launch_options()
                 };
                 let launched =
                     launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
+                app.remember_workspace(&workspace);
                 let id = launched.agent.id();
                 let item = list_item_of_replay(launched.agent.session().state());
                 Ok((id, item, LiveSlot::new(launched)))
@@ -205,6 +223,9 @@ impl App {
         }
         let slot = self
             .blocking(move |app| {
+                // Before the writer opens: resuming may itself append (an
+                // aborted call's output, a profile switch).
+                app.check_not_stale(id)?;
                 let launched =
                     launch::resume(&app.store, &app.paths, app.env(), id, &app.launch_options())?;
                 Ok(LiveSlot::new(launched))
@@ -241,6 +262,8 @@ impl App {
             let mut live = lock(&self.live.slots);
             if live.get(&id).is_some_and(|slot| !slot.is_busy()) {
                 live.remove(&id);
+                drop(live);
+                self.mark_own_write(id);
                 tracing::info!(session = %id, "session closed to pick up new settings");
             }
         }
@@ -262,6 +285,8 @@ impl App {
                 return Err(busy(TURN_RUNNING));
             }
             live.remove(&id);
+            drop(live);
+            self.mark_own_write(id);
             tracing::info!(session = %id, "session closed");
         }
         Ok(())
@@ -286,10 +311,18 @@ impl App {
     /// After settings were saved: idle sessions close now, running ones
     /// when their turn ends, so every next turn uses the new settings.
     pub fn settings_changed(&self) {
-        lock(&self.live.slots).retain(|_, slot| {
+        let mut closed = Vec::new();
+        lock(&self.live.slots).retain(|id, slot| {
             slot.stale.store(true, Ordering::Release);
-            slot.is_busy()
+            let keep = slot.is_busy();
+            if !keep {
+                closed.push(*id);
+            }
+            keep
         });
+        for id in closed {
+            self.mark_own_write(id);
+        }
     }
 
     /// Runs `work` on the session's agent as its one turn or compaction:

@@ -73,7 +73,7 @@ impl DesktopPrefs {
 /// Writes `bytes` to a sibling file, syncs it and renames it over `path`, so
 /// a crash leaves the old file or the new one. Owner-only, like all of
 /// Strata's config (`strata_core::private`).
-fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         strata_core::private::ensure_dir(dir)?;
     }

@@ -89,9 +89,15 @@ impl App {
     pub fn library_change(&self, ids: BTreeSet<SessionId>) -> LibraryChange {
         let mut updated = Vec::new();
         let mut removed = Vec::new();
+        let mut changed_outside = Vec::new();
         for id in ids {
             match self.session_row(id) {
-                Ok(Some(row)) => updated.push(row),
+                Ok(Some(row)) => {
+                    if self.changed_outside(id) {
+                        changed_outside.push(id);
+                    }
+                    updated.push(row);
+                }
                 Ok(None) => removed.push(id),
                 Err(error) => {
                     tracing::warn!(session = %id, %error, "a changed session could not be read");
@@ -103,6 +109,7 @@ impl App {
             v: CONTRACT_FORMAT_VERSION,
             updated,
             removed,
+            changed_outside,
         }
     }
 }

@@ -110,6 +110,7 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .create_session(CreateSession {
                 workspace: fixture.workspace.path().display().to_string(),
                 allow_broad_workspace: false,
+                ..Default::default()
             })
             .await
             .unwrap();
@@ -210,6 +211,7 @@ fn a_session_whose_profile_is_gone_is_not_resumed_elsewhere() {
             .create_session(CreateSession {
                 workspace: fixture.workspace.path().display().to_string(),
                 allow_broad_workspace: false,
+                ..Default::default()
             })
             .await
             .unwrap()
@@ -329,6 +331,7 @@ fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirm
         let root = |allow_broad_workspace| CreateSession {
             workspace: "/".into(),
             allow_broad_workspace,
+            ..Default::default()
         };
         let refused = app.create_session(root(false)).await.unwrap_err();
         assert_eq!(
@@ -357,6 +360,7 @@ fn the_root_as_a_workspace_is_refused_with_its_own_kind_until_the_person_confirm
         app.create_session(CreateSession {
             workspace: fixture.workspace.path().display().to_string(),
             allow_broad_workspace: false,
+            ..Default::default()
         })
         .await
         .unwrap();
@@ -376,6 +380,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .create_session(CreateSession {
                 workspace: fixture.workspace.path().display().to_string(),
                 allow_broad_workspace: false,
+                ..Default::default()
             })
             .await
             .unwrap()

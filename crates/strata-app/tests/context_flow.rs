@@ -87,6 +87,7 @@ impl Fixture {
         app.create_session(CreateSession {
             workspace: self.workspace.path().display().to_string(),
             allow_broad_workspace: false,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -439,3 +439,19 @@ fn a_live_session_can_move_to_the_agent_loops_thread() {
         Err(CoreError::SessionLocked { .. })
     ));
 }
+
+#[test]
+fn a_session_is_held_while_a_writer_has_it_and_free_once_it_is_dropped() {
+    let (_dir, store) = store();
+    let session = create(&store);
+    let id = session.id();
+    assert!(store.is_held(id).unwrap());
+    drop(session);
+    assert!(!store.is_held(id).unwrap());
+    // Asking took and dropped the lock: a writer opens as before.
+    assert!(store.open_writer(id).is_ok());
+    assert!(matches!(
+        store.is_held(strata_protocol::SessionId::new()),
+        Err(CoreError::SessionNotFound { .. })
+    ));
+}

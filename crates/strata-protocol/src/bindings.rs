@@ -41,6 +41,7 @@ mod tests {
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
         SessionForkView, SessionItems, UndoCompaction,
     };
+    use crate::{GetRecent, Recent, RememberOpen};
 
     const REFRESH: &str =
         "make bindings (STRATA_UPDATE_BINDINGS=1 cargo test -p strata-protocol --lib bindings)";
@@ -93,6 +94,9 @@ mod tests {
         SetApiKey::export_all(&cfg)?;
         ListProviderKinds::export_all(&cfg)?;
         ProviderKindInfo::export_all(&cfg)?;
+        GetRecent::export_all(&cfg)?;
+        Recent::export_all(&cfg)?;
+        RememberOpen::export_all(&cfg)?;
         SessionVerification::export_all(&cfg)?;
         GetCompactionViews::export_all(&cfg)?;
         GetRoundRequests::export_all(&cfg)?;

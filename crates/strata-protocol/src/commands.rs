@@ -71,6 +71,8 @@ macro_rules! with_commands {
             App undo_compaction($crate::UndoCompaction) -> $crate::CompactionUndoneView;
             App fork_session($crate::ForkSession) -> $crate::SessionForkView;
             Shell open_external_link($crate::OpenExternalLink) -> ();
+            App recent($crate::GetRecent) -> $crate::Recent;
+            App remember_open($crate::RememberOpen) -> ();
         }
     };
 }

@@ -267,14 +267,20 @@ pub struct TextRange {
 }
 
 /// `create_session`: a new session in `workspace` (an absolute folder) on
-/// the active profile. A workspace of `/` or the home folder is refused
-/// (`broad_workspace`) unless `allow_broad_workspace` says the person
-/// confirmed it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// the saved profile `profile_id` (none: the active profile). A workspace
+/// of `/` or the home folder is refused (`broad_workspace`) unless
+/// `allow_broad_workspace` says the person confirmed it. `approval_policy`,
+/// when given, becomes the desktop's approval policy (it applies to every
+/// session the app runs) before the session starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CreateSession {
     pub workspace: String,
     #[serde(default)]
     pub allow_broad_workspace: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<crate::tools::ApprovalPolicy>,
 }
 
 /// `send_message`: one turn of `text`; the events arrive on the caller's
@@ -483,6 +489,11 @@ pub struct LibraryChange {
     pub updated: Vec<SessionListItem>,
     /// Sessions whose files are gone.
     pub removed: Vec<SessionId>,
+    /// Of the `updated` sessions this app has shown, those whose files
+    /// changed outside it (not by its own writes) since it last read them:
+    /// what the window shows of them is out of date.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_outside: Vec<SessionId>,
 }
 
 /// `strata sessions verify --json`: the whole file replayed from its first

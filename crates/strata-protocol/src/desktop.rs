@@ -37,13 +37,18 @@ pub enum CommandErrorKind {
     /// The workspace is `/` or the home folder: refused unless the person
     /// confirms it (`create_session`'s `allow_broad_workspace`).
     BroadWorkspace,
+    /// The session's file changed outside this app since the app showed
+    /// it (the `strata` command line, another window): a write now would
+    /// follow records the person has not seen. Nothing was written; reload
+    /// the session first.
+    Stale,
     Internal,
 }
 
 impl CommandErrorKind {
     /// Every kind, in declaration order: the UI's list of the kinds it
     /// recognises is generated from this (ui/src/bindings/Commands.ts).
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::NotFound,
         Self::Locked,
         Self::InvalidInput,
@@ -52,6 +57,7 @@ impl CommandErrorKind {
         Self::Busy,
         Self::ProfileUnavailable,
         Self::BroadWorkspace,
+        Self::Stale,
         Self::Internal,
     ];
 }
@@ -192,6 +198,11 @@ pub struct SessionView {
     pub context_window: Option<u64>,
     /// Whether the session is open for turns in this app.
     pub live: bool,
+    /// Whether another process (the `strata` command line, another window)
+    /// holds the session open for writing now: the app shows it read-only
+    /// until that process lets go. Never set for a session this app holds.
+    #[serde(default)]
+    pub held_elsewhere: bool,
     /// The profile the session talks to (its last `profile_set`); `None`
     /// for sessions written before that record, which resume on the
     /// provider kind and model of their `session_meta`.

@@ -19,6 +19,7 @@ mod model;
 mod output;
 mod provider;
 mod recall;
+mod recent;
 mod records;
 mod tools;
 mod transcript;
@@ -78,6 +79,7 @@ pub use provider::{
 pub use recall::{
     CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
 };
+pub use recent::{GetRecent, Recent, RememberOpen};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionSpan, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,

@@ -342,6 +342,43 @@ export class Harness {
     return match.id ?? match.session_id;
   }
 
+  /**
+   * Runs `strata resume <sessionId> -p <prompt>` and holds its model stream open, so the CLI holds
+   * the session (its writer lock) meanwhile; resolves once the model was asked. `finish(text)`
+   * completes the answer with `text` and resolves to the CLI's `{ code, stdout, stderr }` once it
+   * exited (and let go of the session).
+   */
+  async holdWithCli(sessionId, prompt) {
+    let stream = null;
+    let asked;
+    const requested = new Promise((resolve) => (asked = resolve));
+    let release;
+    const released = new Promise((resolve) => (release = resolve));
+    const run = this.cli(["resume", sessionId, "-p", prompt], async (request) => {
+      if (stream) throw new Error("the held CLI turn asked the model twice");
+      stream = request.openStream();
+      asked();
+      await released;
+    });
+    await Promise.race([requested, run.then((r) => Promise.reject(new Error(`strata resume exited early (${r.code}): ${r.stderr}`)))]);
+    return {
+      finish: (text) => {
+        stream.delta(text);
+        stream.complete();
+        release();
+        return run;
+      },
+    };
+  }
+
+  /** The id of the session whose title starts with `title`, as `strata sessions list --json` lists it. */
+  async sessionIdOf(title) {
+    const list = await this.cli(["sessions", "list", "--json"]);
+    const row = JSON.parse(list.stdout).sessions.find((s) => (s.title ?? "").startsWith(title));
+    if (!row) throw new Error(`no session titled "${title}": ${list.stdout}`);
+    return row.id;
+  }
+
   /** The session's records, as the file on disk has them. */
   async records(sessionId) {
     return (await fsp.readFile(await this.sessionFile(sessionId), "utf8"))
@@ -461,7 +498,7 @@ export class Harness {
     return this.run((s) => Array.from(document.querySelectorAll(s)).map((el) => norm(el.textContent)), selector);
   }
 
-  /** Opens a sidebar session (read-only browse) by its title. */
+  /** Opens a sidebar session by its title (live, unless another process holds it). */
   async openFromSidebar(title) {
     await this.click("nav[aria-label=Sessions] .session-open", title);
     await this.waitFor(`session "${title}" to open`, (t) => {

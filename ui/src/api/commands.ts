@@ -3,6 +3,7 @@
 // so a misspelt name, a wrong request or a wrong result type fails `tsc`.
 import { Channel } from "@tauri-apps/api/core";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ForkPoint } from "../bindings/ForkPoint";
@@ -66,9 +67,19 @@ export const toolOutput = (session_id: SessionId, call_id: string) => call("tool
 /** Full-text hits across every session's text, newest text first. */
 export const searchSessions = (query: string, limit = 30) => call("search_sessions", { query, limit });
 
-/** `allow_broad_workspace` only after the person confirmed `/` or their home folder. */
-export const createSession = (workspace: string, allow_broad_workspace = false) =>
-  call("create_session", { workspace, allow_broad_workspace });
+/**
+ * `allow_broad_workspace` only after the person confirmed `/` or their home folder; `profile_id`
+ * and `approval_policy` are the new-session sheet's choices (none: the active profile, the policy
+ * as it is).
+ */
+export const createSession = (workspace: string, allow_broad_workspace = false, choice: { profile_id?: string; approval_policy?: ApprovalPolicy } = {}) =>
+  call("create_session", { workspace, allow_broad_workspace, ...choice });
+
+/** The folders the new-session sheet offers, and the session to reopen on start. */
+export const recent = () => call("recent", {});
+
+/** The session the window shows now: reopened on the next start. */
+export const rememberOpen = (session_id: SessionId) => call("remember_open", { session_id });
 
 export const sendMessage = (session_id: SessionId, text: string, onEvent: EventHandler) =>
   callWithEvents("send_message", { session_id, text }, channelFor(onEvent));

@@ -4,4 +4,4 @@
  * Which family of failure a command met; the UI picks its wording and
  * recovery (retry, reopen, fix the form) from it.
  */
-export type CommandErrorKind = "not_found" | "locked" | "invalid_input" | "provider" | "io" | "busy" | "profile_unavailable" | "broad_workspace" | "internal";
+export type CommandErrorKind = "not_found" | "locked" | "invalid_input" | "provider" | "io" | "busy" | "profile_unavailable" | "broad_workspace" | "stale" | "internal";

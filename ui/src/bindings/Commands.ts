@@ -18,6 +18,7 @@ import type { ForkSession } from "./ForkSession";
 import type { GetAppInfo } from "./GetAppInfo";
 import type { GetCompactionStatus } from "./GetCompactionStatus";
 import type { GetCompactionViews } from "./GetCompactionViews";
+import type { GetRecent } from "./GetRecent";
 import type { GetRoundRequests } from "./GetRoundRequests";
 import type { GetSettings } from "./GetSettings";
 import type { GetToolOutput } from "./GetToolOutput";
@@ -36,6 +37,8 @@ import type { PickWorkspace } from "./PickWorkspace";
 import type { PinItem } from "./PinItem";
 import type { PreviewCompaction } from "./PreviewCompaction";
 import type { ProviderKindInfo } from "./ProviderKindInfo";
+import type { Recent } from "./Recent";
+import type { RememberOpen } from "./RememberOpen";
 import type { RenameSession } from "./RenameSession";
 import type { RoundPage } from "./RoundPage";
 import type { SaveSettings } from "./SaveSettings";
@@ -101,7 +104,9 @@ export type Commands = {
   undo_compaction: { request: UndoCompaction; result: CompactionUndoneView; };
   fork_session: { request: ForkSession; result: SessionForkView; };
   open_external_link: { request: OpenExternalLink; result: void; };
+  recent: { request: GetRecent; result: Recent; };
+  remember_open: { request: RememberOpen; result: void; };
 };
 
 /** Every kind of command error, in declaration order. */
-export const COMMAND_ERROR_KINDS: readonly CommandErrorKind[] = ["not_found", "locked", "invalid_input", "provider", "io", "busy", "profile_unavailable", "broad_workspace", "internal"];
+export const COMMAND_ERROR_KINDS: readonly CommandErrorKind[] = ["not_found", "locked", "invalid_input", "provider", "io", "busy", "profile_unavailable", "broad_workspace", "stale", "internal"];

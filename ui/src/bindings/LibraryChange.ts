@@ -18,4 +18,10 @@ updated: Array<SessionListItem>,
 /**
  * Sessions whose files are gone.
  */
-removed: Array<SessionId>, };
+removed: Array<SessionId>, 
+/**
+ * Of the `updated` sessions this app has shown, those whose files
+ * changed outside it (not by its own writes) since it last read them:
+ * what the window shows of them is out of date.
+ */
+changed_outside?: Array<SessionId>, };

@@ -31,6 +31,12 @@ context_tokens?: number | null, threshold: number, context_window?: number | nul
  */
 live: boolean, 
 /**
+ * Whether another process (the `strata` command line, another window)
+ * holds the session open for writing now: the app shows it read-only
+ * until that process lets go. Never set for a session this app holds.
+ */
+held_elsewhere: boolean, 
+/**
  * The profile the session talks to (its last `profile_set`); `None`
  * for sessions written before that record, which resume on the
  * provider kind and model of their `session_meta`.

@@ -66,9 +66,9 @@ describe("ApprovalPrompt", () => {
     expect(screen.queryByTestId("shell-warning")).toBeNull();
   });
 
-  it("has no buttons in a read-only session", () => {
+  it("has no buttons in a session another process holds, and says where to answer", () => {
     render(<ApprovalPrompt tool="write_file" summary="write_file a" detail="" />);
     expect(screen.queryByRole("button")).toBeNull();
-    expect(screen.getByText("Resume the session to answer.")).toBeInTheDocument();
+    expect(screen.getByText("Another Strata process holds this session: answer it there.")).toBeInTheDocument();
   });
 });

@@ -110,7 +110,7 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalProm
           </button>
         </div>
       ) : (
-        <p className="muted">Resume the session to answer.</p>
+        <p className="muted">Another Strata process holds this session: answer it there.</p>
       )}
     </div>
   );

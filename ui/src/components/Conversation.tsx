@@ -8,7 +8,7 @@ import { lastUserMessage, pendingApprovals } from "../state/transcript";
 import type { Recovery } from "../bindings/Recovery";
 import { sessionProfile } from "../lib/profiles";
 import { Composer } from "./Composer";
-import { ConversationHeader } from "./ConversationHeader";
+import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
 import { TranscriptFind, type TranscriptFindHandle } from "./TranscriptFind";
 import { isFindShortcut } from "../hooks/useShortcuts";
@@ -91,7 +91,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   }, []);
   const inspect = actions.inspectCompaction;
   // Pins, partial compactions and undos write to the session: live and idle only. A fork
-  // only reads it, so a read-only session can be forked too.
+  // only reads it, so a session another process holds can be forked too.
   const history = useMemo<HistoryHandlers | undefined>(() => {
     if (running) return undefined;
     const fork = {
@@ -113,10 +113,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         live={live}
         running={running}
         onSwitchProfile={() => actions.setSwitchingProfile(true)}
-        onResume={() => {
-          actions.setMode("live");
-          window.setTimeout(focusComposer, 0);
-        }}
+        onReload={() => void actions.open(summary.id)}
       />
       {finding && (
         <TranscriptFind
@@ -162,7 +159,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         textareaRef={composerRef}
         running={running}
         disabled={!live}
-        disabledReason="Read-only. Resume the session to continue it."
+        disabledReason={HELD_SHORT}
         onSend={(text) => {
           // Their own message is where the person looks next, however far up they were.
           listRef.current?.scrollToLatest();

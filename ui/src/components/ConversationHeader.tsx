@@ -2,23 +2,28 @@ import type { SessionListItem } from "../api/types";
 import { folderName } from "../lib/format";
 import { sessionTitle } from "./SessionSidebar";
 
-const READ_ONLY_NOTICE = "Read-only: browsing the session file.";
+/** Why a session is read-only: the only case is a session another process is writing. */
+/** The same, short enough for the composer's placeholder. */
+export const HELD_SHORT = "Read-only while another Strata process writes this session.";
+export const HELD_NOTICE = "Read-only: another Strata process (the strata command line or another window) is writing this session. It follows along here and opens for you once that process lets go.";
 
 interface ConversationHeaderProps {
   summary: SessionListItem;
-  /** False while the session is browsed read-only: the header offers Resume. */
+  /** False while another process holds the session: the header says so and offers Check again. */
   live: boolean;
   /** A turn is running: the profile cannot be switched until it ends. */
   running: boolean;
   onSwitchProfile: () => void;
-  onResume: () => void;
+  /** Reads the session again (whether the other process still holds it). */
+  onReload: () => void;
 }
 
 /**
  * The open session's header: the title on a row of its own (cut last, with the whole title in
- * its tooltip), then the workspace line and, when read-only, the notice and Resume.
+ * its tooltip), then the workspace line and, when another process holds the session, the notice
+ * and Check again.
  */
-export function ConversationHeader({ summary, live, running, onSwitchProfile, onResume }: ConversationHeaderProps) {
+export function ConversationHeader({ summary, live, running, onSwitchProfile, onReload }: ConversationHeaderProps) {
   const title = sessionTitle(summary);
   return (
     <div className="conversation-header">
@@ -37,20 +42,20 @@ export function ConversationHeader({ summary, live, running, onSwitchProfile, on
             type="button"
             className="link-button switch-profile"
             onClick={onSwitchProfile}
-            disabled={running}
-            title={running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
+            disabled={running || !live}
+            title={!live ? HELD_NOTICE : running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
           >
             Switch profile
           </button>
         </div>
         {!live && (
           // Compact: the badge shows the state, the name and tooltip say what it means.
-          <div className="readonly-banner" role="status" aria-label={READ_ONLY_NOTICE}>
-            <span className="badge readonly-badge" title={READ_ONLY_NOTICE}>
+          <div className="readonly-banner" role="status" aria-label={HELD_NOTICE}>
+            <span className="badge readonly-badge" title={HELD_NOTICE}>
               Read-only
             </span>
-            <button type="button" className="button small primary" onClick={onResume}>
-              Resume session
+            <button type="button" className="button small" onClick={onReload} title="See whether the other process still holds it">
+              Check again
             </button>
           </div>
         )}

@@ -40,11 +40,15 @@ const transcript: TranscriptEntry[] = [
   { kind: "assistant", id: "i-a3", text: "Added benches/parse.rs.", streaming: false },
 ];
 
-/** A shell holding one session with `transcript`; `answer` handles issue 12's commands, `status` adds to `compaction_status`. */
+/**
+ * A shell holding one session with `transcript`; `answer` handles issue 12's commands, `status` adds
+ * to `compaction_status`; `held`: another process holds the session (it opens read-only).
+ */
 function shell(
   answer: (cmd: string, args: Record<string, unknown>) => unknown,
   entries: TranscriptEntry[] = transcript,
   status: () => Partial<CompactionStatus> = () => ({}),
+  held = false,
 ) {
   const sessions: ShellSession[] = shellSessions();
   sessions[0]!.transcript = entries;
@@ -65,7 +69,7 @@ function shell(
         return { policy: "layered", threshold: 8000, context_window: 32000, circuit_open: false, ...status() };
       case "open_session":
         // Each open sees one more record, as after a write: the app fetches the status again.
-        return { ...shellView(sessions.find((s) => s.summary.id === args.session_id)!, true), record_count: calls.filter((c) => c.cmd === "open_session").length };
+        return { ...shellView(sessions.find((s) => s.summary.id === args.session_id)!, !held, held), record_count: calls.filter((c) => c.cmd === "open_session").length };
       case "open_transcript":
         return shellPage(sessions.find((s) => s.summary.id === args.session_id)!);
       default:
@@ -75,10 +79,11 @@ function shell(
   return { calls, sessions };
 }
 
+/** Opens the person's own session: live at once, no Resume. */
 async function openLive(user: ReturnType<typeof userEvent.setup>) {
   render(<App />);
   await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-  await user.click(await screen.findByRole("button", { name: "Resume session" }));
+  await waitFor(() => expect(screen.getByRole("textbox", { name: /message/i })).toBeEnabled());
 }
 
 const article = (text: string) => screen.getByText(text).closest("article") as HTMLElement;
@@ -136,9 +141,9 @@ describe("Pin / Unpin", () => {
     expect(within(card).queryByTestId("pinned-badge")).toBeNull();
   });
 
-  it("shows recorded pins when a session is browsed, without offering to change them", async () => {
+  it("shows recorded pins in a session another process holds, without offering to change them", async () => {
     const pinned = transcript.map((e) => (e.kind === "tool" ? { ...e, pinned: true } : e));
-    shell(() => null, pinned);
+    shell(() => null, pinned, () => ({}), true);
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
@@ -281,7 +286,7 @@ describe("Undo on the transcript's divider", () => {
   const divider = (name: string) => screen.findByRole("separator", { name });
 
   /** A shell whose status names `undoable` until an undo succeeds; `refuse` makes undo_compaction fail. */
-  function undoShell({ undoable = "sum-2" as string | null, refuse = false } = {}) {
+  function undoShell({ undoable = "sum-2" as string | null, refuse = false, held = false } = {}) {
     let current = undoable;
     return shell(
       (cmd, args) => {
@@ -294,6 +299,7 @@ describe("Undo on the transcript's divider", () => {
       },
       twice,
       () => ({ undo_summary: current }),
+      held,
     );
   }
 
@@ -321,8 +327,8 @@ describe("Undo on the transcript's divider", () => {
     await offersNoUndo(calls);
   });
 
-  it("is not offered before the session is resumed: a read-only session can be forked, not changed", async () => {
-    const { calls } = undoShell();
+  it("is not offered while another process holds the session: it can be forked, not changed", async () => {
+    const { calls } = undoShell({ held: true });
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));

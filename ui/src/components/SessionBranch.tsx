@@ -7,7 +7,6 @@ import { forkPointLabel, holdsSession, sessionTitle, type SessionNode } from "..
 export interface RowActions {
   activeId: string | null;
   onOpen: (id: string) => void;
-  onResume: (id: string) => void;
   onRename: (id: string, title: string) => void;
   onExport: (id: string, format: ExportFormat) => void;
 }
@@ -111,7 +110,7 @@ interface SessionRowProps extends RowActions {
   children?: ReactNode;
 }
 
-function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, onAskDelete, children }: SessionRowProps) {
+function SessionRow({ session, activeId, onOpen, onRename, onExport, onAskDelete, children }: SessionRowProps) {
   const [menuOpen, setMenuOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const title = sessionTitle(session);
@@ -199,10 +198,7 @@ function SessionRow({ session, activeId, onOpen, onResume, onRename, onExport, o
             }}
           >
             <button type="button" role="menuitem" onClick={act(() => onOpen(session.id))}>
-              Open read-only
-            </button>
-            <button type="button" role="menuitem" onClick={act(() => onResume(session.id))}>
-              Resume
+              Open
             </button>
             <button type="button" role="menuitem" onClick={act(() => setRenaming(true))}>
               Rename

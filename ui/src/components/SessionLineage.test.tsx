@@ -27,7 +27,6 @@ function setup(sessions: SessionListItem[], activeId: string | null = null) {
       onQueryChange={vi.fn()}
       onNew={vi.fn()}
       onOpen={onOpen}
-      onResume={vi.fn()}
       onRename={vi.fn()}
       onDelete={vi.fn()}
       onExport={vi.fn()}

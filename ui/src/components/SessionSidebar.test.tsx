@@ -52,18 +52,19 @@ describe("SessionSidebar", () => {
 
   it("says when nothing matches", () => {
     render(
-      <SessionSidebar sessions={[]} activeId={null} query="zebra" onQueryChange={() => {}} onNew={() => {}} onOpen={() => {}} onResume={() => {}} onRename={() => {}} onDelete={() => {}} onExport={() => {}} />,
+      <SessionSidebar sessions={[]} activeId={null} query="zebra" onQueryChange={() => {}} onNew={() => {}} onOpen={() => {}} onRename={() => {}} onDelete={() => {}} onExport={() => {}} />,
     );
     expect(screen.getByText("No session matches “zebra”.")).toBeInTheDocument();
   });
 
-  it("opens read-only on click and resumes from the menu", async () => {
+  it("opens on click and from the menu, which offers no separate read-only or resume step", async () => {
     const { handlers, user } = setup();
     await user.click(screen.getByRole("button", { name: /^Streaming JSON parser/ }));
     expect(handlers.onOpen).toHaveBeenCalledWith("s1");
     await user.click(screen.getByRole("button", { name: "Actions for Streaming JSON parser" }));
-    await user.click(screen.getByRole("menuitem", { name: "Resume" }));
-    expect(handlers.onResume).toHaveBeenCalledWith("s1");
+    expect(screen.queryByRole("menuitem", { name: /Resume|read-only/ })).toBeNull();
+    await user.click(screen.getByRole("menuitem", { name: "Open" }));
+    expect(handlers.onOpen).toHaveBeenCalledTimes(2);
   });
 
   it("renames in place with Enter, and Escape cancels", async () => {

@@ -27,7 +27,7 @@ interface SettingsDialogProps {
   onClose: () => void;
 }
 
-const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
+export const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
   { value: "ask", label: "Ask", hint: "Reads run; writes and shell commands wait for you." },
   { value: "auto", label: "Auto", hint: "Every tool call runs without asking, shell commands included." },
   { value: "read-only", label: "Read-only", hint: "Reads run; writes and shell commands are refused." },

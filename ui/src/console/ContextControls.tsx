@@ -8,6 +8,7 @@ import { exactTokens, POLICY_HINT, POLICY_LABEL } from "./steps";
 import type { SessionCompaction } from "./useCompactionStatus";
 
 const POLICIES: CompactionPolicy[] = ["off", "base", "layered"];
+const READ_ONLY = "Read-only: another Strata process is writing this session";
 
 /** The session's policy (a control that records a `compaction_policy`), its threshold, the gauge's figure, the Preview button, and the circuit breaker when it is open (its reason and Retry). */
 export function ContextControls({ compaction, running, onRetry }: { compaction: SessionCompaction; running: boolean; onRetry?: () => void }) {
@@ -16,7 +17,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const choose = async (policy: CompactionPolicy) => {
-    if (!status || policy === status.policy) return;
+    if (!status || policy === status.policy || !compaction.setPolicy) return;
     setSaving(true);
     setError(null);
     try {
@@ -34,13 +35,13 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
           {POLICIES.map((policy) => {
             const checked = status?.policy === policy;
             return (
-              <label key={policy} className={checked ? "selected" : undefined} title={POLICY_HINT[policy]}>
+              <label key={policy} className={checked ? "selected" : undefined} title={compaction.setPolicy ? POLICY_HINT[policy] : READ_ONLY}>
                 <input
                   type="radio"
                   name={`session-policy-${sessionId ?? "none"}`}
                   value={policy}
                   checked={checked}
-                  disabled={!status || saving || running}
+                  disabled={!status || saving || running || !compaction.setPolicy}
                   onChange={() => void choose(policy)}
                 />
                 {POLICY_LABEL[policy]}

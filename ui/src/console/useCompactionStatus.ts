@@ -91,8 +91,8 @@ export interface SessionCompaction {
   sessionId: string | null;
   status: CompactionStatus | null;
   reading: GaugeReading;
-  /** Records `policy` for the session; rejects with the command's error. */
-  setPolicy: (policy: CompactionStatus["policy"]) => Promise<void>;
+  /** Records `policy` for the session; rejects with the command's error. Absent while another process holds the session (read-only). */
+  setPolicy?: (policy: CompactionStatus["policy"]) => Promise<void>;
 }
 
 /**
@@ -108,6 +108,8 @@ export function useSessionCompaction(
   records: number,
   fallbackReported: number | null,
   onPolicySet: () => void,
+  /** False while another process holds the session: the policy cannot be recorded. */
+  writable = true,
 ): SessionCompaction {
   const revision = `${debugEvents.length}:${runningTurn ?? "idle"}:${records}`;
   const { status, set } = useCompactionStatus(sessionId, revision);
@@ -119,5 +121,5 @@ export function useSessionCompaction(
     },
     [sessionId, set, onPolicySet],
   );
-  return { sessionId, status, reading: gaugeReading(debugEvents, status, fallbackReported), setPolicy };
+  return { sessionId, status, reading: gaugeReading(debugEvents, status, fallbackReported), setPolicy: writable ? setPolicy : undefined };
 }

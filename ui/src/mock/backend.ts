@@ -188,7 +188,7 @@ class MockBackend {
         const id = fakeId();
         const now = new Date().toISOString();
         const summary: SessionListItem = { id, workspace: request.workspace, provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
-        const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, record_count: 0 };
+        const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, held_elsewhere: false, record_count: 0 };
         this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] } });
         return summary;
       },
@@ -275,6 +275,8 @@ class MockBackend {
       },
       pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
       pick_workspace: () => "/home/ana/projects/lighthouse",
+      recent: () => ({ workspaces: [...new Set(this.sessions.map((s) => s.view.summary.workspace))] }),
+      remember_open: () => undefined,
     };
   }
 

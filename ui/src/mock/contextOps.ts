@@ -105,6 +105,7 @@ export function forkSession(parent: PreviewSession, point: ForkPoint, id: string
       record_count: records.length,
       context,
       live: false,
+      held_elsewhere: false,
     },
     transcript: parent.transcript.slice(0, entryAt + 1),
     compaction_views: point.kind === "at_item" ? parent.compaction_views.filter((cv) => cv.record_index <= cut) : parent.compaction_views.slice(0, point.number - 1),

@@ -10,13 +10,19 @@ import type { SetApiKey } from "../bindings/SetApiKey";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { NewSessionChoice } from "../components/NewSessionSheet";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
 import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
 import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
-export type ConversationMode = "browse" | "live";
+/**
+ * How the open session is shown: `live` (the person's own: the composer and every control that
+ * writes work), or `held` (another process, the `strata` command line or another window, holds it
+ * open for writing: shown read-only, following that writer, until it lets go).
+ */
+export type ConversationMode = "held" | "live";
 
 export interface ToastMessage {
   tone: "ok" | "warning" | "error";
@@ -57,6 +63,8 @@ export interface AppState {
   /** The switch-profile dialog is open for the open session. */
   switchingProfile: boolean;
   historyDialog: HistoryDialog | null;
+  /** The new-session sheet, when open: the recent folders it offers (`null` while they load). */
+  newSession: { recent: string[] | null } | null;
 }
 
 export const initialState: AppState = {
@@ -66,7 +74,7 @@ export const initialState: AppState = {
   query: "",
   loadingSessions: true,
   view: null,
-  mode: "browse",
+  mode: "live",
   transcript: emptyTranscript,
   pendingFor: null,
   loadError: null,
@@ -80,6 +88,7 @@ export const initialState: AppState = {
   broadWorkspace: null,
   switchingProfile: false,
   historyDialog: null,
+  newSession: null,
 };
 
 /** Entries per `open_transcript` page. */
@@ -160,6 +169,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const [info, settings] = await Promise.all([api.appInfo(), api.getSettings()]);
         set({ info, settings });
+        void actions.reopenLast();
       } catch (error) {
         fail(error);
       }
@@ -181,8 +191,9 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     /**
      * Opens a session: its snapshot and the newest page of its transcript, or with `atItem` (a
      * search hit's item) the entries from the one showing that item on, which becomes the target.
+     * The person's own sessions open live; one another process holds opens read-only (`held`).
      */
-    async open(sessionId: string, mode: ConversationMode, atItem?: string) {
+    async open(sessionId: string, atItem?: string) {
       set({ loadError: null });
       pendingOpen = sessionId;
       // An item the transcript does not show (a system prompt) opens at the newest page.
@@ -193,11 +204,16 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
               .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
               .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
       try {
-        const [view, page] = await Promise.all([api.openSessionState(sessionId), firstPage()]);
+        // The snapshot first: the app knows the file as it was when the snapshot was taken, so a
+        // change outside it after that is reported (and the transcript, read next, is no older).
+        const view = await api.openSessionState(sessionId);
+        const page = await firstPage();
         if (pendingOpen !== sessionId) return;
+        // Reopened on the next start; a failure only loses that.
+        api.rememberOpen(sessionId).catch(() => undefined);
         set({
           view,
-          mode,
+          mode: view.held_elsewhere ? "held" : "live",
           transcript: {
             ...emptyTranscript,
             entries: page.entries,
@@ -251,7 +267,6 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       set({ view: null, transcript: emptyTranscript });
     },
 
-    setMode: (mode: ConversationMode) => set({ mode }),
 
     /**
      * The one path from backend events to the store: live events with the transcript updates Rust
@@ -268,7 +283,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       // runs it; an agent resumed since (after a settings or profile change)
       // starts again at 0, so the numbering restarts with the command.
       live.flush();
-      set((s) => ({ mode: "live", pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
+      set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
         const compact = parseCompactCommand(text);
@@ -280,7 +295,11 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
         }
       } catch (error) {
         live.flush();
-        if (openId() === sessionId) localError(toCommandFailure(error).message);
+        const failure = toCommandFailure(error);
+        if (openId() !== sessionId) return;
+        // Changed outside Strata since it was shown: nothing was written; show what changed.
+        if (failure.kind === "stale") void actions.followOutside(sessionId, failure.message);
+        else localError(failure.message);
       } finally {
         live.flush();
         set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
@@ -303,12 +322,14 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    /** Creates a session in `workspace` and opens it live; false when it was not created. */
+    /** Creates a session in `workspace` (with the sheet's choices) and opens it live; false when it was not created. */
     async createIn(workspace: string, allowBroad: boolean): Promise<boolean> {
       try {
-        const created = await api.createSession(workspace, allowBroad);
+        const choice = sheetChoice ? { profile_id: sheetChoice.profileId, approval_policy: sheetChoice.approval } : {};
+        const created = await api.createSession(workspace, allowBroad, choice);
+        if (choice.approval_policy) void actions.reloadSettings();
         await actions.refreshSessions();
-        await actions.open(created.id, "live");
+        await actions.open(created.id);
         return true;
       } catch (error) {
         // `/` or the home folder: ask the person rather than show an error.
@@ -318,13 +339,53 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       }
     },
 
-    async newSession(): Promise<boolean> {
+    /** Opens the new-session sheet and fetches the recent folders it offers. */
+    async openNewSession() {
+      set({ newSession: { recent: null } });
       try {
-        const workspace = await pickWorkspace();
-        return workspace ? await actions.createIn(workspace, false) : false;
+        const { workspaces } = await api.recent();
+        set((s) => (s.newSession ? { newSession: { recent: workspaces } } : {}));
+      } catch (error) {
+        set((s) => (s.newSession ? { newSession: { recent: [] } } : {}));
+        fail(error);
+      }
+    },
+
+    closeNewSession: () => set({ newSession: null }),
+
+    /** The sheet's Browse…: the system folder picker; `null` when cancelled. */
+    async browseWorkspace(): Promise<string | null> {
+      try {
+        return await pickWorkspace();
       } catch (error) {
         fail(error);
-        return false;
+        return null;
+      }
+    },
+
+    /** Starts a session with the sheet's choices; false when it was not created (or waits for a broad folder's confirmation). */
+    async startSession(choice: NewSessionChoice): Promise<boolean> {
+      set({ newSession: null });
+      sheetChoice = choice;
+      return actions.createIn(choice.workspace, false);
+    },
+
+    /** The settings again (after a change made elsewhere, e.g. the sheet's approval policy). */
+    async reloadSettings() {
+      try {
+        set({ settings: await api.getSettings() });
+      } catch (error) {
+        fail(error);
+      }
+    },
+
+    /** On start: the session the window showed last, if it is still there and nothing else opened meanwhile. */
+    async reopenLast() {
+      try {
+        const { last_session } = await api.recent();
+        if (last_session && !get().view && pendingOpen === null) await actions.open(last_session);
+      } catch {
+        // Nothing to reopen: the app starts on its welcome screen.
       }
     },
 
@@ -400,6 +461,32 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       if (open && change.removed.includes(open) && !isRunning(get())) {
         actions.close();
         set({ toast: { tone: "ok", text: "The open session was deleted elsewhere." } });
+        return;
+      }
+      // Written outside Strata (the strata command line, another window), or held by another
+      // process that may have let go since: read it again, so the window shows what the model sees.
+      const outside = open !== null && (change.changed_outside ?? []).includes(open);
+      const held = open !== null && get().mode === "held" && change.updated.some((row) => row.id === open);
+      if (open && (outside || held) && !isRunning(get())) void actions.followOutside(open);
+    },
+
+    /**
+     * Reads the open session again after a change outside Strata: read-only while another
+     * process still holds it, live once it let go (then says so once, or says `refusal`: the
+     * write that was refused because of the change).
+     */
+    async followOutside(sessionId: string, refusal?: string) {
+      const wasHeld = get().mode === "held";
+      await actions.open(sessionId);
+      if (openId() !== sessionId) return;
+      if (refusal) set({ toast: { tone: "warning", text: refusal } });
+      else if (get().mode === "live") {
+        set({
+          toast: {
+            tone: "ok",
+            text: wasHeld ? "The other process let go of this session: it is yours to continue." : "This session changed outside Strata; it now shows what was added.",
+          },
+        });
       }
     },
 
@@ -416,7 +503,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const switched = await api.switchProfile(sessionId, profileId);
         set((s) => ({ sessions: s.sessions.map((row) => (row.id === switched.id ? switched : row)) }));
-        await actions.open(switched.id, get().mode);
+        await actions.open(switched.id);
         set({ toast: { tone: "ok", text: `Switched to ${switched.provider_kind} · ${switched.model}.` } });
       } catch (error) {
         fail(error);
@@ -499,7 +586,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       try {
         const fork = await api.forkSession(sessionId, point);
         await actions.refreshSessions();
-        await actions.open(fork.session_id, "live");
+        await actions.open(fork.session_id);
         set({
           toast: {
             tone: "ok",
@@ -529,13 +616,15 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       if (!sessionId) return;
       const result = await api.undoCompaction(sessionId);
       const restored = result.undone.restored.length;
-      if (openId() === sessionId) await actions.open(sessionId, get().mode);
+      if (openId() === sessionId) await actions.open(sessionId);
       void actions.refreshSessions();
       set({ toast: { tone: "ok", text: `Compaction undone: the model sees ${restored} ${restored === 1 ? "item" : "items"} again.` } });
     },
   };
   // The session `open` is fetching, so a slower earlier open cannot win.
   let pendingOpen: string | null = null;
+  // The new-session sheet's last choices, which a broad folder's confirmation starts with too.
+  let sheetChoice: NewSessionChoice | null = null;
   return actions;
 }
 

@@ -144,6 +144,7 @@ export function consoleView(overrides: Partial<SessionView> = {}): SessionView {
     threshold: 8000,
     context_window: 32000,
     live: false,
+    held_elsewhere: false,
     record_count: consoleRecords.length,
     ...overrides,
   };

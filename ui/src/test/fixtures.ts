@@ -78,9 +78,9 @@ export function shellSessions(): ShellSession[] {
   ];
 }
 
-/** A session's snapshot for `open_session`. */
-export function shellView(session: ShellSession, live = false): import("../api/types").SessionView {
-  return { summary: session.summary, records: [], context: [], threshold: 8000, context_window: 32000, context_tokens: session.context_tokens, live, record_count: 0 };
+/** A session's snapshot for `open_session`; `held_elsewhere` when another process holds it. */
+export function shellView(session: ShellSession, live = false, held_elsewhere = false): import("../api/types").SessionView {
+  return { summary: session.summary, records: [], context: [], threshold: 8000, context_window: 32000, context_tokens: session.context_tokens, live, held_elsewhere, record_count: 0 };
 }
 
 /** `open_transcript`'s answer holding a session's whole transcript. */

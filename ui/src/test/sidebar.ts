@@ -19,7 +19,6 @@ export const listedSession = (id: string, title: string, forked_from?: SessionLi
 export const sidebarHandlers = () => ({
   onNew: vi.fn(),
   onOpen: vi.fn(),
-  onResume: vi.fn(),
   onRename: vi.fn(),
   onDelete: vi.fn(),
   onExport: vi.fn(),

@@ -37,6 +37,7 @@ pub async fn create(app: &Arc<App>, workspace: &Path) -> SessionId {
     app.create_session(CreateSession {
         workspace: workspace.display().to_string(),
         allow_broad_workspace: false,
+        ..Default::default()
     })
     .await
     .unwrap()

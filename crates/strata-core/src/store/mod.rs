@@ -245,6 +245,24 @@ impl SessionStore {
         }
     }
 
+    /// Whether a writer holds the session's lock now: another process, or
+    /// another writer of this one (the lock belongs to each open file, so a
+    /// process asking about a session it holds itself hears yes too). Takes
+    /// and drops the lock when it is free, so a writer opening at the same
+    /// moment may wait out its short grace.
+    pub fn is_held(&self, id: SessionId) -> Result<bool> {
+        let path = self.session_path(id);
+        let file = OpenOptions::new()
+            .read(true)
+            .open(&path)
+            .map_err(|source| writer::not_found_or_io(source, "open session", &path, id))?;
+        match writer::lock(&file, id, &path) {
+            Ok(()) => Ok(false),
+            Err(CoreError::SessionLocked { .. }) => Ok(true),
+            Err(other) => Err(other),
+        }
+    }
+
     /// Deletes the session and its torn-tail sidecars; refused with
     /// [`CoreError::SessionLocked`] while a writer holds it.
     pub fn delete(&self, id: SessionId) -> Result<()> {

@@ -1,0 +1,72 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { demoSettings } from "../test/fixtures";
+import { NewSessionSheet } from "./NewSessionSheet";
+
+const RECENT = ["/home/ana/projects/ingest", "/home/ana/projects/orders", "/home/ana/notes"];
+const local = { id: "local", kind: "openai-chat" as const, label: "Local server", model: "qwen3-coder", has_key: false, compact_threshold: 8000 };
+
+function renderSheet(recent: string[] | null = RECENT, browse: string | null = "/home/ana/picked") {
+  const handlers = { onStart: vi.fn(), onCancel: vi.fn(), onBrowse: vi.fn(async () => browse) };
+  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" {...handlers} />);
+  return { ...handlers, user: userEvent.setup() };
+}
+
+const options = () => within(screen.getByRole("listbox", { name: "Recent folders" })).queryAllByRole("option");
+
+describe("NewSessionSheet", () => {
+  it("offers the recent folders with the newest selected, and Enter starts there on the default profile and policy", async () => {
+    const { onStart, user } = renderSheet();
+    const filter = screen.getByRole("combobox", { name: "Folder" });
+    expect(filter).toHaveFocus();
+    expect(options().map((o) => o.getAttribute("title"))).toEqual(RECENT);
+    expect(options()[0]).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/projects/ingest");
+    await user.keyboard("{Enter}");
+    expect(onStart).toHaveBeenCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask" });
+  });
+
+  it("filters as the person types, moves with the arrows, and starts with the chosen profile and approval", async () => {
+    const { onStart, user } = renderSheet();
+    await user.type(screen.getByRole("combobox", { name: "Folder" }), "projects");
+    expect(options()).toHaveLength(2);
+    await user.keyboard("{ArrowDown}");
+    expect(options()[1]).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("combobox", { name: "Folder" })).toHaveAttribute("aria-activedescendant", options()[1]!.id);
+    await user.selectOptions(screen.getByRole("combobox", { name: "Profile" }), "local");
+    await user.click(screen.getByRole("radio", { name: "Auto" }));
+    await user.click(screen.getByRole("button", { name: "Start session" }));
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/projects/orders", profileId: "local", approval: "auto" });
+  });
+
+  it("offers a typed full path that is not recent, and says when nothing matches", async () => {
+    const { onStart, user } = renderSheet();
+    const filter = screen.getByRole("combobox", { name: "Folder" });
+    await user.type(filter, "zebra");
+    expect(options()).toHaveLength(0);
+    expect(screen.getByText("No recent folder matches. Type a full path, or Browse…")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Start session" })).toBeDisabled();
+    await user.clear(filter);
+    await user.type(filter, "/srv/work/new-thing{Enter}");
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/srv/work/new-thing", profileId: "demo", approval: "ask" });
+  });
+
+  it("puts the folder Browse… picked first and selected; a cancelled picker changes nothing", async () => {
+    const { onStart, onBrowse, user } = renderSheet([], "/home/ana/picked");
+    expect(screen.getByText("No recent folders yet. Browse… for one, or type its full path.")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Browse…" }));
+    expect(onBrowse).toHaveBeenCalledOnce();
+    await waitFor(() => expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/picked"));
+    await user.click(screen.getByRole("button", { name: "Start session" }));
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/picked", profileId: "demo", approval: "ask" });
+  });
+
+  it("closes on Escape and Cancel without starting anything", async () => {
+    const { onStart, onCancel, user } = renderSheet();
+    await user.keyboard("{Escape}");
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(onCancel).toHaveBeenCalledTimes(2);
+    expect(onStart).not.toHaveBeenCalled();
+  });
+});
