@@ -103,6 +103,8 @@ export const getSettings = () => call("get_settings", {});
 export const saveSettings = (settings: Settings) => call("save_settings", { settings });
 
 export const setApiKey = (profile_id: string, key: string) => call("set_api_key", { profile_id, key });
+/** Keeps the debug console's chosen width for the next run. */
+export const saveLayout = (console_width: number) => call("save_layout", { console_width });
 
 /** The provider kinds with their labels and default models (from Rust's catalog). */
 export const providerKinds = () => call("provider_kinds", {});

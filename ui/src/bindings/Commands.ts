@@ -35,6 +35,7 @@ import type { PreviewCompaction } from "./PreviewCompaction";
 import type { ProviderKindInfo } from "./ProviderKindInfo";
 import type { RenameSession } from "./RenameSession";
 import type { RoundPage } from "./RoundPage";
+import type { SaveLayout } from "./SaveLayout";
 import type { SaveSettings } from "./SaveSettings";
 import type { SearchResults } from "./SearchResults";
 import type { SearchSessions } from "./SearchSessions";
@@ -77,6 +78,7 @@ export type Commands = {
   get_settings: { request: GetSettings; result: Settings; };
   save_settings: { request: SaveSettings; result: Settings; };
   set_api_key: { request: SetApiKey; result: void; };
+  save_layout: { request: SaveLayout; result: void; };
   switch_profile: { request: SwitchProfile; result: SessionListItem; };
   provider_kinds: { request: ListProviderKinds; result: Array<ProviderKindInfo>; };
   compaction_views: { request: GetCompactionViews; result: Array<CompactionView>; };

@@ -15,6 +15,9 @@ import { applyLibraryChange } from "./library";
 import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
 import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
+/** How long the console's width must stay put before it is saved, in milliseconds. */
+export const LAYOUT_SAVE_AFTER = 400;
+
 export type ConversationMode = "browse" | "live";
 
 export interface ToastMessage {
@@ -145,6 +148,9 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
   const notice = (text: string) =>
     set((s) => ({ transcript: withEntry(s.transcript, { kind: "notice", id: `local:${(localCount += 1)}`, text }) }));
 
+  // The pending save of the console's width (`save_layout`).
+  let layoutSave: number | undefined;
+
   const actions = {
     fail,
     toast: (toast: ToastMessage | null) => set({ toast }),
@@ -152,7 +158,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     async loadApp() {
       try {
         const [info, settings] = await Promise.all([api.appInfo(), api.getSettings()]);
-        set({ info, settings });
+        // The console opens at the width the person chose last time.
+        set(info.console_width ? { info, settings, consoleWidth: info.console_width } : { info, settings });
       } catch (error) {
         fail(error);
       }
@@ -507,7 +514,12 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     setSettingsOpen: (settingsOpen: boolean) => set({ settingsOpen }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
-    setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
+    /** The console's chosen width, kept for the next run once the resize settles (a drag sends many). */
+    setConsoleWidth: (consoleWidth: number) => {
+      set({ consoleWidth });
+      window.clearTimeout(layoutSave);
+      layoutSave = window.setTimeout(() => void api.saveLayout(consoleWidth).catch(fail), LAYOUT_SAVE_AFTER);
+    },
     inspectCompaction: (summaryId: string) => set({ consoleOpen: true, focusedCompaction: summaryId }),
 
     /**
