@@ -2,8 +2,9 @@
 // chat's width. At 1440 and 1280 px it docks beside the chat with a splitter
 // (dragged, or arrow keys on its role=separator) that never leaves the chat
 // under 520 px, and the width chosen is kept when the console closes and
-// opens again. Under 1200 px (1024 here) the console is a drawer over the
-// chat (it takes focus, Escape closes it and focus goes back) and the
+// opens again, and after a restart (save_layout). Under 1200 px (1024
+// here) the console is a drawer over the chat (it takes focus, Escape
+// closes it and focus goes back) and the
 // sidebar is collapsed behind the header's Sessions button (a drawer too).
 // At each width, in light and dark, the app header, the session header, the
 // composer and the footer are measured: no control is cut, wraps its label
@@ -11,8 +12,10 @@
 // target/screenshots/layout/.
 
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { before, describe } from "node:test";
-import { Harness } from "./lib/harness.js";
+import { eventually, Harness } from "./lib/harness.js";
 import { Keys } from "./lib/webdriver.js";
 import { sharedAppSteps } from "./lib/steps.js";
 import { usage } from "./lib/mock-provider.js";
@@ -75,6 +78,7 @@ describe("the window's layout (issue 27, item 12)", { timeout: 300_000 }, () => 
   });
 
   const step = sharedAppSteps(() => h);
+  let chosen = 0;
 
   /** The layout's problems at this size in both themes, with a screenshot of each. */
   async function checkLayout(name) {
@@ -132,7 +136,20 @@ describe("the window's layout (issue 27, item 12)", { timeout: 300_000 }, () => 
     await h.click("button", "Debug console");
     await h.find("aside.console");
     assert.equal(await splitterValue(), before - 100, "the chosen width is kept");
+    chosen = before - 100;
     await checkLayout("1440-console");
+  });
+
+  step("1440: the chosen width comes back after a restart", async () => {
+    // Saved once the resize settled (400 ms), into desktop.toml.
+    const prefs = path.join(h.home, "config", "desktop.toml");
+    await eventually("the width in desktop.toml", () => fs.existsSync(prefs) && fs.readFileSync(prefs, "utf8").includes(`console_width = ${chosen}`));
+    await h.restartApp();
+    await h.resizeTo({ width: 1440, height: 900 });
+    await h.openFromSidebar(TITLE);
+    await h.click("button", "Debug console");
+    await h.find("aside.console");
+    assert.equal(await splitterValue(), chosen, "the console opens at the width chosen in the last run");
   });
 
   step("1280: docked, the console gives way so the chat keeps its minimum", async () => {

@@ -98,4 +98,27 @@ describe("the window's layout", () => {
     expect(screen.queryByRole("complementary", { name: "Debug console" })).toBeNull();
     expect(toggle).toHaveFocus();
   });
+
+  it("opens the console at the width kept from the last run, and keeps a new one once the resize settles", async () => {
+    const savedLayouts: unknown[] = [];
+    shell({ consoleWidth: 520, savedLayouts });
+    // A wide window (jsdom's is 1024): room for a 520 px console beside the chat and the sidebar.
+    const width = window.innerWidth;
+    Object.defineProperty(window, "innerWidth", { configurable: true, value: 1600 });
+    try {
+      const user = userEvent.setup();
+      render(<App />);
+      await user.click(await screen.findByRole("button", { name: "Debug console" }));
+      const handle = await screen.findByRole("separator", { name: "Resize debug console" });
+      expect(handle).toHaveAttribute("aria-valuenow", "520");
+      expect(savedLayouts).toEqual([]);
+      handle.focus();
+      await user.keyboard("{ArrowLeft}{ArrowLeft}{Home}");
+      expect(handle).toHaveAttribute("aria-valuenow", "280");
+      // Saved once, when it settled.
+      await waitFor(() => expect(savedLayouts).toEqual([{ console_width: 280 }]), { timeout: 2000 });
+    } finally {
+      Object.defineProperty(window, "innerWidth", { configurable: true, value: width });
+    }
+  });
 });

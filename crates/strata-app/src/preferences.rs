@@ -1,5 +1,6 @@
 //! The settings commands: the active profile (`app_info`), the settings
-//! screen (`get_settings`, `save_settings`), API keys (`set_api_key`) and
+//! screen (`get_settings`, `save_settings`), API keys (`set_api_key`), the
+//! window layout kept between runs (`save_layout`) and
 //! the provider kinds a profile can have (`provider_kinds`, from the
 //! providers' catalog, so the UI keeps no copy). Keys go into the key store
 //! and never come back: a profile only says `has_key`.
@@ -9,7 +10,7 @@ use std::sync::Arc;
 
 use strata_protocol::{
     AppInfo, GetAppInfo, GetSettings, ListProviderKinds, ProviderKind, ProviderKindInfo,
-    SaveSettings, SetApiKey, Settings,
+    SaveLayout, SaveSettings, SetApiKey, Settings,
 };
 use strata_providers::config::resolve_profile;
 use strata_providers::{
@@ -22,6 +23,10 @@ use crate::settings::{
     settings_of,
 };
 use crate::{App, validate};
+
+/// The debug console widths `save_layout` keeps, in pixels: the UI's own
+/// bounds are narrower (280 to 900); these only refuse nonsense.
+const CONSOLE_WIDTHS: (u32, u32) = (200, 4000);
 
 /// What the settings screen calls each kind.
 fn kind_label(kind: ProviderKind) -> &'static str {
@@ -63,7 +68,8 @@ impl App {
             let profile = resolve_profile(&config, &ProfileFlags::default(), app.env())?;
             let has_key = KeyPresence::new(&config, &app.paths, app.env()).has_key(&profile);
             let mut active_profile = profile_view(&profile.name, &profile, has_key);
-            if let Some(label) = app.prefs().labels.remove(&profile.name) {
+            let mut prefs = app.prefs();
+            if let Some(label) = prefs.labels.remove(&profile.name) {
                 active_profile.label = label;
             }
             Ok(AppInfo {
@@ -71,6 +77,7 @@ impl App {
                 strata_home: app.strata_home(),
                 is_demo: profile.is_demo(),
                 active_profile,
+                console_width: prefs.console_width,
             })
         })
         .await
@@ -114,6 +121,8 @@ impl App {
                     approval_policy: settings.approval_policy,
                     labels: custom_labels(&settings, &derived),
                     compact_threshold: settings.compact_threshold,
+                    // Not a setting of the form: kept as it is.
+                    console_width: app.prefs().console_width,
                 };
                 prefs.save(&app.paths.config).map_err(|error| {
                     io(format!("Could not save the desktop preferences: {error}"))
@@ -124,6 +133,28 @@ impl App {
             .await?;
         self.settings_changed();
         Ok(saved)
+    }
+
+    /// `save_layout`: keeps the debug console's chosen width in the desktop
+    /// preferences, for the next run. A width no window could show is refused.
+    pub async fn save_layout(self: &Arc<Self>, request: SaveLayout) -> CommandResult<()> {
+        let width = request.console_width;
+        if !(CONSOLE_WIDTHS.0..=CONSOLE_WIDTHS.1).contains(&width) {
+            return Err(invalid_input(format!(
+                "A console width of {width} px is outside {}..={} px.",
+                CONSOLE_WIDTHS.0, CONSOLE_WIDTHS.1
+            ))
+            .into());
+        }
+        self.blocking(move |app| {
+            let mut prefs = app.prefs();
+            prefs.console_width = Some(width);
+            prefs
+                .save(&app.paths.config)
+                .map_err(|error| io(format!("Could not save the desktop preferences: {error}")))?;
+            Ok(())
+        })
+        .await
     }
 
     /// `set_api_key`: stores the profile's API key in the key store (the OS

@@ -43,6 +43,9 @@ pub struct DesktopPrefs {
     /// `left:20000`); none: each profile's own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compact_threshold: Option<ThresholdSetting>,
+    /// The debug console's width the person last chose, in pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub console_width: Option<u32>,
 }
 
 impl DesktopPrefs {

@@ -178,6 +178,7 @@ fn desktop_preferences_round_trip_and_default_when_damaged() {
         approval_policy: ApprovalPolicy::ReadOnly,
         labels: BTreeMap::from([("work".to_owned(), "Work account".to_owned())]),
         compact_threshold: Some(strata_protocol::ThresholdSetting::Left(20_000)),
+        console_width: Some(640),
     };
     prefs.save(dir.path()).unwrap();
     assert_eq!(DesktopPrefs::load(dir.path()), prefs);

@@ -32,10 +32,11 @@ mod tests {
         GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds,
         ListSessions, LiveBatch, LiveEvent, ModelEvent, OpenSession, OpenTranscript,
         PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage,
-        SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext, SessionDeleted,
-        SessionExport, SessionListItem, SessionPage, SessionStarted, SessionVerification,
-        SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn, SwitchProfile,
-        ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
+        SaveLayout, SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext,
+        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted,
+        SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn,
+        SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
+        TurnReport, WatchLibrary,
     };
     use crate::{
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
@@ -75,6 +76,7 @@ mod tests {
         RoundPage::export_all(&cfg)?;
         // The command contract's requests (crate::contract).
         GetAppInfo::export_all(&cfg)?;
+        SaveLayout::export_all(&cfg)?;
         ListSessions::export_all(&cfg)?;
         SessionPage::export_all(&cfg)?;
         SearchSessions::export_all(&cfg)?;

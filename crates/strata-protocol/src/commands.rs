@@ -51,6 +51,7 @@ macro_rules! with_commands {
             App get_settings($crate::GetSettings) -> $crate::Settings;
             App save_settings($crate::SaveSettings) -> $crate::Settings;
             App set_api_key($crate::SetApiKey) -> ();
+            App save_layout($crate::SaveLayout) -> ();
             App switch_profile($crate::SwitchProfile) -> $crate::SessionListItem;
             App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
             App test_connection($crate::TestConnection) -> $crate::ConnectionReport;

@@ -375,6 +375,14 @@ pub struct SetApiKey {
     pub key: String,
 }
 
+/// `save_layout`: the window layout the desktop app keeps between runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SaveLayout {
+    /// The debug console's chosen width in pixels (the UI holds it to
+    /// what the window leaves).
+    pub console_width: u32,
+}
+
 /// `provider_kinds`: no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ListProviderKinds {}

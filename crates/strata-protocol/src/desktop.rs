@@ -144,6 +144,9 @@ pub struct AppInfo {
     pub active_profile: ProfileView,
     /// Whether the active profile is the offline demo model.
     pub is_demo: bool,
+    /// The debug console's width the person last chose (`save_layout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console_width: Option<u32>,
 }
 
 /// One row of the session sidebar (and of `strata sessions list --json`).

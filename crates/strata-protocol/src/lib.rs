@@ -42,10 +42,10 @@ pub use contract::{
     AnswerApproval, CONTRACT_FORMAT_VERSION, CheckThreshold, CompactNow, CreateSession,
     DeleteSession, ExportSession, GetAppInfo, GetCompactionStatus, GetCompactionViews,
     GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds, ListSessions,
-    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, SaveSettings,
-    SearchHit, SearchHitKind, SearchResults, SearchSessions, SendMessage, SessionExport,
-    SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, StopTurn, SwitchProfile,
-    TextRange, WatchLibrary,
+    OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, SaveLayout,
+    SaveSettings, SearchHit, SearchHitKind, SearchResults, SearchSessions, SendMessage,
+    SessionExport, SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, StopTurn,
+    SwitchProfile, TextRange, WatchLibrary,
 };
 pub use contract::{
     CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,

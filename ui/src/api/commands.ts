@@ -123,6 +123,8 @@ export const testConnection = (draft: ProviderDraft) => call("test_connection", 
 export const listModels = (draft: ProviderDraft) => call("list_models", { draft });
 
 export const setApiKey = (profile_id: string, key: string) => call("set_api_key", { profile_id, key });
+/** Keeps the debug console's chosen width for the next run. */
+export const saveLayout = (console_width: number) => call("save_layout", { console_width });
 
 /** The provider kinds with their labels and default models (from Rust's catalog). */
 export const providerKinds = () => call("provider_kinds", {});

@@ -8,4 +8,8 @@ export type AppInfo = { version: string, strata_home: string, active_profile: Pr
 /**
  * Whether the active profile is the offline demo model.
  */
-is_demo: boolean, };
+is_demo: boolean, 
+/**
+ * The debug console's width the person last chose (`save_layout`).
+ */
+console_width?: number | null, };

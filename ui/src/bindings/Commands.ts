@@ -41,6 +41,7 @@ import type { Recent } from "./Recent";
 import type { RememberOpen } from "./RememberOpen";
 import type { RenameSession } from "./RenameSession";
 import type { RoundPage } from "./RoundPage";
+import type { SaveLayout } from "./SaveLayout";
 import type { SaveSettings } from "./SaveSettings";
 import type { SearchResults } from "./SearchResults";
 import type { SearchSessions } from "./SearchSessions";
@@ -84,6 +85,7 @@ export type Commands = {
   get_settings: { request: GetSettings; result: Settings; };
   save_settings: { request: SaveSettings; result: Settings; };
   set_api_key: { request: SetApiKey; result: void; };
+  save_layout: { request: SaveLayout; result: void; };
   switch_profile: { request: SwitchProfile; result: SessionListItem; };
   provider_kinds: { request: ListProviderKinds; result: Array<ProviderKindInfo>; };
   test_connection: { request: TestConnection; result: ConnectionReport; };

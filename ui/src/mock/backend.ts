@@ -229,6 +229,8 @@ class MockBackend {
           profiles: this.settings.profiles.map((p) => (p.id === request.profile_id ? { ...p, has_key: true } : p)),
         };
       },
+      // The preview keeps nothing between runs.
+      save_layout: () => {},
       stop_turn: (request) => {
         const run = this.running.get(request.session_id);
         if (!run) return false;

@@ -24,6 +24,9 @@ import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, t
  */
 export type ConversationMode = "held" | "live";
 
+/** How long the console's width must stay put before it is saved, in milliseconds. */
+export const LAYOUT_SAVE_AFTER = 400;
+
 export interface ToastMessage {
   tone: "ok" | "warning" | "error";
   text: string;
@@ -161,6 +164,9 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
   const notice = (text: string) =>
     set((s) => ({ transcript: withEntry(s.transcript, { kind: "notice", id: `local:${(localCount += 1)}`, text }) }));
 
+  // The pending save of the console's width (`save_layout`).
+  let layoutSave: number | undefined;
+
   const actions = {
     fail,
     toast: (toast: ToastMessage | null) => set({ toast }),
@@ -168,7 +174,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     async loadApp() {
       try {
         const [info, settings] = await Promise.all([api.appInfo(), api.getSettings()]);
-        set({ info, settings });
+        // The console opens at the width the person chose last time.
+        set(info.console_width ? { info, settings, consoleWidth: info.console_width } : { info, settings });
         void actions.reopenLast();
       } catch (error) {
         fail(error);
@@ -602,7 +609,12 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
     setConnectOpen: (connectOpen: boolean) => set({ connectOpen }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
-    setConsoleWidth: (consoleWidth: number) => set({ consoleWidth }),
+    /** The console's chosen width, kept for the next run once the resize settles (a drag sends many). */
+    setConsoleWidth: (consoleWidth: number) => {
+      set({ consoleWidth });
+      window.clearTimeout(layoutSave);
+      layoutSave = window.setTimeout(() => void api.saveLayout(consoleWidth).catch(fail), LAYOUT_SAVE_AFTER);
+    },
     inspectCompaction: (summaryId: string) => set({ consoleOpen: true, focusedCompaction: summaryId }),
 
     /**
