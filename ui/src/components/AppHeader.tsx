@@ -60,7 +60,8 @@ export function AppHeader({
           <span className="model-chip" title="The model this session talks to" data-health={health}>
             <span className={`model-dot ${health}`} role="img" aria-label={HEALTH_TEXT[health]} title={HEALTH_TEXT[health]} data-testid="provider-dot" />
             <span className="model-label">{sessionProvider ?? "Provider"}</span>
-            <span className="model-name">{session.model}</span>
+            {/* A profile named after its model ("OpenAI Responses · gpt-5.4") says it once. */}
+            {!sessionProvider?.endsWith(session.model) && <span className="model-name">{session.model}</span>}
             {demo && <span className="badge badge-demo">Demo</span>}
           </span>
         ) : (

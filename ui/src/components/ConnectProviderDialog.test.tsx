@@ -20,7 +20,12 @@ describe("Connect a provider", () => {
     const calls: [string, Record<string, unknown>][] = [];
     mockShell((cmd, args) => {
       calls.push([cmd, args]);
-      if (cmd === "list_models") return { offered: true, models: ["llama3.2", "qwen3:8b"] };
+      if (cmd === "list_models") {
+        const { draft } = args as { draft: { api_key?: string } };
+        return draft.api_key === KEY
+          ? { offered: true, models: ["llama3.2", "qwen3:8b"] }
+          : { offered: true, models: [], failure: { kind: "key_rejected", sentence: "This key was rejected. Check it in the profile's settings.", recoveries: [], details: "HTTP 401: bad key" } };
+      }
       if (cmd === "test_connection") {
         const { draft } = args as { draft: { model: string; api_key?: string } };
         return draft.api_key === KEY
@@ -42,12 +47,13 @@ describe("Connect a provider", () => {
     await user.type(screen.getByLabelText("API key (if the server needs one)"), "sk-wrong");
     await user.click(screen.getByRole("button", { name: "Test connection" }));
     await waitFor(() => expect(screen.getByTestId("connection-result")).toHaveTextContent("This key was rejected."));
-    expect(screen.getByLabelText("Model")).toHaveValue("llama3.2");
-    expect(screen.getByText("2 models on this server; type to pick one.")).toBeInTheDocument();
+    expect(screen.getByLabelText("Model")).toHaveValue("");
     await user.clear(screen.getByLabelText("API key (if the server needs one)"));
     await user.type(screen.getByLabelText("API key (if the server needs one)"), KEY);
     await user.click(screen.getByRole("button", { name: "Test connection" }));
     await waitFor(() => expect(screen.getByTestId("connection-result")).toHaveTextContent("✓ Connected: llama3.2 answered in 42 ms."));
+    expect(screen.getByLabelText("Model")).toHaveValue("llama3.2");
+    expect(screen.getByText("2 models on this server; type to pick one.")).toBeInTheDocument();
     expect(document.body.innerHTML).not.toContain(KEY);
     const tested = calls.filter(([cmd]) => cmd === "test_connection").at(-1)?.[1] as { draft: Record<string, unknown> };
     expect(tested.draft).toEqual({ kind: "openai-chat", model: "llama3.2", base_url: "http://127.0.0.1:11434/v1", api_key: KEY });

@@ -113,6 +113,7 @@ export function ConnectProviderDialog({ settings, onSave, onClose }: ConnectProv
   return (
     <Modal
       title="Connect a provider"
+      wide
       className="connect-dialog"
       onClose={onClose}
       footer={

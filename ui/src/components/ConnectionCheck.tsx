@@ -30,6 +30,11 @@ export function ConnectionCheck({ draft, onModels }: ConnectionCheckProps) {
       // The list first: a form without a model yet is tested with the server's first.
       if (onModels) {
         const list = await listModels(current);
+        if (list.failure && !current.model) {
+          // Nothing to test without a model: the list's failure is the server's answer.
+          setResult({ tone: "error", text: list.failure.sentence, details: list.failure.details });
+          return;
+        }
         if (list.offered && !list.failure) {
           onModels(list.models);
           if (!current.model && list.models[0]) current = { ...current, model: list.models[0] };

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { ProfileView, SessionListItem } from "../api/types";
 import type { ProfileSet } from "../bindings/ProfileSet";
-import { isSessionProfile } from "../lib/profiles";
+import { isSessionProfile, KIND_LABEL, sessionProviderName } from "../lib/profiles";
 import { Modal } from "./Modal";
 
 interface SwitchProfileDialogProps {
@@ -27,6 +27,8 @@ export function SwitchProfileDialog({ session, current, profiles, onCancel, onSw
   const [chosen, setChosen] = useState<string>(others[0]?.id ?? "");
   const [confirming, setConfirming] = useState(false);
   const target = profiles.find((profile) => profile.id === chosen);
+  // The session's provider by its profile's name, never the kind's slug.
+  const currentName = `${sessionProviderName(profiles, session, current)} · ${session.model}`;
 
   if (confirming && target) {
     return (
@@ -48,7 +50,7 @@ export function SwitchProfileDialog({ session, current, profiles, onCancel, onSw
           <p>
             From the next turn on, the whole conversation ({session.item_count} items so far) will be sent to{" "}
             <strong>{target.label}</strong> ({target.model}) at <code data-testid="switch-endpoint">{endpoint(target)}</code>,
-            not to {session.provider_kind} · {session.model}.
+            not to {currentName}.
           </p>
           <p className="muted">The switch is recorded in the session and shown in its transcript.</p>
         </div>
@@ -72,7 +74,7 @@ export function SwitchProfileDialog({ session, current, profiles, onCancel, onSw
       }
     >
       <p>
-        This session talks to <strong>{session.provider_kind} · {session.model}</strong>. Choose the saved profile it
+        This session talks to <strong>{currentName}</strong>. Choose the saved profile it
         should talk to from its next turn on.
       </p>
       {others.length === 0 ? (
@@ -91,7 +93,8 @@ export function SwitchProfileDialog({ session, current, profiles, onCancel, onSw
                 data-autofocus={index === 0 ? true : undefined}
               />
               <span>
-                <strong>{profile.label}</strong> <span className="muted">{profile.kind} · {profile.model}</span>
+                <strong>{profile.label}</strong> <span className="muted">{KIND_LABEL[profile.kind]} · {profile.model}</span>
+                {profile.kind !== "demo" && !profile.has_key && <span className="badge badge-warn">No key</span>}
                 {profile.base_url && <span className="muted"> · {profile.base_url}</span>}
               </span>
             </label>
