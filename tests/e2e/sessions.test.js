@@ -159,6 +159,27 @@ describe("new session: recent folders, profile and approval in one sheet; the la
     assert.deepEqual(h.mock.unanswered(), []);
   });
 
+  step("less noise: the demo's disclaimer once per session, no durations under 10 ms, a card's Pin only on hover, no \"1 items\"", async () => {
+    await h.send("Read the README");
+    await h.waitFor("the second demo answer", () => all("[role=log] .message-assistant").length >= 2, [], 30_000);
+    await h.waitFor("the turn to end", () => norm(document.querySelector(".footer-status")?.textContent) === "Ready", [], 30_000);
+    // The pointer away from the transcript, so nothing is hovered.
+    await h.driver.click(await h.find(".conversation-title h1"));
+    const noise = await h.run(() => ({
+      disclaimers: all("[role=log] .message-assistant").filter((m) => m.textContent.includes("I am Strata's offline demo model")).length,
+      durations: all("[role=log] .tool-duration").map((d) => norm(d.textContent)).filter((t) => /^\d ms$/.test(t)),
+      cards: all("[role=log] section.tool-card").length,
+      pinsShown: all("[role=log] section.tool-card .pin-button").filter((b) => getComputedStyle(b).opacity !== "0").length,
+      counts: all("nav[aria-label=Sessions] .session-counts").map((c) => norm(c.textContent)),
+    }));
+    assert.equal(noise.disclaimers, 1, "the demo says what it is once per session");
+    assert.deepEqual(noise.durations, [], "no 0-9 ms durations");
+    assert.ok(noise.cards > 0);
+    assert.equal(noise.pinsShown, 0, "a card's Pin waits for the pointer or the keyboard");
+    assert.ok(noise.counts.every((c) => !/\b1 items\b/.test(c)), noise.counts.join(" | "));
+    await h.screenshotBoth("quiet-tool-cards");
+  });
+
   step("after a restart the app reopens the session it showed last, live", async () => {
     await h.restartApp();
     await h.waitFor("the last session to reopen", () => norm(document.querySelector(".conversation-title h1")?.textContent) === "List the files", [], 30_000);

@@ -10,6 +10,9 @@ interface ContextGaugeProps {
 }
 
 /** Footer gauge: last round's context tokens against the threshold and the window. */
+/** What the "≈" before an estimated figure means. */
+export const ESTIMATE_HINT = "Estimated after a compaction, until the next round reports";
+
 export function ContextGauge({ context_tokens, threshold, context_window, estimated = false }: ContextGaugeProps) {
   const ceiling = context_window ?? (threshold ? Math.round(threshold * 1.25) : null);
   if (!ceiling) {
@@ -45,8 +48,13 @@ export function ContextGauge({ context_tokens, threshold, context_window, estima
         )}
       </div>
       <span className="gauge-numbers">
-        {context_tokens === null ? "–" : `${estimated ? "≈ " : ""}${formatTokens(used)}`}
-        {estimated && <span className="estimate-tag">estimated</span>}
+        {/* An estimate is marked by "≈" alone, said in full by its tooltip and the meter's text. */}
+        {context_tokens !== null && estimated && (
+          <abbr className="estimate-mark" title={ESTIMATE_HINT}>
+            ≈{" "}
+          </abbr>
+        )}
+        {context_tokens === null ? "–" : formatTokens(used)}
         {threshold ? <span className="muted"> / {formatTokens(threshold)} compact</span> : null}
         {context_window ? <span className="muted"> / {formatTokens(context_window)} window</span> : null}
       </span>

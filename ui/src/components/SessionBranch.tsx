@@ -159,7 +159,9 @@ function SessionRow({ session, activeId, onOpen, onRename, onExport, onAskDelete
             <time dateTime={session.updated_at}>{formatRelativeTime(session.updated_at)}</time>
           </span>
           <span className="session-counts">
-            <span>{session.item_count} items</span>
+            <span>
+              {session.item_count} {session.item_count === 1 ? "item" : "items"}
+            </span>
             {session.compaction_count > 0 && (
               <span className="badge badge-compaction">
                 {session.compaction_count} {session.compaction_count === 1 ? "compaction" : "compactions"}

@@ -44,6 +44,15 @@ describe("SessionSidebar", () => {
     expect(screen.getByRole("button", { name: /^Untitled session/ })).toHaveTextContent("3 items");
   });
 
+  it("counts one item in the singular", () => {
+    render(
+      <SessionSidebar sessions={[{ ...sessions[1]!, item_count: 1 }]} activeId={null} query="" onQueryChange={() => {}} onNew={() => {}} onOpen={() => {}} onRename={() => {}} onDelete={() => {}} onExport={() => {}} />,
+    );
+    const row = screen.getByRole("button", { name: /^Untitled session/ });
+    expect(row).toHaveTextContent("1 item");
+    expect(row).not.toHaveTextContent("1 items");
+  });
+
   it("searches as the person types", async () => {
     const { handlers, user } = setup();
     await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "parser");

@@ -26,6 +26,15 @@ describe("ToolCallCard", () => {
     expect(screen.queryByText("test result: ok. 18 passed")).toBeNull();
   });
 
+  it("shows no duration under 10 ms, where it says nothing", () => {
+    const { rerender } = render(<ToolCallCard tool={{ ...finished, duration_ms: 0 }} />);
+    expect(screen.getByRole("button", { expanded: false })).not.toHaveTextContent(/\d ms/);
+    rerender(<ToolCallCard tool={{ ...finished, duration_ms: 9 }} />);
+    expect(screen.getByRole("button", { expanded: false })).not.toHaveTextContent(/\d ms/);
+    rerender(<ToolCallCard tool={{ ...finished, duration_ms: 10 }} />);
+    expect(screen.getByRole("button", { expanded: false })).toHaveTextContent("10 ms");
+  });
+
   it("expands to the pretty-printed arguments and the output, and collapses again", async () => {
     const user = userEvent.setup();
     render(<ToolCallCard tool={finished} />);

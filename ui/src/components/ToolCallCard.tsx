@@ -80,6 +80,9 @@ function OutputSection({ tool, full }: { tool: ToolEntry; full?: FullOutput }) {
   );
 }
 
+/** Durations shorter than this are not shown on a card. */
+export const MIN_SHOWN_DURATION_MS = 10;
+
 /** A tool call: name, arguments, output, duration and status, collapsible. */
 export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCallCardProps) {
   const waiting = tool.status === "awaiting_approval";
@@ -112,7 +115,8 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
           {/* While it waits, the approval below says the action; once is enough. */}
           {hint && !waiting && <span className="tool-hint">{hint}</span>}
           <span className="tool-meta">
-            {tool.duration_ms !== undefined && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
+            {/* Under 10 ms says nothing a person needs: not shown. */}
+            {tool.duration_ms != null && tool.duration_ms >= MIN_SHOWN_DURATION_MS && <span className="tool-duration">{formatDuration(tool.duration_ms)}</span>}
             <span className={`pill status-pill tone-${STATUS_TONE[tool.status]}`}>
               {tool.status === "running" && <span className="spinner" aria-hidden="true" />}
               {STATUS_LABEL[tool.status]}

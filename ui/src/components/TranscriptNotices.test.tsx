@@ -49,6 +49,18 @@ describe("EvictionNotice", () => {
     expect(text).toContain("≈ 20k → ≈ 12k tokens (estimates)");
     expect(text).not.toContain("10k");
   });
+
+  it("says what a small eviction saved instead of a before and after that read the same", () => {
+    const evicted = [{ item_id: "i1", call_id: "c1", tool: "list_directory", chars: 400, placeholder: "[tool output evicted: i1]" }];
+    render(
+      <EvictionNotice
+        entry={{ kind: "eviction", id: "e2", eviction: { trigger: "auto", threshold: 2_000, low_water: 500, estimated_before: 1_640, estimated_after: 1_580, evicted } }}
+      />,
+    );
+    const text = screen.getByRole("status").textContent ?? "";
+    expect(text).not.toContain("1.6k → ≈ 1.6k");
+    expect(text).toContain("1 older tool output (≈ 60 tokens) replaced by placeholders · saved ≈ 60 tokens (estimate)");
+  });
 });
 
 describe("CompactionDivider", () => {

@@ -186,10 +186,13 @@ export function InfoNotice({ entry }: { entry: Of<"notice"> }) {
 export function EvictionNotice({ entry }: { entry: Of<"eviction"> }) {
   const { evicted, estimated_before, estimated_after } = entry.eviction;
   const saved = Math.max(0, estimated_before - estimated_after);
+  // A before and after that read the same ("1.6k → 1.6k") say nothing: then only what was saved.
+  const before = formatTokens(estimated_before);
+  const after = formatTokens(estimated_after);
   return (
     <div className="notice notice-turn notice-eviction" role="status">
       {evicted.length} older tool {evicted.length === 1 ? "output" : "outputs"} (≈ {formatTokens(saved)} tokens) replaced by
-      placeholders · ≈ {formatTokens(estimated_before)} → ≈ {formatTokens(estimated_after)} tokens (estimates)
+      placeholders{before === after ? ` · saved ≈ ${formatTokens(saved)} tokens (estimate)` : ` · ≈ ${before} → ≈ ${after} tokens (estimates)`}
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { EventEnvelope, SessionRecord } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
 import { CircuitBanner } from "../components/CircuitBanner";
-import { ContextGauge } from "../components/ContextGauge";
+import { ContextGauge, ESTIMATE_HINT } from "../components/ContextGauge";
 import { CONSOLE_SESSION, consoleRecords, consoleViews, roundPage } from "../test/consoleFixtures";
 import { eviction, layered, layeredView, preview, status } from "../test/layeredFixtures";
 import { CompactionCard, CompactionList } from "./Compactions";
@@ -78,7 +78,10 @@ describe("the honest gauge", () => {
     render(<ContextGauge context_tokens={2_100} threshold={8_000} context_window={32_000} estimated />);
     const meter = screen.getByRole("meter", { name: "Context tokens" });
     expect(meter).toHaveAttribute("aria-valuetext", expect.stringContaining("estimated after a compaction"));
-    expect(screen.getByTestId("context-gauge")).toHaveTextContent("≈ 2.1kestimated");
+    // Marked by "≈" and its tooltip, not a loud badge.
+    expect(screen.getByTestId("context-gauge")).toHaveTextContent(/^Context≈ 2\.1k \/ 8k compact/);
+    expect(screen.getByTitle(ESTIMATE_HINT)).toHaveTextContent("≈");
+    expect(screen.queryByText("estimated")).toBeNull();
   });
 });
 

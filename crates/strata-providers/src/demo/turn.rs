@@ -121,7 +121,16 @@ pub(crate) fn plan(request: &ModelRequest) -> Step {
         })
         .collect();
     let earlier = read_anywhere(&request.input[..user_at]);
-    Step::Answer(answer(&ask, &listing, &read, &earlier))
+    // Said once per session: not again once an earlier answer the model still sees said it.
+    let disclaimed = request.input[..user_at].iter().any(|item| {
+        matches!(item, ResponseItem::Message(m) if m.role == Role::Assistant && m.content.contains(DISCLAIMER))
+    });
+    let mut text = answer(&ask, &listing, &read, &earlier);
+    if !disclaimed {
+        text.push('\n');
+        text.push_str(DISCLAIMER);
+    }
+    Step::Answer(text)
 }
 
 /// Folders listed per turn at most.
@@ -283,13 +292,14 @@ fn answer(
             ));
         }
     }
-    out.push_str(
-        "\nI am Strata's offline demo model: I explore the workspace with real tools and \
-         report what I find, but I do not reason about your request. Set OPENAI_API_KEY or \
-         ANTHROPIC_API_KEY, or configure a provider profile, to work with a real model.",
-    );
     out
 }
+
+/// What the demo model says about itself, once per session (while the
+/// model still sees the answer that said it).
+pub(crate) const DISCLAIMER: &str = "I am Strata's offline demo model: I explore the workspace \
+    with real tools and report what I find, but I do not reason about your request. Set \
+    OPENAI_API_KEY or ANTHROPIC_API_KEY, or configure a provider profile, to work with a real model.";
 
 #[cfg(test)]
 mod tests {
@@ -312,5 +322,34 @@ mod tests {
             pick_files(&entries, &["README.md".into()], "hi"),
             ["main.rs", "notes.txt"]
         );
+    }
+
+    #[test]
+    fn the_disclaimer_is_said_once_while_the_model_still_sees_the_answer_that_said_it() {
+        let ask = |input: Vec<ResponseItem>| -> String {
+            let request = ModelRequest {
+                model: "strata-demo".into(),
+                input,
+                tools: vec![],
+                tool_choice: Some(ToolChoice::None),
+                max_output_tokens: None,
+            };
+            match plan(&request) {
+                Step::Answer(text) => text,
+                Step::Call(calls) => panic!("no tools offered, yet it called {calls:?}"),
+            }
+        };
+        let first = ask(vec![ResponseItem::user("What is here?")]);
+        assert!(first.ends_with(DISCLAIMER), "{first}");
+        let second = ask(vec![
+            ResponseItem::user("What is here?"),
+            ResponseItem::assistant(first),
+            ResponseItem::user("And now?"),
+        ]);
+        assert!(!second.contains(DISCLAIMER), "{second}");
+        assert!(second.starts_with("You asked: \"And now?\""), "{second}");
+        // After a compaction dropped that answer, it says so again.
+        let after = ask(vec![ResponseItem::user("Again?")]);
+        assert!(after.contains(DISCLAIMER));
     }
 }
