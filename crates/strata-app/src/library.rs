@@ -306,7 +306,11 @@ impl App {
             let mut session = app
                 .store
                 .open_writer(id)?;
-            let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
+            // The session's approval policy goes on with it.
+            let record = ProfileSet {
+                approval: session.state().profile().and_then(|set| set.approval),
+                ..profile_set(&resolved.profile, ProfileChange::Switched)
+            };
             session
                 .append(strata_protocol::RecordBody::ProfileSet(record))
                 .and_then(|_| session.sync())?;

@@ -161,7 +161,7 @@ impl App {
     /// How agents of this app are launched: the desktop's approval policy,
     /// approvals waiting for the UI.
     fn launch_options(&self) -> LaunchOptions {
-        LaunchOptions::new(self.prefs().approval_policy, true)
+        LaunchOptions::new(Some(self.prefs().approval_policy), true)
     }
 
     /// `create_session`: a session in `workspace` on the active profile,

@@ -35,7 +35,7 @@ fn profile_flags(flags: &AgentFlags) -> ProfileFlags {
 }
 
 fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
-    let policy = approval_policy(flags.approval);
+    let policy = flags.approval.map(approval_policy);
     LaunchOptions {
         profile: profile_flags(flags),
         workspace: flags.workspace.clone(),

@@ -27,19 +27,23 @@ use crate::visible::visible_inline;
 pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
     let launched = launch::start(ctx, &args.agent, interactive)?;
-    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+    let asks = interactive && launched.policy == ApprovalPolicy::Ask;
+    one_turn(ctx, launched, &args.agent, args.prompt, asks)
 }
 
 /// `strata resume SESSION -p PROMPT [flags]`.
 pub fn resume(ctx: &Context, args: ResumeArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
     let launched = launch::resume(ctx, &args.session, &args.agent, interactive)?;
-    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+    let asks = interactive && launched.policy == ApprovalPolicy::Ask;
+    one_turn(ctx, launched, &args.agent, args.prompt, asks)
 }
 
-/// Whether approvals are asked on the terminal: `ask` with a person there.
+/// Whether approvals may be asked on the terminal: a person is there and
+/// no flag chose a policy other than `ask` (a resumed session without the
+/// flag keeps its recorded one, which may be `ask`).
 pub fn asks_on_terminal(flags: &AgentFlags) -> bool {
-    flags.approval == ApprovalArg::Ask && terminal::is_interactive()
+    flags.approval.is_none_or(|arg| arg == ApprovalArg::Ask) && terminal::is_interactive()
 }
 
 fn one_turn(

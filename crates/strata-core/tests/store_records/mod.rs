@@ -133,6 +133,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             model: "qwen3".into(),
             profile: Some("local".into()),
             change: ProfileChange::Created,
+            approval: None,
         }),
         RecordBody::CompactionPolicy(strata_protocol::CompactionPolicyRecord {
             policy: strata_protocol::CompactionPolicy::Layered,
