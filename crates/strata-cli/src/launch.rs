@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 
 use strata_app::launch::{self, LaunchOptions};
+use strata_app::transcript::recovery_notices;
+use strata_app::transcript::text::{profile_line, recovery_text};
 use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::process_env;
 use strata_providers::{ProfileFlags, ProviderProfile};
@@ -82,17 +84,11 @@ pub fn resume(
     let id = ctx.resolve(query)?;
     let options = options(flags, interactive);
     let launched = launch::resume(&ctx.store, &ctx.paths, &process_env, id, &options)?;
+    // What reopening repaired: the notices its `session_repaired` record
+    // makes in every transcript.
     let recovery = launched.agent.session().recovery();
-    if let Some(torn) = &recovery.torn_tail {
-        ctx.out.warn(format!(
-            "the session file ended in an unfinished line; it was moved aside ({torn:?})"
-        ));
-    }
-    if !recovery.aborted_calls.is_empty() {
-        ctx.out.warn(format!(
-            "{} tool call(s) of an earlier run never finished; they were recorded as aborted",
-            recovery.aborted_calls.len()
-        ));
+    for notice in recovery_notices(&recovery.record()) {
+        ctx.out.warn(recovery_text(&notice));
     }
     if launched.legacy {
         ctx.out.warn(format!(
@@ -101,7 +97,7 @@ pub fn resume(
         ));
     }
     if let Some(switch) = &launched.switched {
-        ctx.out.warn(strata_core::transcript::profile_line(switch));
+        ctx.out.warn(profile_line(switch));
     }
     Ok(launched)
 }

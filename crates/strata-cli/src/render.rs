@@ -7,9 +7,11 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use strata_app::transcript::text::{
+    compact_arguments, compaction_line, decision_text, outcome_text,
+};
 use strata_core::CancellationToken;
 use strata_core::agent::ApprovalBroker;
-use strata_core::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
 use strata_protocol::{
     AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role, ToolCallStatus,
     TurnOutcome,

@@ -12,6 +12,7 @@ import {
   EvictionNotice,
   InfoNotice,
   PolicyNotice,
+  RecoveryNotice,
   RetryNotice,
   TurnEndNotice,
 } from "./TranscriptNotices";
@@ -163,6 +164,8 @@ function EntryBody({ entry, isLastUser, isFirstItem, full, handlers, summarisedI
       return <EvictionNotice entry={entry} />;
     case "policy":
       return <PolicyNotice entry={entry} />;
+    case "recovery":
+      return <RecoveryNotice entry={entry} />;
   }
 }
 
