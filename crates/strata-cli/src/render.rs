@@ -11,10 +11,9 @@ use strata_app::transcript::text::{
     compact_arguments, compaction_line, decision_text, outcome_text,
 };
 use strata_core::CancellationToken;
-use strata_core::agent::ApprovalBroker;
 use strata_protocol::{
-    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role, ToolCallStatus,
-    TurnOutcome,
+    AgentEvent, ApprovalDecision, DebugEvent, EventEnvelope, MainlineEvent, ResponseItem, Role,
+    ToolCallStatus, TurnOutcome,
 };
 
 use crate::approve;
@@ -23,10 +22,16 @@ use crate::terminal::Lines;
 use crate::visible::{VisibleStream, json_safe, visible_inline};
 
 /// Renders one agent's events.
+/// Answers a waiting approval (through the app, as the desktop's
+/// `answer_approval` does).
+pub type Answer = Box<dyn Fn(&str, ApprovalDecision) + Send + Sync>;
+
 pub struct Ui {
     out: Output,
     json: bool,
-    broker: ApprovalBroker,
+    /// Whether approvals wait for an answer.
+    asks: bool,
+    answer: Answer,
     /// Where approval answers come from, when someone can answer.
     lines: Option<Lines>,
     spinners: bool,
@@ -40,11 +45,12 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(out: Output, json: bool, broker: ApprovalBroker, lines: Option<Lines>) -> Self {
+    pub fn new(out: Output, json: bool, asks: bool, answer: Answer, lines: Option<Lines>) -> Self {
         Self {
             out,
             json,
-            broker,
+            asks,
+            answer,
             lines,
             spinners: !json && io::stderr().is_terminal(),
             spinner: None,
@@ -163,7 +169,7 @@ impl Ui {
                 detail,
                 ..
             } => {
-                if self.broker.is_interactive() && self.lines.is_some() {
+                if self.asks && self.lines.is_some() {
                     self.approve(call_id, summary, detail, cancel).await
                 } else {
                     self.note(paint(
@@ -297,7 +303,7 @@ impl Ui {
         detail: &str,
         cancel: &CancellationToken,
     ) -> io::Result<()> {
-        if !self.broker.is_interactive() {
+        if !self.asks {
             return Ok(());
         }
         self.settle()?;
@@ -305,7 +311,7 @@ impl Ui {
             return Ok(());
         };
         if let Some(decision) = approve::ask(self.out, lines, summary, detail, cancel).await? {
-            self.broker.answer(call_id, decision);
+            (self.answer)(call_id, decision);
         }
         Ok(())
     }
