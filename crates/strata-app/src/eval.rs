@@ -150,7 +150,7 @@ pub async fn evaluate_compaction(
             compact_threshold: options.compact_threshold,
             compaction: Some(policy),
             // Nothing runs a tool: the probes offer none.
-            ..LaunchOptions::new(ApprovalPolicy::ReadOnly, false)
+            ..LaunchOptions::new(Some(ApprovalPolicy::ReadOnly), false)
         };
         let mut launched = launch::resume(&store, &scratch, env, session_id, &launch_options)?;
         if let Some(fixture) = &mut fixture {

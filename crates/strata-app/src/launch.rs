@@ -30,7 +30,9 @@ pub struct LaunchOptions {
     pub profile: ProfileFlags,
     /// Resuming: a folder other than the session's own.
     pub workspace: Option<PathBuf>,
-    pub policy: ApprovalPolicy,
+    /// The approval policy; `None` keeps a resumed session's recorded one
+    /// (a new session, and one from before policies were recorded, `ask`).
+    pub policy: Option<ApprovalPolicy>,
     /// Whether approvals wait for an answer (a person is there to give
     /// one) or are refused at once.
     pub interactive: bool,
@@ -46,7 +48,7 @@ pub struct LaunchOptions {
 }
 
 impl LaunchOptions {
-    pub fn new(policy: ApprovalPolicy, interactive: bool) -> Self {
+    pub fn new(policy: Option<ApprovalPolicy>, interactive: bool) -> Self {
         Self {
             profile: ProfileFlags::default(),
             workspace: None,
@@ -129,14 +131,18 @@ pub fn start(
     options: &LaunchOptions,
 ) -> AppResult<Launched> {
     let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
-    let (mut parts, events) = parts(&resolved, env, workspace, options)?;
+    let policy = options.policy.unwrap_or_default();
+    let (mut parts, events) = parts(&resolved, env, workspace, options, policy)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
         resolved.profile.kind,
         &resolved.profile.model,
     ));
-    agent.record_profile(profile_set(&resolved.profile, ProfileChange::Created))?;
+    agent.record_profile(ProfileSet {
+        approval: Some(policy),
+        ..profile_set(&resolved.profile, ProfileChange::Created)
+    })?;
     tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
     let note = WritingNote::new(paths, agent.id());
     Ok(Launched {
@@ -144,7 +150,7 @@ pub fn start(
         events,
         note,
         profile: resolved.profile,
-        policy: options.policy,
+        policy,
         resumed: false,
         switched: None,
         legacy: false,
@@ -175,11 +181,20 @@ pub fn resume(
         .workspace
         .clone()
         .unwrap_or_else(|| PathBuf::from(&meta.workspace));
-    let (parts, events) = parts(&chosen.resolved, env, &workspace, options)?;
+    // The flag's policy for this run, else the one the session recorded.
+    let recorded_policy = session.state().profile().and_then(|set| set.approval);
+    let policy = options.policy.or(recorded_policy).unwrap_or_default();
+    let (parts, events) = parts(&chosen.resolved, env, &workspace, options, policy)?;
     let profile = &chosen.resolved.profile;
     let mut agent =
         Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
-    if let Some(switch) = &chosen.switched {
+    // A switch carries the session's own policy on: a flag given to one
+    // resume applies to that run only.
+    let switched = chosen.switched.map(|switch| ProfileSet {
+        approval: recorded_policy,
+        ..switch
+    });
+    if let Some(switch) = &switched {
         agent.record_profile(switch.clone())?;
         tracing::info!(session = %id, kind = %switch.provider_kind, model = %switch.model, "session switched to another profile");
     }
@@ -189,9 +204,9 @@ pub fn resume(
         events,
         note: WritingNote::new(paths, id),
         profile: chosen.resolved.profile,
-        policy: options.policy,
+        policy,
         resumed: true,
-        switched: chosen.switched,
+        switched,
         legacy: chosen.legacy,
     })
 }
@@ -201,6 +216,7 @@ fn parts(
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
+    policy: ApprovalPolicy,
 ) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
     let config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
@@ -219,12 +235,7 @@ fn parts(
     } else {
         ApprovalBroker::non_interactive()
     };
-    let (mut parts, events) = agent_parts(
-        resolved,
-        tools,
-        SessionApprovals::new(options.policy),
-        broker,
-    )?;
+    let (mut parts, events) = agent_parts(resolved, tools, SessionApprovals::new(policy), broker)?;
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
     Ok((parts, events))

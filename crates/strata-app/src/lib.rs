@@ -29,6 +29,7 @@ pub mod eval;
 pub mod export;
 pub mod launch;
 pub mod library;
+pub mod live;
 pub mod manager;
 mod memory;
 pub mod outside;

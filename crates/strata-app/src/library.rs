@@ -300,7 +300,11 @@ impl App {
             let resolved = with_key(&app.paths, &config, profile, app.env())?;
             let mut session = app.store.open_writer(id)?;
             app.check_not_stale(id)?;
-            let record: ProfileSet = profile_set(&resolved.profile, ProfileChange::Switched);
+            // The session's approval policy goes on with it.
+            let record = ProfileSet {
+                approval: session.state().profile().and_then(|set| set.approval),
+                ..profile_set(&resolved.profile, ProfileChange::Switched)
+            };
             session
                 .append(strata_protocol::RecordBody::ProfileSet(record))
                 .and_then(|_| session.sync())?;

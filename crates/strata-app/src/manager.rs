@@ -86,7 +86,7 @@ impl Drop for Running {
 }
 
 impl LiveSlot {
-    fn new(launched: launch::Launched) -> Self {
+    pub(crate) fn new(launched: launch::Launched) -> Self {
         let launch::Launched {
             agent,
             events,
@@ -155,14 +155,14 @@ impl App {
         lock(&self.live.slots).get(&id).cloned()
     }
 
-    fn insert_live(&self, id: SessionId, slot: Arc<LiveSlot>) {
+    pub(crate) fn insert_live(&self, id: SessionId, slot: Arc<LiveSlot>) {
         lock(&self.live.slots).insert(id, slot);
     }
 
     /// How agents of this app are launched: the desktop's approval policy,
     /// approvals waiting for the UI.
     fn launch_options(&self) -> LaunchOptions {
-        LaunchOptions::new(self.prefs().approval_policy, true)
+        LaunchOptions::new(Some(self.prefs().approval_policy), true)
     }
 
     /// `create_session`: a session in `workspace` on the saved profile
@@ -331,7 +331,7 @@ impl App {
     /// closes the session if its settings changed meanwhile or `work`
     /// failed. The work runs in its own task, so it finishes (and its
     /// records are written) even if the caller stops waiting.
-    async fn run_exclusive<H, T, W>(
+    pub(crate) async fn run_exclusive<H, T, W>(
         self: &Arc<Self>,
         id: SessionId,
         mut sink: H,
@@ -368,14 +368,9 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
-        validate::message(&request.text)?;
-        let id = request.session_id;
         let report = self
-            .run_exclusive(id, sink, move |agent, cancel| {
-                Box::pin(agent.run_turn(request.text, cancel))
-            })
+            .run_turn(request.session_id, request.text, sink)
             .await?;
-        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
         Ok(TurnReport {
             turn_id: report.turn_id,
             outcome: report.outcome,
@@ -398,7 +393,8 @@ impl App {
     }
 
     /// A manual compaction, whole (`up_to` none) or partial (everything
-    /// before the item `up_to` names), its events to `sink`.
+    /// before the item `up_to` names), its events to `sink`, in the
+    /// contract's shape.
     pub(crate) async fn compact_with<H>(
         self: &Arc<Self>,
         id: SessionId,
@@ -409,36 +405,19 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
-        let partial = up_to.is_some();
-        let (outcome, history_items) = self
-            .run_exclusive(id, sink, move |agent, cancel| {
-                Box::pin(async move {
-                    let outcome = match &up_to {
-                        Some(item) => agent.compact_up_to(item, focus, cancel).await?,
-                        None => agent.compact_now(focus, cancel).await?,
-                    };
-                    let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
-                    Ok((outcome, history_items))
-                })
-            })
-            .await?;
-        tracing::info!(session = %id, partial, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+        let (outcome, history_items) = self.compact(id, focus, up_to, sink).await?;
         compact_outcome(outcome, history_items)
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
     pub async fn stop_turn(self: &Arc<Self>, request: StopTurn) -> CommandResult<bool> {
-        Ok(self
-            .live(request.session_id)
-            .is_some_and(|slot| slot.cancel()))
+        Ok(self.stop(request.session_id))
     }
 
     /// `answer_approval`: answers a waiting approval; `false` when none
     /// waits for `call_id`.
     pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
-        Ok(self
-            .live(request.session_id)
-            .is_some_and(|slot| slot.broker().answer(&request.call_id, request.decision)))
+        Ok(self.answer(request.session_id, &request.call_id, request.decision))
     }
 }
 

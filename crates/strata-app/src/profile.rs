@@ -30,6 +30,7 @@ pub fn profile_set(profile: &ProviderProfile, change: ProfileChange) -> ProfileS
         model: profile.model.clone(),
         profile: (profile.origin == ProfileOrigin::ConfigFile).then(|| profile.name.clone()),
         change,
+        approval: None,
     }
 }
 
@@ -43,6 +44,7 @@ pub fn legacy_profile(meta: &SessionMeta) -> Option<ProfileSet> {
         model: meta.model.clone(),
         profile: None,
         change: ProfileChange::Created,
+        approval: None,
     })
 }
 
@@ -211,6 +213,7 @@ mod tests {
             model: model.to_owned(),
             profile: Some("local".into()),
             change: ProfileChange::Created,
+            approval: None,
         }
     }
 

@@ -242,9 +242,10 @@ pub struct AgentFlags {
 
     /// Which tool calls run without asking: `ask` (writes and shell commands
     /// wait for you; refused when there is no terminal to ask on), `auto`
-    /// (everything runs), `read-only` (writes and shell refused).
-    #[arg(long, value_enum, default_value_t = ApprovalArg::Ask, value_name = "POLICY")]
-    pub approval: ApprovalArg,
+    /// (everything runs), `read-only` (writes and shell refused). Default:
+    /// `ask` for a new session; a resumed one keeps the policy it recorded.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub approval: Option<ApprovalArg>,
 
     /// When to compact: a token count (`12000`), a share of the model's
     /// window (`80%`), or tokens left in it (`left:20000`) (default: the

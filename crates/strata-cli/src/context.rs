@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use strata_app::context::estimate_after_compaction;
-use strata_core::transcript::{compact_arguments, trigger_name};
+use strata_app::transcript::text::{compact_arguments, trigger_name};
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, CompactionEntry, CompactionList, OutputKind, RecordBody, ResponseItem,
     Role, SessionContext,

@@ -1,11 +1,9 @@
 //! `strata sessions export SESSION --format md|json`: a readable Markdown
-//! transcript, or the session's records as JSON lines (strata-core's
-//! export, the desktop's too).
+//! transcript, or the session's records as JSON lines (strata-app's export,
+//! the desktop's too).
 
 use std::io::Write;
 use std::path::Path;
-
-use strata_providers::config::model_label;
 
 use crate::cli::ExportFormat;
 use crate::error::CliError;
@@ -23,7 +21,7 @@ pub fn export(
         ExportFormat::Md => strata_protocol::ExportFormat::Md,
         ExportFormat::Json => strata_protocol::ExportFormat::Json,
     };
-    let text = strata_core::export::export(&read, format, model_label)?;
+    let text = strata_app::export::render(&read, format)?;
     match output {
         Some(path) => std::fs::write(path, text).map_err(|source| CliError::Io {
             action: "write",

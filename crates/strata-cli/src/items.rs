@@ -1,16 +1,17 @@
 //! Issue 12's commands: `strata sessions show SESSION --json` (every item
 //! ever recorded, with its id), `strata pin`/`unpin SESSION ITEM`,
 //! `strata compact SESSION --undo` and `strata fork SESSION (--at ITEM |
-//! --before-compaction N)`. Each goes through strata-app's contract
-//! functions, as the desktop does, and `--json` prints their typed result.
+//! --before-compaction N)`. Each is the `App` method the desktop's command
+//! of that name calls, and `--json` prints its typed result.
 
 use std::io::Write;
 
-use strata_app::context_ops;
-use strata_protocol::{ForkPoint, ForkSession, ListSessionItems, PinItem};
+use strata_protocol::{ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction};
 
 use crate::cli::{CompactArgs, ForkArgs, PinArgs};
+use crate::error::CliError;
 use crate::launch;
+use crate::run::runtime;
 use crate::store::Context;
 use crate::style::{COMPACTION, paint};
 use crate::visible::json_safe;
@@ -27,19 +28,21 @@ fn print_json<T: serde::Serialize>(ctx: &Context, value: &T) -> crate::error::Re
 /// `strata sessions show SESSION --json`: one `SessionItems` object.
 pub fn show_items(ctx: &Context, query: &str) -> crate::error::Result<()> {
     let session_id = ctx.resolve(query)?;
-    let items = context_ops::session_items(&ctx.store, &ListSessionItems { session_id })?;
+    let items = runtime()?.block_on(ctx.app.session_items(ListSessionItems { session_id }))?;
     print_json(ctx, &items)
 }
 
 /// `strata pin|unpin SESSION ITEM`.
 pub fn pin(ctx: &Context, args: PinArgs, pinned: bool) -> crate::error::Result<()> {
-    let mut launched = launch::resume(ctx, &args.session, &args.agent, false)?;
-    let request = PinItem {
-        session_id: launched.agent.id(),
-        item: args.item,
-        pinned,
-    };
-    let result = context_ops::pin_item(&mut launched.agent, &request)?;
+    let result = runtime()?.block_on(async {
+        let opened = launch::resume(ctx, &args.session, &args.agent, false).await?;
+        let request = PinItem {
+            session_id: opened.session_id,
+            item: args.item,
+            pinned,
+        };
+        Ok::<_, CliError>(ctx.app.pin_item(request).await?)
+    })?;
     if args.agent.json {
         return print_json(ctx, &result);
     }
@@ -55,8 +58,13 @@ pub fn pin(ctx: &Context, args: PinArgs, pinned: bool) -> crate::error::Result<(
 
 /// `strata compact SESSION --undo`.
 pub fn undo(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
-    let mut launched = launch::resume(ctx, &args.session, &args.agent, false)?;
-    let result = context_ops::undo_compaction(&mut launched.agent)?;
+    let result = runtime()?.block_on(async {
+        let opened = launch::resume(ctx, &args.session, &args.agent, false).await?;
+        let request = UndoCompaction {
+            session_id: opened.session_id,
+        };
+        Ok::<_, CliError>(ctx.app.undo_compaction(request).await?)
+    })?;
     if args.agent.json {
         return print_json(ctx, &result);
     }
@@ -95,7 +103,7 @@ pub fn fork(ctx: &Context, args: ForkArgs) -> crate::error::Result<()> {
         session_id: read.meta.session_id,
         point,
     };
-    let result = context_ops::fork_session(&ctx.store, &request)?;
+    let result = runtime()?.block_on(ctx.app.fork_session(request))?;
     if args.json {
         return print_json(ctx, &result);
     }

@@ -5,12 +5,13 @@
 
 use std::path::PathBuf;
 
-use strata_app::launch::{self, LaunchOptions};
+use strata_app::launch::LaunchOptions;
+use strata_app::live::Opened;
+use strata_app::transcript::recovery_notices;
+use strata_app::transcript::text::{profile_line, recovery_text};
 use strata_protocol::{ApprovalPolicy, SessionMeta};
 use strata_providers::config::process_env;
 use strata_providers::{ProfileFlags, ProviderProfile};
-
-pub use strata_app::Launched;
 
 use crate::cli::{AgentFlags, ApprovalArg};
 use crate::error::CliError;
@@ -35,7 +36,7 @@ fn profile_flags(flags: &AgentFlags) -> ProfileFlags {
 }
 
 fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
-    let policy = approval_policy(flags.approval);
+    let policy = flags.approval.map(approval_policy);
     LaunchOptions {
         profile: profile_flags(flags),
         workspace: flags.workspace.clone(),
@@ -46,12 +47,13 @@ fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
     }
 }
 
-/// A new session in `--workspace` (default: the current folder).
-pub fn start(
+/// A new session in `--workspace` (default: the current folder), held
+/// live by the app.
+pub async fn start(
     ctx: &Context,
     flags: &AgentFlags,
     interactive: bool,
-) -> crate::error::Result<Launched> {
+) -> crate::error::Result<Opened> {
     let workspace = match &flags.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|source| CliError::Io {
@@ -60,50 +62,39 @@ pub fn start(
             source,
         })?,
     };
-    let options = options(flags, interactive);
-    Ok(launch::start(
-        &ctx.store,
-        &ctx.paths,
-        &process_env,
-        &workspace,
-        &options,
-    )?)
+    Ok(ctx
+        .app
+        .start_live(workspace, options(flags, interactive))
+        .await?)
 }
 
-/// The session `query` names, opened for writing on the profile it
-/// records (the flags switch it explicitly), in its own workspace unless
-/// `--workspace` moves it.
-pub fn resume(
+/// The session `query` names, held live by the app for writing on the
+/// profile it records (the flags switch it explicitly), in its own
+/// workspace unless `--workspace` moves it; what reopening repaired, a
+/// legacy profile and a switch are said on standard error.
+pub async fn resume(
     ctx: &Context,
     query: &str,
     flags: &AgentFlags,
     interactive: bool,
-) -> crate::error::Result<Launched> {
+) -> crate::error::Result<Opened> {
     let id = ctx.resolve(query)?;
-    let options = options(flags, interactive);
-    let launched = launch::resume(&ctx.store, &ctx.paths, &process_env, id, &options)?;
-    let recovery = launched.agent.session().recovery();
-    if let Some(torn) = &recovery.torn_tail {
+    let opened = ctx.app.resume_live(id, options(flags, interactive)).await?;
+    // What reopening repaired: the notices its `session_repaired` record
+    // makes in every transcript.
+    for notice in recovery_notices(&opened.recovery.record()) {
+        ctx.out.warn(recovery_text(&notice));
+    }
+    if opened.legacy {
         ctx.out.warn(format!(
-            "the session file ended in an unfinished line; it was moved aside ({torn:?})"
+            "this session predates recorded profiles; it resumed on {}",
+            opened.profile
         ));
     }
-    if !recovery.aborted_calls.is_empty() {
-        ctx.out.warn(format!(
-            "{} tool call(s) of an earlier run never finished; they were recorded as aborted",
-            recovery.aborted_calls.len()
-        ));
+    if let Some(switch) = &opened.switched {
+        ctx.out.warn(profile_line(switch));
     }
-    if launched.legacy {
-        ctx.out.warn(format!(
-            "this session predates recorded profiles; it resumed on {} · {}",
-            launched.profile.kind, launched.profile.model
-        ));
-    }
-    if let Some(switch) = &launched.switched {
-        ctx.out.warn(strata_core::transcript::profile_line(switch));
-    }
-    Ok(launched)
+    Ok(opened)
 }
 
 /// The profile a session would run on with these flags (its recorded one

@@ -28,7 +28,12 @@ pub fn preview(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
             profile: &profile,
             setting: args.agent.compact_threshold,
             policy: args.agent.compaction,
-            approval: approval_policy(args.agent.approval),
+            approval: args
+                .agent
+                .approval
+                .map(approval_policy)
+                .or(state.profile().and_then(|set| set.approval))
+                .unwrap_or_default(),
         },
     );
     let mut out = ctx.out.stdout();

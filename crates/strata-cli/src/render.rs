@@ -7,11 +7,13 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use strata_app::transcript::text::{
+    compact_arguments, compaction_line, decision_text, outcome_text,
+};
 use strata_core::CancellationToken;
-use strata_core::agent::ApprovalBroker;
-use strata_core::transcript::{compact_arguments, compaction_line, decision_text, outcome_text};
 use strata_protocol::{
-    AgentEvent, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure, ResponseItem, Role,
+    AgentEvent, ApprovalDecision, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure,
+    ResponseItem, Role,
     ToolCallStatus, TurnOutcome,
 };
 
@@ -21,10 +23,16 @@ use crate::terminal::Lines;
 use crate::visible::{VisibleStream, json_safe, visible_inline};
 
 /// Renders one agent's events.
+/// Answers a waiting approval (through the app, as the desktop's
+/// `answer_approval` does).
+pub type Answer = Box<dyn Fn(&str, ApprovalDecision) + Send + Sync>;
+
 pub struct Ui {
     out: Output,
     json: bool,
-    broker: ApprovalBroker,
+    /// Whether approvals wait for an answer.
+    asks: bool,
+    answer: Answer,
     /// Where approval answers come from, when someone can answer.
     lines: Option<Lines>,
     spinners: bool,
@@ -38,11 +46,12 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(out: Output, json: bool, broker: ApprovalBroker, lines: Option<Lines>) -> Self {
+    pub fn new(out: Output, json: bool, asks: bool, answer: Answer, lines: Option<Lines>) -> Self {
         Self {
             out,
             json,
-            broker,
+            asks,
+            answer,
             lines,
             spinners: !json && io::stderr().is_terminal(),
             spinner: None,
@@ -161,7 +170,7 @@ impl Ui {
                 detail,
                 ..
             } => {
-                if self.broker.is_interactive() && self.lines.is_some() {
+                if self.asks && self.lines.is_some() {
                     self.approve(call_id, summary, detail, cancel).await
                 } else {
                     self.note(paint(
@@ -314,7 +323,7 @@ impl Ui {
         detail: &str,
         cancel: &CancellationToken,
     ) -> io::Result<()> {
-        if !self.broker.is_interactive() {
+        if !self.asks {
             return Ok(());
         }
         self.settle()?;
@@ -322,7 +331,7 @@ impl Ui {
             return Ok(());
         };
         if let Some(decision) = approve::ask(self.out, lines, summary, detail, cancel).await? {
-            self.broker.answer(call_id, decision);
+            (self.answer)(call_id, decision);
         }
         Ok(())
     }

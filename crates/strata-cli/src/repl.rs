@@ -7,7 +7,7 @@ use strata_core::agent::CompactOutcome;
 
 use crate::cli::ChatArgs;
 use crate::launch;
-use crate::run::{Driver, asks_on_terminal, compact_result, runtime, turn_result};
+use crate::run::{Terminal, asks_on_terminal, compact_result, runtime, turn_result};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
 use crate::visible::visible_inline;
@@ -46,16 +46,16 @@ fn parse(line: &str) -> Input<'_> {
 
 pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
-    let launched = match &args.session {
-        Some(query) => launch::resume(ctx, query, &args.agent, interactive)?,
-        None => launch::start(ctx, &args.agent, interactive)?,
-    };
     let json = args.agent.json;
     runtime()?.block_on(async move {
-        let mut driver = Driver::new(ctx, launched, json, true, true)?;
+        let opened = match &args.session {
+            Some(query) => launch::resume(ctx, query, &args.agent, interactive).await?,
+            None => launch::start(ctx, &args.agent, interactive).await?,
+        };
+        let mut session = Terminal::new(ctx, &opened, json, true, true)?;
         let prompt_shown = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         if prompt_shown {
-            driver.ui.note(paint(DIM, HELP))?;
+            session.ui().await.note(paint(DIM, HELP))?;
         }
         loop {
             if prompt_shown {
@@ -63,48 +63,45 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                 write!(err, "{} ", paint(USER, "you›"))?;
                 err.flush()?;
             }
-            let Some(lines) = driver.ui.lines() else {
-                break;
-            };
-            let Some(line) = lines.next().await else {
-                break;
+            let line = {
+                let mut ui = session.ui().await;
+                let Some(lines) = ui.lines() else {
+                    break;
+                };
+                let Some(line) = lines.next().await else {
+                    break;
+                };
+                line
             };
             match parse(&line) {
                 Input::Empty => {}
                 Input::Quit => break,
-                Input::Help => driver.ui.note(paint(DIM, HELP))?,
-                Input::Unknown(name) => driver.ui.note(paint(
+                Input::Help => session.ui().await.note(paint(DIM, HELP))?,
+                Input::Unknown(name) => session.ui().await.note(paint(
                     WARN,
                     format!("unknown command /{name}; /help lists them"),
                 ))?,
                 Input::Prompt(prompt) => {
-                    let report = driver
-                        .interruptible(|agent, cancel| agent.run_turn(prompt, cancel))
-                        .await?;
+                    let report = session.turn(prompt.to_owned()).await?;
                     // A failed or cancelled turn was shown; the session goes on.
-                    if let Err(error) = turn_result(&report?) {
-                        driver.ui.note(paint(
+                    if let Err(error) = turn_result(&report) {
+                        session.ui().await.note(paint(
                             DIM,
                             format!("({})", visible_inline(&error.to_string())),
                         ))?;
                     }
                 }
                 Input::Compact(focus) => {
-                    let focus = focus.map(str::to_owned);
-                    let outcome = driver
-                        .interruptible(|agent, cancel| agent.compact_now(focus, cancel))
-                        .await??;
-                    let id = driver.agent.id();
-                    if let Err(error) = compact_result(&mut driver.ui, id, &outcome, json) {
-                        driver.ui.note(paint(
+                    let (outcome, items) = session.compact(focus.map(str::to_owned), None).await?;
+                    let id = session.id;
+                    let mut ui = session.ui().await;
+                    if let Err(error) = compact_result(&mut ui, id, &outcome, json) {
+                        ui.note(paint(
                             DIM,
                             format!("({})", visible_inline(&error.to_string())),
                         ))?;
                     } else if matches!(outcome, CompactOutcome::Compacted(_)) && !json {
-                        let items = driver.agent.history().len();
-                        driver
-                            .ui
-                            .note(paint(BOLD, format!("history now {items} items")))?;
+                        ui.note(paint(BOLD, format!("history now {items} items")))?;
                     }
                 }
             }

@@ -1,14 +1,15 @@
 //! `strata run`, `strata resume` and `strata compact`: one turn (or one
-//! compaction) of an agent, its events shown as they arrive, Ctrl+C once to
-//! cancel and twice to exit.
+//! compaction) through strata-app's `App`, as the desktop runs them, its
+//! events shown as they arrive, Ctrl+C once to stop and twice to exit.
 
 use std::future::Future;
+use std::sync::{Arc, PoisonError};
 
-use strata_app::catalog::WritingNote;
+use strata_app::App;
+use strata_app::error::AppResult;
+use strata_app::live::Opened;
 use strata_core::CancellationToken;
-use strata_core::agent::{
-    Agent, CompactOutcome, EventHandler, EventReceiver, TurnReport, forward_events,
-};
+use strata_core::agent::{CompactOutcome, EventHandler, TurnReport};
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactFinished, CompactResult, EventEnvelope,
     OutputKind, SessionId, TurnOutcome,
@@ -16,8 +17,8 @@ use strata_protocol::{
 
 use crate::cli::{AgentFlags, ApprovalArg, CompactArgs, ResumeArgs, RunArgs};
 use crate::error::CliError;
-use crate::launch::{self, Launched};
-use crate::render::Ui;
+use crate::launch;
+use crate::render::{Answer, Ui};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, paint};
 use crate::terminal::{self, Interrupts, Lines};
@@ -26,36 +27,39 @@ use crate::visible::visible_inline;
 /// `strata run -p PROMPT [flags]`.
 pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
-    let launched = launch::start(ctx, &args.agent, interactive)?;
-    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+    runtime()?.block_on(async move {
+        let opened = launch::start(ctx, &args.agent, interactive).await?;
+        one_turn(ctx, &opened, &args.agent, args.prompt, interactive).await
+    })
 }
 
 /// `strata resume SESSION -p PROMPT [flags]`.
 pub fn resume(ctx: &Context, args: ResumeArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
-    let launched = launch::resume(ctx, &args.session, &args.agent, interactive)?;
-    one_turn(ctx, launched, &args.agent, args.prompt, interactive)
+    runtime()?.block_on(async move {
+        let opened = launch::resume(ctx, &args.session, &args.agent, interactive).await?;
+        let asks = interactive && opened.policy == ApprovalPolicy::Ask;
+        one_turn(ctx, &opened, &args.agent, args.prompt, asks).await
+    })
 }
 
-/// Whether approvals are asked on the terminal: `ask` with a person there.
+/// Whether approvals may be asked on the terminal: a person is there and
+/// no flag chose a policy other than `ask` (a resumed session without the
+/// flag keeps its recorded one, which may be `ask`).
 pub fn asks_on_terminal(flags: &AgentFlags) -> bool {
-    flags.approval == ApprovalArg::Ask && terminal::is_interactive()
+    flags.approval.is_none_or(|arg| arg == ApprovalArg::Ask) && terminal::is_interactive()
 }
 
-fn one_turn(
+async fn one_turn(
     ctx: &Context,
-    launched: Launched,
+    opened: &Opened,
     flags: &AgentFlags,
     prompt: String,
     interactive: bool,
 ) -> crate::error::Result<()> {
-    runtime()?.block_on(async move {
-        let mut driver = Driver::new(ctx, launched, flags.json, interactive, true)?;
-        let report = driver
-            .interruptible(|agent, cancel| agent.run_turn(prompt, cancel))
-            .await?;
-        turn_result(&report?)
-    })
+    let mut session = Terminal::new(ctx, opened, flags.json, interactive, true)?;
+    let report = session.turn(prompt).await?;
+    turn_result(&report)
 }
 
 /// `strata compact SESSION [--focus TEXT] [flags]`.
@@ -66,100 +70,119 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
     if args.undo {
         return crate::items::undo(ctx, &args);
     }
-    let launched = launch::resume(ctx, &args.session, &args.agent, false)?;
     let json = args.agent.json;
     runtime()?.block_on(async move {
-        let mut driver = Driver::new(ctx, launched, json, false, false)?;
-        let outcome = match args.up_to {
-            Some(item) => {
-                let item = strata_app::validate::item_query(&item).map_err(CliError::from)?;
-                driver
-                    .interruptible(|agent, cancel| async move {
-                        agent.compact_up_to(&item, args.focus, cancel).await
-                    })
-                    .await??
-            }
-            None => {
-                driver
-                    .interruptible(|agent, cancel| agent.compact_now(args.focus, cancel))
-                    .await??
-            }
-        };
-        let id = driver.agent.id();
-        compact_result(&mut driver.ui, id, &outcome, json)
+        let opened = launch::resume(ctx, &args.session, &args.agent, false).await?;
+        let mut session = Terminal::new(ctx, &opened, json, false, false)?;
+        let (outcome, _) = session.compact(args.focus, args.up_to).await?;
+        let id = session.id;
+        compact_result(&mut *session.ui().await, id, &outcome, json)
     })
 }
 
-/// A launched agent at work on a terminal: its events shown by `ui`, and
-/// Ctrl+C cancelling what [`Self::interruptible`] runs. Made inside the
-/// runtime.
-pub struct Driver {
-    pub agent: Agent,
-    /// The index's mark that the session is open for writing; dropped after
-    /// the agent, which closes the file.
-    _note: WritingNote,
-    events: EventReceiver,
-    pub ui: Ui,
+/// A session the app holds live, at work on a terminal: its events shown
+/// by the [`Ui`], turns and compactions run through the same `App`
+/// methods as the desktop's, Ctrl+C calling the same stop as its Stop
+/// button. Made inside the runtime.
+pub struct Terminal {
+    app: Arc<App>,
+    pub id: SessionId,
+    ui: Arc<tokio::sync::Mutex<Ui>>,
     interrupts: Interrupts,
 }
 
-impl Driver {
+impl Terminal {
     /// Installs the Ctrl+C handler, reads typed lines when `lines` (for
     /// approvals and the REPL), and announces the session (see
     /// [`announce`]).
     pub fn new(
         ctx: &Context,
-        launched: Launched,
+        opened: &Opened,
         json: bool,
         lines: bool,
         turns: bool,
     ) -> crate::error::Result<Self> {
         let interrupts = Interrupts::install(ctx.out);
         let lines = lines.then(Lines::spawn);
-        let mut ui = Ui::new(ctx.out, json, launched.agent.broker().clone(), lines);
-        announce(&mut ui, &launched, json, turns)?;
-        let Launched {
-            agent,
-            events,
-            note,
-            ..
-        } = launched;
+        let app = Arc::clone(&ctx.app);
+        let id = opened.session_id;
+        let answers = Arc::clone(&app);
+        let answer: Answer = Box::new(move |call_id: &str, decision| {
+            answers.answer(id, call_id, decision);
+        });
+        let mut ui = Ui::new(ctx.out, json, opened.asks, answer, lines);
+        announce(&mut ui, opened, json, turns)?;
         Ok(Self {
-            agent,
-            _note: note,
-            events,
-            ui,
+            app,
+            id,
+            ui: Arc::new(tokio::sync::Mutex::new(ui)),
             interrupts,
         })
     }
 
-    /// Runs the work `start` begins on the agent with a fresh cancellation
-    /// token (Ctrl+C cancels it), showing the agent's events meanwhile.
-    pub async fn interruptible<'a, T, F>(
-        &'a mut self,
-        start: impl FnOnce(&'a mut Agent, CancellationToken) -> F,
+    /// The terminal's view, between turns.
+    pub async fn ui(&self) -> tokio::sync::MutexGuard<'_, Ui> {
+        self.ui.lock().await
+    }
+
+    /// One turn of `prompt` (`App::run_turn`, as the desktop's `send_message`).
+    pub async fn turn(&mut self, prompt: String) -> crate::error::Result<TurnReport> {
+        let (app, id) = (Arc::clone(&self.app), self.id);
+        self.interruptible(|sink| async move { app.run_turn(id, prompt, sink).await })
+            .await
+    }
+
+    /// A manual compaction (`App::compact`, as the desktop's `compact_now`
+    /// and `compact_up_to`).
+    pub async fn compact(
+        &mut self,
+        focus: Option<String>,
+        up_to: Option<String>,
+    ) -> crate::error::Result<(CompactOutcome, u32)> {
+        let (app, id) = (Arc::clone(&self.app), self.id);
+        self.interruptible(|sink| async move { app.compact(id, focus, up_to, sink).await })
+            .await
+    }
+
+    /// Runs `work` with a sink showing its events; Ctrl+C meanwhile stops
+    /// it through `App::stop`. If the output fails (a closed pipe), the
+    /// work is stopped the same way and still driven to its end, so the
+    /// session is left as a cancellation leaves it, and the output error is
+    /// returned.
+    async fn interruptible<T, F>(
+        &mut self,
+        work: impl FnOnce(Shown) -> F,
     ) -> crate::error::Result<T>
     where
-        F: Future<Output = T>,
+        F: Future<Output = AppResult<T>>,
     {
-        let Self {
-            agent,
-            events,
-            ui,
-            interrupts,
-            ..
-        } = self;
-        let cancel = interrupts.begin();
-        let result = drive(start(agent, cancel.clone()), events, ui, &cancel).await?;
-        interrupts.end();
-        Ok(result)
+        let (app, id) = (Arc::clone(&self.app), self.id);
+        let prompt = self.interrupts.begin(Box::new(move || {
+            app.stop(id);
+        }));
+        let failed = Arc::new(std::sync::Mutex::new(None));
+        let shown = Shown {
+            ui: Arc::clone(&self.ui),
+            app: Arc::clone(&self.app),
+            id,
+            prompt,
+            failed: Arc::clone(&failed),
+        };
+        let result = work(shown).await;
+        self.interrupts.end();
+        let failure = failed.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(error) = failure {
+            return Err(error.into());
+        }
+        self.ui().await.settle()?;
+        Ok(result?)
     }
 }
 
 /// The session line: on standard error first, and as the first `--json`
 /// line; `turns` adds what happens to approvals without a terminal.
-fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate::error::Result<()> {
-    let verb = if launched.resumed {
+fn announce(ui: &mut Ui, opened: &Opened, json: bool, turns: bool) -> crate::error::Result<()> {
+    let verb = if opened.resumed {
         "resumed session"
     } else {
         "session"
@@ -167,62 +190,47 @@ fn announce(ui: &mut Ui, launched: &Launched, json: bool, turns: bool) -> crate:
     ui.note(format!(
         "{} {}{}",
         paint(BOLD, verb),
-        paint(BOLD, launched.agent.id()),
-        paint(DIM, format!(" · {}", visible_inline(&launched.details())))
+        paint(BOLD, opened.session_id),
+        paint(DIM, format!(" · {}", visible_inline(&opened.details)))
     ))?;
-    if turns
-        && launched.policy == ApprovalPolicy::Ask
-        && !launched.agent.broker().is_interactive()
-        && !json
-    {
+    if turns && opened.policy == ApprovalPolicy::Ask && !opened.asks && !json {
         ui.note(paint(
             DIM,
             "no terminal to ask on: writes and shell commands will be refused (--approval auto runs them)",
         ))?;
     }
     if json {
-        ui.json_line(&launched.started_line())?;
+        ui.json_line(&opened.started)?;
     }
     Ok(())
 }
 
-/// Runs `work` while showing the agent's events; the events still queued
-/// when it finishes are shown too. If the output fails (a closed pipe),
-/// the work is cancelled and still driven to its end, so the session is
-/// left as a cancellation leaves it, and the output error is returned.
-async fn drive<T>(
-    work: impl Future<Output = T>,
-    events: &mut EventReceiver,
-    ui: &mut Ui,
-    cancel: &CancellationToken,
-) -> crate::error::Result<T> {
-    let mut shown = Shown {
-        ui,
-        cancel,
-        failed: None,
-    };
-    let result = forward_events(work, events, &mut shown).await;
-    if let Some(error) = shown.failed {
-        return Err(error.into());
-    }
-    ui.settle()?;
-    Ok(result)
+/// The terminal's event sink: shows events until the output fails, then
+/// stops the work.
+pub struct Shown {
+    ui: Arc<tokio::sync::Mutex<Ui>>,
+    app: Arc<App>,
+    id: SessionId,
+    /// Cancelled by Ctrl+C: an approval question stops waiting.
+    prompt: CancellationToken,
+    failed: Arc<std::sync::Mutex<Option<std::io::Error>>>,
 }
 
-/// Shows events until the output fails, then cancels the work.
-struct Shown<'a> {
-    ui: &'a mut Ui,
-    cancel: &'a CancellationToken,
-    failed: Option<std::io::Error>,
-}
-
-impl EventHandler for Shown<'_> {
+impl EventHandler for Shown {
     async fn handle(&mut self, envelope: EventEnvelope) {
-        if self.failed.is_none()
-            && let Err(error) = self.ui.handle(&envelope, self.cancel).await
+        if self
+            .failed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
         {
-            self.cancel.cancel();
-            self.failed = Some(error);
+            return;
+        }
+        let shown = self.ui.lock().await.handle(&envelope, &self.prompt).await;
+        if let Err(error) = shown {
+            self.app.stop(self.id);
+            self.prompt.cancel();
+            *self.failed.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
         }
     }
 }

@@ -1,14 +1,16 @@
 //! `strata sessions show SESSION`: the transcript on a terminal (or as plain
-//! text when piped).
+//! text when piped): the same entries strata-app folds for the desktop, the
+//! session's instructions under the header.
 
 use std::io::Write;
 
-use strata_core::store::SessionRead;
-use strata_core::transcript::{
-    Entry, compact_arguments, compaction_line, decision_text, entries, error_text, outcome_text,
-    profile_line,
+use strata_app::transcript::text::{
+    compact_arguments, compaction_line, decision_text, error_text, lower_first, outcome_text,
+    trigger_name,
 };
-use strata_protocol::Role;
+use strata_app::transcript::{TurnNumbers, from_read, instructions};
+use strata_core::store::SessionRead;
+use strata_protocol::{CompactionProblem, ToolEntry, TranscriptEntry};
 use strata_providers::config::model_label;
 
 use crate::store::Context;
@@ -24,7 +26,19 @@ pub fn show(ctx: &Context, query: &str) -> crate::error::Result<()> {
     let read = ctx.browse(query)?;
     let mut out = ctx.out.stdout();
     write!(out, "{}", header(&read))?;
-    for entry in entries(&read) {
+    for (role, text) in instructions(&read.records) {
+        write!(
+            out,
+            "{}\n{}",
+            paint(DIM, role.as_str()),
+            paint(DIM, indented(text, "  "))
+        )?;
+    }
+    let mut turns = TurnNumbers::default();
+    for entry in from_read(&read) {
+        if let Some(number) = turns.starts(&entry) {
+            write!(out, "\n{}\n", paint(DIM, format!("── turn {number} ──")))?;
+        }
         write!(out, "{}", render(&entry))?;
     }
     Ok(())
@@ -56,140 +70,150 @@ fn header(read: &SessionRead) -> String {
     )
 }
 
-fn render(entry: &Entry<'_>) -> String {
+/// One entry as terminal text.
+pub fn render(entry: &TranscriptEntry) -> String {
+    let line = |style, text: String| format!("{}\n", paint(style, visible_inline(&text)));
     match entry {
-        Entry::Title(title) => format!(
-            "{}\n",
-            paint(DIM, format!("renamed to \"{}\"", visible_inline(title)))
-        ),
-        Entry::Profile(profile) => {
-            format!("{}\n", paint(DIM, visible_inline(&profile_line(profile))))
+        TranscriptEntry::User { text, .. } => {
+            format!("{}\n{}", paint(USER, "you"), indented(text, "  "))
         }
-        Entry::TurnStarted { number, at } => format!(
-            "\n{}\n",
-            paint(
-                DIM,
-                format!("── turn {number} · {} ──", at.format("%Y-%m-%d %H:%M:%S"))
-            )
-        ),
-        Entry::Message {
-            role,
-            content,
+        TranscriptEntry::Assistant {
+            text,
             model,
+            unsaved,
+            ..
         } => {
-            let label = match (role, model) {
-                (Role::System, _) => paint(DIM, "system"),
-                (Role::Developer, _) => paint(DIM, "developer"),
-                (Role::User, _) => paint(USER, "you"),
-                (Role::Assistant, Some(model)) => {
-                    let label = model_label(model);
-                    paint(ASSISTANT, format!("assistant ({})", visible_inline(label)))
-                }
-                (Role::Assistant, None) => paint(ASSISTANT, "assistant"),
+            let label = match model {
+                Some(model) => paint(
+                    ASSISTANT,
+                    format!("assistant ({})", visible_inline(model_label(model))),
+                ),
+                None => paint(ASSISTANT, "assistant"),
             };
-            let body = if matches!(role, Role::System | Role::Developer) {
-                paint(DIM, indented(content, "  "))
-            } else {
-                indented(content, "  ")
+            let unsaved = match unsaved {
+                Some(_) => paint(DIM, " (not saved: the turn ended before the answer did)"),
+                None => String::new(),
             };
-            format!("{label}\n{body}")
+            format!("{label}{unsaved}\n{}", indented(text, "  "))
         }
-        Entry::ToolCall { name, arguments } => format!(
-            "{} {}\n",
-            paint(TOOL, format!("→ {}", visible_inline(name))),
-            one_line(&compact_arguments(arguments), 160)
-        ),
-        Entry::ToolOutput { name, output } => {
-            let name = visible_inline(name.unwrap_or("tool output"));
-            let label = paint(TOOL, format!("← {name}"));
-            format!("{label}\n{}", folded(output))
+        TranscriptEntry::Tool(tool) => tool_card(tool),
+        TranscriptEntry::Compaction {
+            summary,
+            state_sheet,
+            undone,
+            ..
+        } => {
+            let mut text = format!(
+                "\n{}\n{}{}",
+                paint(COMPACTION, format!("══ {} ══", compaction_line(summary))),
+                paint(DIM, indented(&summary.metadata.reason, "  ")),
+                indented(&summary.summary, "  ")
+            );
+            if let Some(sheet) = state_sheet {
+                text.push_str(&paint(DIM, indented(sheet, "  ")));
+            }
+            if *undone {
+                text.push_str(&line(DIM, "  (this compaction was undone)".to_owned()));
+            }
+            text.push('\n');
+            text
         }
-        Entry::FullToolOutput(full) => format!(
-            "{}\n",
-            paint(
-                DIM,
-                format!(
-                    "  (the output above was capped in the history; the full {} characters are kept, see `strata sessions export`)",
-                    full.chars().count()
-                )
-            )
+        TranscriptEntry::Eviction { eviction, .. } => line(
+            COMPACTION,
+            format!(
+                "── {} older tool outputs ({} chars) evicted from the model's view; the originals stay above ──",
+                eviction.evicted.len(),
+                eviction.evicted.iter().map(|e| e.chars).sum::<u64>()
+            ),
         ),
-        Entry::Reasoning { provider } => {
-            let provider = visible_inline(provider);
-            format!("{}\n", paint(DIM, format!("({provider} reasoning)")))
+        TranscriptEntry::Policy { policy, .. } => line(
+            DIM,
+            format!("compaction policy: {}", policy.policy.as_str()),
+        ),
+        TranscriptEntry::Error {
+            message,
+            model_error,
+            ..
+        } => line(
+            ERROR,
+            format!("error: {}", error_text(message, model_error.as_ref())),
+        ),
+        TranscriptEntry::CompactionProblem {
+            problem,
+            message,
+            trigger,
+            ..
+        } => {
+            let what = match problem {
+                CompactionProblem::SummaryFailed => "compaction failed",
+                CompactionProblem::Refused => "compaction refused by the rule check",
+            };
+            let trigger = trigger
+                .map(|trigger| format!(" ({})", trigger_name(trigger)))
+                .unwrap_or_default();
+            line(WARN, format!("{what}{trigger}: {message}"))
         }
-        Entry::Compaction(summary) => format!(
-            "\n{}\n{}{}\n",
-            paint(COMPACTION, format!("══ {} ══", compaction_line(summary))),
-            paint(DIM, indented(&summary.metadata.reason, "  ")),
-            indented(&summary.summary, "  ")
+        TranscriptEntry::Retry {
+            attempt,
+            of,
+            delay_ms,
+            cause,
+            ..
+        } => line(
+            DIM,
+            format!("retry {attempt}/{of} in {delay_ms} ms: {cause}"),
         ),
-        Entry::StateSheet(text) => format!("{}\n", paint(DIM, indented(text, "  "))),
-        Entry::Eviction { outputs, chars } => format!(
-            "{}\n",
-            paint(
-                COMPACTION,
-                format!(
-                    "── {outputs} older tool outputs ({chars} chars) evicted from the model's view; the originals stay above ──"
-                )
-            )
-        ),
-        Entry::ContextNote(note) => format!(
-            "{}\n",
-            paint(COMPACTION, format!("── {} ──", visible_inline(note)))
-        ),
-        Entry::Approval { tool, decision } => format!(
-            "{}\n",
-            paint(
-                WARN,
-                format!(
-                    "approval: {} {}",
-                    visible_inline(tool),
-                    decision_text(*decision)
-                )
-            )
-        ),
-        Entry::Retry(retry) => format!(
-            "{}\n",
-            paint(
-                DIM,
-                format!(
-                    "retry {}/{} in {} ms: {}",
-                    retry.attempt,
-                    retry.of,
-                    retry.delay_ms,
-                    visible_inline(&retry.cause)
-                )
-            )
-        ),
-        Entry::Error(error) => format!(
-            "{}\n",
-            paint(
-                ERROR,
-                format!("error: {}", visible_inline(&error_text(error)))
-            )
-        ),
-        Entry::TurnFinished { outcome, rounds } => {
+        TranscriptEntry::TurnEnd {
+            outcome, rounds, ..
+        } => {
             let rounds = match rounds {
                 1 => "1 round".to_owned(),
                 n => format!("{n} rounds"),
             };
-            format!(
-                "{}\n",
-                paint(DIM, format!("turn {} · {rounds}", outcome_text(*outcome)))
-            )
+            line(DIM, format!("turn {} · {rounds}", outcome_text(*outcome)))
         }
-        Entry::Unknown(record_type) => format!(
+        TranscriptEntry::Notice { text, .. } => line(DIM, lower_first(text)),
+        TranscriptEntry::Recovery { text, .. } => line(WARN, format!("recovered: {text}")),
+    }
+}
+
+/// A tool call, its output (folded after a few lines) and its approval.
+fn tool_card(tool: &ToolEntry) -> String {
+    let name = visible_inline(&tool.name);
+    let mut text = format!(
+        "{} {}\n",
+        paint(TOOL, format!("→ {name}")),
+        one_line(&compact_arguments(&tool.arguments), 160)
+    );
+    if let Some(output) = &tool.output {
+        text.push_str(&format!(
+            "{}\n{}",
+            paint(TOOL, format!("← {name}")),
+            folded(&output.preview)
+        ));
+        if tool.capped {
+            text.push_str(&format!(
+                "{}\n",
+                paint(
+                    DIM,
+                    format!(
+                        "  (the output was capped in the history; the full {} characters are kept, see `strata sessions export`)",
+                        output.chars
+                    )
+                )
+            ));
+        }
+    }
+    if let Some(decision) = tool.approval.as_ref().and_then(|a| a.decision) {
+        text.push_str(&format!(
             "{}\n",
             paint(
-                DIM,
-                format!(
-                    "(a \"{}\" record from a newer Strata, not shown)",
-                    visible_inline(record_type)
-                )
+                WARN,
+                format!("approval: {name} {}", decision_text(decision))
             )
-        ),
+        ));
     }
+    text
 }
 
 /// A tool output indented, cut after [`OUTPUT_LINES`] lines.

@@ -2,6 +2,8 @@
 //! folder), a session named by id or unique prefix, and the warnings a
 //! browsing read owes the person.
 
+use std::sync::Arc;
+
 use strata_app::App;
 use strata_core::store::{ReadMode, SessionRead};
 use strata_core::{SessionStore, StrataPaths};
@@ -13,7 +15,7 @@ use crate::style::Output;
 /// What every command works with: where sessions live and how to write.
 pub struct Context {
     /// The application layer the desktop uses too.
-    pub app: App,
+    pub app: Arc<App>,
     pub paths: StrataPaths,
     pub store: SessionStore,
     pub out: Output,
@@ -23,7 +25,7 @@ impl Context {
     pub fn from_env(out: Output) -> strata_core::Result<Self> {
         let paths = StrataPaths::from_env()?;
         let store = SessionStore::from_paths(&paths);
-        let app = App::new(paths.clone(), process_env);
+        let app = Arc::new(App::new(paths.clone(), process_env));
         Ok(Self {
             app,
             paths,

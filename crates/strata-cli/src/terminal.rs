@@ -21,18 +21,21 @@ pub fn is_interactive() -> bool {
 }
 
 /// Ctrl+C handling shared by the turn runner and the signal task.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Interrupts {
     inner: Arc<InterruptState>,
 }
 
-#[derive(Debug)]
 struct InterruptState {
     /// Presses since the current turn (or prompt) began.
     presses: AtomicU32,
-    /// The running turn's token, if a turn runs.
-    current: Mutex<Option<CancellationToken>>,
+    /// What runs now, if anything: the token its questions wait on, and
+    /// how to stop it.
+    current: Mutex<Option<(CancellationToken, Arc<Stop>)>>,
 }
+
+/// Stops what runs (the app's stop, as the desktop's Stop button).
+pub type Stop = Box<dyn Fn() + Send + Sync>;
 
 impl Interrupts {
     /// Installs the Ctrl+C handler on the current runtime (call it inside one).
@@ -82,8 +85,9 @@ impl Interrupts {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let message = match current {
-            Some(token) => {
+            Some((token, stop)) => {
                 token.cancel();
+                stop();
                 "cancelling the turn… (Ctrl+C again to exit)"
             }
             None => "press Ctrl+C again to exit",
@@ -91,15 +95,16 @@ impl Interrupts {
         let _ = writeln!(out.stderr(), "\n{}", paint(WARN, message));
     }
 
-    /// A fresh token for a turn about to run; Ctrl+C cancels it.
-    pub fn begin(&self) -> CancellationToken {
+    /// A turn about to run: Ctrl+C calls `stop` and cancels the token
+    /// returned (which a question on the terminal waits on).
+    pub fn begin(&self, stop: Stop) -> CancellationToken {
         let token = CancellationToken::new();
         self.inner.presses.store(0, Ordering::SeqCst);
         *self
             .inner
             .current
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(token.clone());
+            .unwrap_or_else(PoisonError::into_inner) = Some((token.clone(), Arc::new(stop)));
         token
     }
 

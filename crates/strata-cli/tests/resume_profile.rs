@@ -173,6 +173,7 @@ fn a_recorded_profile_that_is_gone_or_needs_a_missing_key_stops_the_resume_with_
             model: "claude-sonnet-4-5".into(),
             profile: None,
             change: ProfileChange::Switched,
+            approval: None,
         }))
         .unwrap();
     drop(session);
@@ -199,5 +200,63 @@ fn a_session_from_before_recorded_profiles_resumes_on_its_kind_and_model_and_say
     assert!(
         resumed.stderr.contains("predates recorded profiles"),
         "{resumed:#?}"
+    );
+}
+
+#[test]
+fn a_session_run_with_approval_auto_resumes_as_auto_unless_a_flag_chooses_another() {
+    use support::server::{sse_call, sse_text};
+    // The run answers; each resume's first round writes a file, then answers.
+    let write = |n: usize, path: &str| {
+        Reply::Sse(sse_call(
+            &format!("call_{n}"),
+            "write_file",
+            &serde_json::json!({"path": path, "content": "auto"}),
+            100,
+            10,
+        ))
+    };
+    let server = ResponsesServer::start(move |n, _| match n {
+        1 => write(n, "kept.txt"),
+        3 => write(n, "refused.txt"),
+        _ => Reply::Sse(sse_text("Done.", 100, 5)),
+    });
+    let home = Home::new();
+    let run = home.run(&support::responses_run(
+        "Start",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr).to_string();
+
+    // No --approval: the recorded `auto`, so the write runs with no one to ask.
+    let resumed = home.run(&["resume", &id, "-p", "Write it", "--json"]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    let first: SessionStarted =
+        serde_json::from_str(resumed.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first.approval, strata_protocol::ApprovalPolicy::Auto);
+    assert!(resumed.stderr.contains("approval auto"), "{resumed:#?}");
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.path().join("kept.txt")).unwrap(),
+        "auto"
+    );
+
+    // A flag wins for its run, and the session keeps its own policy.
+    let flagged = home.run(&[
+        "resume",
+        &id,
+        "-p",
+        "Write another",
+        "--approval",
+        "read-only",
+    ]);
+    assert_eq!(flagged.code, 0, "{flagged:#?}");
+    assert!(!home.workspace.path().join("refused.txt").exists());
+    let recorded = profile_records(&home, announced_id(&run.stderr));
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(
+        recorded[0].approval,
+        Some(strata_protocol::ApprovalPolicy::Auto)
     );
 }

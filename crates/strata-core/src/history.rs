@@ -251,6 +251,7 @@ impl History {
             | RecordBody::CompactionGuard(_)
             | RecordBody::SessionForked(_)
             | RecordBody::CompactionRefused(_)
+            | RecordBody::SessionRepaired(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

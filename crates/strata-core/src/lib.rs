@@ -14,7 +14,6 @@ pub mod recall;
 pub mod session;
 pub mod store;
 pub mod tools;
-pub mod transcript;
 pub mod undo_point;
 
 pub use agent::{

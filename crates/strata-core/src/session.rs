@@ -10,7 +10,7 @@ use std::path::Path;
 
 use strata_protocol::{
     CompactionSummary, ItemId, Record, RecordBody, ResponseItem, RoundId, SessionId, SessionMeta,
-    TitleSet, TokenUsage, TokenUsageRecord,
+    SessionRepaired, TitleSet, TokenUsage, TokenUsageRecord, TornTailMoved,
 };
 
 use crate::error::{CoreError, Result};
@@ -34,6 +34,22 @@ pub struct Recovery {
 impl Recovery {
     pub fn is_empty(&self) -> bool {
         self.torn_tail.is_none() && self.aborted_calls.is_empty()
+    }
+
+    /// The `session_repaired` record that says so.
+    pub fn record(&self) -> SessionRepaired {
+        SessionRepaired {
+            torn_tail: self.torn_tail.as_ref().map(|torn| TornTailMoved {
+                bytes: torn.bytes,
+                // Its name: it is beside the session file.
+                sidecar: torn
+                    .sidecar
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            }),
+            aborted_calls: self.aborted_calls.clone(),
+        }
     }
 }
 
@@ -86,10 +102,14 @@ impl LiveSession {
                 ABORTED_TOOL_OUTPUT,
             ))?;
         }
-        if !pending.is_empty() {
+        session.recovery.aborted_calls = pending;
+        if !session.recovery.is_empty() {
+            // Said in the file itself, so every transcript shows it where
+            // it happened.
+            let repaired = session.recovery.record();
+            session.append(RecordBody::SessionRepaired(repaired))?;
             session.sync()?;
         }
-        session.recovery.aborted_calls = pending;
         Ok(session)
     }
 

@@ -368,6 +368,7 @@ async fn switched_to_a_smaller_window(
                 model: harness.config.model.clone(),
                 profile: Some("small".into()),
                 change: strata_protocol::ProfileChange::Switched,
+                approval: None,
             })
             .unwrap();
     }

@@ -167,7 +167,7 @@ fn a_corrupt_record_after_the_checkpoint_fails_the_resume_with_its_line() {
 }
 
 #[test]
-fn a_torn_tail_after_a_checkpoint_is_moved_aside_on_resume() {
+fn a_torn_tail_after_a_checkpoint_is_moved_aside_on_resume_and_the_repair_recorded() {
     let (_dir, store) = store();
     let session = compacted(&store, 1, 10);
     let live = session.state().clone();
@@ -180,8 +180,19 @@ fn a_torn_tail_after_a_checkpoint_is_moved_aside_on_resume() {
     let resumed = store.open_writer(id).unwrap();
     let repair = resumed.recovery().torn_tail.clone().unwrap();
     assert_eq!(repair.bytes, 48);
-    assert_eq!(std::fs::metadata(&path).unwrap().len(), complete);
-    assert_eq!(resumed.state(), &live);
+    // The torn bytes are gone; the one record after the complete lines
+    // says what was repaired, and the state is the live one plus it.
+    let bytes = std::fs::read(&path).unwrap();
+    let added = &bytes[usize::try_from(complete).unwrap()..];
+    let record: strata_protocol::Record = serde_json::from_slice(added.trim_ascii_end()).unwrap();
+    let RecordBody::SessionRepaired(repaired) = &record.body else {
+        panic!("{record:?}");
+    };
+    assert_eq!(repaired.torn_tail.as_ref().map(|torn| torn.bytes), Some(48));
+    assert!(repaired.aborted_calls.is_empty());
+    let mut expected = live;
+    expected.fold(&record);
+    assert_eq!(resumed.state(), &expected);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use strata_core::store::SessionStore;
 use strata_protocol::SessionId;
 
 mod store_support;
-use store_support::{append_raw, closed_session, insert_line, store};
+use store_support::{append_raw, closed_session, insert_line, intact_then_repaired, store};
 
 const TORN: &[u8] =
     br#"{"v":1,"ts":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type":"mess"#;
@@ -105,6 +105,10 @@ fn a_valid_file_with_a_torn_tail_is_still_repaired() {
     assert_eq!(repair.bytes, TORN.len() as u64);
     assert_eq!(std::fs::read(&repair.sidecar).unwrap(), TORN);
     assert_eq!(other_files(&store), vec![repair.sidecar.clone()]);
-    assert_eq!(std::fs::read(&path).unwrap(), intact);
+    let repaired = intact_then_repaired(&path, &intact);
+    assert_eq!(
+        repaired.torn_tail.map(|torn| torn.bytes),
+        Some(repair.bytes)
+    );
     assert_eq!(session.history().len(), 3);
 }

@@ -12,7 +12,7 @@ use strata_core::{ABORTED_TOOL_OUTPUT, CoreError, LiveSession};
 use strata_protocol::{RecordBody, ResponseItem, SessionId, UnknownRecord};
 
 mod store_support;
-use store_support::{append_raw, closed_session, insert_line, store};
+use store_support::{append_raw, closed_session, insert_line, intact_then_repaired, store};
 
 fn sidecars(store: &SessionStore, id: SessionId) -> Vec<PathBuf> {
     let prefix = format!("{id}.jsonl.torn-");
@@ -60,10 +60,12 @@ fn torn_tail_is_moved_aside_and_truncated_with_earlier_records_intact() {
     assert_eq!(repair.bytes, torn.len() as u64);
     assert_eq!(sidecars(&store, id), std::slice::from_ref(&repair.sidecar));
     assert_eq!(std::fs::read(&repair.sidecar).unwrap(), torn);
+    // Truncated to the last newline, earlier bytes untouched, the repair
+    // recorded after them.
+    let repaired = intact_then_repaired(&path, &intact);
     assert_eq!(
-        std::fs::read(&path).unwrap(),
-        intact,
-        "truncated to the last newline, earlier bytes untouched"
+        repaired.torn_tail.map(|torn| torn.bytes),
+        Some(repair.bytes)
     );
     assert_eq!(session.history(), &before);
 
@@ -73,7 +75,7 @@ fn torn_tail_is_moved_aside_and_truncated_with_earlier_records_intact() {
     drop(session);
     let read = store.open_reader(id, ReadMode::Strict).unwrap();
     assert!(read.report.is_clean());
-    assert_eq!(read.records.len(), 5);
+    assert_eq!(read.records.len(), 6);
     assert!(std::fs::read(&path).unwrap().starts_with(&intact));
 }
 

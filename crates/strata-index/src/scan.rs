@@ -152,6 +152,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::ItemPin(_)
         | RecordBody::CompactionUndone(_)
         | RecordBody::CompactionRefused(_)
+        | RecordBody::SessionRepaired(_)
         | RecordBody::Unknown(_) => {}
     }
 }

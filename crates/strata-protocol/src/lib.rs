@@ -83,13 +83,13 @@ pub use recent::{GetRecent, Recent, RememberOpen};
 pub use records::{
     ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionSpan, ErrorRecord,
     FIRST_RECORD_FORMAT_VERSION, FullToolOutput, RECORD_FORMAT_VERSION, Record, RecordBody,
-    RetryRecord, RoundRecord, SessionMeta, TitleSet, TokenUsageRecord, TurnFinished, TurnOutcome,
-    TurnStarted, UnknownRecord,
+    RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
+    TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
     ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,
-    ToolEntry, ToolOutputText, ToolState, TranscriptEntry, TranscriptPage, TranscriptUpdate,
-    Unsaved,
+    RecoveryNotice, ToolEntry, ToolOutputText, ToolState, TranscriptEntry, TranscriptPage,
+    TranscriptUpdate, Unsaved,
 };
 pub use usage::TokenUsage;

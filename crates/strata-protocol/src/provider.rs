@@ -7,6 +7,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::tools::ApprovalPolicy;
+
 /// The wire protocol a profile speaks. Its kebab-case name is what config
 /// files, flags, session records and the UI use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -91,6 +93,11 @@ pub struct ProfileSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     pub change: ProfileChange,
+    /// The approval policy the session was created with, carried on by each
+    /// switch: a resume without `--approval` runs with it. Absent in files
+    /// written before it was recorded (they resume as `ask`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalPolicy>,
 }
 
 /// `url` without userinfo, query string or fragment (and without a trailing

@@ -26,8 +26,9 @@ use crate::usage::TokenUsage;
 /// (`compaction_policy`, `tool_outputs_evicted`, `layered_compaction`); 3
 /// added pins (`item_pin`), undo (`compaction_undone`), forks
 /// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
-/// (`compaction_refused`).
-pub const RECORD_FORMAT_VERSION: u32 = 4;
+/// (`compaction_refused`); 5 added the repairs of a reopened session
+/// (`session_repaired`).
+pub const RECORD_FORMAT_VERSION: u32 = 5;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -113,6 +114,8 @@ pub enum RecordBody {
     Checkpoint(Box<Checkpoint>),
     /// The rule check refused a layered compaction; nothing else changed.
     CompactionRefused(CompactionRefused),
+    /// What reopening the session for writing repaired.
+    SessionRepaired(SessionRepaired),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -142,6 +145,7 @@ impl RecordBody {
         "session_forked",
         "checkpoint",
         "compaction_refused",
+        "session_repaired",
     ];
 
     /// The format version that introduced this record's type.
@@ -157,6 +161,7 @@ impl RecordBody {
             | RecordBody::SessionForked(_)
             | RecordBody::Checkpoint(_) => 3,
             RecordBody::CompactionRefused(_) => 4,
+            RecordBody::SessionRepaired(_) => 5,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -196,6 +201,7 @@ impl RecordBody {
             RecordBody::SessionForked(_) => "session_forked",
             RecordBody::Checkpoint(_) => "checkpoint",
             RecordBody::CompactionRefused(_) => "compaction_refused",
+            RecordBody::SessionRepaired(_) => "session_repaired",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -256,6 +262,30 @@ pub struct SessionMeta {
     pub provider_kind: String,
     pub model: String,
     pub strata_version: String,
+}
+
+/// `session_repaired` record: what reopening a session for writing found
+/// and repaired, written right after the repairs, so every transcript (the
+/// command line's and the app's) says so where it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionRepaired {
+    /// The file ended in an unfinished line (a write a crash interrupted):
+    /// its bytes were moved aside into a file next to the session's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub torn_tail: Option<TornTailMoved>,
+    /// Function calls of an earlier run that never got their output; each
+    /// got an aborted one (in history order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aborted_calls: Vec<String>,
+}
+
+/// A torn trailing line moved aside.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TornTailMoved {
+    pub bytes: u64,
+    /// The name of the file it was moved to, beside the session file.
+    pub sidecar: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
@@ -499,6 +529,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "compaction_refused" => {
                 RecordBody::CompactionRefused(Deserialize::deserialize(payload)?)
             }
+            "session_repaired" => RecordBody::SessionRepaired(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

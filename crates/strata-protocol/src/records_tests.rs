@@ -76,6 +76,23 @@ fn pin_undo_and_fork_records_carry_format_version_three() {
 }
 
 #[test]
+fn a_repair_is_a_version_five_record_that_round_trips() {
+    let repaired = Record::now(RecordBody::SessionRepaired(crate::SessionRepaired {
+        torn_tail: Some(crate::TornTailMoved {
+            bytes: 12,
+            sidecar: "s.jsonl.torn".into(),
+        }),
+        aborted_calls: vec!["call_1".into()],
+    }));
+    assert_eq!(repaired.v, RECORD_FORMAT_VERSION);
+    assert_eq!(RECORD_FORMAT_VERSION, 5);
+    let value = serde_json::to_value(&repaired).unwrap();
+    assert_eq!(value["type"], "session_repaired");
+    assert_eq!(value["payload"]["torn_tail"]["bytes"], 12);
+    assert_eq!(round_trip(&repaired), repaired);
+}
+
+#[test]
 fn a_refused_compaction_is_a_version_four_record() {
     let refused = Record::now(RecordBody::CompactionRefused(crate::CompactionRefused {
         trigger: crate::CompactionTrigger::Manual,
@@ -83,8 +100,7 @@ fn a_refused_compaction_is_a_version_four_record() {
         message: "refused".into(),
         summarizer_usage: None,
     }));
-    assert_eq!(refused.v, RECORD_FORMAT_VERSION);
-    assert_eq!(RECORD_FORMAT_VERSION, 4);
+    assert_eq!(refused.v, 4);
     let value = serde_json::to_value(&refused).unwrap();
     assert_eq!(value["type"], "compaction_refused");
     assert_eq!(value["payload"]["trigger"], "manual");

@@ -10,7 +10,7 @@ use crate::context::{CompactionPolicyRecord, ToolOutputsEvicted};
 use crate::events::{EventEnvelope, ToolCallStatus};
 use crate::failure::ProviderFailure;
 use crate::ids::{ItemId, SessionId, TurnId};
-use crate::items::CompactionSummary;
+use crate::items::{CompactionSummary, CompactionTrigger};
 use crate::model::ModelError;
 use crate::records::{ApprovalDecision, TurnOutcome};
 
@@ -113,6 +113,11 @@ pub struct ToolEntry {
     #[serde(default, skip_serializing_if = "is_false")]
     #[ts(as = "Option<bool>", optional)]
     pub pinned: bool,
+    /// The model saw a capped output; `output` previews the whole one the
+    /// file keeps beside it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub capped: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -148,6 +153,11 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         unsaved: Option<Unsaved>,
+        /// The model whose round wrote it, when known (read back: the last
+        /// round's or profile's model; live: the round's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         turn_id: Option<TurnId>,
@@ -198,6 +208,11 @@ pub enum TranscriptEntry {
         id: String,
         problem: CompactionProblem,
         message: String,
+        /// What asked for the compaction, when its record says (live
+        /// events do not carry it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        trigger: Option<CompactionTrigger>,
     },
     Retry {
         id: String,
@@ -209,7 +224,8 @@ pub enum TranscriptEntry {
         /// Consecutive retries share one entry: each replaces the last.
         settled: bool,
     },
-    /// A turn that did not complete.
+    /// A turn's end: how it ended and after how many model rounds (the
+    /// desktop draws only the turns that did not complete).
     TurnEnd {
         id: String,
         outcome: TurnOutcome,
@@ -220,6 +236,30 @@ pub enum TranscriptEntry {
         id: String,
         text: String,
     },
+    /// Something reading or reopening the session file found damaged, and
+    /// what was done about it.
+    Recovery {
+        id: String,
+        notice: RecoveryNotice,
+        /// What it says, as one sentence (every front end's wording).
+        text: String,
+    },
+}
+
+/// What a [`TranscriptEntry::Recovery`] says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RecoveryNotice {
+    /// Reopening for writing moved an unfinished last line (a write a crash
+    /// interrupted) aside into a file beside the session's.
+    TornTailMovedAside { bytes: u64 },
+    /// Reading found an unfinished last line and left it out.
+    TornTailIgnored { bytes: u64 },
+    /// Tool calls of an earlier run never finished: each was recorded as
+    /// aborted, so the model sees that they did not run to the end.
+    AbortedCalls { calls: u32 },
+    /// Reading skipped a line of the file that is not a record.
+    SkippedRecord { line: u64, message: String },
 }
 
 impl TranscriptEntry {
@@ -234,7 +274,8 @@ impl TranscriptEntry {
             | TranscriptEntry::CompactionProblem { id, .. }
             | TranscriptEntry::Retry { id, .. }
             | TranscriptEntry::TurnEnd { id, .. }
-            | TranscriptEntry::Notice { id, .. } => id,
+            | TranscriptEntry::Notice { id, .. }
+            | TranscriptEntry::Recovery { id, .. } => id,
             TranscriptEntry::Tool(tool) => &tool.id,
         }
     }

@@ -17,4 +17,9 @@ item_id?: ItemId,
 /**
  * Pinned: kept verbatim through every compaction.
  */
-pinned?: boolean, };
+pinned?: boolean, 
+/**
+ * The model saw a capped output; `output` previews the whole one the
+ * file keeps beside it.
+ */
+capped?: boolean, };

@@ -2,8 +2,9 @@
 import type { CompactionPolicyRecord } from "./CompactionPolicyRecord";
 import type { CompactionProblem } from "./CompactionProblem";
 import type { CompactionSummary } from "./CompactionSummary";
+import type { CompactionTrigger } from "./CompactionTrigger";
 import type { ModelError } from "./ModelError";
-import type { ProviderFailure } from "./ProviderFailure";
+import type { RecoveryNotice } from "./RecoveryNotice";
 import type { ToolEntry } from "./ToolEntry";
 import type { ToolOutputsEvicted } from "./ToolOutputsEvicted";
 import type { TurnId } from "./TurnId";
@@ -27,7 +28,12 @@ streaming: boolean,
  * Set on a partial answer whose turn ended before the model
  * finished it: such a round commits nothing, the model will not see it.
  */
-unsaved?: Unsaved, turn_id?: TurnId, 
+unsaved?: Unsaved, 
+/**
+ * The model whose round wrote it, when known (read back: the last
+ * round's or profile's model; live: the round's).
+ */
+model?: string, turn_id?: TurnId, 
 /**
  * Pinned: kept verbatim through every compaction.
  */
@@ -36,14 +42,17 @@ pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", i
  * The compaction was undone (`compaction_undone`): the model sees
  * the history from before it again.
  */
-undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, 
+undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, 
 /**
- * The model error as a person reads it: its kind, one sentence and
- * the recoveries to offer (the raw text under Details).
+ * What asked for the compaction, when its record says (live
+ * events do not carry it).
  */
-failure?: ProviderFailure, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
+trigger?: CompactionTrigger, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
 /**
  * The retry happened (a later event arrived); unsettled ones are waiting.
- * Consecutive retries share one entry: each replaces the last.
  */
-settled: boolean, } | { "kind": "turn_end", id: string, outcome: TurnOutcome, rounds: number, } | { "kind": "notice", id: string, text: string, };
+settled: boolean, } | { "kind": "turn_end", id: string, outcome: TurnOutcome, rounds: number, } | { "kind": "notice", id: string, text: string, } | { "kind": "recovery", id: string, notice: RecoveryNotice, 
+/**
+ * What it says, as one sentence (every front end's wording).
+ */
+text: string, };

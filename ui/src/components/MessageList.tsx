@@ -13,6 +13,7 @@ import {
   EvictionNotice,
   InfoNotice,
   PolicyNotice,
+  RecoveryNotice,
   RetryNotice,
   TurnEndNotice,
 } from "./TranscriptNotices";
@@ -169,6 +170,8 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
       return <EvictionNotice entry={entry} />;
     case "policy":
       return <PolicyNotice entry={entry} />;
+    case "recovery":
+      return <RecoveryNotice entry={entry} />;
   }
 }
 

@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { CompactionDivider, CompactionProblemNotice, EvictionNotice } from "./TranscriptNotices";
+import { CompactionDivider, CompactionProblemNotice, EvictionNotice, RecoveryNotice, TurnEndNotice } from "./TranscriptNotices";
 
 describe("CompactionProblemNotice", () => {
   it("shows a failed summary as a warning that names the failure, not as an error", () => {
@@ -75,5 +75,50 @@ describe("CompactionDivider", () => {
     expect(screen.queryByTestId("divider-undone")).toBeNull();
     rerender(<CompactionDivider entry={{ kind: "compaction", id: "compaction:sum-1", summary, undone: true }} />);
     expect(screen.getByTestId("divider-undone")).toHaveTextContent("undone: the model sees the history from before it again");
+  });
+});
+
+describe("RecoveryNotice", () => {
+  it("says what reopening the session repaired, as a status warning with Rust's sentence", () => {
+    render(
+      <RecoveryNotice
+        entry={{
+          kind: "recovery",
+          id: "record:9:1",
+          notice: { kind: "aborted_calls", calls: 2 },
+          text: "2 tool calls of an earlier run never finished; they were recorded as aborted.",
+        }}
+      />,
+    );
+    const notice = screen.getByRole("status");
+    expect(notice.className).toContain("notice-warning");
+    expect(notice.textContent).toContain("Repaired when the session was reopened");
+    expect(notice.textContent).toContain("2 tool calls of an earlier run never finished");
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("shows a hostile sentence as text, never as markup", () => {
+    render(
+      <RecoveryNotice
+        entry={{
+          kind: "recovery",
+          id: "read:skipped:4",
+          notice: { kind: "skipped_record", line: 4, message: "<img src=x onerror=alert(1)>" },
+          text: "Line 4 of the session file is not a record and was skipped: <img src=x onerror=alert(1)>",
+        }}
+      />,
+    );
+    expect(screen.getByRole("status").textContent).toContain("Part of the session file could not be read");
+    expect(screen.getByRole("status").textContent).toContain("<img src=x onerror=alert(1)>");
+    expect(document.querySelector("img")).toBeNull();
+  });
+});
+
+describe("TurnEndNotice", () => {
+  it("draws nothing for a completed turn and says how another ended", () => {
+    const { container } = render(<TurnEndNotice entry={{ kind: "turn_end", id: "t1", outcome: "completed", rounds: 2 }} />);
+    expect(container.textContent).toBe("");
+    render(<TurnEndNotice entry={{ kind: "turn_end", id: "t2", outcome: "cancelled", rounds: 1 }} />);
+    expect(screen.getByRole("status").textContent).toContain("cancelled");
   });
 });

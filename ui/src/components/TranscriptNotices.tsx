@@ -129,14 +129,19 @@ const COMPACTION_PROBLEM_TITLE: Record<Of<"compaction_problem">["problem"], stri
 /** A compaction that did not happen. The conversation goes on, so this is a
  * warning, not an error. */
 export function CompactionProblemNotice({ entry }: { entry: Of<"compaction_problem"> }) {
+  return <WarningNotice title={COMPACTION_PROBLEM_TITLE[entry.problem]} text={entry.message} icon="!" testId="compaction-problem" />;
+}
+
+/** A warning in the transcript: the conversation goes on (a status, not an alert). */
+function WarningNotice({ title, text, icon, testId, className = "" }: { title: string; text: string; icon: string; testId: string; className?: string }) {
   return (
-    <div className="notice notice-warning" role="status" data-testid="compaction-problem">
+    <div className={`notice notice-warning ${className}`.trim()} role="status" data-testid={testId}>
       <span className="notice-icon" aria-hidden="true">
-        !
+        {icon}
       </span>
       <div>
-        <strong>{COMPACTION_PROBLEM_TITLE[entry.problem]}</strong>
-        <p>{entry.message}</p>
+        <strong>{title}</strong>
+        <p>{text}</p>
       </div>
     </div>
   );
@@ -161,12 +166,28 @@ const OUTCOME_TEXT: Record<TurnOutcome, string> = {
   round_limit: "Stopped at the round limit with tool calls still coming. Send a message to continue.",
 };
 
+/** How a turn ended, when it did not complete; a completed turn's end draws nothing here
+ * (the printed transcript says how many rounds it took). */
 export function TurnEndNotice({ entry }: { entry: Of<"turn_end"> }) {
+  if (entry.outcome === "completed") return null;
   return (
     <div className={`notice notice-turn outcome-${entry.outcome}`} role="status">
       {OUTCOME_TEXT[entry.outcome]}
     </div>
   );
+}
+
+const RECOVERY_TITLE: Record<Of<"recovery">["notice"]["kind"], string> = {
+  torn_tail_moved_aside: "Repaired when the session was reopened",
+  aborted_calls: "Repaired when the session was reopened",
+  torn_tail_ignored: "Part of the session file could not be read",
+  skipped_record: "Part of the session file could not be read",
+};
+
+/** What reading or reopening the session file found damaged and did about it (a torn last
+ * line moved aside, tool calls of an earlier run recorded as aborted). The sentence is Rust's. */
+export function RecoveryNotice({ entry }: { entry: Of<"recovery"> }) {
+  return <WarningNotice title={RECOVERY_TITLE[entry.notice.kind]} text={entry.text} icon="↺" testId="recovery-notice" className="notice-recovery" />;
 }
 
 /** Something the app tells the person in place, e.g. why `/compact` did nothing. */

@@ -393,6 +393,12 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
     }
     case "compaction_guard":
       return guardRow(record.payload, base);
+    case "session_repaired": {
+      const { torn_tail } = record.payload;
+      const calls = record.payload.aborted_calls?.length ?? 0;
+      const parts = [torn_tail ? `an unfinished last line (${torn_tail.bytes} bytes) moved aside` : null, calls ? `${calls} unfinished tool call${calls === 1 ? "" : "s"} recorded as aborted` : null];
+      return { ...base, family: "mainline", kind: "turn", tone: "warn", title: "Session repaired when reopened", detail: parts.filter(Boolean).join("; ") };
+    }
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {

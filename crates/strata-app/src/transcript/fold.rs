@@ -5,16 +5,23 @@
 
 mod events;
 mod placement;
+mod records;
+
+pub(crate) use records::model_after;
+pub use records::{from_read, recovery_notices};
 
 use std::collections::HashMap;
 
-use strata_core::transcript::profile_line;
+use strata_core::store::SessionRead;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionProblem,
     CompactionSummary, DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS,
-    OutputPreview, ProviderFailure, Record, RecordBody, ResponseItem, Role, ToolEntry, ToolState,
-    TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
+    OutputPreview, ProviderFailure, Record, RecordBody, RecoveryNotice, ResponseItem, Role,
+    SessionRepaired, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome,
+    Unsaved,
 };
+
+use super::text::{context_note, profile_line, recovery_text};
 
 /// What a failed summary shows, live or read back from its record.
 fn summary_failed(attempts: u32, message: &str) -> String {
@@ -56,6 +63,9 @@ pub struct TranscriptFold {
     unsettled_retries: Vec<usize>,
     streaming: Option<usize>,
     turn: Option<TurnId>,
+    /// The model answers come from now: the session's, then each profile
+    /// switch's and round's.
+    model: Option<String>,
     /// Where the running turn's entries start.
     turn_start: usize,
     /// The updates made since the last [`Self::take_updates`].
@@ -88,10 +98,12 @@ impl TranscriptFold {
         }
     }
 
-    /// A fold of records starting at a turn's start in the middle of a file.
-    pub(crate) fn from_middle() -> Self {
+    /// A fold of records starting at a turn's start in the middle of a
+    /// file, where answers came from `model`.
+    pub(crate) fn from_middle(model: String) -> Self {
         Self {
             partial: true,
+            model: Some(model),
             ..Self::default()
         }
     }
@@ -208,6 +220,7 @@ impl TranscriptFold {
                 turn_id: self.turn,
                 item_id: None,
                 pinned: false,
+                capped: false,
             },
         };
         change(&mut tool);
@@ -276,7 +289,7 @@ impl TranscriptFold {
 
     /// The line an undo or a fork adds to the transcript.
     fn context_notice(&mut self, body: &RecordBody, id: String) {
-        if let Some(note) = strata_core::transcript::context_note(body) {
+        if let Some(note) = context_note(body) {
             self.push(TranscriptEntry::Notice {
                 id,
                 text: sentence(&note),
@@ -305,6 +318,7 @@ impl TranscriptFold {
                         text: message.content.clone(),
                         streaming: false,
                         unsaved: None,
+                        model: self.model.clone(),
                         turn_id,
                         pinned: false,
                     };
@@ -389,13 +403,11 @@ impl TranscriptFold {
                 self.replace(index, entry);
             }
         }
-        if outcome != TurnOutcome::Completed {
-            self.push(TranscriptEntry::TurnEnd {
-                id: format!("turn_end:{turn_id}"),
-                outcome,
-                rounds,
-            });
-        }
+        self.push(TranscriptEntry::TurnEnd {
+            id: format!("turn_end:{turn_id}"),
+            outcome,
+            rounds,
+        });
         self.turn = None;
         self.turn_start = self.entries.len();
     }
@@ -421,108 +433,6 @@ impl TranscriptFold {
                 tool.status = ToolState::Running;
             }
         });
-    }
-
-    /// Applies the record at `index` of a session file.
-    pub fn apply_record(&mut self, index: usize, body: &RecordBody) {
-        let id = || format!("record:{index}");
-        match body {
-            RecordBody::ResponseItem(item) => self.add_item(item),
-            RecordBody::TurnStarted(started) => self.start_turn(started.turn_id),
-            RecordBody::TurnFinished(finished) => {
-                self.finish_turn(finished.turn_id, finished.outcome, finished.rounds);
-            }
-            RecordBody::ApprovalDecision(decision) => {
-                self.decide(&decision.call_id, &decision.tool, decision.decision, false);
-            }
-            RecordBody::FullToolOutput(full) => {
-                self.card_expected(&full.call_id);
-                self.upsert_tool(&full.call_id, |tool| {
-                    tool.output = Some(preview(&full.output));
-                });
-            }
-            RecordBody::Error(error) => {
-                self.push(TranscriptEntry::Error {
-                    id: id(),
-                    message: error.message.clone(),
-                    failure: error.model_error.as_ref().map(ProviderFailure::of),
-                    model_error: error.model_error.clone(),
-                });
-            }
-            RecordBody::Retry(retry) => {
-                self.push_retry(TranscriptEntry::Retry {
-                    id: id(),
-                    attempt: retry.attempt,
-                    of: retry.of,
-                    delay_ms: retry.delay_ms,
-                    cause: retry.cause.clone(),
-                    settled: true,
-                });
-            }
-            RecordBody::ProfileSet(profile) => {
-                self.push(TranscriptEntry::Notice {
-                    id: id(),
-                    text: sentence(&profile_line(profile)),
-                });
-            }
-            RecordBody::CompactionPolicy(policy) => {
-                self.push(TranscriptEntry::Policy {
-                    id: id(),
-                    policy: policy.clone(),
-                });
-            }
-            RecordBody::ToolOutputsEvicted(eviction) => {
-                self.push(TranscriptEntry::Eviction {
-                    id: id(),
-                    eviction: eviction.clone(),
-                });
-            }
-            RecordBody::LayeredCompaction(layered) => {
-                self.add_compaction(
-                    &layered.summary,
-                    Some(&layered.state_sheet.text),
-                    &layered.kept,
-                );
-            }
-            // The pinned item shows it (a badge), not a line of its own.
-            RecordBody::ItemPin(pin) => self.pin(pin.item_id, pin.pinned),
-            RecordBody::CompactionUndone(undone) => {
-                self.mark_undone(undone.summary_item_id);
-                self.context_notice(body, id());
-            }
-            RecordBody::SessionForked(_) => self.context_notice(body, id()),
-            // Shown as the live `compaction_refused` event is.
-            RecordBody::CompactionRefused(refused) => {
-                self.push(TranscriptEntry::CompactionProblem {
-                    id: id(),
-                    problem: CompactionProblem::Refused,
-                    message: sentence(&refused.message),
-                });
-            }
-            // Shown as the live `summary_failed` event is.
-            RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
-                attempts,
-                message,
-                ..
-            }) => {
-                self.push(TranscriptEntry::CompactionProblem {
-                    id: id(),
-                    problem: CompactionProblem::SummaryFailed,
-                    message: summary_failed(*attempts, message),
-                });
-            }
-            // The refusal itself was shown at its `compaction_refused`; a
-            // checkpoint repeats the history the transcript already shows.
-            RecordBody::CompactionGuard(
-                CompactionGuardRecord::CircuitReset | CompactionGuardRecord::SummaryRefused { .. },
-            )
-            | RecordBody::Checkpoint(_)
-            | RecordBody::SessionMeta(_)
-            | RecordBody::Round(_)
-            | RecordBody::TokenUsage(_)
-            | RecordBody::TitleSet(_)
-            | RecordBody::Unknown(_) => {}
-        }
     }
 
     fn item_in_card(&mut self, item_id: ItemId, call_id: &str) {

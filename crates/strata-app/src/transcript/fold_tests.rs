@@ -101,6 +101,7 @@ fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
             TranscriptEntry::Retry { .. } => "retry",
             TranscriptEntry::TurnEnd { .. } => "turn_end",
             TranscriptEntry::Notice { .. } => "notice",
+            TranscriptEntry::Recovery { .. } => "recovery",
         })
         .collect()
 }
@@ -140,8 +141,21 @@ fn streamed_text_grows_one_answer_that_takes_its_items_id_when_committed() {
     );
     assert_eq!(kinds(live.entries()), ["user", "assistant"]);
     assert_eq!(live.entries()[1].id(), item.id().to_string());
-    // A completed turn leaves nothing behind.
-    assert!(live.finish(TurnOutcome::Completed).is_empty());
+    // A completed turn ends in a quiet turn_end (the desktop does not draw
+    // it; the printed transcript says how many rounds it took).
+    let finished = live.finish(TurnOutcome::Completed);
+    assert!(
+        matches!(
+            &finished[..],
+            [TranscriptUpdate::Append {
+                entry: TranscriptEntry::TurnEnd {
+                    outcome: TurnOutcome::Completed,
+                    ..
+                }
+            }]
+        ),
+        "{finished:?}"
+    );
 }
 
 #[test]

@@ -6,18 +6,22 @@
 pub mod batch;
 pub mod fold;
 pub mod tail;
+pub mod text;
 
 use std::sync::Arc;
 
 use strata_core::agent::EventHandler;
 use strata_protocol::{
     CONTRACT_FORMAT_VERSION, EventEnvelope, GetToolOutput, LiveBatch, LiveEvent, OpenTranscript,
-    Record, RecordBody, ResponseItem, SessionId, ToolOutputText, TranscriptEntry, TranscriptPage,
+    Record, RecordBody, ResponseItem, Role, SessionId, ToolOutputText, TranscriptEntry,
+    TranscriptPage, TurnId,
 };
 use tokio::time::Instant;
 
 pub use batch::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher};
-pub use fold::{TranscriptFold, compaction_id, from_records, preview, tool_id};
+pub use fold::{
+    TranscriptFold, compaction_id, from_read, from_records, preview, recovery_notices, tool_id,
+};
 
 use crate::App;
 use crate::error::{AppResult, CommandResult, invalid_input, not_found};
@@ -168,6 +172,50 @@ pub fn entry_of_item(records: &[Record], item_id: &str) -> Option<String> {
     })
 }
 
+/// The instructions the session's model was given (its system and
+/// developer messages, in write order): what a printed transcript or an
+/// export shows under its header; the conversation's entries leave them out.
+pub fn instructions(records: &[Record]) -> Vec<(Role, &str)> {
+    records
+        .iter()
+        .filter_map(|record| match &record.body {
+            RecordBody::ResponseItem(ResponseItem::Message(message))
+                if matches!(message.role, Role::System | Role::Developer) =>
+            {
+                Some((message.role, message.content.as_str()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Numbers the turns of a run of entries for a printed transcript: a turn
+/// starts at the first entry of a new turn's user message.
+#[derive(Default)]
+pub struct TurnNumbers {
+    last: Option<TurnId>,
+    count: usize,
+}
+
+impl TurnNumbers {
+    /// The number of the turn `entry` starts, if it starts one.
+    pub fn starts(&mut self, entry: &TranscriptEntry) -> Option<usize> {
+        let TranscriptEntry::User {
+            turn_id: Some(turn),
+            ..
+        } = entry
+        else {
+            return None;
+        };
+        if self.last == Some(*turn) {
+            return None;
+        }
+        self.last = Some(*turn);
+        self.count += 1;
+        Some(self.count)
+    }
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -217,12 +265,7 @@ impl App {
                 _ => None,
             };
             let anchor = PageAnchor::of(target.as_deref(), request.before.as_deref());
-            page(
-                request.session_id,
-                from_records(&read.records),
-                anchor,
-                request.limit,
-            )
+            page(request.session_id, from_read(&read), anchor, request.limit)
         })
         .await
     }

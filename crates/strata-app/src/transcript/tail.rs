@@ -7,7 +7,8 @@
 //! entries need nothing of the turns before but the few references
 //! [`TranscriptFold::from_middle`] detects), and a `checkpoint` inside the
 //! window numbers its records as the whole file does (a checkpoint counts
-//! the records before it), which the ids of notices carry. The page is cut
+//! the records before it), which the ids of notices carry. A file ending in
+//! an unfinished line goes to the whole read, whose notice says so. The page is cut
 //! from that fold when it reaches far enough back that entries remain before
 //! the page; otherwise the window grows. A window that reaches the file's
 //! start, a line that does not parse, or checkpoints that disagree leave
@@ -22,7 +23,7 @@ use strata_protocol::{
     OpenTranscript, Record, RecordBody, ResponseItem, SessionId, TranscriptPage,
 };
 
-use super::fold::TranscriptFold;
+use super::fold::{TranscriptFold, model_after};
 use super::{PageAnchor, cut, entry_of_item, page_limit, page_of};
 use crate::error::{AppResult, invalid_input};
 
@@ -44,12 +45,27 @@ pub fn open_page(
             "A transcript page is cut before an entry or at an item, not both.",
         ));
     }
+    // An unfinished last line is a notice only the whole read makes.
+    if !ends_in_newline(path) {
+        return Ok(None);
+    }
     Ok(read_back(
         path,
         request.session_id,
         first_window,
         |records| page_from(&records, request, limit),
     ))
+}
+
+/// Whether the file's last byte ends a line (an unreadable file: no).
+fn ends_in_newline(path: &Path) -> bool {
+    let mut last = [0u8; 1];
+    File::open(path)
+        .and_then(|mut file| {
+            file.seek(SeekFrom::End(-1))?;
+            file.read_exact(&mut last)
+        })
+        .is_ok_and(|()| last[0] == b'\n')
 }
 
 /// The whole output of `call_id` (see [`super::tool_output`]) from the
@@ -128,8 +144,12 @@ fn page_from(
     else {
         return Attempt::Further;
     };
+    // Which model the answers before the turn's first round came from.
+    let Some(model) = model_after(&records[..turn]) else {
+        return Attempt::Further;
+    };
     let folded = &records[turn..];
-    let mut fold = TranscriptFold::from_middle();
+    let mut fold = TranscriptFold::from_middle(model);
     for (offset, record) in folded.iter().enumerate() {
         fold.apply_record(first_index + turn + offset, &record.body);
     }

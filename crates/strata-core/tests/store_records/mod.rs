@@ -133,6 +133,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             model: "qwen3".into(),
             profile: Some("local".into()),
             change: ProfileChange::Created,
+            approval: None,
         }),
         RecordBody::CompactionPolicy(strata_protocol::CompactionPolicyRecord {
             policy: strata_protocol::CompactionPolicy::Layered,
@@ -221,6 +222,13 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
                 ..TokenUsage::default()
             }),
         }),
+        RecordBody::SessionRepaired(strata_protocol::SessionRepaired {
+            torn_tail: Some(strata_protocol::TornTailMoved {
+                bytes: 17,
+                sidecar: "session.jsonl.torn-1".into(),
+            }),
+            aborted_calls: vec!["call_9".into()],
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -251,6 +259,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::SessionForked(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::CompactionRefused(_)
+            | RecordBody::SessionRepaired(_)
             | RecordBody::Unknown(_) => {}
         }
     }

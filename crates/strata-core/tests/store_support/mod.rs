@@ -73,3 +73,21 @@ pub fn lines(path: &Path) -> Vec<String> {
 pub fn write_lines(path: &Path, lines: &[String]) {
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
 }
+
+/// The file at `path` is `intact` followed by one `session_repaired` record
+/// (what reopening it repaired); returns that record's payload.
+pub fn intact_then_repaired(path: &Path, intact: &[u8]) -> strata_protocol::SessionRepaired {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.starts_with(intact), "earlier bytes untouched");
+    let added = &bytes[intact.len()..];
+    assert_eq!(
+        added.iter().filter(|&&b| b == b'\n').count(),
+        1,
+        "one record added"
+    );
+    let record: strata_protocol::Record = serde_json::from_slice(added.trim_ascii_end()).unwrap();
+    match record.body {
+        strata_protocol::RecordBody::SessionRepaired(repaired) => repaired,
+        other => panic!("not a session_repaired record: {other:?}"),
+    }
+}

@@ -42,6 +42,7 @@ impl TranscriptFold {
                             text: delta.clone(),
                             streaming: true,
                             unsaved: None,
+                            model: self.model.clone(),
                             turn_id: Some(*turn_id),
                             pinned: false,
                         });
@@ -174,6 +175,7 @@ impl TranscriptFold {
                     id,
                     problem: CompactionProblem::SummaryFailed,
                     message: summary_failed(*attempts, message),
+                    trigger: None,
                 });
             }
             DebugEvent::CompactionRefused { message, .. } => {
@@ -181,11 +183,13 @@ impl TranscriptFold {
                     id,
                     problem: CompactionProblem::Refused,
                     message: sentence(message),
+                    trigger: None,
                 });
             }
-            DebugEvent::RoundStarted { .. }
-            | DebugEvent::UsageReported { .. }
-            | DebugEvent::CompactionIneffective { .. } => {}
+            DebugEvent::RoundStarted { request, .. } => {
+                self.model = Some(request.model.clone());
+            }
+            DebugEvent::UsageReported { .. } | DebugEvent::CompactionIneffective { .. } => {}
         }
     }
 }

@@ -1,14 +1,15 @@
 use std::path::PathBuf;
 
 use chrono::Utc;
+use strata_core::store::ReadReport;
 use strata_protocol::{
-    ApprovalDecision, ApprovalDecisionRecord, CompactionMetadata, CompactionSummary,
-    CompactionTrigger, ErrorRecord, ItemId, Record, RecordBody, ResponseItem, SessionId,
-    SessionMeta, TitleSet, TurnFinished, TurnId, TurnOutcome, TurnStarted,
+    ApprovalDecision, ApprovalDecisionRecord, CompactionGuardRecord, CompactionMetadata,
+    CompactionSummary, CompactionTrigger, ErrorRecord, ItemId, Record, RecordBody, ResponseItem,
+    SessionId, SessionMeta, SessionRepaired, TitleSet, TurnFinished, TurnId, TurnOutcome,
+    TurnStarted,
 };
 
 use super::*;
-use crate::store::ReadReport;
 
 fn read_of(bodies: Vec<RecordBody>) -> SessionRead {
     let meta = SessionMeta {
@@ -35,8 +36,8 @@ fn sample() -> SessionRead {
         RecordBody::TitleSet(TitleSet {
             title: "Count  the\nwidgets".into(),
         }),
-        RecordBody::TurnStarted(TurnStarted { turn_id }),
         RecordBody::ResponseItem(ResponseItem::system("You are Strata.")),
+        RecordBody::TurnStarted(TurnStarted { turn_id }),
         RecordBody::ResponseItem(ResponseItem::user("How many widgets?")),
         RecordBody::ResponseItem(ResponseItem::function_call(
             "c1",
@@ -70,34 +71,46 @@ fn sample() -> SessionRead {
             message: "the round failed".into(),
             model_error: None,
         }),
+        RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
+            trigger: CompactionTrigger::Auto,
+            attempts: 3,
+            message: "rate limited".into(),
+            estimated_tokens: 9000,
+            threshold: 8000,
+        }),
         RecordBody::TurnFinished(TurnFinished {
             turn_id,
             outcome: TurnOutcome::Failed,
             rounds: 1,
         }),
+        RecordBody::SessionRepaired(SessionRepaired {
+            torn_tail: None,
+            aborted_calls: vec!["c9".into()],
+        }),
     ])
 }
 
 #[test]
-fn markdown_shows_the_whole_transcript_in_write_order() {
+fn markdown_shows_the_whole_transcript_in_write_order_with_failed_summaries_and_repairs() {
     let read = sample();
-    let md = export_markdown(&read, |model| model);
+    let md = markdown(&read, |model| model);
     assert!(md.starts_with("# Count the widgets\n"), "{md}");
     let needles = [
         format!("- Session: `{}`", read.meta.session_id),
         "- Model: demo / strata-demo".to_owned(),
-        "*Renamed to “Count the widgets”.*".to_owned(),
-        "## Turn 1".to_owned(),
         "<details><summary>system prompt</summary>\n\n```text\nYou are Strata.\n```".to_owned(),
+        "## Turn 1".to_owned(),
         "**You:**\n\nHow many widgets?".to_owned(),
         "**Tool call** `read_file`:\n\n```json\n{\n  \"path\": \"stock.csv\"\n}\n```".to_owned(),
-        "*Approval: `read_file` allowed once.*".to_owned(),
         "**Tool output** `read_file`:\n\n````text\nwidget,4\n```\n````".to_owned(),
+        "*Approval: `read_file` allowed once.*".to_owned(),
         "**Assistant** (strata-demo):\n\nThere are 4.".to_owned(),
         "**History compacted (auto): 3 items removed, 2 kept, 9120 tokens (threshold 8000).** usage reached the threshold".to_owned(),
         "> Widgets: 4.\n> Asked once.".to_owned(),
         "> **Error:** the round failed".to_owned(),
+        "> **Warning:** Compaction failed after 3 attempts: rate limited".to_owned(),
         "*Turn failed after 1 round(s).*".to_owned(),
+        "> **Recovered:** 1 tool call of an earlier run never finished".to_owned(),
     ];
     let mut from = 0;
     for needle in &needles {
@@ -110,24 +123,23 @@ fn markdown_shows_the_whole_transcript_in_write_order() {
 
 #[test]
 fn markdown_names_models_with_the_given_labels() {
-    let md = export_markdown(&sample(), |_| "demo");
+    let md = markdown(&sample(), |_| "demo");
     assert!(md.contains("**Assistant** (demo):"), "{md}");
     // The header keeps the ids.
     assert!(md.contains("- Model: demo / strata-demo"), "{md}");
 }
 
 #[test]
-fn json_lines_are_the_records_as_in_the_file() {
+fn the_json_export_is_the_records_and_the_markdown_one_the_transcript() {
     let read = sample();
-    let text = export(&read, ExportFormat::Json, |model| model).unwrap();
+    let text = render(&read, ExportFormat::Json).unwrap();
     let parsed: Vec<Record> = text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(parsed, read.records);
-    assert!(text.ends_with('\n'));
-    let md = export(&read, ExportFormat::Md, |model| model).unwrap();
-    assert_eq!(md, export_markdown(&read, |model| model));
+    let md = render(&read, ExportFormat::Md).unwrap();
+    assert_eq!(md, markdown(&read, model_label));
 }
 
 #[test]

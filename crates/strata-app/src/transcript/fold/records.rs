@@ -1,0 +1,186 @@
+//! Records into the transcript: the same fold, fed by a session file's
+//! records (the whole file, or a tail from a turn's start), and what a read
+//! left out of the file as recovery notices.
+
+use super::*;
+
+/// A session's whole transcript as read: its records', then what the read
+/// left out of the file (lines that are not records, an unfinished last
+/// line), each as a recovery notice.
+pub fn from_read(read: &SessionRead) -> Vec<TranscriptEntry> {
+    let mut entries = from_records(&read.records);
+    for skipped in &read.report.skipped {
+        entries.push(recovery(
+            format!("read:skipped:{}", skipped.line),
+            RecoveryNotice::SkippedRecord {
+                line: u64::try_from(skipped.line).unwrap_or(u64::MAX),
+                message: skipped.message.clone(),
+            },
+        ));
+    }
+    if let Some(torn) = read.report.torn_tail {
+        entries.push(recovery(
+            "read:torn_tail".to_owned(),
+            RecoveryNotice::TornTailIgnored { bytes: torn.bytes },
+        ));
+    }
+    entries
+}
+
+/// A recovery notice's entry, with its sentence.
+fn recovery(id: String, notice: RecoveryNotice) -> TranscriptEntry {
+    TranscriptEntry::Recovery {
+        id,
+        text: recovery_text(&notice),
+        notice,
+    }
+}
+
+impl TranscriptFold {
+    /// Applies the record at `index` of a session file.
+    pub fn apply_record(&mut self, index: usize, body: &RecordBody) {
+        let id = || format!("record:{index}");
+        match body {
+            RecordBody::ResponseItem(item) => self.add_item(item),
+            RecordBody::TurnStarted(started) => self.start_turn(started.turn_id),
+            RecordBody::TurnFinished(finished) => {
+                self.finish_turn(finished.turn_id, finished.outcome, finished.rounds);
+            }
+            RecordBody::ApprovalDecision(decision) => {
+                self.decide(&decision.call_id, &decision.tool, decision.decision, false);
+            }
+            RecordBody::FullToolOutput(full) => {
+                self.card_expected(&full.call_id);
+                self.upsert_tool(&full.call_id, |tool| {
+                    tool.output = Some(preview(&full.output));
+                    tool.capped = true;
+                });
+            }
+            RecordBody::SessionRepaired(repaired) => self.repaired(repaired, &id()),
+            RecordBody::Error(error) => {
+                self.push(TranscriptEntry::Error {
+                    id: id(),
+                    message: error.message.clone(),
+                    failure: error.model_error.as_ref().map(ProviderFailure::of),
+                    model_error: error.model_error.clone(),
+                });
+            }
+            RecordBody::Retry(retry) => {
+                self.push_retry(TranscriptEntry::Retry {
+                    id: id(),
+                    attempt: retry.attempt,
+                    of: retry.of,
+                    delay_ms: retry.delay_ms,
+                    cause: retry.cause.clone(),
+                    settled: true,
+                });
+            }
+            RecordBody::ProfileSet(profile) => {
+                self.model = Some(profile.model.clone());
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: sentence(&profile_line(profile)),
+                });
+            }
+            RecordBody::CompactionPolicy(policy) => {
+                self.push(TranscriptEntry::Policy {
+                    id: id(),
+                    policy: policy.clone(),
+                });
+            }
+            RecordBody::ToolOutputsEvicted(eviction) => {
+                self.push(TranscriptEntry::Eviction {
+                    id: id(),
+                    eviction: eviction.clone(),
+                });
+            }
+            RecordBody::LayeredCompaction(layered) => {
+                self.add_compaction(
+                    &layered.summary,
+                    Some(&layered.state_sheet.text),
+                    &layered.kept,
+                );
+            }
+            RecordBody::SessionMeta(meta) => self.model = Some(meta.model.clone()),
+            RecordBody::Round(round) => self.model = Some(round.model.clone()),
+            // The pinned item shows it (a badge), not a line of its own.
+            RecordBody::ItemPin(pin) => self.pin(pin.item_id, pin.pinned),
+            RecordBody::CompactionUndone(undone) => {
+                self.mark_undone(undone.summary_item_id);
+                self.context_notice(body, id());
+            }
+            RecordBody::SessionForked(_) => self.context_notice(body, id()),
+            // Shown as the live `compaction_refused` event is.
+            RecordBody::CompactionRefused(refused) => {
+                self.push(TranscriptEntry::CompactionProblem {
+                    id: id(),
+                    problem: CompactionProblem::Refused,
+                    message: sentence(&refused.message),
+                    trigger: Some(refused.trigger),
+                });
+            }
+            // Shown as the live `summary_failed` event is.
+            RecordBody::CompactionGuard(CompactionGuardRecord::SummaryFailed {
+                trigger,
+                attempts,
+                message,
+                ..
+            }) => {
+                self.push(TranscriptEntry::CompactionProblem {
+                    id: id(),
+                    problem: CompactionProblem::SummaryFailed,
+                    message: summary_failed(*attempts, message),
+                    trigger: Some(*trigger),
+                });
+            }
+            // The refusal itself was shown at its `compaction_refused`; a
+            // checkpoint repeats the history the transcript already shows.
+            RecordBody::CompactionGuard(
+                CompactionGuardRecord::CircuitReset | CompactionGuardRecord::SummaryRefused { .. },
+            )
+            | RecordBody::Checkpoint(_)
+            | RecordBody::TokenUsage(_)
+            | RecordBody::TitleSet(_)
+            | RecordBody::Unknown(_) => {}
+        }
+    }
+
+    /// The notices of a reopened session's repairs, at the record saying so.
+    fn repaired(&mut self, repaired: &SessionRepaired, id: &str) {
+        for (n, notice) in recovery_notices(repaired).into_iter().enumerate() {
+            self.push(recovery(format!("{id}:{n}"), notice));
+        }
+    }
+}
+
+/// The model answers come from after `records`, as the fold of the whole
+/// file would have it; `None` when they do not say.
+pub(crate) fn model_after(records: &[Record]) -> Option<String> {
+    records.iter().rev().find_map(|record| match &record.body {
+        RecordBody::SessionMeta(meta) => Some(meta.model.clone()),
+        RecordBody::ProfileSet(profile) => Some(profile.model.clone()),
+        RecordBody::Round(round) => Some(round.model.clone()),
+        RecordBody::Checkpoint(checkpoint) => {
+            let state = &checkpoint.state;
+            let profile = state.profile.as_ref().map(|profile| profile.model.clone());
+            if state.switched_since_round {
+                profile
+            } else {
+                state.last_round_model.clone().or(profile)
+            }
+        }
+        _ => None,
+    })
+}
+
+/// What a `session_repaired` record tells a person, in order.
+pub fn recovery_notices(repaired: &SessionRepaired) -> Vec<RecoveryNotice> {
+    let torn = repaired
+        .torn_tail
+        .as_ref()
+        .map(|torn| RecoveryNotice::TornTailMovedAside { bytes: torn.bytes });
+    let aborted = (!repaired.aborted_calls.is_empty()).then(|| RecoveryNotice::AbortedCalls {
+        calls: u32::try_from(repaired.aborted_calls.len()).unwrap_or(u32::MAX),
+    });
+    torn.into_iter().chain(aborted).collect()
+}

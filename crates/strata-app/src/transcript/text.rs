@@ -1,0 +1,182 @@
+//! The words both front ends use for what the transcript shows: a profile
+//! line, an approval answer, a turn's end, a compaction, a recovery notice.
+//! One wording, so the command line, the Markdown export and the desktop
+//! say the same thing.
+
+use strata_protocol::{
+    ApprovalDecision, CompactionSummary, CompactionTrigger, ModelError, ProfileChange, ProfileSet,
+    RecordBody, RecoveryNotice, TurnOutcome,
+};
+
+/// The one line a pin, an undo, a fork's lineage or a refused compaction
+/// shows as.
+pub fn context_note(body: &RecordBody) -> Option<String> {
+    let note = match body {
+        RecordBody::ItemPin(pin) => format!(
+            "{} item {}",
+            if pin.pinned { "pinned" } else { "unpinned" },
+            pin.item_id
+        ),
+        RecordBody::CompactionUndone(undone) => format!(
+            "compaction undone: the history before summary {} restored ({} items, about {} \
+             tokens, an estimate)",
+            undone.summary_item_id,
+            undone.restored.len(),
+            undone.estimated_tokens
+        ),
+        RecordBody::CompactionRefused(refused) => format!(
+            "compaction refused by the rule check ({}): it would have dropped {}",
+            trigger_name(refused.trigger),
+            refused.dropped.join("; ")
+        ),
+        RecordBody::SessionForked(forked) => format!(
+            "forked from session {} ({}); the records above are copied from it",
+            forked.parent_session_id,
+            match &forked.point {
+                strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
+                strata_protocol::ForkPoint::BeforeCompaction { number } => {
+                    format!("before compaction {number}")
+                }
+            }
+        ),
+        _ => return None,
+    };
+    Some(note)
+}
+
+/// How a person reads a `profile_set`: "created on openai-chat · qwen3 at
+/// http://127.0.0.1:8080/v1 (profile local)", or "switched to …".
+pub fn profile_line(profile: &ProfileSet) -> String {
+    let verb = match profile.change {
+        ProfileChange::Created => "created on",
+        ProfileChange::Switched => "switched to",
+    };
+    let at = profile
+        .base_url
+        .as_deref()
+        .map(|url| format!(" at {url}"))
+        .unwrap_or_default();
+    let name = profile
+        .profile
+        .as_deref()
+        .map(|name| format!(" (profile {name})"))
+        .unwrap_or_default();
+    // The model and profile names come from a file: no control characters.
+    format!(
+        "{verb} {} · {}{at}{name}",
+        profile.provider_kind, profile.model
+    )
+    .chars()
+    .filter(|c| !c.is_control())
+    .collect()
+}
+
+/// How a person reads an approval answer.
+pub fn decision_text(decision: ApprovalDecision) -> &'static str {
+    match decision {
+        ApprovalDecision::AllowOnce => "allowed once",
+        ApprovalDecision::AllowForSession => "allowed for this session",
+        ApprovalDecision::Deny => "denied",
+    }
+}
+
+/// How a person reads a turn's end.
+pub fn outcome_text(outcome: TurnOutcome) -> &'static str {
+    match outcome {
+        TurnOutcome::Completed => "completed",
+        TurnOutcome::Cancelled => "cancelled",
+        TurnOutcome::Failed => "failed",
+        TurnOutcome::RoundLimit => "stopped at the round limit",
+    }
+}
+
+/// A compaction trigger as the file names it.
+pub fn trigger_name(trigger: CompactionTrigger) -> &'static str {
+    match trigger {
+        CompactionTrigger::Auto => "auto",
+        CompactionTrigger::Manual => "manual",
+        CompactionTrigger::ContextOverflow => "context_overflow",
+        CompactionTrigger::PreTurn => "pre_turn",
+        CompactionTrigger::ModelSwitch => "model_switch",
+    }
+}
+
+/// One line about a compaction: trigger, removed/kept and the tokens that
+/// triggered it, as in "history compacted (auto): 3 items removed, 2 kept,
+/// 9120 tokens (threshold 8000)".
+pub fn compaction_line(summary: &CompactionSummary) -> String {
+    format!("history compacted {}", compaction_details(summary))
+}
+
+/// [`compaction_line`] after "history compacted".
+pub fn compaction_details(summary: &CompactionSummary) -> String {
+    let meta = &summary.metadata;
+    let trigger = trigger_name(meta.trigger);
+    let tokens = match (meta.context_tokens, meta.threshold) {
+        (Some(tokens), Some(threshold)) => format!(", {tokens} tokens (threshold {threshold})"),
+        (Some(tokens), None) => format!(", {tokens} tokens"),
+        (None, Some(threshold)) => format!(", threshold {threshold}"),
+        (None, None) => String::new(),
+    };
+    format!(
+        "({trigger}): {} items removed, {} kept{tokens}",
+        meta.removed, meta.kept
+    )
+}
+
+/// An error's message, with the model error after it when there is one.
+pub fn error_text(message: &str, model_error: Option<&ModelError>) -> String {
+    match model_error {
+        Some(model_error) => format!("{message} ({model_error})"),
+        None => message.to_owned(),
+    }
+}
+
+/// What a recovery notice says, as one sentence.
+pub fn recovery_text(notice: &RecoveryNotice) -> String {
+    match notice {
+        RecoveryNotice::TornTailMovedAside { bytes } => format!(
+            "The session file ended in an unfinished line ({bytes} bytes, a write that was \
+             interrupted); it was moved aside into a file beside the session's."
+        ),
+        RecoveryNotice::TornTailIgnored { bytes } => format!(
+            "The session file ends in an unfinished line ({bytes} bytes, a write that was \
+             interrupted); it is left out."
+        ),
+        RecoveryNotice::AbortedCalls { calls: 1 } => "1 tool call of an earlier run never \
+             finished; it was recorded as aborted."
+            .to_owned(),
+        RecoveryNotice::AbortedCalls { calls } => format!(
+            "{calls} tool calls of an earlier run never finished; they were recorded as aborted."
+        ),
+        RecoveryNotice::SkippedRecord { line, message } => {
+            format!("Line {line} of the session file is not a record and was skipped: {message}")
+        }
+    }
+}
+
+/// A function call's arguments on one line: the JSON as written, compacted
+/// when it parses.
+pub fn compact_arguments(arguments: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .map(|value| value.to_string())
+        .unwrap_or_else(|_| arguments.to_owned())
+}
+
+/// A function call's arguments pretty-printed when they parse as JSON.
+pub fn pretty_arguments(arguments: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| arguments.to_owned())
+}
+
+/// A notice as a line of printed text, which starts in lower case
+/// ("created on …"; the desktop shows the sentence).
+pub fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
