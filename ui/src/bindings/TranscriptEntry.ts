@@ -4,6 +4,7 @@ import type { CompactionProblem } from "./CompactionProblem";
 import type { CompactionSummary } from "./CompactionSummary";
 import type { CompactionTrigger } from "./CompactionTrigger";
 import type { ModelError } from "./ModelError";
+import type { ProviderFailure } from "./ProviderFailure";
 import type { RecoveryNotice } from "./RecoveryNotice";
 import type { ToolEntry } from "./ToolEntry";
 import type { ToolOutputsEvicted } from "./ToolOutputsEvicted";
@@ -42,7 +43,12 @@ pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", i
  * The compaction was undone (`compaction_undone`): the model sees
  * the history from before it again.
  */
-undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, 
+undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvicted, } | { "kind": "policy", id: string, policy: CompactionPolicyRecord, } | { "kind": "error", id: string, message: string, model_error?: ModelError, 
+/**
+ * The model error as a person reads it: its kind, one sentence and
+ * the recoveries to offer (the raw text under Details).
+ */
+failure?: ProviderFailure, } | { "kind": "compaction_problem", id: string, problem: CompactionProblem, message: string, 
 /**
  * What asked for the compaction, when its record says (live
  * events do not carry it).
@@ -50,6 +56,7 @@ undone?: boolean, } | { "kind": "eviction", id: string, eviction: ToolOutputsEvi
 trigger?: CompactionTrigger, } | { "kind": "retry", id: string, attempt: number, of: number, delay_ms: number, cause: string, 
 /**
  * The retry happened (a later event arrived); unsettled ones are waiting.
+ * Consecutive retries share one entry: each replaces the last.
  */
 settled: boolean, } | { "kind": "turn_end", id: string, outcome: TurnOutcome, rounds: number, } | { "kind": "notice", id: string, text: string, } | { "kind": "recovery", id: string, notice: RecoveryNotice, 
 /**

@@ -116,7 +116,7 @@ describe("the header chip", () => {
 
   it("names the profile, never its id or the provider's slug, and shows the failure on the dot", () => {
     const name = sessionProviderName(profiles, session, { provider_kind: "openai-chat", model: "qwen3", base_url: "http://127.0.0.1:11434/v1", profile: "profile-2", change: "created" });
-    render(<AppHeader info={null} session={session} sessionProvider={name} health="failed" consoleOpen={false} onToggleConsole={() => {}} onOpenSettings={() => {}} />);
+    render(<AppHeader info={null} session={session} sidebarOpen onToggleSidebar={() => {}} sessionProvider={name} health="failed" consoleOpen={false} onToggleConsole={() => {}} onOpenSettings={() => {}} />);
     const chip = document.querySelector(".model-chip");
     expect(chip?.textContent).toContain("Local Ollama");
     expect(chip?.textContent).not.toContain("openai-chat");
