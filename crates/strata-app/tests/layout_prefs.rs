@@ -33,7 +33,10 @@ fn the_console_width_comes_back_on_the_next_run_and_survives_saving_the_settings
         assert_eq!(kept_width(&next_run).await, Some(612));
         let settings = next_run.get_settings(GetSettings {}).await.unwrap();
         next_run
-            .save_settings(SaveSettings { settings })
+            .save_settings(SaveSettings {
+                settings,
+                api_keys: Vec::new(),
+            })
             .await
             .unwrap();
         assert_eq!(kept_width(&next_run).await, Some(612));
