@@ -13,8 +13,7 @@ use strata_app::transcript::text::{
 use strata_core::CancellationToken;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure,
-    ResponseItem, Role,
-    ToolCallStatus, TurnOutcome,
+    ResponseItem, Role, ToolCallStatus, TurnOutcome,
 };
 
 use crate::approve;
