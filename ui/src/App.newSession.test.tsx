@@ -44,24 +44,24 @@ function shell(lastSession?: string) {
 }
 
 describe("new session and the last session", () => {
-  it("reopens the session the window showed last on start, and remembers each session it opens", async () => {
+  it("reopens the session the window showed last on start, and remembers each session it opens", { timeout: 20_000 }, async () => {
     const { calls, sessions } = shell("0193a1b2-c3d4-7e5f-8a9b-000000000a02");
     const user = userEvent.setup();
     render(<App />);
-    expect(await screen.findByRole("heading", { level: 1, name: "Flaky orders_e2e test" })).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { level: 1, name: "Flaky orders_e2e test" }, { timeout: 5000 })).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: /^Streaming JSON parser for ingest/ }));
     await waitFor(() =>
       expect(calls.filter((c) => c.cmd === "remember_open").map((c) => c.args.session_id)).toEqual([sessions[1]!.summary.id, sessions[0]!.summary.id]),
     );
   });
 
-  it("opens the sheet on Ctrl+N, starts in the picked folder with its profile and approval, and opens the session live", async () => {
+  it("opens the sheet on Ctrl+N, starts in the picked folder with its profile and approval, and opens the session live", { timeout: 20_000 }, async () => {
     const { calls } = shell();
     const user = userEvent.setup();
     render(<App />);
-    await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ });
+    await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }, { timeout: 5000 });
     await user.keyboard("{Control>}n{/Control}");
-    const sheet = await screen.findByRole("dialog", { name: "New session" });
+    const sheet = await screen.findByRole("dialog", { name: "New session" }, { timeout: 5000 });
     await waitFor(() => expect(within(within(sheet).getByRole("listbox", { name: "Recent folders" })).getAllByRole("option").map((o) => o.getAttribute("title"))).toEqual(["/home/ana/ingest", "/home/ana/orders"]));
     expect(calls.some((c) => c.cmd === "pick_workspace")).toBe(false);
     await user.keyboard("{ArrowDown}");
