@@ -21,6 +21,19 @@ describe("MessageList", () => {
     expect(container.querySelectorAll("article").length).toBe(rows.length);
   });
 
+  it("gives a completed turn's end no row, and a stopped one its notice", () => {
+    const entries: Entry[] = [
+      { kind: "user", id: "u1", text: "Hi" },
+      { kind: "assistant", id: "a1", text: "Hello", streaming: false },
+      { kind: "turn_end", id: "turn_end:t1", outcome: "completed", rounds: 1 },
+      { kind: "user", id: "u2", text: "Again" },
+      { kind: "turn_end", id: "turn_end:t2", outcome: "cancelled", rounds: 1 },
+    ];
+    const { container } = render(<MessageList entries={entries} />);
+    expect(container.querySelectorAll(".message-row").length).toBe(4);
+    expect(screen.getByRole("status")).toHaveTextContent("cancelled");
+  });
+
   // The updates below are what Rust's conversion sends for a streamed answer
   // (crates/strata-app/src/transcript/fold.rs); the list only renders them.
   it("shows streamed text as it arrives and marks it busy until committed", () => {

@@ -175,6 +175,11 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
   }
 }
 
+/** Whether the conversation draws the entry (a completed turn's end it does not). */
+function drawn(entry: Entry): boolean {
+  return !(entry.kind === "turn_end" && entry.outcome === "completed");
+}
+
 /** How near the bottom still counts as "at the bottom", in pixels. */
 const STICK_DISTANCE = 80;
 /** Room under the last entry, so its last line never sits against the composer. */
@@ -184,7 +189,10 @@ const TOP_DISTANCE = 200;
 
 /** The transcript, virtualised: only the rows near the viewport are in the DOM. */
 export function MessageList(props: MessageListProps) {
-  const { entries, ref, hasOlder, onLoadOlder, targetId, outputs } = props;
+  const { ref, hasOlder, onLoadOlder, targetId, outputs } = props;
+  // A completed turn's end is an entry (the printed transcript says its rounds) the
+  // conversation draws nothing for: no row of its own.
+  const entries = useMemo(() => props.entries.filter(drawn), [props.entries]);
   const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history } = props;
   const handlers = useMemo<EntryHandlers>(
     () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history }),
