@@ -13,6 +13,7 @@
 //!   the library's index ([`catalog`]), watched for changes any process
 //!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - the debug console folded from records and live events ([`console`]);
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
 //! - the typed command contract (request and result types in
@@ -21,6 +22,7 @@
 //!   validated once, here ([`validate`]).
 
 pub mod catalog;
+pub mod console;
 pub mod context;
 pub mod context_ops;
 pub mod error;
@@ -65,6 +67,8 @@ pub struct App {
     env: EnvFn,
     live: LiveSessions,
     catalog: catalog::Catalog,
+    /// The console folds kept for live updates ([`console`]).
+    consoles: Arc<console::Consoles>,
 }
 
 impl App {
@@ -75,6 +79,7 @@ impl App {
             env,
             live: LiveSessions::default(),
             catalog: catalog::Catalog::default(),
+            consoles: Arc::default(),
         }
     }
 

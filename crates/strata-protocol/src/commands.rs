@@ -54,6 +54,7 @@ macro_rules! with_commands {
             App switch_profile($crate::SwitchProfile) -> $crate::SessionListItem;
             App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
             App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
+            App open_console($crate::OpenConsole) -> $crate::ConsoleView;
             App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
             App open_transcript($crate::OpenTranscript) -> $crate::TranscriptPage;
             App tool_output($crate::GetToolOutput) -> $crate::ToolOutputText;

@@ -5,6 +5,7 @@
 mod bindings;
 mod checkpoint;
 mod commands;
+mod console;
 mod context;
 mod contract;
 mod desktop;
@@ -28,6 +29,11 @@ pub use checkpoint::{
 };
 pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
+};
+pub use console::{
+    ChartMarker, ChartPoint, ConsoleStep, ConsoleUpdate, ConsoleView, GaugeReading, LogFamily,
+    LogKind, LogRow, LogTone, ModelGroupId, ModelViewGroup, OpenConsole, StepFigures, TokenFigure,
+    UndoState,
 };
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,

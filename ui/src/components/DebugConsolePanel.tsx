@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { EventEnvelope, SessionView } from "../api/types";
-import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";
 
@@ -57,9 +56,6 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
   const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
   // The tab buttons by section id, for arrow-key focus (no DOM queries).
   const tabs = useRef(new Map<string, HTMLButtonElement>());
-  // The sections' fetched data lives as long as the panel is open.
-  const [data] = useState(() => new ConsoleStore());
-  useEffect(() => () => data.dispose(), [data]);
   const onMove = useCallback(
     (event: PointerEvent) => {
       if (!dragging.current) return;
@@ -91,7 +87,6 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
   }, [focusedCompaction, sections]);
 
   return (
-    <ConsoleDataContext.Provider value={data}>
     <aside className="console" style={{ width }} aria-label="Debug console">
       <div
         className="console-resizer"
@@ -168,7 +163,6 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
         )}
       </div>
     </aside>
-    </ConsoleDataContext.Provider>
   );
 }
 

@@ -19,7 +19,7 @@ interface ItemViewProps {
 export function ItemView({ item, status, text }: ItemViewProps) {
   const described = describeItem(item);
   const raw = text ?? described.text;
-  const body = item.type === "function_call" ? prettyJson(raw) : raw;
+  const body = described.tone === "tool" ? prettyJson(raw) : raw;
   const [open, setOpen] = useState(false);
   const long = body.length > ITEM_PREVIEW_CHARS;
   const shown = long && !open ? `${body.slice(0, ITEM_PREVIEW_CHARS).trimEnd()}…` : body;
@@ -37,7 +37,7 @@ export function ItemView({ item, status, text }: ItemViewProps) {
         <span className="history-item-size muted">{body.length.toLocaleString()} chars</span>
         <ItemIdChip id={item.id} />
       </div>
-      <div className={`history-item-text${item.type === "function_call" || item.type === "function_call_output" ? " mono" : ""}`}>
+      <div className={`history-item-text${described.tone === "tool" || described.tone === "output" ? " mono" : ""}`}>
         {shown}
       </div>
       {long && (

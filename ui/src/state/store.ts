@@ -12,7 +12,8 @@ import type { LiveEvent } from "../bindings/LiveEvent";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
-import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
+import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows, type ConsoleState } from "./console";
+import { applyLiveEvents } from "./live";
 import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
 export type ConversationMode = "browse" | "live";
@@ -39,6 +40,8 @@ export interface AppState {
   view: SessionView | null;
   mode: ConversationMode;
   transcript: Transcript;
+  /** The debug console's data for the open session (folded in Rust), with its gauge reading. */
+  console: ConsoleState;
   /** The session a `send_message` or `compact_now` runs in, until it returns. */
   pendingFor: string | null;
   loadError: string | null;
@@ -63,6 +66,7 @@ export const initialState: AppState = {
   view: null,
   mode: "browse",
   transcript: emptyTranscript,
+  console: emptyConsole,
   pendingFor: null,
   loadError: null,
   toast: null,
@@ -114,16 +118,10 @@ function withEntry(transcript: Transcript, entry: Entry): Transcript {
 }
 
 /** Every action of the app; created once per store, so each is a stable function. */
-export function createActions(store: Store, schedule: FrameScheduler = nextFrame) {
+export function createActions(store: Store) {
   const { get, set } = store;
   let localCount = 0;
   const openId = () => get().view?.summary.id ?? null;
-  const live = createLiveQueue((sessionId, events) => {
-    if (openId() !== sessionId) return;
-    const { transcript } = get();
-    const next = applyLiveEvents(transcript, events);
-    if (next !== transcript) set({ transcript: next });
-  }, schedule);
 
   const fail = (error: unknown) => set({ toast: { tone: "error", text: toCommandFailure(error).message } });
 
@@ -185,6 +183,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           : api
               .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
               .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
+      if (get().console.sessionId !== sessionId) set({ console: { ...emptyConsole, sessionId, loading: true } });
+      void actions.loadConsole(sessionId);
       try {
         const [view, page] = await Promise.all([api.openSessionState(sessionId), firstPage()]);
         if (pendingOpen !== sessionId) return;
@@ -241,17 +241,54 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
 
     close() {
       pendingOpen = null;
-      set({ view: null, transcript: emptyTranscript });
+      set({ view: null, transcript: emptyTranscript, console: emptyConsole });
+    },
+
+    /**
+     * The console's snapshot of `sessionId` (its log's newest page), folded in Rust; after that a
+     * turn's live events carry the console's updates. Fetched again only after a change no turn
+     * made (an undo, a policy), never while a turn streams.
+     */
+    async loadConsole(sessionId: string) {
+      try {
+        const view = await api.openConsole(sessionId, undefined, CONSOLE_PAGE);
+        if (pendingOpen !== sessionId && openId() !== sessionId) return;
+        set({ console: { sessionId, view, loading: false, loadingOlder: false, error: null } });
+      } catch (error) {
+        if (pendingOpen !== sessionId && openId() !== sessionId) return;
+        set((s) => ({ console: { ...s.console, sessionId, loading: false, error: toCommandFailure(error).message } }));
+      }
+    },
+
+    /** The console log's page before its oldest row held, as the person scrolls up. */
+    async loadOlderConsoleRows() {
+      const { console: held } = get();
+      const first = held.view?.rows[0]?.index;
+      if (!held.view || !held.sessionId || held.loadingOlder || first === undefined || first === 0) return;
+      const sessionId = held.sessionId;
+      set({ console: { ...held, loadingOlder: true } });
+      try {
+        const page = await api.openConsole(sessionId, first, CONSOLE_PAGE);
+        set((s) => (s.console.sessionId === sessionId && s.console.view ? { console: { ...s.console, view: prependRows(s.console.view, page.rows), loadingOlder: false } } : {}));
+      } catch (error) {
+        set((s) => ({ console: { ...s.console, loadingOlder: false } }));
+        fail(error);
+      }
     },
 
     setMode: (mode: ConversationMode) => set({ mode }),
 
     /**
-     * The one path from backend events to the store: live events with the transcript updates Rust
-     * made of them, applied at the next frame (at once when one may not wait; see `live.ts`).
+     * The one path from backend events to the store: live events with the transcript and console
+     * updates Rust made of them, applied as they come (Rust batches streamed text by the frame).
      */
     receive(sessionId: string, events: readonly LiveEvent[]) {
-      if (openId() === sessionId) live.push(sessionId, events);
+      if (openId() !== sessionId) return;
+      const { transcript, console: held } = get();
+      const next = applyLiveEvents(transcript, events);
+      const consoleView = held.view && held.sessionId === sessionId ? applyConsoleEvents(held.view, events) : held.view;
+      if (next === transcript && consoleView === held.view) return;
+      set({ transcript: next, console: consoleView === held.view ? held : { ...held, view: consoleView } });
     },
 
     async send(text: string) {
@@ -260,7 +297,6 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       // Each command's events come on its own channel, numbered by the agent that
       // runs it; an agent resumed since (after a settings or profile change)
       // starts again at 0, so the numbering restarts with the command.
-      live.flush();
       set((s) => ({ mode: "live", pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
@@ -272,11 +308,9 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           await api.sendMessage(sessionId, text, onEvent);
         }
       } catch (error) {
-        live.flush();
-        if (openId() === sessionId) localError(toCommandFailure(error).message);
+          if (openId() === sessionId) localError(toCommandFailure(error).message);
       } finally {
-        live.flush();
-        set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
+          set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
         void actions.refreshSessions();
       }
     },
@@ -430,6 +464,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           transcript: { ...s.transcript, entries: setPinned(s.transcript.entries, itemId, result.pinned) },
           toast: { tone: "ok", text: result.pinned ? "Pinned: kept verbatim through every compaction." : "Unpinned: later compactions may summarise it." },
         }));
+        void actions.loadConsole(sessionId);
       } catch (error) {
         set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${withoutIds(toCommandFailure(error).message)}` } });
       }
@@ -461,12 +496,10 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       const sessionId = openId();
       set({ historyDialog: null });
       if (!sessionId) return;
-      live.flush();
       set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       try {
         const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (events) => actions.receive(sessionId, events));
-        live.flush();
-        if (openId() !== sessionId) return;
+          if (openId() !== sessionId) return;
         if (outcome.skipped) notice(outcome.skipped);
         else await actions.reloadTranscript(sessionId);
       } catch (error) {
