@@ -213,6 +213,7 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
       return el && !el.classList.contains("estimated") && norm(el.textContent).includes("2.5k");
     });
     await h.click("[role=tab]", "Rounds and events");
+    await h.click("button", "How far the estimates were off");
     await h.waitFor("drift rows", () => all("[data-testid=drift-row]").length > 0);
     const last = await h.run(() =>
       all("[data-testid=drift-row]")

@@ -115,6 +115,11 @@ pub struct ChartPoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cached_tokens: Option<u64>,
+    /// The estimate of the request's input the agent made when it sent it
+    /// (its round record's), against `input_tokens`: the log's drift table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub estimated_input_tokens: Option<u64>,
 }
 
 /// Where a compaction happened on the chart.

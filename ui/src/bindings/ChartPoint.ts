@@ -12,4 +12,9 @@ round: number, ts: string,
  * Input + output tokens the round reported, the figure the threshold
  * is compared with.
  */
-context_tokens?: number, input_tokens?: number, output_tokens?: number, cached_tokens?: number, };
+context_tokens?: number, input_tokens?: number, output_tokens?: number, cached_tokens?: number, 
+/**
+ * The estimate of the request's input the agent made when it sent it
+ * (its round record's), against `input_tokens`: the log's drift table.
+ */
+estimated_input_tokens?: number, };

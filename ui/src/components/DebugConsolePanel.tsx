@@ -78,6 +78,12 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
 
   const [activeId, setActiveId] = useState<string | null>(null);
   const active = sections.find((section) => section.id === activeId) ?? sections[0];
+  // A tab opens at its top, not where the previous one was scrolled to.
+  const body = useRef<HTMLDivElement>(null);
+  const activeSection = active?.id;
+  useEffect(() => {
+    body.current?.scrollTo?.({ top: 0 });
+  }, [activeSection]);
   // The transcript's "Inspect in console" opens the section that shows compactions.
   const { focusedCompaction } = context;
   useEffect(() => {
@@ -144,7 +150,7 @@ export function DebugConsolePanel({ context, sections, width, onResize, onClose 
           ))}
         </div>
       )}
-      <div className="console-body">
+      <div className="console-body" ref={body}>
         {active && context.session ? (
           <div
             key={active.id}

@@ -82,7 +82,7 @@ export function LogSection({ context }: { context: ConsoleContext }) {
     <Loaded sessionId={idOf(context)}>
       {(view) => (
         <>
-          <DriftTable sessionId={view.session_id} revision={String(view.records)} />
+          <DriftTable points={view.chart} />
           <EventLog sessionId={view.session_id} view={view} onReveal={context.revealInTranscript} />
         </>
       )}

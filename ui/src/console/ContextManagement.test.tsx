@@ -6,7 +6,7 @@ import type { EventEnvelope } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
 import { CircuitBanner } from "../components/CircuitBanner";
 import { ContextGauge } from "../components/ContextGauge";
-import { CONSOLE_SESSION, consoleViews, roundPage } from "../test/consoleFixtures";
+import { CONSOLE_SESSION, consoleViews } from "../test/consoleFixtures";
 import { eviction, layered, layeredView, preview, status } from "../test/layeredFixtures";
 import { CompactionCard, CompactionList } from "./Compactions";
 import { ContextControls, IneffectiveWarnings } from "./ContextControls";
@@ -227,28 +227,21 @@ describe("warnings and the circuit breaker", () => {
 });
 
 describe("DriftTable", () => {
-  it("shows each round's estimated input against the reported input", async () => {
-    mockShell((cmd, args) => {
-      if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
-      const { limit } = args as { offset: number; limit: number };
-      return limit === 0 ? { ...roundPage(4), rounds: [] } : roundPage(4);
-    });
-    render(<DriftTable sessionId={CONSOLE_SESSION} revision="1" />);
-    const table = await screen.findByRole("table", { name: /Estimate drift/ });
+  const point = (round: number, estimated: number | undefined, input: number) => ({ round, ts: "2026-11-29T09:00:00.000Z", input_tokens: input, context_tokens: input + 10, ...(estimated !== undefined ? { estimated_input_tokens: estimated } : {}) });
+
+  it("folds away by default and shows each model call's estimated input against the reported input", async () => {
+    const user = userEvent.setup();
+    render(<DriftTable points={[point(1, 2_100, 1_900)]} />);
+    expect(screen.queryByRole("table")).toBeNull();
+    await user.click(screen.getByRole("button", { name: /How far the estimates were off/ }));
+    const table = screen.getByRole("table", { name: /How far the estimates were off/ });
     const row = within(table).getAllByTestId("drift-row")[0]!;
     expect(within(row).getAllByRole("cell").map((cell) => cell.textContent)).toEqual(["≈ 2,100", "1,900", "−11%"]);
   });
 
-  it("makes up no estimate for rounds that recorded none (base sessions, older files)", async () => {
-    const page = roundPage(2);
-    const bare = { ...page, rounds: page.rounds.map(({ estimated_input_tokens: _, ...round }) => round) };
-    mockShell((cmd, args) => {
-      if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
-      const { limit } = args as { offset: number; limit: number };
-      return limit === 0 ? { ...bare, rounds: [] } : bare;
-    });
-    render(<DriftTable sessionId={CONSOLE_SESSION} revision="1" />);
-    expect(await screen.findByTestId("drift-none")).toHaveTextContent("recorded no estimate");
+  it("makes up no estimate for rounds that recorded none (base sessions, older files)", () => {
+    render(<DriftTable points={[point(1, undefined, 1_900), point(2, undefined, 2_000)]} />);
+    expect(screen.getByTestId("drift-none")).toHaveTextContent("recorded no estimate");
     expect(screen.queryByRole("table")).toBeNull();
   });
 });

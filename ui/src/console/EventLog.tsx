@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { ConsoleView } from "../bindings/ConsoleView";
 import { ALL_ROWS, filterLog, LOG_KINDS, type LogFamily, type LogFilter, type LogKind, type LogRow } from "./model";
 import { RoundRequestDialog } from "./RoundRequestDialog";
@@ -40,6 +40,12 @@ export function EventLog({ sessionId, view, onReveal }: EventLogProps) {
     useFlushSync: false,
   });
   const rounds = view.chart.length;
+  // Follow newest: while on, each new row scrolls the log to the end, as a terminal does.
+  const [follow, setFollow] = useState(true);
+  const newest = rows.length - 1;
+  useEffect(() => {
+    if (follow && newest >= 0) virtualizer.scrollToIndex(newest, { align: "end" });
+  }, [follow, newest, virtualizer]);
   const toggleKind = (kind: LogKind) =>
     setFilter((current) => ({
       ...current,
@@ -72,6 +78,10 @@ export function EventLog({ sessionId, view, onReveal }: EventLogProps) {
           value={filter.query}
           onChange={(event) => setFilter((current) => ({ ...current, query: event.target.value }))}
         />
+        <label className="log-follow">
+          <input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="log-follow" />
+          Follow newest
+        </label>
       </div>
       <div className="chip-row" role="group" aria-label="Event kinds">
         {visibleKinds.map(({ kind, label }) => (

@@ -246,6 +246,7 @@ impl ConsoleFold {
                     input_tokens: None,
                     output_tokens: None,
                     cached_tokens: None,
+                    estimated_input_tokens: round.estimated_input_tokens,
                 });
                 self.round_at.insert(round.round_id, self.chart.len() - 1);
                 self.points_changed.insert(self.chart.len() - 1);
