@@ -57,7 +57,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
           "No model call has reported usage since the last change"
         ) : status.estimated ? (
           <>
-            <strong>≈ {exactTokens(status.tokens)}</strong> tokens <span className="estimate-tag" title="An estimate: the next model call reports the real figure">≈ estimate</span> until the next model call reports
+            <strong>≈ {exactTokens(status.tokens)}</strong> tokens <span className="estimate-tag" title="An estimate: the next model call reports the real figure">estimate</span> until the next model call reports
           </>
         ) : (
           <>

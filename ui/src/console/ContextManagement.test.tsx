@@ -126,7 +126,7 @@ describe("ContextControls", () => {
     expect(within(group).getByRole("radio", { name: "Layered" })).toBeChecked();
     await user.click(within(group).getByRole("radio", { name: "Off" }));
     expect(compaction.setPolicy).toHaveBeenCalledWith("off");
-    expect(screen.getByTestId("context-reading")).toHaveTextContent("≈ 2,100 tokens ≈ estimate until the next model call reports · compacts at 25.6k (80%)");
+    expect(screen.getByTestId("context-reading")).toHaveTextContent("≈ 2,100 tokens estimate until the next model call reports · compacts at 25.6k (80%)");
   });
 
   it("shows why a policy change was refused", async () => {

@@ -15,6 +15,12 @@ interface ItemViewProps {
   text?: string;
 }
 
+const STATUS_LABEL: Record<NonNullable<ItemViewProps["status"]>, string> = {
+  removed: "Removed",
+  kept: "Kept",
+  added: "Added by Strata",
+};
+
 /** One history item, as plain text (never HTML), long ones folded. */
 export function ItemView({ item, status, text }: ItemViewProps) {
   const described = describeItem(item);
@@ -33,7 +39,7 @@ export function ItemView({ item, status, text }: ItemViewProps) {
     >
       <div className="history-item-head">
         <span className={`item-badge tone-${described.tone}`}>{described.label}</span>
-        {status && <span className={`item-status status-${status}`}>{status}</span>}
+        {status && <span className={`item-status status-${status}`}>{STATUS_LABEL[status]}</span>}
         <span className="history-item-size muted">{body.length.toLocaleString()} chars</span>
         <ItemIdChip id={item.id} />
       </div>
