@@ -10,6 +10,7 @@ pub mod fold;
 mod model_view;
 pub mod rows;
 mod steps;
+mod text;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
