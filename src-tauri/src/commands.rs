@@ -44,14 +44,18 @@ impl<'de, R: Runtime, T: DeserializeOwned> CommandArg<'de, R> for Request<T> {
 /// A turn's events, each with the transcript updates it makes, sent to the
 /// webview's channel in the agent's order, streamed text in batches of
 /// about a frame.
-pub fn channel_sink(channel: Channel<LiveBatch>) -> TranscriptFeed<impl FnMut(LiveBatch) + Send> {
-    TranscriptFeed::new(move |batch| {
+pub fn channel_sink(
+    app: &App,
+    channel: Channel<LiveBatch>,
+) -> TranscriptFeed<impl FnMut(LiveBatch) + Send + use<>> {
+    let feed = TranscriptFeed::new(move |batch| {
         // A window that went away must not stop the turn: the session file
         // still records everything.
         if let Err(error) = channel.send(batch) {
             tracing::debug!(%error, "the UI stopped listening to a turn's events");
         }
-    })
+    });
+    feed.with_console(app.console_tail())
 }
 
 macro_rules! glue {
@@ -76,7 +80,7 @@ macro_rules! glue {
             request: Request<$request>,
             on_event: Channel<$events>,
         ) -> Result<$output> {
-            app.$name(request.0, channel_sink(on_event)).await
+            app.$name(request.0, channel_sink(&app, on_event)).await
         }
     };
     // Written by hand below, under the same name.

@@ -65,7 +65,7 @@ async fn run_turn(
     text: String,
     channel: Channel<LiveBatch>,
 ) -> Result<strata_protocol::TurnReport, strata_protocol::CommandError> {
-    app.send_message(SendMessage { session_id, text }, channel_sink(channel))
+    app.send_message(SendMessage { session_id, text }, channel_sink(app, channel))
         .await
 }
 
@@ -76,7 +76,7 @@ async fn run_compaction(
     focus: Option<String>,
     channel: Channel<LiveBatch>,
 ) -> Result<strata_protocol::CompactOutcome, strata_protocol::CommandError> {
-    app.compact_now(CompactNow { session_id, focus }, channel_sink(channel))
+    app.compact_now(CompactNow { session_id, focus }, channel_sink(app, channel))
         .await
 }
 

@@ -114,18 +114,19 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     await h.waitFor("an eviction card", () => all("[data-testid=eviction-card]").length >= 1);
     await h.waitFor("a summary card", () => all("[data-testid=compaction-card]:not(.eviction-card)").length >= 1);
     const reading = await h.run(() => norm(one("[data-testid=context-reading]").textContent));
-    assert.match(reading, /estimated until the next round reports/);
+    assert.match(reading, /^≈ [\d,]+ tokens estimate until the next model call reports/);
     const eviction = await h.run(() => {
       const card = one("[data-testid=eviction-card]");
       return { count: norm(card.querySelector("[data-testid=eviction-count]").textContent), freed: norm(card.querySelector("[data-testid=eviction-freed]").textContent) };
     });
     assert.ok(Number(eviction.count) >= 1, JSON.stringify(eviction));
-    assert.ok(Number(eviction.freed.replace(/,/g, "")) > 0, JSON.stringify(eviction));
+    assert.match(eviction.freed, /^≈ [\d,]+$/, "an estimate, marked ≈");
+    assert.ok(Number(eviction.freed.replace(/[≈\s,]/g, "")) > 0, JSON.stringify(eviction));
     const newest = await h.run(() => {
       const card = one("[data-testid=compaction-card]:not(.eviction-card)");
       return { trigger: norm(card.querySelector("[data-testid=compaction-trigger]").textContent), policy: norm(card.querySelector("[data-testid=compaction-policy]")?.textContent), audit: norm(card.querySelector("[data-testid=loss-audit]")?.textContent) };
     });
-    assert.equal(newest.trigger, "Manual");
+    assert.equal(newest.trigger, "Asked for");
     assert.equal(newest.policy, "Layered");
     assert.match(newest.audit, /every path, command and error/);
     await h.click("[data-testid=compaction-card] button", "State sheet");
@@ -214,6 +215,7 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
       return el && !el.classList.contains("estimated") && norm(el.textContent).includes("2.5k");
     });
     await h.click("[role=tab]", "Rounds and events");
+    await h.click("button", "How far the estimates were off");
     await h.waitFor("drift rows", () => all("[data-testid=drift-row]").length > 0);
     const last = await h.run(() =>
       all("[data-testid=drift-row]")

@@ -6,7 +6,7 @@ import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
 import { Conversation } from "./components/Conversation";
 import type { ConsoleDockProps } from "./console/ConsoleDock";
-import { useSessionCompaction } from "./console/useCompactionStatus";
+import { undoableSummary, useSessionCompaction } from "./console/useCompactionStatus";
 // Global: some of its classes (.chevron, .modal, .estimate-tag…) style parts outside the console.
 import "./console/console.css";
 import { ExternalLinks } from "./components/ExternalLinks";
@@ -54,9 +54,7 @@ function AppWindow() {
   const target = useAppState((s) => s.transcript.target);
   const entryCount = useAppState((s) => s.transcript.entries.length);
   const debugEvents = useAppState((s) => s.transcript.debugEvents);
-  const runningTurn = useAppState((s) => s.transcript.runningTurn);
   const health = useAppState((s) => providerHealth(s.transcript.entries));
-  const reportedThreshold = useAppState((s) => s.transcript.threshold);
   const running = useAppState(isRunning);
   const loadError = useAppState((s) => s.loadError);
   const toast = useAppState((s) => s.toast);
@@ -149,15 +147,7 @@ function AppWindow() {
   const reloadConversation = useCallback(() => {
     if (view) void actions.open(view.summary.id);
   }, [view, actions]);
-  const compaction = useSessionCompaction(
-    view?.summary.id ?? null,
-    debugEvents,
-    runningTurn,
-    view?.record_count ?? 0,
-    view?.context_tokens ?? null,
-    reloadConversation,
-    mode === "live",
-  );
+  const compaction = useSessionCompaction(view?.summary.id ?? null, reloadConversation, mode === "live");
 
   const consoleContext = useMemo(
     () => ({
@@ -180,9 +170,11 @@ function AppWindow() {
   // title, a switch its model); the snapshot the conversation opened with is not.
   const summary = view ? (sessions.find((s) => s.id === view.summary.id) ?? view.summary) : null;
   const context_window = view?.context_window ?? info?.active_profile.context_window ?? null;
-  const threshold = reportedThreshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
-  // Reported, or right after a compaction an estimate (labelled), never the pre-compaction report.
-  const context_tokens = compaction.reading.tokens;
+  // The console fold's one reading (reported, or right after a compaction an estimate, labelled);
+  // the session's snapshot until it arrived.
+  const { gauge } = compaction;
+  const threshold = gauge?.threshold ?? view?.threshold ?? info?.active_profile.compact_threshold ?? null;
+  const context_tokens = gauge ? (gauge.tokens ?? null) : (view?.context_tokens ?? null);
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
@@ -236,7 +228,7 @@ function AppWindow() {
             summary={summary}
             listRef={listRef}
             composerRef={composerRef}
-            undoableCompaction={compaction.status?.undo_summary}
+            undoableCompaction={undoableSummary(compaction.undo)}
           />
         ) : (
           <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={newSession} />
@@ -252,12 +244,12 @@ function AppWindow() {
           />
         )}
       </div>
-      {view && compaction.status?.circuit_open && mode === "live" && (
-        <CircuitBanner busy={running} reason={compaction.status.circuit_reason} onRetry={() => void actions.send("/compact")} />
+      {view && gauge?.circuit_reason != null && mode === "live" && (
+        <CircuitBanner busy={running} reason={gauge.circuit_reason} onRetry={() => void actions.send("/compact")} />
       )}
       <footer className="app-footer">
         {view ? (
-          <ContextGauge context_tokens={context_tokens} threshold={compaction.status?.threshold ?? threshold} context_window={context_window} estimated={compaction.reading.estimated} />
+          <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
         ) : (
           <span className="gauge gauge-empty">No session open</span>
         )}

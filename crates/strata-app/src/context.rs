@@ -57,20 +57,25 @@ pub fn estimate_after_compaction(replay: &Replay) -> Option<u64> {
 /// recorded (characters / 4 only when no model is known): the figure after a
 /// compaction and the console's before/after sizes.
 pub fn recorded_estimate(replay: &Replay, items: &[ResponseItem]) -> u64 {
-    let estimator: Arc<dyn TokenEstimator> = match replay
+    let estimator = recorded_estimator(replay);
+    Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
+}
+
+/// The estimator of the model `replay` recorded (characters / 4 when none).
+pub fn recorded_estimator(replay: &Replay) -> Arc<dyn TokenEstimator> {
+    match replay
         .profile()
         .cloned()
         .or_else(|| profile::legacy_profile(replay.meta()))
     {
         Some(recorded) => estimator_for(recorded.provider_kind, &recorded.model),
         None => Arc::new(strata_core::compaction::CharEstimator),
-    };
-    Estimate::new(estimator.as_ref(), Calibration::default()).items(items)
+    }
 }
 
 /// While the session's auto-compaction circuit is open, what the last
 /// failed summary reported (the banner names it).
-fn circuit_reason(replay: &Replay) -> Option<String> {
+pub(crate) fn circuit_reason(replay: &Replay) -> Option<String> {
     let guards = replay.compaction_guards();
     (guards.failures_in_a_row() >= CIRCUIT_BREAKER_FAILURES)
         .then(|| guards.last_failure().unwrap_or_default().to_owned())

@@ -13,6 +13,7 @@
 //!   the library's index ([`catalog`]), watched for changes any process
 //!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - the debug console folded from records and live events ([`console`]);
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
 //! - the typed command contract (request and result types in
@@ -22,6 +23,7 @@
 
 pub mod catalog;
 pub mod connection;
+pub mod console;
 pub mod context;
 pub mod context_ops;
 pub mod error;
@@ -70,6 +72,8 @@ pub struct App {
     live: LiveSessions,
     catalog: catalog::Catalog,
     shown: outside::Shown,
+    /// The console folds kept for live updates ([`console`]).
+    consoles: Arc<console::Consoles>,
 }
 
 impl App {
@@ -81,6 +85,7 @@ impl App {
             live: LiveSessions::default(),
             catalog: catalog::Catalog::default(),
             shown: outside::Shown::default(),
+            consoles: Arc::default(),
         }
     }
 

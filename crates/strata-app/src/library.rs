@@ -238,7 +238,7 @@ impl App {
     /// live is shown with: those an agent on its recorded profile would use
     /// under its recorded policy and threshold override (the active
     /// profile's when that cannot be resolved).
-    fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
+    pub(crate) fn limits_for(&self, replay: &strata_core::Replay) -> (u64, Option<u64>) {
         match self.view_profile(replay) {
             Some(profile) => {
                 let mut config = strata_providers::agent_config(&profile);

@@ -110,6 +110,10 @@ mod tests {
         TranscriptUpdate::export_all(&cfg)?;
         LiveEvent::export_all(&cfg)?;
         LiveBatch::export_all(&cfg)?;
+        // The debug console (crate::console).
+        crate::OpenConsole::export_all(&cfg)?;
+        crate::ConsoleView::export_all(&cfg)?;
+        crate::ConsoleUpdate::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
         SessionExport::export_all(&cfg)?;

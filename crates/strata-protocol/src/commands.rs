@@ -57,6 +57,7 @@ macro_rules! with_commands {
             App test_connection($crate::TestConnection) -> $crate::ConnectionReport;
             App list_models($crate::ListModels) -> $crate::ModelList;
             App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
+            App open_console($crate::OpenConsole) -> $crate::ConsoleView;
             App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
             App open_transcript($crate::OpenTranscript) -> $crate::TranscriptPage;
             App tool_output($crate::GetToolOutput) -> $crate::ToolOutputText;

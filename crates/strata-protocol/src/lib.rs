@@ -6,6 +6,7 @@ mod bindings;
 mod checkpoint;
 mod commands;
 mod connection;
+mod console;
 mod context;
 mod contract;
 mod desktop;
@@ -33,6 +34,11 @@ pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
 pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
+pub use console::{
+    ChartMarker, ChartPoint, ConsoleStep, ConsoleUpdate, ConsoleView, GaugeReading, LogFamily,
+    LogKind, LogRow, LogTone, ModelGroupId, ModelViewGroup, OpenConsole, StepFigures, TokenFigure,
+    UndoState,
+};
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
     LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,

@@ -306,6 +306,11 @@ pub enum TranscriptUpdate {
 pub struct LiveEvent {
     pub envelope: EventEnvelope,
     pub updates: Vec<TranscriptUpdate>,
+    /// What the event changed in the debug console, when a console of the
+    /// session is open (`open_console` folded it) and anything changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub console: Option<crate::ConsoleUpdate>,
 }
 
 /// What a turn's event channel carries: consecutive [`LiveEvent`]s in the

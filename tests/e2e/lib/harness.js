@@ -426,6 +426,21 @@ export class Harness {
     return this.driver.execute(`${PAGE_LIB}\nreturn (${fn.toString()})(...arguments);`, ...args);
   }
 
+  /**
+   * Starts the command log: every command the UI invokes from now on is
+   * recorded by name (ui/src/api/ipc.ts), read by `commandLog`.
+   */
+  async startCommandLog() {
+    await this.run(() => {
+      window.__strataCommandLog = [];
+    });
+  }
+
+  /** The commands invoked since `startCommandLog`, in order. */
+  commandLog() {
+    return this.run(() => window.__strataCommandLog ?? []);
+  }
+
   /** Polls `fn` in the page until it returns something truthy. */
   waitFor(what, fn, args = [], timeout = 15_000) {
     return eventually(what, () => this.run(fn, ...args), { timeout });

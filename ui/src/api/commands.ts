@@ -132,6 +132,10 @@ export const providerKinds = () => call("provider_kinds", {});
 /** Every compaction with the history just before and after it (the core's replay). */
 export const compactionViews = (session_id: SessionId) => call("compaction_views", { session_id });
 
+/** The debug console folded in Rust: its log's newest page (or the rows before row `before`), chart, steps, model view and gauge. */
+export const openConsole = (session_id: SessionId, before?: number, limit?: number) =>
+  call("open_console", { session_id, ...(before !== undefined ? { before } : {}), ...(limit !== undefined ? { limit } : {}) });
+
 /** A page of rounds, each with the exact request it sent. */
 export const roundRequests = (session_id: SessionId, offset?: number, limit?: number) =>
   call("round_requests", {

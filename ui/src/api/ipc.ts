@@ -45,7 +45,18 @@ export type RequestOf<K extends keyof Commands> = Commands[K]["request"];
 export type ResultOf<K extends keyof Commands> = Commands[K]["result"];
 export type EventsOf<K extends CommandWithEvents> = Commands[K]["events"];
 
+/**
+ * The command log the end-to-end harness reads (tests/e2e/lib/harness.js `startCommandLog`): when
+ * it has put an array here, every command's name is appended to it. Names only, never arguments.
+ */
+declare global {
+  interface Window {
+    __strataCommandLog?: string[];
+  }
+}
+
 async function invokeCommand<T>(command: string, args: Record<string, unknown>): Promise<T> {
+  if (typeof window !== "undefined") window.__strataCommandLog?.push(command);
   try {
     return await invoke<T>(command, args);
   } catch (error) {

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from "react"
 import type { EventEnvelope, SessionView } from "../api/types";
 import { clampConsoleWidth, CONSOLE_MAX_WIDTH, CONSOLE_MIN_WIDTH } from "../hooks/useLayout";
 import { useReturnFocus } from "../hooks/useReturnFocus";
-import { ConsoleDataContext, ConsoleStore } from "../console/useConsoleData";
 import type { SessionCompaction } from "../console/useCompactionStatus";
 import type { Transcript } from "../state/transcript";
 
@@ -73,9 +72,6 @@ export function DebugConsolePanel({ context, sections, width: chosen, maxWidth =
   const dragging = useRef<{ startX: number; startWidth: number } | null>(null);
   // The tab buttons by section id, for arrow-key focus (no DOM queries).
   const tabs = useRef(new Map<string, HTMLButtonElement>());
-  // The sections' fetched data lives as long as the panel is open.
-  const [data] = useState(() => new ConsoleStore());
-  useEffect(() => () => data.dispose(), [data]);
   const onMove = useCallback(
     (event: PointerEvent) => {
       if (!dragging.current) return;
@@ -98,6 +94,12 @@ export function DebugConsolePanel({ context, sections, width: chosen, maxWidth =
 
   const [activeId, setActiveId] = useState<string | null>(null);
   const active = sections.find((section) => section.id === activeId) ?? sections[0];
+  // A tab opens at its top, not where the previous one was scrolled to.
+  const body = useRef<HTMLDivElement>(null);
+  const activeSection = active?.id;
+  useEffect(() => {
+    body.current?.scrollTo?.({ top: 0 });
+  }, [activeSection]);
   // The transcript's "Inspect in console" opens the section that shows compactions.
   const { focusedCompaction } = context;
   useEffect(() => {
@@ -107,7 +109,6 @@ export function DebugConsolePanel({ context, sections, width: chosen, maxWidth =
   }, [focusedCompaction, sections]);
 
   return (
-    <ConsoleDataContext.Provider value={data}>
     <aside
       ref={panel}
       className={`console${drawer ? " console-drawer" : ""}`}
@@ -188,7 +189,7 @@ export function DebugConsolePanel({ context, sections, width: chosen, maxWidth =
           ))}
         </div>
       )}
-      <div className="console-body">
+      <div className="console-body" ref={body}>
         {active && context.session ? (
           <div
             key={active.id}
@@ -207,7 +208,6 @@ export function DebugConsolePanel({ context, sections, width: chosen, maxWidth =
         )}
       </div>
     </aside>
-    </ConsoleDataContext.Provider>
   );
 }
 

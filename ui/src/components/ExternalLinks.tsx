@@ -45,7 +45,8 @@ export function ExternalLinks({ children, open, onError }: ExternalLinksProps) {
       const anchor = event.target instanceof Element ? event.target.closest("a") : null;
       if (!anchor) return;
       event.preventDefault();
-      if (event.type === "auxclick") return;
+      // A middle click (auxclick) opens nothing; only a plain click asks.
+      if (event.type !== "click") return;
       const target = classifyLink(anchor.getAttribute("href"));
       if (target.kind === "openable") {
         setPending({ target, claimed: differentClaim(anchor.textContent ?? "", target) });

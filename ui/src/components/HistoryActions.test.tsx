@@ -7,6 +7,7 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../App";
+import { emptyConsoleView } from "../state/console";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { CompactionSummary } from "../bindings/CompactionSummary";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
@@ -65,8 +66,12 @@ function shell(
         return null;
       case "list_sessions":
         return { v: 1, sessions: sessions.map((s) => s.summary), total: sessions.length };
-      case "compaction_status":
-        return { policy: "layered", threshold: 8000, context_window: 32000, circuit_open: false, ...status() };
+      case "open_console": {
+        // The console fold's snapshot: its gauge and whether Undo applies, as `status` says.
+        const undo = status().undo_summary;
+        const empty = emptyConsoleView(String(args.session_id), 8000, 32000);
+        return { ...empty, undo: undo ? { kind: "available", summary_id: undo } : empty.undo };
+      }
       case "open_session":
         // Each open sees one more record, as after a write: the app fetches the status again.
         return { ...shellView(sessions.find((s) => s.summary.id === args.session_id)!, !held, held), record_count: calls.filter((c) => c.cmd === "open_session").length };
@@ -268,7 +273,9 @@ describe("Fork from here", () => {
   it("is a button on the console's compaction card", async () => {
     const forks: number[] = [];
     const user = userEvent.setup();
-    render(<CompactionCard view={consoleViews[0]!} number={2} of={2} focused={false} onReveal={() => {}} onFork={(n) => forks.push(n)} />);
+    const v = consoleViews[0]!;
+    const figures = { before: { tokens: v.estimated_tokens_before, estimated: true }, after: { tokens: v.estimated_tokens_after, estimated: true }, freed: { tokens: v.estimated_tokens_before - v.estimated_tokens_after, estimated: true } };
+    render(<CompactionCard view={v} number={2} of={2} focused={false} onReveal={() => {}} figures={figures} onFork={(n) => forks.push(n)} />);
     await user.click(screen.getByRole("button", { name: "Fork from before this" }));
     expect(forks).toEqual([2]);
   });
@@ -285,7 +292,7 @@ describe("Undo on the transcript's divider", () => {
   const refusal = "undoing would bring the next request to about 9100 tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of 8000; nothing was changed";
   const divider = (name: string) => screen.findByRole("separator", { name });
 
-  /** A shell whose status names `undoable` until an undo succeeds; `refuse` makes undo_compaction fail. */
+  /** A shell whose console names `undoable` until an undo succeeds; `refuse` makes undo_compaction fail. */
   function undoShell({ undoable = "sum-2" as string | null, refuse = false, held = false } = {}) {
     let current = undoable;
     return shell(
@@ -316,7 +323,7 @@ describe("Undo on the transcript's divider", () => {
   /** Once the status was fetched: the divider offers Fork (reading only), not Undo. */
   async function offersNoUndo(calls: { cmd: string }[]) {
     const latest = await divider("Context compacted");
-    await waitFor(() => expect(calls.some((c) => c.cmd === "compaction_status")).toBe(true));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "open_console")).toBe(true));
     expect(within(latest).getByRole("button", { name: "Fork from before this" })).toBeInTheDocument();
     expect(screen.queryByTestId("compaction-undo")).toBeNull();
   }

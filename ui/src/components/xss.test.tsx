@@ -116,7 +116,8 @@ describe("hostile text in the UI", () => {
 
   it("renders every payload as a compaction summary", async () => {
     const view = { ...consoleViews[0]!, summary_model_text: everything };
-    const { container } = render(<CompactionCard view={view} number={1} of={1} focused={false} onReveal={() => {}} />);
+    const figures = { before: { tokens: 2, estimated: true }, after: { tokens: 1, estimated: true }, freed: { tokens: 1, estimated: true } };
+    const { container } = render(<CompactionCard view={view} number={1} of={1} focused={false} onReveal={() => {}} figures={figures} />);
     await userEvent.click(screen.getByRole("button", { name: /Summary sent to the model/ }));
     expect(screen.getByTestId("compaction-summary").textContent).toBe(everything);
     expectClean(container);

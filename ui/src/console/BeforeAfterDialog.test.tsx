@@ -17,3 +17,17 @@ describe("the before/after dialog", () => {
     expect(lead).not.toHaveTextContent(/about \d/);
   });
 });
+
+describe("the after column's tags", () => {
+  it("tags what Strata added (a state sheet) 'Added by Strata', never 'Kept'", () => {
+    const base = consoleViews[0]!;
+    const sheet = { type: "message" as const, id: "i-sheet", role: "user" as const, content: "[State sheet] files: src/parser.rs" };
+    render(<BeforeAfterDialog view={{ ...base, after: [...base.after, sheet] }} number={1} onClose={() => {}} />);
+    const after = screen.getByTestId("before-after-after");
+    const tagOf = (id: string) => after.querySelector(`[data-item-id="${id}"] .item-status`)?.textContent;
+    expect(tagOf("i-sheet")).toBe("Added by Strata");
+    expect(tagOf(base.summary.id)).toBe("Added by Strata");
+    const keptId = base.after.find((item) => item.id !== base.summary.id && base.before.some((b) => b.id === item.id))!.id;
+    expect(tagOf(keptId)).toBe("Kept");
+  });
+});

@@ -22,6 +22,8 @@ export function BeforeAfterDialog({ view, number, onClose }: BeforeAfterDialogPr
 export function BeforeAfterView({ view }: { view: CompactionView }) {
   const removed = new Set(view.removed_indices);
   const kept = view.before.filter((_, index) => !removed.has(index));
+  // What is after but was not before (the summary, a layered compaction's state sheet) Strata added.
+  const wasBefore = new Set(view.before.map((item) => item.id));
   const summaryId = view.summary.id;
   const [onlyRemoved, setOnlyRemoved] = useState(true);
   return (
@@ -86,7 +88,7 @@ export function BeforeAfterView({ view }: { view: CompactionView }) {
                 {item.id === summaryId ? (
                   <ItemView item={item} status="added" text={view.summary_model_text} />
                 ) : (
-                  <ItemView item={item} status="kept" />
+                  <ItemView item={item} status={wasBefore.has(item.id) ? "kept" : "added"} />
                 )}
               </li>
             ))}

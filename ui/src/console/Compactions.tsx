@@ -1,14 +1,18 @@
 import { useEffect, useRef, useState } from "react";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionView } from "../bindings/CompactionView";
+import type { ConsoleStep } from "../bindings/ConsoleStep";
 import type { LayeredCompaction } from "../bindings/LayeredCompaction";
+import type { StepFigures } from "../bindings/StepFigures";
+import type { UndoState } from "../bindings/UndoState";
 import { FORK_BEFORE_HINT } from "../components/ItemActions";
 import { formatDuration, formatRelativeTime, formatTokens } from "../lib/format";
 import { BeforeAfterDialog } from "./BeforeAfterDialog";
 import { EvictionCard } from "./EvictionCard";
-import { compactionStats, reclaimedBy, TRIGGER_LABEL } from "./model";
+import { FiguresLine } from "./Figures";
+import { summarySteps, TRIGGER_LABEL } from "./model";
 import { LossAuditView, StateSheetView } from "./StateSheetView";
-import { drift, exactTokens, formatDrift, POLICY_LABEL, undoableSummary, undoneSummaries, type CompactionStep } from "./steps";
+import { exactTokens, POLICY_LABEL } from "./steps";
 import { RefusedCard, UndoAction, UndoCard } from "./UndoSteps";
 
 export { exactTokens };
@@ -18,38 +22,37 @@ function clockTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
 }
 
-/** How many compactions, what they reclaimed, and the last one's time and reason. */
-export function CompactionsTile({ views, onShowLast }: { views: CompactionView[]; onShowLast: (summaryId: string) => void }) {
-  const stats = compactionStats(views);
-  const measured = stats.count - stats.unmeasured;
+/** How many compactions, what they freed (one estimator, marked ≈), and the last one's time and reason. */
+export function CompactionsTile({ steps, onShowLast }: { steps: ConsoleStep[]; onShowLast: (summaryId: string) => void }) {
+  const summaries = summarySteps(steps);
+  const freed = steps.reduce((sum, step) => sum + (step.kind === "summary" || step.kind === "eviction" ? step.figures.freed.tokens : 0), 0);
+  const last = summaries[summaries.length - 1];
   return (
     <div className="stat-tile" data-testid="compactions-tile" role="group" aria-label="Compactions summary">
       <div className="stat">
         <span className="stat-value" data-testid="compactions-count">
-          {stats.count}
+          {summaries.length}
         </span>
-        <span className="stat-label">{stats.count === 1 ? "compaction" : "compactions"}</span>
+        <span className="stat-label">{summaries.length === 1 ? "compaction" : "compactions"}</span>
       </div>
       <div className="stat">
         <span className="stat-value" data-testid="compactions-reclaimed">
-          {measured > 0 ? formatTokens(stats.reclaimed) : "–"}
+          {steps.some((step) => step.kind === "summary" || step.kind === "eviction") ? `≈ ${formatTokens(freed)}` : "–"}
         </span>
-        <span className="stat-label" title="For each compaction: the reported context tokens that triggered it minus the context tokens the next round reported.">
-          tokens reclaimed
+        <span className="stat-label" title="For each compaction and eviction: the estimate of the history before it minus the estimate after it, by the same estimator.">
+          tokens freed
         </span>
-        <span className="stat-note">
-          {stats.unmeasured > 0 ? `${stats.unmeasured} awaiting the next round` : "trigger − next round"}
-        </span>
+        <span className="stat-note">estimated, history before minus after</span>
       </div>
       <div className="stat stat-last" data-testid="compactions-last">
-        {stats.last ? (
+        {last ? (
           <>
-            <span className="stat-label">Last · {TRIGGER_LABEL[stats.last.trigger]}</span>
-            <button type="button" className="stat-last-time link-button" onClick={() => onShowLast(stats.last?.summaryId ?? "")}>
-              {formatRelativeTime(stats.last.ts)} · {clockTime(stats.last.ts)}
+            <span className="stat-label">Last · {TRIGGER_LABEL[last.view.summary.metadata.trigger]}</span>
+            <button type="button" className="stat-last-time link-button" onClick={() => onShowLast(last.view.summary.id)}>
+              {formatRelativeTime(last.ts)} · {clockTime(last.ts)}
             </button>
-            <span className="stat-note" title={stats.last.reason}>
-              {stats.last.reason}
+            <span className="stat-note" title={last.view.summary.metadata.reason}>
+              {last.view.summary.metadata.reason}
             </span>
           </>
         ) : (
@@ -60,22 +63,6 @@ export function CompactionsTile({ views, onShowLast }: { views: CompactionView[]
         )}
       </div>
     </div>
-  );
-}
-
-/** What the next round's report shows this compaction reclaimed; a growth or a tie reclaimed nothing. */
-function ReclaimedNote({ reclaimed }: { reclaimed: number }) {
-  if (reclaimed <= 0) {
-    return (
-      <span className="not-reclaimed" data-testid="compaction-reclaimed" title="The next round reported at least as many context tokens as triggered this compaction.">
-        no tokens reclaimed
-      </span>
-    );
-  }
-  return (
-    <span className="reclaimed" data-testid="compaction-reclaimed">
-      −{formatTokens(reclaimed)} tokens
-    </span>
   );
 }
 
@@ -90,6 +77,9 @@ interface CardProps {
   policy?: CompactionPolicy;
   /** Offered on the latest compaction only (not yet undone). */
   onUndo?: () => Promise<void>;
+  /** Why Undo would be refused now, when it would. */
+  undoRefused?: string | null;
+  figures: StepFigures;
   /** A later record undid this compaction. */
   undone?: boolean;
   running?: boolean;
@@ -98,17 +88,12 @@ interface CardProps {
 }
 
 /** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
-export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undone = false, running = false, onFork }: CardProps) {
+export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undoRefused = null, figures, undone = false, running = false, onFork }: CardProps) {
   const [expanded, setExpanded] = useState(false);
   const [sheetOpen, setSheetOpen] = useState(false);
-  // The estimate the app showed right after (the layered record's own when
-  // there is one), against what the next round then reported.
-  const estimateAfter = layered?.estimated_after ?? view.estimated_tokens_after;
-  const estimateDrift = drift(estimateAfter, view.next_context_tokens);
   const [comparing, setComparing] = useState(false);
   const card = useRef<HTMLElement>(null);
   const { metadata } = view.summary;
-  const reclaimed = reclaimedBy(view);
   const usage = metadata.summarizer_usage;
   const headingId = `compaction-card-${view.summary.id}`;
 
@@ -177,7 +162,7 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
       </header>
       <dl className="card-stats">
         <div>
-          <dt>Triggered at</dt>
+          <dt>Reported at</dt>
           <dd data-testid="compaction-context-tokens">
             {metadata.context_tokens != null ? exactTokens(metadata.context_tokens) : "–"}
           </dd>
@@ -187,11 +172,11 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
           <dd data-testid="compaction-threshold">{metadata.threshold != null ? exactTokens(metadata.threshold) : "–"}</dd>
         </div>
         <div>
-          <dt>Removed</dt>
+          <dt>Messages summarised</dt>
           <dd data-testid="compaction-removed">{metadata.removed}</dd>
         </div>
         <div>
-          <dt>Kept</dt>
+          <dt>Messages kept</dt>
           <dd data-testid="compaction-kept">{metadata.kept}</dd>
         </div>
       </dl>
@@ -206,23 +191,13 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
           </span>
         )}
         <span data-testid="compaction-duration">{formatDuration(metadata.duration_ms)}</span>
-        {reclaimed !== null && <ReclaimedNote reclaimed={reclaimed} />}
       </p>
-      <p className="card-meta" data-testid="compaction-estimate">
-        <span title="Estimated tokens of the history right after, shown on the gauge until the next round reported">
-          ≈ {exactTokens(estimateAfter)} tokens after (estimate)
-        </span>
-        {estimateDrift && (
-          <span data-testid="compaction-drift" title="The estimate against the context tokens the next round reported">
-            next round reported {exactTokens(view.next_context_tokens ?? 0)} · drift {formatDrift(estimateDrift)}
-          </span>
-        )}
-        {layered && layered.folded_out > 0 && (
-          <span data-testid="compaction-folded-out">
-            {layered.folded_out} oldest {layered.folded_out === 1 ? "original" : "originals"} left out of the summariser's input
-          </span>
-        )}
-      </p>
+      <FiguresLine figures={figures} testId="compaction-estimate" />
+      {layered && layered.folded_out > 0 && (
+        <p className="card-meta" data-testid="compaction-folded-out">
+          {layered.folded_out} oldest {layered.folded_out === 1 ? "original" : "originals"} left out of the summariser's input
+        </p>
+      )}
       {layered && <LossAuditView audit={layered.loss_audit} />}
       <div className="card-actions">
         <button
@@ -254,7 +229,7 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
         <button type="button" className="button small ghost" onClick={() => setComparing(true)}>
           Before / after
         </button>
-        {onUndo && <UndoAction number={number} onUndo={onUndo} running={running} />}
+        {onUndo && <UndoAction number={number} onUndo={onUndo} running={running} refusedBecause={undoRefused} />}
         {onFork && (
           <button
             type="button"
@@ -282,8 +257,10 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
 }
 
 interface ListProps {
-  /** Summaries and evictions in file order. */
-  steps: CompactionStep[];
+  /** Summaries, evictions, undos and refusals in file order, as the console fold made them. */
+  steps: ConsoleStep[];
+  /** Whether Undo would go through now, and on which summary. */
+  undo: UndoState | null;
   focused: string | null;
   onReveal: (summaryId: string) => void;
   /** Undoes the latest compaction (its card offers it). */
@@ -293,44 +270,52 @@ interface ListProps {
 }
 
 /** Every compaction step, newest first: summaries, evictions, undos and refusals. */
-export function CompactionList({ steps, focused, onReveal, onUndo, running = false, onFork }: ListProps) {
+export function CompactionList({ steps, undo, focused, onReveal, onUndo, running = false, onFork }: ListProps) {
   if (steps.length === 0) {
     return (
       <div className="console-hint" data-testid="compactions-empty">
         <strong>No compactions yet.</strong> When the context reaches the threshold (or you type <code>/compact</code>), Strata compacts
-        it: under the layered policy it first evicts old tool outputs, then summarises with a state sheet; each step appears here with what
-        it removed, kept and cost.
+        it: under the layered policy it first replaces old tool outputs by placeholders, then summarises with a state sheet; each step
+        appears here with what it removed, kept and cost.
       </div>
     );
   }
-  const summaries = steps.filter((step) => step.kind === "summary").length;
-  const undoable = undoableSummary(steps);
-  const undone = undoneSummaries(steps);
+  const summaries = summarySteps(steps);
+  const latest = summaries[summaries.length - 1];
+  const available = undo?.kind === "available" ? undo.summary_id : null;
+  const refused = undo?.kind === "refused" ? undo.reason : null;
   return (
     <div className="compaction-list" data-testid="compaction-list">
       {[...steps].reverse().map((step) => {
         switch (step.kind) {
-          case "summary":
+          case "summary": {
+            const id = step.view.summary.id;
+            // Undo sits on the latest summary: offered when it would go through, disabled with the
+            // reason when it would be refused, absent once that summary was undone.
+            const offered = onUndo && (available === id || (latest?.view.summary.id === id && !step.undone && refused !== null));
             return (
               <CompactionCard
-                key={step.view.summary.id}
+                key={id}
                 view={step.view}
                 number={step.number}
-                of={summaries}
-                focused={focused === step.view.summary.id}
+                of={summaries.length}
+                focused={focused === id}
                 onReveal={onReveal}
-                layered={step.layered}
+                layered={step.layered ?? null}
                 policy={step.policy}
-                onUndo={undoable === step.view.summary.id ? onUndo : undefined}
-                undone={undone.has(step.view.summary.id)}
+                figures={step.figures}
+                onUndo={offered ? onUndo : undefined}
+                undoRefused={available === id ? null : refused}
+                undone={step.undone}
                 running={running}
                 onFork={onFork}
               />
             );
+          }
           case "eviction":
-            return <EvictionCard key={`eviction-${step.recordIndex}`} eviction={step.eviction} number={step.number} ts={step.ts} nextContextTokens={step.nextContextTokens} />;
+            return <EvictionCard key={`eviction-${step.record_index}`} eviction={step.eviction} number={step.number} ts={step.ts} figures={step.figures} />;
           case "undo":
-            return <UndoCard key={`undo-${step.recordIndex}`} undone={step.undone} undid={step.undid} ts={step.ts} />;
+            return <UndoCard key={`undo-${step.record_index}`} undone={step.undone} undid={step.undid ?? null} ts={step.ts} />;
           case "refused":
             return <RefusedCard key={`refused-${step.seq}`} dropped={step.dropped} message={step.message} />;
         }

@@ -4,7 +4,9 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionView } from "../api/types";
 import { DebugConsolePanel, type ConsoleContext } from "../components/DebugConsolePanel";
 import { emptyTranscript } from "../state/transcript";
-import { CONSOLE_SESSION, consoleView, consoleViews, manyRoundRecords, roundPage } from "../test/consoleFixtures";
+import { createActions, createStore, initialState } from "../state/store";
+import { StoreProvider } from "../state/StoreProvider";
+import { CONSOLE_SESSION, consoleConsole, consoleView, consoleViews, manyRoundRecords, roundPage } from "../test/consoleFixtures";
 import { eventStream } from "../test/fixtures";
 import { consoleSections } from "./sections";
 
@@ -28,6 +30,7 @@ function backend(view: SessionView = consoleView(), views = consoleViews): Backe
     state.calls.push([cmd, { ...(args as Record<string, unknown>) }]);
     if (cmd === "open_session") return state.view;
     if (cmd === "compaction_views") return views;
+    if (cmd === "open_console") return consoleConsole(state.view, views);
     if (cmd === "round_requests") return roundPage(((args as { offset: number }).offset ?? 0) + 1);
     throw { kind: "internal", message: `unexpected ${cmd}` };
   });
@@ -45,13 +48,18 @@ function contextFor(overrides: Partial<ConsoleContext> = {}): ConsoleContext {
   };
 }
 
+/** The panel over an app store that opened `context.session`'s console as the app does (`open_console`). */
 function renderConsole(context: ConsoleContext) {
-  const utils = render(<DebugConsolePanel context={context} sections={consoleSections} width={460} onResize={() => {}} onClose={() => {}} />);
-  return {
-    ...utils,
-    rerenderWith: (next: ConsoleContext) =>
-      utils.rerender(<DebugConsolePanel context={next} sections={consoleSections} width={460} onResize={() => {}} onClose={() => {}} />),
-  };
+  const store = createStore({ ...initialState, view: context.session });
+  const actions = createActions(store);
+  if (context.session) void actions.loadConsole(context.session.summary.id);
+  const panel = (c: ConsoleContext) => (
+    <StoreProvider store={store}>
+      <DebugConsolePanel context={c} sections={consoleSections} width={460} onResize={() => {}} onClose={() => {}} />
+    </StoreProvider>
+  );
+  const utils = render(panel(context));
+  return { ...utils, store, actions, rerenderWith: (next: ConsoleContext) => utils.rerender(panel(next)) };
 }
 
 beforeEach(() => {
@@ -59,16 +67,17 @@ beforeEach(() => {
 });
 
 describe("the compactions tab", () => {
-  it("shows the tile's count, tokens reclaimed and the last compaction", async () => {
+  it("shows the tile's count, the estimated tokens freed and the last compaction, from one open_console", async () => {
     const ipc = backend();
     renderConsole(contextFor());
     const tile = await screen.findByTestId("compactions-tile");
     expect(within(tile).getByTestId("compactions-count")).toHaveTextContent("2");
-    expect(within(tile).getByTestId("compactions-reclaimed")).toHaveTextContent("6.2k");
-    expect(tile).toHaveTextContent("1 awaiting the next round");
-    expect(within(tile).getByTestId("compactions-last")).toHaveTextContent("Manual");
+    const freed = consoleViews.reduce((sum, v) => sum + v.estimated_tokens_before - v.estimated_tokens_after, 0);
+    expect(within(tile).getByTestId("compactions-reclaimed")).toHaveTextContent(`≈ ${freed}`);
+    expect(tile).toHaveTextContent("estimated, history before minus after");
+    expect(within(tile).getByTestId("compactions-last")).toHaveTextContent("Asked for");
     expect(within(tile).getByTestId("compactions-last")).toHaveTextContent("Compacted on request");
-    expect(ipc.calls.map(([cmd]) => cmd).sort()).toEqual(["compaction_views", "open_session"]);
+    expect(ipc.calls.map(([cmd]) => cmd)).toEqual(["open_console"]);
     expect(ipc.calls.every(([, args]) => args.session_id === CONSOLE_SESSION)).toBe(true);
   });
 
@@ -85,9 +94,10 @@ describe("the compactions tab", () => {
     expect(first.getByTestId("compaction-duration")).toHaveTextContent("2.8 s");
     expect(first.getByTestId("compaction-summarizer-usage")).toHaveTextContent("7.3k in · 212 out");
     expect(first.getByText("gpt-5.4-mini")).toBeInTheDocument();
-    expect(first.getByText("−6.2k tokens")).toBeInTheDocument();
+    const v1 = consoleViews[0]!;
+    expect(first.getByTestId("compaction-estimate-freed")).toHaveTextContent(`≈ ${(v1.estimated_tokens_before - v1.estimated_tokens_after).toLocaleString("en-US")} freed`);
     const second = within(screen.getByRole("article", { name: /Compaction 2 of 2/ }));
-    expect(second.getByText("Manual")).toBeInTheDocument();
+    expect(second.getByText("Asked for")).toBeInTheDocument();
     expect(second.getByTestId("compaction-context-tokens")).toHaveTextContent("9,100");
   });
 
@@ -210,38 +220,25 @@ describe("the model view", () => {
     expect(kept).toHaveTextContent("Fix the parser.");
     expect(kept).toHaveTextContent("Now add tests.");
     expect(model).not.toHaveTextContent("REMOVED-ANSWER");
-    expect(model).toHaveTextContent("4 items");
+    expect(model).toHaveTextContent("4 messages");
   });
 
-  it("refetches a live session after the stream moves on", async () => {
-    vi.useFakeTimers({ shouldAdvanceTime: true });
-    try {
-      const ipc = backend();
-      const { rerenderWith } = renderConsole(contextFor());
-      fireEvent.click(screen.getByRole("tab", { name: "Model view" }));
-      await screen.findByTestId("model-view");
-      const opened = () => ipc.calls.filter(([cmd]) => cmd === "open_session").length;
-      expect(opened()).toBe(1);
-      ipc.view = consoleView({ context: [...consoleView().context, { type: "message", id: "i-new", role: "assistant", content: "NEW-ITEM" }] });
-      const s = eventStream();
-      const debugEvents = [s.debug({ kind: "usage_reported", turn_id: "t", round_id: "r", usage: { input_tokens: 10 }, threshold: 8000 })];
-      // A burst of events (streamed text) refetches once, after it pauses.
-      for (const lastSeq of [1, 2, 3, 4]) {
-        rerenderWith(contextFor({ debugEvents, transcript: { ...emptyTranscript, debugEvents, lastSeq, runningTurn: "t" } }));
-        await act(async () => {
-          await vi.advanceTimersByTimeAsync(100);
-        });
-      }
-      expect(opened()).toBe(1);
-      await act(async () => {
-        await vi.advanceTimersByTimeAsync(400);
-      });
-      await waitFor(() => expect(screen.getByTestId("model-view")).toHaveTextContent("NEW-ITEM"));
-      expect(opened()).toBe(2);
-      expect(screen.getByRole("region", { name: "Since the last compaction" })).toHaveTextContent("NEW-ITEM");
-    } finally {
-      vi.useRealTimers();
-    }
+  it("shows what a live turn's console updates change, without fetching the session again", async () => {
+    const ipc = backend();
+    const { actions } = renderConsole(contextFor());
+    fireEvent.click(screen.getByRole("tab", { name: "Model view" }));
+    await screen.findByTestId("model-view");
+    const held = consoleConsole();
+    const later = { id: "later", title: "Since the last compaction", hint: "Messages that joined the history after it.", items: [{ type: "message" as const, id: "i-new", role: "assistant" as const, content: "NEW-ITEM" }] };
+    const s = eventStream();
+    act(() =>
+      actions.receive(CONSOLE_SESSION, [
+        { envelope: s.debug({ kind: "usage_reported", turn_id: "t", round_id: "r", usage: { input_tokens: 10 }, threshold: 8000 }), updates: [], console: { records: held.records + 2, rows: [], chart: [], markers: [], model_view: [...held.model_view, { ...later, id: "later" }], gauge: held.gauge, undo: held.undo } },
+      ]),
+    );
+    await waitFor(() => expect(screen.getByTestId("model-view")).toHaveTextContent("NEW-ITEM"));
+    expect(screen.getByRole("region", { name: "Since the last compaction" })).toHaveTextContent("NEW-ITEM");
+    expect(ipc.calls.map(([cmd]) => cmd)).toEqual(["open_console"]);
   });
 });
 
@@ -251,7 +248,7 @@ describe("the rounds and events log", () => {
     renderConsole(contextFor());
     fireEvent.click(screen.getByRole("tab", { name: "Rounds and events" }));
     const log = await screen.findByTestId("event-log");
-    expect(within(log).getByTestId("log-count")).toHaveTextContent("25 entries · 4 rounds");
+    expect(within(log).getByTestId("log-count")).toHaveTextContent("25 entries · 4 model calls");
 
     fireEvent.click(within(log).getByRole("button", { name: "Debug" }));
     expect(within(log).getByTestId("log-count")).toHaveTextContent("Showing 11 of 25 entries");
@@ -279,7 +276,7 @@ describe("the rounds and events log", () => {
     renderConsole(contextFor());
     fireEvent.click(screen.getByRole("tab", { name: "Rounds and events" }));
     const log = await screen.findByTestId("event-log");
-    expect(within(log).getByTestId("log-count")).toHaveTextContent("10,001 entries · 5,000 rounds");
+    expect(within(log).getByTestId("log-count")).toHaveTextContent("10,001 entries · 5,000 model calls");
     const rows = within(log).getAllByTestId("log-row");
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBeLessThanOrEqual(40);

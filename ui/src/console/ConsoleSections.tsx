@@ -1,36 +1,35 @@
 import type { ReactNode } from "react";
-import type { SessionView } from "../api/types";
-import type { CompactionView } from "../bindings/CompactionView";
+import type { ConsoleView } from "../bindings/ConsoleView";
 import type { ConsoleContext } from "../components/DebugConsolePanel";
+import { useAppState } from "../state/StoreProvider";
 import { CompactionList, CompactionsTile } from "./Compactions";
 import { ContextChart } from "./ContextChart";
 import { ContextControls, IneffectiveWarnings } from "./ContextControls";
 import { DriftTable } from "./DriftTable";
-import { compactionSteps } from "./steps";
 import { EventLog } from "./EventLog";
-import { chartData } from "./model";
+import { chartOf } from "./model";
 import { ModelView } from "./ModelView";
-import { useConsoleData, type ConsoleSnapshot } from "./useConsoleData";
 
-/** Loading and failure, the same in every section. */
-function Loaded({ snapshot, children }: { snapshot: ConsoleSnapshot; children: (data: { view: SessionView; compactions: CompactionView[] }) => ReactNode }) {
-  const { view, compactions } = snapshot;
-  if (view && compactions) {
+/** The console's data for the open session (the app store's, folded in Rust); loading and failure, the same in every section. */
+function Loaded({ sessionId, children }: { sessionId: string | null; children: (view: ConsoleView) => ReactNode }) {
+  const held = useAppState((s) => s.console);
+  const view = sessionId && held.sessionId === sessionId ? held.view : null;
+  if (view) {
     return (
       <>
-        {snapshot.error && (
+        {held.error && (
           <p className="console-error" role="alert">
-            Could not refresh: {snapshot.error}
+            Could not refresh: {held.error}
           </p>
         )}
-        {children({ view, compactions })}
+        {children(view)}
       </>
     );
   }
-  if (snapshot.error) {
+  if (held.error && held.sessionId === sessionId) {
     return (
       <p className="console-error" role="alert">
-        The session file could not be read: {snapshot.error}
+        The session file could not be read: {held.error}
       </p>
     );
   }
@@ -43,23 +42,25 @@ function Loaded({ snapshot, children }: { snapshot: ConsoleSnapshot; children: (
   );
 }
 
+const idOf = (context: ConsoleContext) => context.session?.summary.id ?? null;
+
 /** The tile, the context chart and a card per compaction. */
 export function CompactionsSection({ context }: { context: ConsoleContext }) {
-  const snapshot = useConsoleData(context);
   return (
-    <Loaded snapshot={snapshot}>
-      {({ view, compactions }) => (
+    <Loaded sessionId={idOf(context)}>
+      {(view) => (
         <div className="overview">
           {context.compaction && <ContextControls compaction={context.compaction} running={context.transcript.runningTurn !== null} onRetry={context.retryCompaction} />}
           <IneffectiveWarnings debugEvents={context.debugEvents} />
-          <CompactionsTile views={compactions} onShowLast={context.revealInTranscript} />
-          <h4 className="subheading">Context per round</h4>
-          <ContextChart data={chartData(view.records, view.threshold, view.context_window ?? null)} onMarker={context.revealInTranscript} />
+          <CompactionsTile steps={view.steps} onShowLast={context.revealInTranscript} />
+          <h4 className="subheading">Context per model call</h4>
+          <ContextChart data={chartOf(view)} onMarker={context.revealInTranscript} />
           <h4 className="subheading">
             Compaction steps <span className="muted">· newest first</span>
           </h4>
           <CompactionList
-            steps={compactionSteps(view.records, compactions, context.debugEvents)}
+            steps={view.steps}
+            undo={view.undo}
             focused={context.focusedCompaction}
             onReveal={context.revealInTranscript}
             onUndo={context.undoCompaction}
@@ -73,23 +74,16 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
 }
 
 export function ModelSection({ context }: { context: ConsoleContext }) {
-  const snapshot = useConsoleData(context);
-  return <Loaded snapshot={snapshot}>{({ view, compactions }) => <ModelView view={view} compactions={compactions} />}</Loaded>;
+  return <Loaded sessionId={idOf(context)}>{(view) => <ModelView view={view} />}</Loaded>;
 }
 
 export function LogSection({ context }: { context: ConsoleContext }) {
-  const snapshot = useConsoleData(context);
   return (
-    <Loaded snapshot={snapshot}>
-      {({ view }) => (
+    <Loaded sessionId={idOf(context)}>
+      {(view) => (
         <>
-          <DriftTable sessionId={view.summary.id} revision={String(view.record_count)} />
-          <EventLog
-            sessionId={view.summary.id}
-            records={view.records}
-            debugEvents={context.debugEvents}
-            onReveal={context.revealInTranscript}
-          />
+          <DriftTable points={view.chart} />
+          <EventLog sessionId={view.session_id} view={view} onReveal={context.revealInTranscript} />
         </>
       )}
     </Loaded>

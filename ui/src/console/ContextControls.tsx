@@ -12,7 +12,7 @@ const READ_ONLY = "Read-only: another Strata process is writing this session";
 
 /** The session's policy (a control that records a `compaction_policy`), its threshold, the gauge's figure, the Preview button, and the circuit breaker when it is open (its reason and Retry). */
 export function ContextControls({ compaction, running, onRetry }: { compaction: SessionCompaction; running: boolean; onRetry?: () => void }) {
-  const { status, reading, sessionId } = compaction;
+  const { gauge: status, sessionId } = compaction;
   const [previewing, setPreviewing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -54,15 +54,15 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
         </button>
       </div>
       <p className="context-controls-figures muted" data-testid="context-reading">
-        {reading.tokens == null ? (
-          "No round has reported usage since the last change"
-        ) : reading.estimated ? (
+        {status?.tokens == null ? (
+          "No model call has reported usage since the last change"
+        ) : status.estimated ? (
           <>
-            <strong>≈ {exactTokens(reading.tokens)}</strong> tokens <span className="estimate-tag">estimated</span> until the next round reports
+            <strong>≈ {exactTokens(status.tokens)}</strong> tokens <span className="estimate-tag" title="An estimate: the next model call reports the real figure">estimate</span> until the next model call reports
           </>
         ) : (
           <>
-            <strong>{exactTokens(reading.tokens)}</strong> tokens reported by the last round
+            <strong>{exactTokens(status.tokens)}</strong> tokens reported by the last model call
           </>
         )}
         {status && (
@@ -72,7 +72,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
           </>
         )}
       </p>
-      {status?.circuit_open && (
+      {status?.circuit_reason != null && (
         <div className="console-warning circuit-console" role="status" data-testid="console-circuit">
           <strong>Automatic compaction is paused</strong> after three compactions in a row whose summary failed or was refused.
           {status.circuit_reason && <span className="circuit-reason"> Last reason: {status.circuit_reason}</span>}{" "}
@@ -87,7 +87,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
           {error}
         </p>
       )}
-      {previewing && sessionId && <PreviewDialog sessionId={sessionId} onClose={() => setPreviewing(false)} />}
+      {previewing && sessionId && <PreviewDialog sessionId={sessionId} onClose={() => setPreviewing(false)} onCompact={running ? undefined : onRetry} />}
     </div>
   );
 }

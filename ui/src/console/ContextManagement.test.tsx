@@ -2,48 +2,35 @@ import { mockShell } from "../test/shell";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { EventEnvelope, SessionRecord } from "../api/types";
+import type { EventEnvelope } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
 import { CircuitBanner } from "../components/CircuitBanner";
 import { ContextGauge, ESTIMATE_HINT } from "../components/ContextGauge";
-import { CONSOLE_SESSION, consoleRecords, consoleViews, roundPage } from "../test/consoleFixtures";
+import { CONSOLE_SESSION, consoleViews } from "../test/consoleFixtures";
 import { eviction, layered, layeredView, preview, status } from "../test/layeredFixtures";
 import { CompactionCard, CompactionList } from "./Compactions";
 import { ContextControls, IneffectiveWarnings } from "./ContextControls";
 import { DriftTable } from "./DriftTable";
 import { EvictionCard } from "./EvictionCard";
 import { PreviewDialog } from "./PreviewDialog";
-import { compactionSteps, drift, formatDrift } from "./steps";
-import { gaugeReading, type SessionCompaction } from "./useCompactionStatus";
+import { drift, formatDrift } from "./steps";
+import type { SessionCompaction } from "./useCompactionStatus";
+import type { GaugeReading } from "../bindings/GaugeReading";
+import type { StepFigures } from "../bindings/StepFigures";
+import { consoleOf } from "../test/consoleFold";
 
 const debug = (seq: number, event: DebugEvent): EventEnvelope => ({ v: 1, seq, session_id: CONSOLE_SESSION, event: { family: "debug", event } });
 
-describe("compaction steps", () => {
-  it("puts evictions and summaries in file order, with the policy in force and the layered record", () => {
-    const records: SessionRecord[] = [
-      ...consoleRecords.slice(0, 2),
-      { v: 2, ts: "2026-11-29T09:00:02.000Z", type: "compaction_policy", payload: { policy: "layered" } },
-      ...consoleRecords.slice(2, 10),
-      { v: 2, ts: "2026-11-29T09:00:10.000Z", type: "tool_outputs_evicted", payload: eviction },
-      { v: 2, ts: "2026-11-29T09:00:11.000Z", type: "token_usage", payload: { usage: { input_tokens: 4_000, output_tokens: 20 } } },
-      ...consoleRecords.slice(10),
-    ] as SessionRecord[];
-    const views = consoleViews.map((view) => ({ ...view, record_index: view.record_index + 3 }));
-    const withLayered = [...records, { v: 2, ts: "2026-11-29T09:01:00.000Z", type: "layered_compaction", payload: layered() } as SessionRecord];
-    const steps = compactionSteps(withLayered, views);
-    expect(steps.map((s) => s.kind)).toEqual(["eviction", "summary", "summary"]);
-    const [first, second, third] = steps;
-    expect(first?.kind === "eviction" && first.nextContextTokens).toBe(4_020);
-    expect(second?.kind === "summary" && second.layered).toBeNull();
-    expect(second?.kind === "summary" && second.policy).toBe("layered");
-    expect(third?.kind === "summary" && third.layered?.summary.id).toBe("i-summary-2");
-  });
+/** A step's figures as the console fold computes them: one estimator, marked ≈. */
+const figures = (before: number, after: number, next_reported?: number): StepFigures => ({
+  before: { tokens: before, estimated: true },
+  after: { tokens: after, estimated: true },
+  freed: { tokens: before - after, estimated: true },
+  ...(next_reported !== undefined ? { next_reported } : {}),
+});
 
-  it("treats a session without a policy record as base", () => {
-    expect(compactionSteps(consoleRecords, consoleViews).map((s) => (s.kind === "summary" ? s.policy : null))).toEqual(["base", "base"]);
-  });
-
-  it("signs the drift of an estimate against the report", () => {
+describe("the figures of a step", () => {
+  it("signs how far an estimate was off the report", () => {
     expect(formatDrift(drift(900, 1_000)!)).toBe("+10%");
     expect(formatDrift(drift(1_100, 1_000)!)).toBe("−10%");
     expect(drift(1_000, null)).toBeNull();
@@ -51,29 +38,6 @@ describe("compaction steps", () => {
 });
 
 describe("the honest gauge", () => {
-  it("shows the estimate after an eviction or a layered summary, then the next report", () => {
-    const usage = debug(1, { kind: "usage_reported", turn_id: "t", round_id: "r", usage: { input_tokens: 8_400 }, context_tokens: 8_412, threshold: 8_000 });
-    const evicted = debug(2, { kind: "tool_outputs_evicted", eviction, history_items: 9 });
-    expect(gaugeReading([usage], status, null)).toEqual({ tokens: 8_412, estimated: false });
-    expect(gaugeReading([usage, evicted], status, null)).toEqual({ tokens: 3_900, estimated: true });
-    const summarised = debug(3, { kind: "layered_compacted", compaction: layered() });
-    expect(gaugeReading([usage, evicted, summarised], status, null)).toEqual({ tokens: 2_100, estimated: true });
-    const next = debug(4, { kind: "usage_reported", turn_id: "t", round_id: "r2", usage: { input_tokens: 2_400 }, context_tokens: 2_430, threshold: 8_000 });
-    expect(gaugeReading([usage, evicted, summarised, next], status, null)).toEqual({ tokens: 2_430, estimated: false });
-  });
-
-  it("never falls back to the pre-compaction report after a base summary", () => {
-    const usage = debug(1, { kind: "usage_reported", turn_id: "t", round_id: "r", usage: { input_tokens: 8_400 }, context_tokens: 8_412, threshold: 8_000 });
-    const compacted = debug(2, { kind: "history_compacted", summary: consoleViews[0]!.summary, history_items: 4 });
-    expect(gaugeReading([usage, compacted], { ...status, reported_tokens: undefined }, 8_412)).toEqual({ tokens: null, estimated: true });
-    expect(gaugeReading([usage, compacted], { ...status, reported_tokens: undefined, estimated_tokens: 1_900 }, 8_412)).toEqual({ tokens: 1_900, estimated: true });
-  });
-
-  it("reads the status when the live stream says nothing", () => {
-    expect(gaugeReading([], { ...status, reported_tokens: undefined, estimated_tokens: 2_000 }, 9_000)).toEqual({ tokens: 2_000, estimated: true });
-    expect(gaugeReading([], null, 9_000)).toEqual({ tokens: 9_000, estimated: false });
-  });
-
   it("labels an estimate on the footer gauge for people and screen readers", () => {
     render(<ContextGauge context_tokens={2_100} threshold={8_000} context_window={32_000} estimated />);
     const meter = screen.getByRole("meter", { name: "Context tokens" });
@@ -88,12 +52,12 @@ describe("the honest gauge", () => {
 describe("EvictionCard", () => {
   it("shows the outputs evicted and the tokens freed, and lists the placeholders from the keyboard", async () => {
     const user = userEvent.setup();
-    render(<EvictionCard eviction={eviction} number={1} ts="2026-11-29T09:00:10.000Z" nextContextTokens={4_020} />);
+    render(<EvictionCard eviction={eviction} number={1} ts="2026-11-29T09:00:10.000Z" figures={figures(eviction.estimated_before, eviction.estimated_after, 4_020)} />);
     const card = screen.getByRole("article", { name: /Tool-output eviction 1/ });
     expect(within(card).getByTestId("eviction-count")).toHaveTextContent("2");
-    expect(within(card).getByTestId("eviction-freed")).toHaveTextContent("4,450");
-    expect(within(card).getByTestId("eviction-drift")).toHaveTextContent("drift +3%");
-    const toggle = within(card).getByRole("button", { name: "The 2 evicted outputs" });
+    expect(within(card).getByTestId("eviction-freed")).toHaveTextContent("≈ 4,450");
+    expect(within(card).getByTestId("eviction-estimate-next")).toHaveTextContent("the next model call reported 4,020 (the estimate was off by +3%)");
+    const toggle = within(card).getByRole("button", { name: "The 2 replaced outputs" });
     expect(toggle).toHaveAttribute("aria-expanded", "false");
     toggle.focus();
     await user.keyboard("{Enter}");
@@ -105,10 +69,11 @@ describe("EvictionCard", () => {
 describe("a layered summary card", () => {
   it("shows trigger, policy, drift and a clean loss audit, and opens the state sheet by keyboard", async () => {
     const user = userEvent.setup();
-    render(<CompactionCard view={layeredView} number={2} of={2} focused={false} onReveal={() => {}} layered={layered()} policy="layered" />);
-    expect(screen.getByTestId("compaction-trigger")).toHaveTextContent("Manual");
+    const l = layered();
+    render(<CompactionCard view={layeredView} number={2} of={2} focused={false} onReveal={() => {}} layered={l} policy="layered" figures={figures(l.estimated_before, l.estimated_after, 2_430)} />);
+    expect(screen.getByTestId("compaction-trigger")).toHaveTextContent("Asked for");
     expect(screen.getByTestId("compaction-policy")).toHaveTextContent("Layered");
-    expect(screen.getByTestId("compaction-drift")).toHaveTextContent("next round reported 2,430 · drift +14%");
+    expect(screen.getByTestId("compaction-estimate-next")).toHaveTextContent("the next model call reported 2,430 (the estimate was off by +14%)");
     expect(screen.getByTestId("loss-audit")).toHaveTextContent("every path, command and error of the removed span is in the summary or the state sheet");
     const toggle = screen.getByRole("button", { name: "State sheet" });
     toggle.focus();
@@ -129,6 +94,7 @@ describe("a layered summary card", () => {
         onReveal={() => {}}
         layered={layered({ loss_audit: { paths: [], commands: [], errors: ["run_shell make: exit 2"] } })}
         policy="layered"
+        figures={figures(3_000, 2_100)}
       />,
     );
     const audit = screen.getByRole("group", { name: "Loss audit" });
@@ -141,13 +107,17 @@ describe("a layered summary card", () => {
       ...consoleViews[0]!,
       summary: { ...consoleViews[0]!.summary, id: `s-${i}`, metadata: { ...consoleViews[0]!.summary.metadata, trigger } },
     }));
-    render(<CompactionList steps={compactionSteps([], views)} focused={null} onReveal={() => {}} />);
-    expect(screen.getAllByTestId("compaction-trigger").map((el) => el.textContent)).toEqual(["Model switch", "Overflow recovery", "Pre-turn", "Between rounds"]);
+    const { steps, undo } = consoleOf([], views, [], { threshold: 8_000 });
+    render(<CompactionList steps={steps} undo={undo} focused={null} onReveal={() => {}} />);
+    expect(screen.getAllByTestId("compaction-trigger").map((el) => el.textContent)).toEqual(["After a model switch", "After an overflow", "Before a message", "Automatic"]);
   });
 });
 
+/** The fold's reading for the fixture's status, after a compaction (an estimate). */
+const gauge: GaugeReading = { tokens: 2_100, estimated: true, threshold: status.threshold, context_window: 32_000, policy: status.policy, threshold_setting: "80%" };
+
 function compactionState(overrides: Partial<SessionCompaction> = {}): SessionCompaction {
-  return { sessionId: CONSOLE_SESSION, status, reading: { tokens: 2_100, estimated: true }, setPolicy: vi.fn(async () => {}), ...overrides };
+  return { sessionId: CONSOLE_SESSION, gauge, undo: null, setPolicy: vi.fn(async () => {}), ...overrides };
 }
 
 describe("ContextControls", () => {
@@ -159,7 +129,7 @@ describe("ContextControls", () => {
     expect(within(group).getByRole("radio", { name: "Layered" })).toBeChecked();
     await user.click(within(group).getByRole("radio", { name: "Off" }));
     expect(compaction.setPolicy).toHaveBeenCalledWith("off");
-    expect(screen.getByTestId("context-reading")).toHaveTextContent("≈ 2,100 tokens estimated until the next round reports · compacts at 25.6k (80%)");
+    expect(screen.getByTestId("context-reading")).toHaveTextContent("≈ 2,100 tokens estimate until the next model call reports · compacts at 25.6k (80%)");
   });
 
   it("shows why a policy change was refused", async () => {
@@ -173,15 +143,15 @@ describe("ContextControls", () => {
   it("shows an open circuit with its reason and a Retry, held while a turn runs", async () => {
     const user = userEvent.setup();
     const onRetry = vi.fn();
-    const open = { ...status, circuit_open: true, circuit_reason: "the compaction was refused: it would have dropped <b>the latest user request</b>" };
-    const { rerender } = render(<ContextControls compaction={compactionState({ status: open })} running={false} onRetry={onRetry} />);
+    const open = { ...gauge, circuit_reason: "the compaction was refused: it would have dropped <b>the latest user request</b>" };
+    const { rerender } = render(<ContextControls compaction={compactionState({ gauge: open })} running={false} onRetry={onRetry} />);
     const circuit = screen.getByTestId("console-circuit");
     expect(circuit).toHaveTextContent("Automatic compaction is paused after three compactions in a row whose summary failed or was refused.");
     expect(circuit).toHaveTextContent("Last reason: the compaction was refused: it would have dropped <b>the latest user request</b>");
     expect(circuit.querySelector("b")).toBeNull();
     await user.click(within(circuit).getByRole("button", { name: "Retry compaction" }));
     expect(onRetry).toHaveBeenCalledOnce();
-    rerender(<ContextControls compaction={compactionState({ status: open })} running onRetry={onRetry} />);
+    rerender(<ContextControls compaction={compactionState({ gauge: open })} running onRetry={onRetry} />);
     expect(within(screen.getByTestId("console-circuit")).getByRole("button", { name: "Retry compaction" })).toBeDisabled();
     rerender(<ContextControls compaction={compactionState()} running={false} onRetry={onRetry} />);
     expect(screen.queryByTestId("console-circuit")).toBeNull();
@@ -260,28 +230,21 @@ describe("warnings and the circuit breaker", () => {
 });
 
 describe("DriftTable", () => {
-  it("shows each round's estimated input against the reported input", async () => {
-    mockShell((cmd, args) => {
-      if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
-      const { limit } = args as { offset: number; limit: number };
-      return limit === 0 ? { ...roundPage(4), rounds: [] } : roundPage(4);
-    });
-    render(<DriftTable sessionId={CONSOLE_SESSION} revision="1" />);
-    const table = await screen.findByRole("table", { name: /Estimate drift/ });
+  const point = (round: number, estimated: number | undefined, input: number) => ({ round, ts: "2026-11-29T09:00:00.000Z", input_tokens: input, context_tokens: input + 10, ...(estimated !== undefined ? { estimated_input_tokens: estimated } : {}) });
+
+  it("folds away by default and shows each model call's estimated input against the reported input", async () => {
+    const user = userEvent.setup();
+    render(<DriftTable points={[point(1, 2_100, 1_900)]} />);
+    expect(screen.queryByRole("table")).toBeNull();
+    await user.click(screen.getByRole("button", { name: /How far the estimates were off/ }));
+    const table = screen.getByRole("table", { name: /How far the estimates were off/ });
     const row = within(table).getAllByTestId("drift-row")[0]!;
     expect(within(row).getAllByRole("cell").map((cell) => cell.textContent)).toEqual(["≈ 2,100", "1,900", "−11%"]);
   });
 
-  it("makes up no estimate for rounds that recorded none (base sessions, older files)", async () => {
-    const page = roundPage(2);
-    const bare = { ...page, rounds: page.rounds.map(({ estimated_input_tokens: _, ...round }) => round) };
-    mockShell((cmd, args) => {
-      if (cmd !== "round_requests") throw { kind: "internal", message: `unexpected ${cmd}` };
-      const { limit } = args as { offset: number; limit: number };
-      return limit === 0 ? { ...bare, rounds: [] } : bare;
-    });
-    render(<DriftTable sessionId={CONSOLE_SESSION} revision="1" />);
-    expect(await screen.findByTestId("drift-none")).toHaveTextContent("recorded no estimate");
+  it("makes up no estimate for rounds that recorded none (base sessions, older files)", () => {
+    render(<DriftTable points={[point(1, undefined, 1_900), point(2, undefined, 2_000)]} />);
+    expect(screen.getByTestId("drift-none")).toHaveTextContent("recorded no estimate");
     expect(screen.queryByRole("table")).toBeNull();
   });
 });

@@ -1,13 +1,13 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
-import type { EventEnvelope, SessionRecord } from "../api/types";
-import { ALL_ROWS, filterLog, LOG_KINDS, logRows, type LogFamily, type LogFilter, type LogKind, type LogRow } from "./model";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { ConsoleView } from "../bindings/ConsoleView";
+import { ALL_ROWS, filterLog, LOG_KINDS, type LogFamily, type LogFilter, type LogKind, type LogRow } from "./model";
 import { RoundRequestDialog } from "./RoundRequestDialog";
 
 interface EventLogProps {
   sessionId: string;
-  records: SessionRecord[];
-  debugEvents: EventEnvelope[];
+  /** The console fold's snapshot: its log rows (a page of the newest, older ones on request). */
+  view: ConsoleView;
   onReveal: (summaryId: string) => void;
 }
 
@@ -24,10 +24,10 @@ function timeOf(row: LogRow): string {
 }
 
 /** Every record of the session (and the live debug events the file does not keep), filtered and searchable, virtualised. */
-export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLogProps) {
+export function EventLog({ sessionId, view, onReveal }: EventLogProps) {
   const [filter, setFilter] = useState<LogFilter>(ALL_ROWS);
   const [openRound, setOpenRound] = useState<number | null>(null);
-  const all = useMemo(() => logRows(records, debugEvents), [records, debugEvents]);
+  const all = view.rows;
   const rows = useMemo(() => filterLog(all, filter), [all, filter]);
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -35,11 +35,17 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
     getScrollElement: () => scroller.current,
     estimateSize: () => 54,
     overscan: 8,
-    getItemKey: (index) => rows[index]?.key ?? index,
+    getItemKey: (index) => rows[index]?.index ?? index,
     // Rows are measured as they render; a synchronous flush there would run inside React's own render.
     useFlushSync: false,
   });
-  const rounds = all.filter((row) => row.kind === "round").length;
+  const rounds = view.chart.length;
+  // Follow newest: while on, each new row scrolls the log to the end, as a terminal does.
+  const [follow, setFollow] = useState(true);
+  const newest = rows.length - 1;
+  useEffect(() => {
+    if (follow && newest >= 0) virtualizer.scrollToIndex(newest, { align: "end" });
+  }, [follow, newest, virtualizer]);
   const toggleKind = (kind: LogKind) =>
     setFilter((current) => ({
       ...current,
@@ -72,6 +78,10 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
           value={filter.query}
           onChange={(event) => setFilter((current) => ({ ...current, query: event.target.value }))}
         />
+        <label className="log-follow">
+          <input type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} data-testid="log-follow" />
+          Follow newest
+        </label>
       </div>
       <div className="chip-row" role="group" aria-label="Event kinds">
         {visibleKinds.map(({ kind, label }) => (
@@ -88,7 +98,7 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
       </div>
       <p className="log-count muted" role="status" data-testid="log-count">
         {rows.length === all.length
-          ? `${all.length.toLocaleString()} entries · ${rounds.toLocaleString()} rounds`
+          ? `${view.rows_total.toLocaleString()} ${view.rows_total === 1 ? "entry" : "entries"} · ${rounds.toLocaleString()} ${rounds === 1 ? "model call" : "model calls"}`
           : `Showing ${rows.length.toLocaleString()} of ${all.length.toLocaleString()} entries`}
       </p>
       {rows.length === 0 ? (
@@ -130,22 +140,22 @@ export function EventLog({ sessionId, records, debugEvents, onReveal }: EventLog
                       </div>
                       {row.detail && <div className="log-detail">{row.detail}</div>}
                     </div>
-                    {row.roundNumber !== undefined && (
+                    {row.round_number !== undefined && (
                       <button
                         type="button"
                         className="button small ghost log-action"
-                        aria-label={`Show the exact request of round ${row.roundNumber}`}
-                        onClick={() => setOpenRound(row.roundNumber ?? null)}
+                        aria-label={`Show the exact request of round ${row.round_number}`}
+                        onClick={() => setOpenRound(row.round_number ?? null)}
                       >
                         Request
                       </button>
                     )}
-                    {row.summaryId !== undefined && row.record_index !== null && (
+                    {row.summary_id !== undefined && row.record_index !== undefined && (
                       <button
                         type="button"
                         className="button small ghost log-action"
                         aria-label="Show this compaction in the transcript"
-                        onClick={() => onReveal(row.summaryId ?? "")}
+                        onClick={() => onReveal(row.summary_id ?? "")}
                       >
                         Show
                       </button>

@@ -3,29 +3,29 @@ import type { ToolOutputsEvicted } from "../bindings/ToolOutputsEvicted";
 import { formatRelativeTime } from "../lib/format";
 import { ItemIdChip } from "./ItemIdChip";
 import { TRIGGER_LABEL } from "./model";
-import { drift, exactTokens, formatDrift } from "./steps";
+import type { StepFigures } from "../bindings/StepFigures";
+import { FiguresLine } from "./Figures";
+import { exactTokens } from "./steps";
 
 interface EvictionCardProps {
   eviction: ToolOutputsEvicted;
   number: number;
   ts: string;
-  nextContextTokens: number | null;
+  figures: StepFigures;
 }
 
 /** One tool-output eviction: how many outputs, the tokens it freed (estimates), and each placeholder. */
-export function EvictionCard({ eviction, number, ts, nextContextTokens }: EvictionCardProps) {
+export function EvictionCard({ eviction, number, ts, figures }: EvictionCardProps) {
   const [open, setOpen] = useState(false);
   const headingId = useId();
   const listId = useId();
-  const freed = Math.max(0, eviction.estimated_before - eviction.estimated_after);
-  const d = drift(eviction.estimated_after, nextContextTokens);
   const count = eviction.evicted.length;
   return (
     <article className="compaction-card eviction-card" data-testid="eviction-card" aria-labelledby={headingId}>
       <header className="compaction-card-head">
         <h4 id={headingId}>
           <span className="card-number">E{number}</span>
-          <span className="pill step-badge step-eviction">Eviction</span>
+          <span className="pill step-badge step-eviction">Old tool outputs replaced</span>
           <span className={`pill trigger-badge trigger-${eviction.trigger}`}>{TRIGGER_LABEL[eviction.trigger]}</span>
           <span className="visually-hidden">Tool-output eviction {number}</span>
         </h4>
@@ -35,15 +35,15 @@ export function EvictionCard({ eviction, number, ts, nextContextTokens }: Evicti
       </header>
       <dl className="card-stats">
         <div>
-          <dt>Outputs evicted</dt>
+          <dt>Outputs replaced</dt>
           <dd data-testid="eviction-count">{count}</dd>
         </div>
         <div>
-          <dt>Tokens freed (est.)</dt>
-          <dd data-testid="eviction-freed">{exactTokens(freed)}</dd>
+          <dt>Tokens freed</dt>
+          <dd data-testid="eviction-freed">≈ {exactTokens(figures.freed.tokens)}</dd>
         </div>
         <div>
-          <dt>Triggered at</dt>
+          <dt>Reported at</dt>
           <dd>{eviction.context_tokens != null ? exactTokens(eviction.context_tokens) : "–"}</dd>
         </div>
         <div>
@@ -55,22 +55,13 @@ export function EvictionCard({ eviction, number, ts, nextContextTokens }: Evicti
         No model call: the oldest tool outputs became short placeholders, down to the low-water mark of {exactTokens(eviction.low_water)} tokens. The
         originals stay in the session file.
       </p>
-      <p className="card-meta">
-        <span data-testid="eviction-estimate">
-          ≈ {exactTokens(eviction.estimated_before)} → {exactTokens(eviction.estimated_after)} tokens (estimates)
-        </span>
-        {d && (
-          <span data-testid="eviction-drift" title="The estimate after eviction against the context tokens the next round reported">
-            next round reported {exactTokens(nextContextTokens ?? 0)} · drift {formatDrift(d)}
-          </span>
-        )}
-      </p>
+      <FiguresLine figures={figures} testId="eviction-estimate" />
       <div className="card-actions">
         <button type="button" className="button small ghost" aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
           <span aria-hidden="true" className={`chevron${open ? " open" : ""}`}>
             ▸
           </span>
-          {count === 1 ? "The evicted output" : `The ${count} evicted outputs`}
+          {count === 1 ? "The replaced output" : `The ${count} replaced outputs`}
         </button>
       </div>
       {open && (

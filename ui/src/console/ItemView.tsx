@@ -15,11 +15,17 @@ interface ItemViewProps {
   text?: string;
 }
 
+const STATUS_LABEL: Record<NonNullable<ItemViewProps["status"]>, string> = {
+  removed: "Removed",
+  kept: "Kept",
+  added: "Added by Strata",
+};
+
 /** One history item, as plain text (never HTML), long ones folded. */
 export function ItemView({ item, status, text }: ItemViewProps) {
   const described = describeItem(item);
   const raw = text ?? described.text;
-  const body = item.type === "function_call" ? prettyJson(raw) : raw;
+  const body = described.tone === "tool" ? prettyJson(raw) : raw;
   const [open, setOpen] = useState(false);
   const long = body.length > ITEM_PREVIEW_CHARS;
   const shown = long && !open ? `${body.slice(0, ITEM_PREVIEW_CHARS).trimEnd()}…` : body;
@@ -33,11 +39,11 @@ export function ItemView({ item, status, text }: ItemViewProps) {
     >
       <div className="history-item-head">
         <span className={`item-badge tone-${described.tone}`}>{described.label}</span>
-        {status && <span className={`item-status status-${status}`}>{status}</span>}
+        {status && <span className={`item-status status-${status}`}>{STATUS_LABEL[status]}</span>}
         <span className="history-item-size muted">{body.length.toLocaleString()} chars</span>
         <ItemIdChip id={item.id} />
       </div>
-      <div className={`history-item-text${item.type === "function_call" || item.type === "function_call_output" ? " mono" : ""}`}>
+      <div className={`history-item-text${described.tone === "tool" || described.tone === "output" ? " mono" : ""}`}>
         {shown}
       </div>
       {long && (

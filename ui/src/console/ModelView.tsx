@@ -1,32 +1,29 @@
-import type { SessionView } from "../api/types";
-import type { CompactionView } from "../bindings/CompactionView";
+import type { ConsoleView } from "../bindings/ConsoleView";
 import { formatTokens } from "../lib/format";
 import { ItemView } from "./ItemView";
-import { modelViewGroups } from "./model";
+import { summarySteps } from "./model";
 
-interface ModelViewProps {
-  view: SessionView;
-  compactions: CompactionView[];
-}
-
-/** The history the model sees now, from the core's replay of the session file. */
-export function ModelView({ view, compactions }: ModelViewProps) {
-  const last = compactions[compactions.length - 1] ?? null;
-  const groups = modelViewGroups(view.context, last);
+/** The history the model sees now, grouped by the console fold from the core's replay of the session file. */
+export function ModelView({ view }: { view: ConsoleView }) {
+  const last = summarySteps(view.steps).at(-1)?.view ?? null;
+  const groups = view.model_view;
+  const count = groups.reduce((sum, group) => sum + group.items.length, 0);
+  const { gauge } = view;
   const lastSummaryText = last?.summary_model_text;
   return (
     <div className="model-view" data-testid="model-view">
       <p className="console-lead">
-        What the next request sends as its input: <strong>{view.context.length} items</strong>
-        {view.context_tokens != null && (
+        What the next request sends as its input: <strong>{count} {count === 1 ? "message" : "messages"}</strong>
+        {gauge.tokens != null && (
           <>
             {" "}
-            · last round reported <strong>{formatTokens(view.context_tokens)}</strong> tokens
+            · {gauge.estimated ? "≈ " : ""}
+            <strong>{formatTokens(gauge.tokens)}</strong> tokens {gauge.estimated ? "(estimate)" : "reported by the last model call"}
           </>
         )}
         {" "}
-        · threshold {formatTokens(view.threshold)}
-        {view.context_window != null && <> · window {formatTokens(view.context_window)}</>}.
+        · compacts at {formatTokens(gauge.threshold)}
+        {gauge.context_window != null && <> · window {formatTokens(gauge.context_window)}</>}.
         <span className="muted"> Rebuilt by the same replay the agent resumes from.</span>
       </p>
       {groups.length === 0 ? (
@@ -46,7 +43,7 @@ export function ModelView({ view, compactions }: ModelViewProps) {
                 <li key={item.id} data-testid="model-item" data-kind={item.type}>
                   <ItemView
                     item={item}
-                    text={item.type === "compaction_summary" && item.id === last?.summary.id ? lastSummaryText : undefined}
+                    text={item.id === last?.summary.id ? lastSummaryText : undefined}
                   />
                 </li>
               ))}

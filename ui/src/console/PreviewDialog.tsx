@@ -11,7 +11,7 @@ import { exactTokens, POLICY_LABEL } from "./steps";
  * `strata compact --preview --json`, computed in Rust from the session file
  * (read-only, no model call).
  */
-export function PreviewDialog({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
+export function PreviewDialog({ sessionId, onClose, onCompact }: { sessionId: string; onClose: () => void; onCompact?: () => void }) {
   const [preview, setPreview] = useState<CompactionPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -31,9 +31,23 @@ export function PreviewDialog({ sessionId, onClose }: { sessionId: string; onClo
       wide
       onClose={onClose}
       footer={
-        <button type="button" className="button primary" onClick={onClose} data-autofocus>
-          Close
-        </button>
+        <>
+          <button
+            type="button"
+            className="button primary"
+            disabled={!onCompact}
+            title={onCompact ? "Compact the history now, as /compact does" : "Available between turns, in a live session"}
+            onClick={() => {
+              onClose();
+              onCompact?.();
+            }}
+          >
+            Compact now
+          </button>
+          <button type="button" className="button" onClick={onClose} data-autofocus>
+            Close
+          </button>
+        </>
       }
     >
       <div className="compaction-preview" data-testid="compaction-preview">

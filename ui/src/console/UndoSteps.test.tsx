@@ -4,11 +4,17 @@ import { describe, expect, it, vi } from "vitest";
 import type { ResponseItem, SessionRecord } from "../api/types";
 import type { EventEnvelope } from "../bindings/EventEnvelope";
 import { App } from "../App";
-import { consoleApp, consoleRecords, consoleView, consoleViews, summary2, system, user1, user2 } from "../test/consoleFixtures";
+import { consoleApp, consoleConsole, consoleRecords, consoleView, consoleViews, summary2, system, user1, user2 } from "../test/consoleFixtures";
 import { CompactionList } from "./Compactions";
 import { EvictionCard } from "./EvictionCard";
 import { ItemView } from "./ItemView";
-import { compactionSteps } from "./steps";
+import { consoleOf } from "../test/consoleFold";
+
+/** The console fold's steps and Undo for records, views and live events (consoleFold.ts). */
+function folded(records: SessionRecord[], views = consoleViews, debugEvents: EventEnvelope[] = []) {
+  const { steps, undo } = consoleOf(records, views, [], { threshold: 8000 }, debugEvents);
+  return { steps, undo };
+}
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
@@ -40,7 +46,7 @@ describe("Undo on the latest compaction card", () => {
       kind: "invalid_input",
       message: "undoing would bring the next request to about 9100 tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of 8000; nothing was changed",
     });
-    render(<CompactionList steps={compactionSteps(consoleRecords, consoleViews)} focused={null} onReveal={() => {}} onUndo={onUndo} />);
+    render(<CompactionList {...folded(consoleRecords)} focused={null} onReveal={() => {}} onUndo={onUndo} />);
     const [latest, first] = cards();
     expect(within(first!).queryByTestId("compaction-undo")).toBeNull();
     fireEvent.click(within(latest!).getByTestId("compaction-undo"));
@@ -56,7 +62,7 @@ describe("Undo on the latest compaction card", () => {
   });
 
   it("shows a recorded undo as its own step and offers no second undo", () => {
-    render(<CompactionList steps={compactionSteps([...consoleRecords, undoRecord], consoleViews)} focused={null} onReveal={() => {}} onUndo={vi.fn()} />);
+    render(<CompactionList {...folded([...consoleRecords, undoRecord])} focused={null} onReveal={() => {}} onUndo={vi.fn()} />);
     const [undo, latest] = cards();
     expect(undo).toHaveAttribute("data-testid", "undo-card");
     expect(undo).toHaveTextContent("Compaction #2 undone");
@@ -76,7 +82,7 @@ describe("Undo on the latest compaction card", () => {
     const answer = consoleApp({
       list_sessions: () => ({ v: 1, sessions: [view().summary], total: 1 }),
       open_session: view,
-      compaction_status: () => ({ policy: "base", threshold: 8000, circuit_open: false, ...(undone ? { estimated_tokens: 40 } : { reported_tokens: 9100 }) }),
+      open_console: () => consoleConsole(view()),
       undo_compaction: () => {
         if (calls.filter((c) => c === "undo_compaction").length === 1) {
           throw { kind: "invalid_input", message: "undoing would bring the next request to about 9100 tokens (an estimate); nothing was changed" };
@@ -113,8 +119,7 @@ describe("Undo on the latest compaction card", () => {
 
 describe("a refused compaction", () => {
   it("is a card saying what it would have dropped, newest first", () => {
-    const steps = compactionSteps(consoleRecords, consoleViews, [refusal(["the pinned item i-user-1", "the latest user request"])]);
-    render(<CompactionList steps={steps} focused={null} onReveal={() => {}} />);
+    render(<CompactionList {...folded(consoleRecords, consoleViews, [refusal(["the pinned item i-user-1", "the latest user request"])])} focused={null} onReveal={() => {}} />);
     const [newest] = cards();
     expect(newest).toHaveAttribute("data-testid", "refused-card");
     expect(newest).toHaveTextContent("Compaction not committed");
@@ -153,10 +158,10 @@ describe("copyable item ids", () => {
         }}
         number={1}
         ts="2026-11-29T09:00:00.000Z"
-        nextContextTokens={null}
+        figures={{ before: { tokens: 9000, estimated: true }, after: { tokens: 5000, estimated: true }, freed: { tokens: 4000, estimated: true } }}
       />,
     );
-    fireEvent.click(screen.getByRole("button", { name: /evicted output/ }));
+    fireEvent.click(screen.getByRole("button", { name: /replaced output/ }));
     expect(screen.getByTestId("item-id").dataset.itemId).toBe("0193a1b2-c3d4-7e5f-8a9b-0000000e0001");
   });
 });

@@ -14,13 +14,15 @@ interface UndoActionProps {
   /** Rejects with the refusal; nothing changed then. */
   onUndo: () => Promise<void>;
   running: boolean;
+  /** Why the core would refuse it now: the button is disabled and says so. */
+  refusedBecause?: string | null;
 }
 
 /**
  * Undo, after saying what it restores. A refusal (the result would be over
  * the threshold) is shown in place and leaves everything as it was.
  */
-export function UndoAction({ number, onUndo, running }: UndoActionProps) {
+export function UndoAction({ number, onUndo, running, refusedBecause = null }: UndoActionProps) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -44,8 +46,9 @@ export function UndoAction({ number, onUndo, running }: UndoActionProps) {
         className="button small ghost"
         data-testid="compaction-undo"
         aria-expanded={confirming}
-        disabled={running}
-        title={running ? "Wait for the turn to finish" : "Restore the history from before this compaction"}
+        disabled={running || refusedBecause !== null}
+        aria-describedby={refusedBecause !== null ? `${explainId}-refused` : undefined}
+        title={running ? "Wait for the turn to finish" : (refusedBecause ?? "Restore the history from before this compaction")}
         onClick={() => {
           setConfirming(!confirming);
           setRefusal(null);
@@ -53,6 +56,11 @@ export function UndoAction({ number, onUndo, running }: UndoActionProps) {
       >
         <span aria-hidden="true">↶</span> Undo
       </button>
+      {refusedBecause !== null && (
+        <span id={`${explainId}-refused`} className="undo-refused-reason muted" data-testid="undo-refused-reason">
+          {refusedBecause}
+        </span>
+      )}
       {confirming && (
         <div className="undo-confirm" data-testid="undo-confirm" data-no-reveal role="group" aria-labelledby={explainId}>
           <p id={explainId}>

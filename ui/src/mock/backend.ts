@@ -18,6 +18,7 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
 import { forkSession, sessionItems, undoableCompaction, undoCompaction } from "./contextOps";
+import { emptyConsoleView } from "../state/console";
 import { pinTarget, setPinned } from "../state/transcript";
 import { previewLibrary, type PreviewSession } from "./library";
 
@@ -189,7 +190,8 @@ class MockBackend {
         const now = new Date().toISOString();
         const summary: SessionListItem = { id, workspace: request.workspace, provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
         const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, held_elsewhere: false, record_count: 0 };
-        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] } });
+        const console = emptyConsoleView(id, this.active().compact_threshold, this.active().context_window ?? undefined);
+        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] }, console });
         return summary;
       },
       rename_session: (request) => {
@@ -243,6 +245,12 @@ class MockBackend {
         throw { kind: "internal", message: "The preview backend does not switch profiles; the app does, in Rust." };
       },
       compaction_views: (request) => this.find(request.session_id).compaction_views,
+      open_console: (request) => {
+        const { console } = this.find(request.session_id);
+        const end = Math.min(request.before ?? console.rows.length, console.rows.length);
+        const limit = request.limit ?? 200;
+        return { ...console, rows: console.rows.slice(Math.max(0, end - limit), end) };
+      },
       round_requests: (request) => {
         const { rounds } = this.find(request.session_id);
         const offset = request.offset ?? 0;

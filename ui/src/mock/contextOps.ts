@@ -110,6 +110,8 @@ export function forkSession(parent: PreviewSession, point: ForkPoint, id: string
     transcript: parent.transcript.slice(0, entryAt + 1),
     compaction_views: point.kind === "at_item" ? parent.compaction_views.filter((cv) => cv.record_index <= cut) : parent.compaction_views.slice(0, point.number - 1),
     rounds: { total: 0, offset: 0, rounds: [] },
+    // The preview keeps the parent's log as the fork's: its records up to the cut are the parent's.
+    console: { ...parent.console, session_id: id, rows: parent.console.rows.filter((row) => (row.record_index ?? 0) <= cut) },
   };
   return { fork, view: { v: 1, kind: "session_forked", session_id: id, parent_session_id: view.summary.id, point, history_items: context.length } };
 }

@@ -6,6 +6,7 @@
 // conversion changes); nothing here folds records.
 import type { SessionView } from "../api/types";
 import type { CompactionView } from "../bindings/CompactionView";
+import type { ConsoleView } from "../bindings/ConsoleView";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
@@ -16,6 +17,8 @@ export interface PreviewSession {
   transcript: TranscriptEntry[];
   compaction_views: CompactionView[];
   rounds: RoundPage;
+  /** `open_console`'s answer, every log row. */
+  console: ConsoleView;
 }
 
 export interface PreviewLibrary {

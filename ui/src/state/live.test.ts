@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { SessionView } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
-import { applyLiveEvents, createLiveQueue } from "./live";
+import type { ConsoleView } from "../bindings/ConsoleView";
+import { applyLiveEvents } from "./live";
 import { createActions, createStore, initialState, type AppState } from "./store";
 import type { Transcript } from "./transcript";
 
@@ -26,87 +27,68 @@ const usage = (seq: number) =>
   live(seq, { family: "debug", event: { kind: "usage_reported", turn_id: "t1", round_id: "r1", usage: { input_tokens: 900, output_tokens: 40 }, threshold: 8000 } });
 const finished = (seq: number) => live(seq, { family: "mainline", event: { kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 } });
 
-/** A store whose frames run only when the test says, counting its updates. */
-function harness() {
-  const store = createStore({ ...initialState, view });
-  const frames: (() => void)[] = [];
-  const actions = createActions(store, (apply) => frames.push(apply));
+/** A store counting its updates. */
+function harness(console: AppState["console"] = initialState.console) {
+  const store = createStore({ ...initialState, view, console });
+  const actions = createActions(store);
   let updates = 0;
   store.subscribe(() => (updates += 1));
-  return {
-    store,
-    actions,
-    frames,
-    updates: () => updates,
-    runFrames: () => frames.splice(0).forEach((apply) => apply()),
-  };
+  return { store, actions, updates: () => updates };
 }
 
 const oneByOne = (events: LiveEvent[], from: Transcript = initialState.transcript): Transcript =>
   events.reduce((t, event) => applyLiveEvents(t, [event]), from);
 
-describe("live events, applied once per frame", () => {
-  it("applies the deltas of one frame in one store update, to the same transcript as one by one", () => {
+describe("live events, applied as Rust batched them", () => {
+  it("applies each batch in one store update, to the same transcript as one event at a time", () => {
     const h = harness();
     h.actions.receive(SESSION, [started]);
     expect(h.updates()).toBe(1);
     const deltas = Array.from({ length: 50 }, (_, i) => delta(i + 1));
     for (let i = 0; i < deltas.length; i += 5) h.actions.receive(SESSION, deltas.slice(i, i + 5));
-    expect(h.updates()).toBe(1);
-    expect(h.frames).toHaveLength(1);
-    h.runFrames();
-    expect(h.updates()).toBe(2);
-    const expected = oneByOne([started, ...deltas], { ...initialState.transcript });
+    // One update per batch Rust sent: no second queue holds text back.
+    expect(h.updates()).toBe(11);
+    h.actions.receive(SESSION, [usage(51), finished(52)]);
+    const expected = oneByOne([started, ...deltas, usage(51), finished(52)], { ...initialState.transcript });
     expect(h.store.get().transcript).toEqual(expected);
-    expect(h.store.get().transcript.entries[1]).toMatchObject({ kind: "assistant", text: deltas.map((_, i) => `w${i + 1} `).join("") });
+    expect([h.store.get().transcript.runningTurn, h.store.get().transcript.context_tokens]).toEqual([null, 940]);
   });
 
-  it("applies an event that may not wait at once, with the deltas queued before it", () => {
-    const h = harness();
-    h.actions.receive(SESSION, [started, delta(1), delta(2)]);
-    expect(h.updates()).toBe(1);
-    h.actions.receive(SESSION, [delta(3)]);
-    expect(h.updates()).toBe(1);
-    h.actions.receive(SESSION, [usage(4), delta(5)]);
-    h.actions.receive(SESSION, [finished(6)]);
-    expect(h.updates()).toBe(3);
-    const { transcript } = h.store.get();
-    expect(transcript).toEqual(oneByOne([started, delta(1), delta(2), delta(3), usage(4), delta(5), finished(6)]));
-    expect([transcript.runningTurn, transcript.lastSeq, transcript.context_tokens]).toEqual([null, 6, 940]);
-    // The frame asked for meanwhile finds nothing left.
-    h.runFrames();
-    expect(h.updates()).toBe(3);
-  });
-
-  it("drops a repeated event and a queued event of a session no longer open", () => {
+  it("drops a repeated event and the events of a session no longer open", () => {
     const h = harness();
     h.actions.receive(SESSION, [started, started, delta(1)]);
     h.actions.receive(SESSION, [delta(1)]);
-    h.runFrames();
     expect(h.store.get().transcript.entries.map((e) => e.id)).toEqual(["u1", "stream:r1"]);
-    h.actions.receive(SESSION, [delta(2)]);
     h.actions.close();
     const closed: AppState = h.store.get();
-    h.runFrames();
+    h.actions.receive(SESSION, [delta(2)]);
     expect(h.store.get()).toBe(closed);
   });
 
-  it("hands each session's events on in arrival order", () => {
-    const applied: [string, number[]][] = [];
-    const frames: (() => void)[] = [];
-    const queue = createLiveQueue(
-      (sessionId, events) => applied.push([sessionId, events.map((e) => e.envelope.seq)]),
-      (apply) => frames.push(apply),
-    );
-    queue.push("a", [delta(1), delta(2)]);
-    queue.push("a", [delta(3)]);
-    queue.push("b", [delta(1)]);
-    expect(applied).toEqual([]);
-    expect(frames).toHaveLength(1);
-    frames[0]!();
-    expect(applied).toEqual([
-      ["a", [1, 2, 3]],
-      ["b", [1]],
-    ]);
+  it("applies the console updates the events carry to the console the store holds", () => {
+    const held: ConsoleView = {
+      v: 1,
+      session_id: SESSION,
+      records: 4,
+      rows: [],
+      rows_total: 4,
+      chart: [],
+      markers: [],
+      steps: [],
+      model_view: [],
+      gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered" },
+      undo: { kind: "refused", reason: "Nothing to undo: the session has no compaction." },
+    };
+    const h = harness({ sessionId: SESSION, view: held, loading: false, loadingOlder: false, error: null });
+    const row = { index: 4, record_index: 4, family: "debug" as const, kind: "usage" as const, tone: "neutral" as const, title: "Usage: 940 context tokens", detail: "900 in · 40 out" };
+    const gauge = { tokens: 940, estimated: false, threshold: 8000, policy: "layered" as const };
+    const withConsole: LiveEvent = { ...usage(1), console: { records: 5, rows: [row], chart: [], markers: [], gauge, undo: held.undo } };
+    h.actions.receive(SESSION, [withConsole]);
+    const console = h.store.get().console.view;
+    expect(console?.rows).toEqual([row]);
+    expect([console?.rows_total, console?.records, console?.gauge.tokens]).toEqual([5, 5, 940]);
+    // The same update again (a snapshot that already folded it) changes nothing.
+    h.actions.receive(SESSION, [{ ...withConsole, envelope: { ...withConsole.envelope, seq: 2 } }]);
+    expect(h.store.get().console.view?.rows).toHaveLength(1);
   });
 });

@@ -14,7 +14,8 @@ import type { NewSessionChoice } from "../components/NewSessionSheet";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
-import { applyLiveEvents, createLiveQueue, nextFrame, type FrameScheduler } from "./live";
+import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows, type ConsoleState } from "./console";
+import { applyLiveEvents } from "./live";
 import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
 /**
@@ -49,6 +50,8 @@ export interface AppState {
   view: SessionView | null;
   mode: ConversationMode;
   transcript: Transcript;
+  /** The debug console's data for the open session (folded in Rust), with its gauge reading. */
+  console: ConsoleState;
   /** The session a `send_message` or `compact_now` runs in, until it returns. */
   pendingFor: string | null;
   loadError: string | null;
@@ -79,6 +82,7 @@ export const initialState: AppState = {
   view: null,
   mode: "live",
   transcript: emptyTranscript,
+  console: emptyConsole,
   pendingFor: null,
   loadError: null,
   toast: null,
@@ -133,16 +137,10 @@ function withEntry(transcript: Transcript, entry: Entry): Transcript {
 }
 
 /** Every action of the app; created once per store, so each is a stable function. */
-export function createActions(store: Store, schedule: FrameScheduler = nextFrame) {
+export function createActions(store: Store) {
   const { get, set } = store;
   let localCount = 0;
   const openId = () => get().view?.summary.id ?? null;
-  const live = createLiveQueue((sessionId, events) => {
-    if (openId() !== sessionId) return;
-    const { transcript } = get();
-    const next = applyLiveEvents(transcript, events);
-    if (next !== transcript) set({ transcript: next });
-  }, schedule);
 
   const fail = (error: unknown) => set({ toast: { tone: "error", text: toCommandFailure(error).message } });
 
@@ -210,6 +208,8 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           : api
               .openTranscript(sessionId, undefined, TRANSCRIPT_PAGE, atItem)
               .catch(() => api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE));
+      if (get().console.sessionId !== sessionId) set({ console: { ...emptyConsole, sessionId, loading: true } });
+      void actions.loadConsole(sessionId);
       try {
         // The snapshot first: the app knows the file as it was when the snapshot was taken, so a
         // change outside it after that is reported (and the transcript, read next, is no older).
@@ -271,16 +271,53 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
 
     close() {
       pendingOpen = null;
-      set({ view: null, transcript: emptyTranscript });
+      set({ view: null, transcript: emptyTranscript, console: emptyConsole });
+    },
+
+    /**
+     * The console's snapshot of `sessionId` (its log's newest page), folded in Rust; after that a
+     * turn's live events carry the console's updates. Fetched again only after a change no turn
+     * made (an undo, a policy), never while a turn streams.
+     */
+    async loadConsole(sessionId: string) {
+      try {
+        const view = await api.openConsole(sessionId, undefined, CONSOLE_PAGE);
+        if (pendingOpen !== sessionId && openId() !== sessionId) return;
+        set({ console: { sessionId, view, loading: false, loadingOlder: false, error: null } });
+      } catch (error) {
+        if (pendingOpen !== sessionId && openId() !== sessionId) return;
+        set((s) => ({ console: { ...s.console, sessionId, loading: false, error: toCommandFailure(error).message } }));
+      }
+    },
+
+    /** The console log's page before its oldest row held, as the person scrolls up. */
+    async loadOlderConsoleRows() {
+      const { console: held } = get();
+      const first = held.view?.rows[0]?.index;
+      if (!held.view || !held.sessionId || held.loadingOlder || first === undefined || first === 0) return;
+      const sessionId = held.sessionId;
+      set({ console: { ...held, loadingOlder: true } });
+      try {
+        const page = await api.openConsole(sessionId, first, CONSOLE_PAGE);
+        set((s) => (s.console.sessionId === sessionId && s.console.view ? { console: { ...s.console, view: prependRows(s.console.view, page.rows), loadingOlder: false } } : {}));
+      } catch (error) {
+        set((s) => ({ console: { ...s.console, loadingOlder: false } }));
+        fail(error);
+      }
     },
 
 
     /**
-     * The one path from backend events to the store: live events with the transcript updates Rust
-     * made of them, applied at the next frame (at once when one may not wait; see `live.ts`).
+     * The one path from backend events to the store: live events with the transcript and console
+     * updates Rust made of them, applied as they come (Rust batches streamed text by the frame).
      */
     receive(sessionId: string, events: readonly LiveEvent[]) {
-      if (openId() === sessionId) live.push(sessionId, events);
+      if (openId() !== sessionId) return;
+      const { transcript, console: held } = get();
+      const next = applyLiveEvents(transcript, events);
+      const consoleView = held.view && held.sessionId === sessionId ? applyConsoleEvents(held.view, events) : held.view;
+      if (next === transcript && consoleView === held.view) return;
+      set({ transcript: next, console: consoleView === held.view ? held : { ...held, view: consoleView } });
     },
 
     async send(text: string) {
@@ -289,7 +326,6 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       // Each command's events come on its own channel, numbered by the agent that
       // runs it; an agent resumed since (after a settings or profile change)
       // starts again at 0, so the numbering restarts with the command.
-      live.flush();
       set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
@@ -301,15 +337,13 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           await api.sendMessage(sessionId, text, onEvent);
         }
       } catch (error) {
-        live.flush();
         const failure = toCommandFailure(error);
         if (openId() !== sessionId) return;
         // Changed outside Strata since it was shown: nothing was written; show what changed.
         if (failure.kind === "stale") void actions.followOutside(sessionId, failure.message);
         else localError(failure.message);
       } finally {
-        live.flush();
-        set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
+          set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
         void actions.refreshSessions();
       }
     },
@@ -531,6 +565,7 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
           transcript: { ...s.transcript, entries: setPinned(s.transcript.entries, itemId, result.pinned) },
           toast: { tone: "ok", text: result.pinned ? "Pinned: kept verbatim through every compaction." : "Unpinned: later compactions may summarise it." },
         }));
+        void actions.loadConsole(sessionId);
       } catch (error) {
         set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${withoutIds(toCommandFailure(error).message)}` } });
       }
@@ -562,12 +597,10 @@ export function createActions(store: Store, schedule: FrameScheduler = nextFrame
       const sessionId = openId();
       set({ historyDialog: null });
       if (!sessionId) return;
-      live.flush();
       set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       try {
         const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (events) => actions.receive(sessionId, events));
-        live.flush();
-        if (openId() !== sessionId) return;
+          if (openId() !== sessionId) return;
         if (outcome.skipped) notice(outcome.skipped);
         else await actions.reloadTranscript(sessionId);
       } catch (error) {

@@ -3,6 +3,9 @@
 // core's replay produces for it (written out by hand here).
 import type { CompactionMetadata, ResponseItem, SessionRecord, SessionView, TokenUsage } from "../api/types";
 import type { CompactionView } from "../bindings/CompactionView";
+import type { ConsoleView } from "../bindings/ConsoleView";
+import type { EventEnvelope } from "../bindings/EventEnvelope";
+import { consoleOf } from "./consoleFold";
 import type { RoundPage } from "../bindings/RoundPage";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
@@ -150,6 +153,15 @@ export function consoleView(overrides: Partial<SessionView> = {}): SessionView {
   };
 }
 
+/**
+ * What `open_console` answers for a session view (its records, context, threshold) and the live
+ * debug events: by default this fixture's session.
+ */
+export function consoleConsole(view: SessionView = consoleView(), views: CompactionView[] = consoleViews, debugEvents: EventEnvelope[] = []): ConsoleView {
+  const reported = view.context_tokens ?? undefined;
+  return consoleOf(view.records, views, view.context, { threshold: view.threshold, context_window: view.context_window ?? undefined, tokens: reported }, debugEvents);
+}
+
 /** Rounds of `count`, for paging and virtualisation. */
 export function manyRoundRecords(count: number): SessionRecord[] {
   const records: SessionRecord[] = [consoleRecords[0] as SessionRecord];
@@ -228,6 +240,8 @@ export function consoleApp(overrides: Record<string, () => unknown> = {}) {
         return consoleView();
       case "compaction_views":
         return consoleViews;
+      case "open_console":
+        return consoleConsole();
       case "open_transcript":
         return consoleTranscriptPage();
       case "watch_library":

@@ -99,6 +99,7 @@ mod tests {
                     event,
                 },
                 updates: Vec::new(),
+                console: None,
             }
         }
 

@@ -306,6 +306,8 @@ impl App {
 pub struct TranscriptFeed<F> {
     fold: TranscriptFold,
     batcher: LiveBatcher,
+    /// The debug console's updates, when the front end shows one.
+    console: Option<crate::console::ConsoleTail>,
     send: F,
 }
 
@@ -314,8 +316,15 @@ impl<F: FnMut(LiveBatch) + Send> TranscriptFeed<F> {
         Self {
             fold: TranscriptFold::live(),
             batcher: LiveBatcher::default(),
+            console: None,
             send,
         }
+    }
+
+    /// Each event also carries what it changed in an open debug console.
+    pub fn with_console(mut self, console: crate::console::ConsoleTail) -> Self {
+        self.console = Some(console);
+        self
     }
 }
 
@@ -323,10 +332,16 @@ impl<F: FnMut(LiveBatch) + Send> EventHandler for TranscriptFeed<F> {
     async fn handle(&mut self, envelope: EventEnvelope) {
         self.fold.apply_event(&envelope);
         let updates = self.fold.take_updates();
-        if let Some(batch) = self
-            .batcher
-            .push(LiveEvent { envelope, updates }, Instant::now())
-        {
+        let console = self
+            .console
+            .as_ref()
+            .and_then(|tail| tail.update(&envelope));
+        let event = LiveEvent {
+            envelope,
+            updates,
+            console,
+        };
+        if let Some(batch) = self.batcher.push(event, Instant::now()) {
             (self.send)(batch);
         }
     }

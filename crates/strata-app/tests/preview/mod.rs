@@ -20,8 +20,8 @@ use strata_app::App;
 use strata_app::transcript::{TranscriptFeed, TranscriptFold};
 use strata_core::StrataPaths;
 use strata_protocol::{
-    CompactNow, CompactionView, GetCompactionViews, GetRoundRequests, LiveEvent, OpenSession,
-    OpenTranscript, RoundPage, SessionId, SessionView, TranscriptEntry,
+    CompactNow, CompactionView, ConsoleView, GetCompactionViews, GetRoundRequests, LiveEvent,
+    OpenConsole, OpenSession, OpenTranscript, RoundPage, SessionId, SessionView, TranscriptEntry,
 };
 
 const UPDATE_ENV: &str = "STRATA_UPDATE_FIXTURES";
@@ -43,6 +43,8 @@ struct PreviewSession {
     transcript: Vec<TranscriptEntry>,
     compaction_views: Vec<CompactionView>,
     rounds: RoundPage,
+    /// `open_console`'s answer, every log row.
+    console: ConsoleView,
 }
 
 fn fixture_path() -> PathBuf {
@@ -87,6 +89,14 @@ async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
                 session_id: id,
                 offset: None,
                 limit: Some(200),
+            })
+            .await
+            .unwrap(),
+        console: app
+            .open_console(OpenConsole {
+                session_id: id,
+                before: None,
+                limit: Some(1_000),
             })
             .await
             .unwrap(),
@@ -193,6 +203,7 @@ fn the_preview_library_is_what_the_commands_answer_for_its_sessions() {
             assert_eq!(fresh.transcript, session.transcript, "transcript");
             assert_eq!(fresh.compaction_views, session.compaction_views);
             assert_eq!(fresh.rounds, session.rounds);
+            assert_eq!(fresh.console, session.console, "console");
             assert_eq!(fresh.view.context, session.view.context);
             assert_eq!(fresh.view.summary, session.view.summary);
         }
