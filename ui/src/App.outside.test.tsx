@@ -95,7 +95,7 @@ describe("a session another process holds", () => {
     const setPolicy = undefined;
     render(
       <ContextControls
-        compaction={{ sessionId: "s1", status: { policy: "layered", threshold: 8000, circuit_open: false }, reading: { tokens: 100, estimated: false }, setPolicy }}
+        compaction={{ sessionId: "s1", gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered" }, undo: null, setPolicy }}
         running={false}
       />,
     );

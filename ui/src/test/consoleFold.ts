@@ -195,6 +195,8 @@ function recordRow(record: SessionRecord, index: number, roundNumber: () => numb
     }
     case "compaction_guard":
       return guardRow(record.payload, base);
+    case "session_repaired":
+      return { ...base, family: "mainline", kind: "turn", tone: "warn", title: "Session repaired on reopening", detail: "" };
     case "full_tool_output":
       return { ...base, family: "mainline", kind: "tool", tone: "neutral", title: "Full tool output kept", detail: `${record.payload.output.length.toLocaleString()} characters for ${record.payload.call_id}` };
     case "response_item": {

@@ -312,6 +312,8 @@ impl ConsoleFold {
             | RecordBody::CompactionGuard(_)
             | RecordBody::SessionForked(_)
             | RecordBody::CompactionRefused(_)
+            // The aborted outputs it stands for are records of their own.
+            | RecordBody::SessionRepaired(_)
             | RecordBody::Unknown(_) => return,
         }
         self.history_changed = true;

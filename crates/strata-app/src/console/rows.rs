@@ -152,6 +152,32 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
                 decision.call_id.clone(),
             )
         }
+        RecordBody::SessionRepaired(repaired) => {
+            let mut what = Vec::new();
+            if let Some(torn) = &repaired.torn_tail {
+                what.push(format!(
+                    "an unfinished last line ({} bytes) moved aside",
+                    torn.bytes
+                ));
+            }
+            if !repaired.aborted_calls.is_empty() {
+                what.push(format!(
+                    "{} recorded as aborted",
+                    plural(
+                        repaired.aborted_calls.len(),
+                        "unfinished tool call",
+                        "unfinished tool calls"
+                    )
+                ));
+            }
+            row(
+                Mainline,
+                LogKind::Turn,
+                LogTone::Warn,
+                "Session repaired on reopening".into(),
+                what.join("; "),
+            )
+        }
         RecordBody::TitleSet(title) => row(
             Mainline,
             LogKind::Title,
