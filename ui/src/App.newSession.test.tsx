@@ -6,6 +6,7 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "./App";
+import { emptyConsoleView } from "./state/console";
 import { demoSettings, shellPage, shellSessions, shellView } from "./test/fixtures";
 
 function shell(lastSession?: string) {
@@ -32,9 +33,10 @@ function shell(lastSession?: string) {
         return shellView(find(), true);
       case "open_transcript":
         return shellPage(find());
+      case "open_console":
+        return emptyConsoleView(String(args.session_id), 8000, 32000);
       case "remember_open":
       case "watch_library":
-      case "compaction_status":
         return null;
       default:
         throw { kind: "internal", message: `unexpected ${cmd}` };
@@ -49,7 +51,8 @@ describe("new session and the last session", () => {
     const user = userEvent.setup();
     render(<App />);
     expect(await screen.findByRole("heading", { level: 1, name: "Flaky orders_e2e test" }, { timeout: 5000 })).toBeInTheDocument();
-    await user.click(screen.getByRole("button", { name: /^Streaming JSON parser for ingest/ }));
+    // The sidebar's list arrives on its own (list_sessions), after or before the reopened session.
+    await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }, { timeout: 5000 }));
     await waitFor(() =>
       expect(calls.filter((c) => c.cmd === "remember_open").map((c) => c.args.session_id)).toEqual([sessions[1]!.summary.id, sessions[0]!.summary.id]),
     );

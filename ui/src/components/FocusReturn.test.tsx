@@ -21,7 +21,7 @@ describe("focus when a menu or dialog closes", () => {
     render(<Sidebar />);
     const button = screen.getByRole("button", { name: "Actions for Streaming JSON parser" });
     await user.click(button);
-    expect(screen.getByRole("menuitem", { name: "Open read-only" })).toHaveFocus();
+    expect(screen.getByRole("menuitem", { name: "Open" })).toHaveFocus();
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("menu")).toBeNull();
     expect(button).toHaveFocus();
