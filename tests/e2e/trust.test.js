@@ -142,7 +142,7 @@ describe("hostile text and links (issue 10)", { timeout: 300_000 }, () => {
     assert.ok(hostileTitle.length > 100, `a title of ${hostileTitle.length} characters`);
     assert.ok("ok" in (await invoke("rename_session", { session_id: sessionId, title: hostileTitle })));
     await h.run(() => location.reload());
-    await h.waitFor("the app to load again", () => !!document.querySelector(".model-chip .model-name"), [], 30_000);
+    await h.waitFor("the app to load again", () => !!document.querySelector(".model-chip .model-label"), [], 30_000);
     const title = await h.waitFor("the hostile title in the sidebar", () => one("nav[aria-label=Sessions] .session-title")?.textContent || null);
     assert.ok(title === hostileTitle, `the title is shown as text, not as ${title.slice(0, 200)}`);
     await h.click("nav[aria-label=Sessions] .session-open");

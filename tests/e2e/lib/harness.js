@@ -405,7 +405,7 @@ export class Harness {
 
   async launchApp() {
     await this.driver.newSession(APP);
-    await this.waitFor("the app to load its profile", () => !!document.querySelector(".model-chip .model-name"), [], 30_000);
+    await this.waitFor("the app to load its profile", () => !!document.querySelector(".model-chip .model-label"), [], 30_000);
   }
 
   /** Closes the app (its process exits) and starts it again on the same home. */
