@@ -41,7 +41,7 @@ macro_rules! with_commands {
             App search_sessions($crate::SearchSessions) -> $crate::SearchResults;
             App open_session($crate::OpenSession) -> $crate::SessionView;
             App create_session($crate::CreateSession) -> $crate::SessionListItem;
-            App send_message($crate::SendMessage) -> $crate::TurnReport, events $crate::LiveBatch;
+            App send_message($crate::SendMessage) -> $crate::SendOutcome, events $crate::LiveBatch;
             App stop_turn($crate::StopTurn) -> bool;
             App answer_approval($crate::AnswerApproval) -> bool;
             App compact_now($crate::CompactNow) -> $crate::CompactOutcome, events $crate::LiveBatch;

@@ -48,6 +48,7 @@ import type { SaveSettings } from "./SaveSettings";
 import type { SearchResults } from "./SearchResults";
 import type { SearchSessions } from "./SearchSessions";
 import type { SendMessage } from "./SendMessage";
+import type { SendOutcome } from "./SendOutcome";
 import type { SessionExport } from "./SessionExport";
 import type { SessionForkView } from "./SessionForkView";
 import type { SessionItems } from "./SessionItems";
@@ -63,7 +64,6 @@ import type { TestConnection } from "./TestConnection";
 import type { ThresholdCheck } from "./ThresholdCheck";
 import type { ToolOutputText } from "./ToolOutputText";
 import type { TranscriptPage } from "./TranscriptPage";
-import type { TurnReport } from "./TurnReport";
 import type { UndoCompaction } from "./UndoCompaction";
 import type { WatchLibrary } from "./WatchLibrary";
 
@@ -77,7 +77,7 @@ export type Commands = {
   search_sessions: { request: SearchSessions; result: SearchResults; };
   open_session: { request: OpenSession; result: SessionView; };
   create_session: { request: CreateSession; result: SessionListItem; };
-  send_message: { request: SendMessage; result: TurnReport; events: LiveBatch; };
+  send_message: { request: SendMessage; result: SendOutcome; events: LiveBatch; };
   stop_turn: { request: StopTurn; result: boolean; };
   answer_approval: { request: AnswerApproval; result: boolean; };
   compact_now: { request: CompactNow; result: CompactOutcome; events: LiveBatch; };
