@@ -195,7 +195,7 @@ mod tests {
         };
         let mut entries = Vec::new();
         macro_rules! entries {
-            ($($handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
+            ($($group:ident: $handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
                 $(
                     let request = types.name::<$request>();
                     let result = types.name::<$output>();

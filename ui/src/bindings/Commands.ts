@@ -72,18 +72,34 @@ import type { WatchLibrary } from "./WatchLibrary";
  * events, what arrives on its `on_event` channel.
  */
 export type Commands = {
-  app_info: { request: GetAppInfo; result: AppInfo; };
   list_sessions: { request: ListSessions; result: SessionPage; };
   search_sessions: { request: SearchSessions; result: SearchResults; };
   open_session: { request: OpenSession; result: SessionView; };
+  open_transcript: { request: OpenTranscript; result: TranscriptPage; };
   create_session: { request: CreateSession; result: SessionListItem; };
-  send_message: { request: SendMessage; result: SendOutcome; events: LiveBatch; };
-  stop_turn: { request: StopTurn; result: boolean; };
-  answer_approval: { request: AnswerApproval; result: boolean; };
-  compact_now: { request: CompactNow; result: CompactOutcome; events: LiveBatch; };
   rename_session: { request: RenameSession; result: SessionListItem; };
   delete_session: { request: DeleteSession; result: void; };
   export_session: { request: ExportSession; result: SessionExport; };
+  fork_session: { request: ForkSession; result: SessionForkView; };
+  recent: { request: GetRecent; result: Recent; };
+  remember_open: { request: RememberOpen; result: void; };
+  send_message: { request: SendMessage; result: SendOutcome; events: LiveBatch; };
+  stop_turn: { request: StopTurn; result: boolean; };
+  answer_approval: { request: AnswerApproval; result: boolean; };
+  tool_output: { request: GetToolOutput; result: ToolOutputText; };
+  compact_now: { request: CompactNow; result: CompactOutcome; events: LiveBatch; };
+  compact_up_to: { request: CompactUpTo; result: CompactOutcome; events: LiveBatch; };
+  undo_compaction: { request: UndoCompaction; result: CompactionUndoneView; };
+  compaction_status: { request: GetCompactionStatus; result: CompactionStatus; };
+  set_compaction_policy: { request: SetCompactionPolicy; result: CompactionStatus; };
+  preview_compaction: { request: PreviewCompaction; result: CompactionPreview; };
+  check_threshold: { request: CheckThreshold; result: ThresholdCheck; };
+  session_items: { request: ListSessionItems; result: SessionItems; };
+  pin_item: { request: PinItem; result: ItemPinned; };
+  compaction_views: { request: GetCompactionViews; result: Array<CompactionView>; };
+  open_console: { request: OpenConsole; result: ConsoleView; };
+  round_requests: { request: GetRoundRequests; result: RoundPage; };
+  app_info: { request: GetAppInfo; result: AppInfo; };
   get_settings: { request: GetSettings; result: Settings; };
   save_settings: { request: SaveSettings; result: Settings; };
   set_api_key: { request: SetApiKey; result: void; };
@@ -92,25 +108,9 @@ export type Commands = {
   provider_kinds: { request: ListProviderKinds; result: Array<ProviderKindInfo>; };
   test_connection: { request: TestConnection; result: ConnectionReport; };
   list_models: { request: ListModels; result: ModelList; };
-  compaction_views: { request: GetCompactionViews; result: Array<CompactionView>; };
-  open_console: { request: OpenConsole; result: ConsoleView; };
-  round_requests: { request: GetRoundRequests; result: RoundPage; };
-  open_transcript: { request: OpenTranscript; result: TranscriptPage; };
-  tool_output: { request: GetToolOutput; result: ToolOutputText; };
-  watch_library: { request: WatchLibrary; result: void; events: LibraryChange; };
   pick_workspace: { request: PickWorkspace; result: string | null; };
-  compaction_status: { request: GetCompactionStatus; result: CompactionStatus; };
-  set_compaction_policy: { request: SetCompactionPolicy; result: CompactionStatus; };
-  preview_compaction: { request: PreviewCompaction; result: CompactionPreview; };
-  check_threshold: { request: CheckThreshold; result: ThresholdCheck; };
-  session_items: { request: ListSessionItems; result: SessionItems; };
-  pin_item: { request: PinItem; result: ItemPinned; };
-  compact_up_to: { request: CompactUpTo; result: CompactOutcome; events: LiveBatch; };
-  undo_compaction: { request: UndoCompaction; result: CompactionUndoneView; };
-  fork_session: { request: ForkSession; result: SessionForkView; };
   open_external_link: { request: OpenExternalLink; result: void; };
-  recent: { request: GetRecent; result: Recent; };
-  remember_open: { request: RememberOpen; result: void; };
+  watch_library: { request: WatchLibrary; result: void; events: LibraryChange; };
 };
 
 /** Every kind of command error, in declaration order. */
