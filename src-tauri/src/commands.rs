@@ -59,7 +59,7 @@ pub fn channel_sink(
 }
 
 macro_rules! glue {
-    ($($handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
+    ($($group:ident: $handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
         $(glue!(@command $handler $name($request) -> $output $(, events $events)?);)*
 
         /// Every command of the list, for `invoke_handler`.

@@ -10,7 +10,8 @@
 
 use serde_json::{Value, json};
 use strata_protocol::{
-    COMMAND_NAMES, CommandError, CommandErrorKind, ExportFormat, SessionExport, SessionListItem,
+    COMMAND_NAMES, COMMANDS, CommandError, CommandErrorKind, ExportFormat, SessionExport,
+    SessionListItem,
 };
 use tauri::http::{HeaderMap, HeaderValue};
 use tauri::ipc::{InvokeBody, InvokeResponseBody};
@@ -95,21 +96,23 @@ fn granted_commands() -> Vec<String> {
         .collect()
 }
 
-/// The first column of docs/desktop-commands.md's command table.
-fn documented_commands() -> Vec<String> {
+/// The first column of docs/desktop-commands.md's command tables, each
+/// command with the `### group` heading it is listed under.
+fn documented_commands() -> Vec<(String, String)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/desktop-commands.md");
     let text = std::fs::read_to_string(path).unwrap();
-    let table = text
-        .lines()
-        .skip_while(|line| !line.starts_with("| command |"))
-        .skip(2)
-        .take_while(|line| line.starts_with('|'));
-    table
-        .map(|row| {
-            let cell = row.split('|').nth(1).unwrap().trim();
-            cell.trim_matches('`').to_owned()
-        })
-        .collect()
+    let mut group = None;
+    let mut documented = Vec::new();
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            group = Some(heading.trim().to_owned());
+        } else if line.starts_with("| `") {
+            let cell = line.split('|').nth(1).unwrap().trim();
+            let group = group.clone().unwrap_or_default();
+            documented.push((group, cell.trim_matches('`').to_owned()));
+        }
+    }
+    documented
 }
 
 #[test]
@@ -119,7 +122,15 @@ fn the_capability_and_the_command_docs_list_exactly_the_commands_of_the_list() {
         .map(|name| (*name).to_owned())
         .collect();
     assert_eq!(granted_commands(), listed, "capabilities/default.json");
-    assert_eq!(documented_commands(), listed, "docs/desktop-commands.md");
+    let grouped: Vec<(String, String)> = COMMANDS
+        .iter()
+        .map(|command| (command.group.to_owned(), command.name.to_owned()))
+        .collect();
+    assert_eq!(
+        documented_commands(),
+        grouped,
+        "docs/desktop-commands.md, under its group headings"
+    );
 }
 
 #[test]

@@ -65,8 +65,15 @@ async fn run_turn(
     text: String,
     channel: Channel<LiveBatch>,
 ) -> Result<strata_protocol::TurnReport, strata_protocol::CommandError> {
-    app.send_message(SendMessage { session_id, text }, channel_sink(app, channel))
-        .await
+    match app
+        .send_message(SendMessage { session_id, text }, channel_sink(app, channel))
+        .await?
+    {
+        strata_protocol::SendOutcome::Turn(report) => Ok(report),
+        strata_protocol::SendOutcome::Compaction(outcome) => {
+            panic!("compacted, not a turn: {outcome:?}")
+        }
+    }
 }
 
 /// A compaction through the application, its events sent to `channel`.

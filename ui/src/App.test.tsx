@@ -75,6 +75,10 @@ function fakeShell() {
         finishTurn?.();
         return true;
       case "send_message": {
+        // Stands in for the app, which reads `/compact [focus]` from the text (Rust's ComposerInput).
+        if (String(args.text).startsWith("/compact ")) {
+          return { kind: "compaction", skipped: "Nothing to compact yet: the history is too short.", history_items: 3 };
+        }
         const emit = emitter(args.on_event as { onmessage: (batch: LiveBatch) => void }, String(args.session_id));
         const card = { kind: "tool" as const, id: "call:c9", call_id: "c9", name: "run_shell", arguments: '{"command":"cargo test"}', turn_id: "t9" };
         const asked = { ...card, status: "awaiting_approval" as const, approval: { summary: "run `cargo test` in /w", detail: "cargo test" } };
@@ -101,10 +105,8 @@ function fakeShell() {
           { op: "replace", id: "stream:r9", entry: { kind: "assistant", id: "stream:r9", text: "Checking the tests", streaming: false, unsaved: "stopped", turn_id: "t9" } },
           { op: "append", entry: { kind: "turn_end", id: "turn_end:t9", outcome: "cancelled", rounds: 1 } },
         ]);
-        return { turn_id: "t9", outcome: "cancelled", rounds: 1 };
+        return { kind: "turn", turn_id: "t9", outcome: "cancelled", rounds: 1 };
       }
-      case "compact_now":
-        return { skipped: "Nothing to compact yet: the history is too short.", history_items: 3 };
       default:
         throw { kind: "internal", message: `unexpected ${cmd}` };
     }
@@ -201,7 +203,7 @@ describe("App", () => {
           emit({ kind: "turn_finished", turn_id: "t1", outcome: "completed", rounds: 1 }, []);
           // The session's title is derived from its first message from now on.
           session.summary = { ...session.summary, title: String(args.text) };
-          return { turn_id: "t1", outcome: "completed", rounds: 1 };
+          return { kind: "turn", turn_id: "t1", outcome: "completed", rounds: 1 };
         }
         default:
           throw { kind: "internal", message: `unexpected ${cmd}` };
@@ -220,7 +222,7 @@ describe("App", () => {
     expect(await screen.findByRole("heading", { level: 1, name: "Count the lines" })).toBeInTheDocument();
   });
 
-  it("runs /compact through compact_now with its focus", async () => {
+  it("sends /compact as typed and shows the notice when the compaction is skipped", async () => {
     const { calls } = fakeShell();
     const user = userEvent.setup();
     render(<App />);
@@ -228,8 +230,9 @@ describe("App", () => {
     await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
     await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact keep the failing test{Enter}");
     expect(await screen.findByText("Nothing to compact yet: the history is too short.")).toBeInTheDocument();
-    const compact = calls.find((c) => c.cmd === "compact_now");
-    expect(compact?.args.focus).toBe("keep the failing test");
+    const sent = calls.find((c) => c.cmd === "send_message");
+    expect(sent?.args.text).toBe("/compact keep the failing test");
+    expect(calls.some((c) => c.cmd === "compact_now")).toBe(false);
   });
 
   it("toggles the debug console with Ctrl+Shift+D and shows its empty state", async () => {

@@ -13,6 +13,8 @@
 //!   the library's index ([`catalog`]), watched for changes any process
 //!   makes ([`watch`]);
 //! - settings and profiles ([`settings`], [`preferences`]);
+//! - what the composer's text asks for, a message or `/compact [focus]`
+//!   ([`composer`]), read the same by the desktop and the REPL;
 //! - the debug console folded from records and live events ([`console`]);
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
@@ -22,6 +24,7 @@
 //!   validated once, here ([`validate`]).
 
 pub mod catalog;
+pub mod composer;
 pub mod connection;
 pub mod console;
 pub mod context;
@@ -50,6 +53,7 @@ use strata_core::{SessionStore, StrataPaths};
 use strata_providers::StrataConfig;
 use strata_providers::config::EnvLookup;
 
+pub use composer::ComposerInput;
 pub use error::CommandResult;
 pub use launch::{LaunchOptions, Launched};
 pub use preferences::provider_kinds;

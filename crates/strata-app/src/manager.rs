@@ -19,12 +19,13 @@ use strata_core::agent::{
 use strata_core::{Agent, CancellationToken};
 use strata_protocol::{
     AnswerApproval, CommandErrorKind, CompactNow, CompactOutcome, CreateSession, SendMessage,
-    SessionId, SessionListItem, StopTurn, TurnReport,
+    SendOutcome, SessionId, SessionListItem, StopTurn, TurnReport,
 };
 use strata_providers::ProfileFlags;
 
 use crate::App;
 use crate::catalog::WritingNote;
+use crate::composer::ComposerInput;
 use crate::error::{AppResult, CommandResult, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
 use crate::validate;
@@ -357,25 +358,38 @@ impl App {
         Ok(result?)
     }
 
-    /// `send_message`: one turn of `text`, resuming the session if this app
-    /// does not hold it open yet; every event goes to `sink`, in order,
-    /// before this returns.
+    /// `send_message`: the composer's text. `/compact [focus]` compacts the
+    /// history as `compact_now` does ([`ComposerInput`]); anything else is
+    /// one turn of `text`, resuming the session if this app does not hold
+    /// it open yet. Every event goes to `sink`, in order, before this
+    /// returns.
     pub async fn send_message<H>(
         self: &Arc<Self>,
         request: SendMessage,
         sink: H,
-    ) -> CommandResult<TurnReport>
+    ) -> CommandResult<SendOutcome>
     where
         H: EventHandler + Send + 'static,
     {
-        let report = self
-            .run_turn(request.session_id, request.text, sink)
-            .await?;
-        Ok(TurnReport {
-            turn_id: report.turn_id,
-            outcome: report.outcome,
-            rounds: report.rounds,
-        })
+        match ComposerInput::parse(&request.text) {
+            ComposerInput::Compact { focus } => {
+                let focus = focus.map(str::to_owned);
+                let outcome = self
+                    .compact_with(request.session_id, focus, None, sink)
+                    .await?;
+                Ok(SendOutcome::Compaction(Box::new(outcome)))
+            }
+            ComposerInput::Message(_) => {
+                let report = self
+                    .run_turn(request.session_id, request.text, sink)
+                    .await?;
+                Ok(SendOutcome::Turn(TurnReport {
+                    turn_id: report.turn_id,
+                    outcome: report.outcome,
+                    rounds: report.rounds,
+                }))
+            }
+        }
     }
 
     /// `compact_now`: compacts the session's history now.

@@ -18,7 +18,7 @@ use strata_protocol::{
     OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
     TurnOutcome,
 };
-use support::{Collect, create, read_json_body, runtime, send};
+use support::{Collect, create, read_json_body, runtime, send, turn_of};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -116,8 +116,8 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
             .unwrap();
         let id = created.id;
         let events = Collect::default();
-        let report = app
-            .send_message(
+        let report = turn_of(
+            app.send_message(
                 SendMessage {
                     session_id: id,
                     text: "Count the widgets".into(),
@@ -125,7 +125,8 @@ fn a_session_is_created_runs_a_turn_resumes_on_its_endpoint_and_switches_explici
                 events.clone(),
             )
             .await
-            .unwrap();
+            .unwrap(),
+        );
         assert_eq!(report.outcome, TurnOutcome::Completed);
         let seqs: Vec<u64> = events.0.lock().unwrap().iter().map(|e| e.seq).collect();
         assert!(!seqs.is_empty());
@@ -549,4 +550,51 @@ fn compact_up_to_returns_the_rule_checks_refusal_and_the_file_records_it() {
         record.body,
         strata_protocol::RecordBody::CompactionRefused(_)
     )));
+}
+
+#[test]
+fn send_message_compacts_on_slash_compact_and_runs_a_turn_for_anything_else() {
+    use strata_protocol::SendOutcome;
+    let fixture = Fixture::new("");
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = create(&app, fixture.workspace.path()).await;
+        let sent = |text: &str| {
+            app.send_message(
+                SendMessage {
+                    session_id: id,
+                    text: text.into(),
+                },
+                Collect::default(),
+            )
+        };
+        // Nothing to compact yet: the outcome says why, for the UI's notice.
+        match sent("/compact").await.unwrap() {
+            SendOutcome::Compaction(outcome) => {
+                assert!(outcome.summary.is_none(), "{outcome:?}");
+                assert!(outcome.skipped.is_some(), "{outcome:?}");
+            }
+            SendOutcome::Turn(report) => panic!("ran a turn: {report:?}"),
+        }
+        send(&app, id, "List the files", Collect::default()).await;
+        // The same compaction `compact_now` runs, with the focus read from the text.
+        match sent("  /compact keep the file list ").await.unwrap() {
+            SendOutcome::Compaction(outcome) => {
+                let summary = outcome.summary.unwrap();
+                assert!(
+                    summary
+                        .metadata
+                        .reason
+                        .ends_with("focusing on: keep the file list"),
+                    "{summary:?}"
+                );
+            }
+            SendOutcome::Turn(report) => panic!("ran a turn: {report:?}"),
+        }
+        assert!(matches!(
+            sent("/compaction is a word").await.unwrap(),
+            SendOutcome::Turn(_)
+        ));
+    });
 }

@@ -3,6 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use strata_app::ComposerInput;
 use strata_core::agent::CompactOutcome;
 
 use crate::cli::ChatArgs;
@@ -30,16 +31,20 @@ fn parse(line: &str) -> Input<'_> {
     if line.is_empty() {
         return Input::Empty;
     }
+    // `/compact` reads as the desktop's composer reads it; the other slash
+    // commands are the terminal's own.
+    if let ComposerInput::Compact { focus } = ComposerInput::parse(line) {
+        return Input::Compact(focus);
+    }
     let Some(command) = line.strip_prefix('/') else {
         return Input::Prompt(line);
     };
-    let (name, rest) = command
+    let name = command
         .split_once(char::is_whitespace)
-        .map_or((command, ""), |(name, rest)| (name, rest.trim()));
+        .map_or(command, |(name, _)| name);
     match name {
         "quit" | "exit" | "q" => Input::Quit,
         "help" | "?" => Input::Help,
-        "compact" => Input::Compact(Some(rest).filter(|rest| !rest.is_empty())),
         _ => Input::Unknown(name),
     }
 }
@@ -125,5 +130,6 @@ mod tests {
             Input::Compact(Some("the parser work"))
         );
         assert_eq!(parse("/frob x"), Input::Unknown("frob"));
+        assert_eq!(parse("/compactfoo"), Input::Unknown("compactfoo"));
     }
 }

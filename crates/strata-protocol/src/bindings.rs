@@ -32,10 +32,10 @@ mod tests {
         GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds,
         ListSessions, LiveBatch, LiveEvent, ModelEvent, OpenSession, OpenTranscript,
         PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage,
-        SaveLayout, SaveSettings, SearchResults, SearchSessions, SendMessage, SessionContext,
-        SessionDeleted, SessionExport, SessionListItem, SessionPage, SessionStarted,
-        SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings, StopTurn,
-        SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
+        SaveLayout, SaveSettings, SearchResults, SearchSessions, SendMessage, SendOutcome,
+        SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
+        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
+        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
         TurnReport, WatchLibrary,
     };
     use crate::{
@@ -61,6 +61,7 @@ mod tests {
         SessionListItem::export_all(&cfg)?;
         SessionView::export_all(&cfg)?;
         TurnReport::export_all(&cfg)?;
+        SendOutcome::export_all(&cfg)?;
         CompactOutcome::export_all(&cfg)?;
         CommandError::export_all(&cfg)?;
         ExportFormat::export_all(&cfg)?;
@@ -194,7 +195,7 @@ mod tests {
         };
         let mut entries = Vec::new();
         macro_rules! entries {
-            ($($handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
+            ($($group:ident: $handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
                 $(
                     let request = types.name::<$request>();
                     let result = types.name::<$output>();

@@ -23,10 +23,14 @@ pub trait Command {
 /// Calls `$callback!` with every command, one row each:
 ///
 /// ```text
-/// App name(Request) -> Output;                   // an `App` method of that name
-/// App name(Request) -> Output, events Event;     // ... given the caller's event sink
-/// Shell name(Request) -> Output[, events Event]; // written by hand in the desktop shell
+/// group: App name(Request) -> Output;                   // an `App` method of that name
+/// group: App name(Request) -> Output, events Event;     // ... given the caller's event sink
+/// group: Shell name(Request) -> Output[, events Event]; // written by hand in the desktop shell
 /// ```
+///
+/// `group` is the command's group (`library`, `conversation`, `context`,
+/// `console`, `settings`, `shell`), the rows of a group together: the
+/// headings of docs/desktop-commands.md.
 ///
 /// `Shell` commands need the shell's own objects (the window for a dialog,
 /// the system opener, the window's library feed), so src-tauri writes them
@@ -36,45 +40,45 @@ pub trait Command {
 macro_rules! with_commands {
     ($callback:ident) => {
         $callback! {
-            App app_info($crate::GetAppInfo) -> $crate::AppInfo;
-            App list_sessions($crate::ListSessions) -> $crate::SessionPage;
-            App search_sessions($crate::SearchSessions) -> $crate::SearchResults;
-            App open_session($crate::OpenSession) -> $crate::SessionView;
-            App create_session($crate::CreateSession) -> $crate::SessionListItem;
-            App send_message($crate::SendMessage) -> $crate::TurnReport, events $crate::LiveBatch;
-            App stop_turn($crate::StopTurn) -> bool;
-            App answer_approval($crate::AnswerApproval) -> bool;
-            App compact_now($crate::CompactNow) -> $crate::CompactOutcome, events $crate::LiveBatch;
-            App rename_session($crate::RenameSession) -> $crate::SessionListItem;
-            App delete_session($crate::DeleteSession) -> ();
-            App export_session($crate::ExportSession) -> $crate::SessionExport;
-            App get_settings($crate::GetSettings) -> $crate::Settings;
-            App save_settings($crate::SaveSettings) -> $crate::Settings;
-            App set_api_key($crate::SetApiKey) -> ();
-            App save_layout($crate::SaveLayout) -> ();
-            App switch_profile($crate::SwitchProfile) -> $crate::SessionListItem;
-            App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
-            App test_connection($crate::TestConnection) -> $crate::ConnectionReport;
-            App list_models($crate::ListModels) -> $crate::ModelList;
-            App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
-            App open_console($crate::OpenConsole) -> $crate::ConsoleView;
-            App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
-            App open_transcript($crate::OpenTranscript) -> $crate::TranscriptPage;
-            App tool_output($crate::GetToolOutput) -> $crate::ToolOutputText;
-            Shell watch_library($crate::WatchLibrary) -> (), events $crate::LibraryChange;
-            Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
-            App compaction_status($crate::GetCompactionStatus) -> $crate::CompactionStatus;
-            App set_compaction_policy($crate::SetCompactionPolicy) -> $crate::CompactionStatus;
-            App preview_compaction($crate::PreviewCompaction) -> $crate::CompactionPreview;
-            App check_threshold($crate::CheckThreshold) -> $crate::ThresholdCheck;
-            App session_items($crate::ListSessionItems) -> $crate::SessionItems;
-            App pin_item($crate::PinItem) -> $crate::ItemPinned;
-            App compact_up_to($crate::CompactUpTo) -> $crate::CompactOutcome, events $crate::LiveBatch;
-            App undo_compaction($crate::UndoCompaction) -> $crate::CompactionUndoneView;
-            App fork_session($crate::ForkSession) -> $crate::SessionForkView;
-            Shell open_external_link($crate::OpenExternalLink) -> ();
-            App recent($crate::GetRecent) -> $crate::Recent;
-            App remember_open($crate::RememberOpen) -> ();
+            library: App list_sessions($crate::ListSessions) -> $crate::SessionPage;
+            library: App search_sessions($crate::SearchSessions) -> $crate::SearchResults;
+            library: App open_session($crate::OpenSession) -> $crate::SessionView;
+            library: App open_transcript($crate::OpenTranscript) -> $crate::TranscriptPage;
+            library: App create_session($crate::CreateSession) -> $crate::SessionListItem;
+            library: App rename_session($crate::RenameSession) -> $crate::SessionListItem;
+            library: App delete_session($crate::DeleteSession) -> ();
+            library: App export_session($crate::ExportSession) -> $crate::SessionExport;
+            library: App fork_session($crate::ForkSession) -> $crate::SessionForkView;
+            library: App recent($crate::GetRecent) -> $crate::Recent;
+            library: App remember_open($crate::RememberOpen) -> ();
+            conversation: App send_message($crate::SendMessage) -> $crate::SendOutcome, events $crate::LiveBatch;
+            conversation: App stop_turn($crate::StopTurn) -> bool;
+            conversation: App answer_approval($crate::AnswerApproval) -> bool;
+            conversation: App tool_output($crate::GetToolOutput) -> $crate::ToolOutputText;
+            context: App compact_now($crate::CompactNow) -> $crate::CompactOutcome, events $crate::LiveBatch;
+            context: App compact_up_to($crate::CompactUpTo) -> $crate::CompactOutcome, events $crate::LiveBatch;
+            context: App undo_compaction($crate::UndoCompaction) -> $crate::CompactionUndoneView;
+            context: App compaction_status($crate::GetCompactionStatus) -> $crate::CompactionStatus;
+            context: App set_compaction_policy($crate::SetCompactionPolicy) -> $crate::CompactionStatus;
+            context: App preview_compaction($crate::PreviewCompaction) -> $crate::CompactionPreview;
+            context: App check_threshold($crate::CheckThreshold) -> $crate::ThresholdCheck;
+            context: App session_items($crate::ListSessionItems) -> $crate::SessionItems;
+            context: App pin_item($crate::PinItem) -> $crate::ItemPinned;
+            context: App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
+            console: App open_console($crate::OpenConsole) -> $crate::ConsoleView;
+            console: App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
+            settings: App app_info($crate::GetAppInfo) -> $crate::AppInfo;
+            settings: App get_settings($crate::GetSettings) -> $crate::Settings;
+            settings: App save_settings($crate::SaveSettings) -> $crate::Settings;
+            settings: App set_api_key($crate::SetApiKey) -> ();
+            settings: App save_layout($crate::SaveLayout) -> ();
+            settings: App switch_profile($crate::SwitchProfile) -> $crate::SessionListItem;
+            settings: App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
+            settings: App test_connection($crate::TestConnection) -> $crate::ConnectionReport;
+            settings: App list_models($crate::ListModels) -> $crate::ModelList;
+            shell: Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
+            shell: Shell open_external_link($crate::OpenExternalLink) -> ();
+            shell: Shell watch_library($crate::WatchLibrary) -> (), events $crate::LibraryChange;
         }
     };
 }
@@ -92,13 +96,15 @@ pub enum Handler {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandInfo {
     pub name: &'static str,
+    /// The command's group, as named in the list.
+    pub group: &'static str,
     pub handler: Handler,
     /// Whether the command streams events to an `on_event` channel.
     pub events: bool,
 }
 
 macro_rules! contract {
-    ($($handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
+    ($($group:ident: $handler:ident $name:ident($request:ty) -> $output:ty $(, events $events:ty)?;)*) => {
         $(impl Command for $request {
             const NAME: &'static str = stringify!($name);
             type Output = $output;
@@ -107,6 +113,7 @@ macro_rules! contract {
         /// Every command, in list order.
         pub const COMMANDS: &[CommandInfo] = &[$(CommandInfo {
             name: stringify!($name),
+            group: stringify!($group),
             handler: Handler::$handler,
             events: contract!(@events $($events)?),
         }),*];
@@ -143,5 +150,22 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), COMMAND_NAMES.len());
         assert_eq!(<crate::SendMessage as Command>::NAME, "send_message");
+    }
+
+    #[test]
+    fn each_group_is_listed_together_and_shell_holds_exactly_the_shell_commands() {
+        let mut seen: Vec<&str> = Vec::new();
+        for command in COMMANDS {
+            if seen.last() != Some(&command.group) {
+                assert!(!seen.contains(&command.group), "{} split", command.group);
+                seen.push(command.group);
+            }
+            assert_eq!(
+                command.group == "shell",
+                command.handler == Handler::Shell,
+                "{}",
+                command.name
+            );
+        }
     }
 }

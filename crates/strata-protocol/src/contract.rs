@@ -283,8 +283,9 @@ pub struct CreateSession {
     pub approval_policy: Option<crate::tools::ApprovalPolicy>,
 }
 
-/// `send_message`: one turn of `text`; the events arrive on the caller's
-/// event sink (a Tauri channel, the terminal).
+/// `send_message`: the composer's `text`, as typed: one turn of it, or a
+/// compaction when it reads `/compact [focus]`; the events arrive on the
+/// caller's event sink (a Tauri channel, the terminal).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SendMessage {
     pub session_id: SessionId,

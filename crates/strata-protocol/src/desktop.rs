@@ -237,6 +237,15 @@ pub struct CompactOutcome {
     pub history_items: u32,
 }
 
+/// What `send_message` did with the composer's text: a turn, or, for
+/// `/compact [focus]`, the compaction `compact_now` runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SendOutcome {
+    Turn(TurnReport),
+    Compaction(Box<CompactOutcome>),
+}
+
 /// The formats `export_session` renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

@@ -59,7 +59,7 @@ pub use contract::{
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ForkOrigin, ProfileView,
-    SessionListItem, SessionView, Settings, Theme, TurnReport,
+    SendOutcome, SessionListItem, SessionView, Settings, Theme, TurnReport,
 };
 pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,

@@ -72,10 +72,10 @@ describe("command wrappers", () => {
       expect(request).toEqual({ session_id: "s1", text: "hello" });
       on_event.onmessage({ events: [{ envelope: { v: 1, seq: 0 }, updates: [] }, { envelope: { v: 1, seq: 1 }, updates: [] }] });
       on_event.onmessage({ events: [{ envelope: { v: 1, seq: 2 }, updates: [] }] });
-      return { turn_id: "t", outcome: "completed", rounds: 1 };
+      return { kind: "turn", turn_id: "t", outcome: "completed", rounds: 1 };
     });
     const report = await api.sendMessage("s1", "hello", (events) => received.push(events.map((event) => event.envelope.seq)));
-    expect(report.outcome).toBe("completed");
+    expect(report).toMatchObject({ kind: "turn", outcome: "completed" });
     expect(received).toEqual([[0, 1], [2]]);
   });
 

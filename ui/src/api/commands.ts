@@ -89,9 +89,6 @@ export const stopTurn = (session_id: SessionId) => call("stop_turn", { session_i
 export const answerApproval = (session_id: SessionId, call_id: string, decision: ApprovalDecision) =>
   call("answer_approval", { session_id, call_id, decision });
 
-export const compactNow = (session_id: SessionId, focus: string | undefined, onEvent: EventHandler) =>
-  callWithEvents("compact_now", { session_id, ...(focus ? { focus } : {}) }, channelFor(onEvent));
-
 export const renameSession = (session_id: SessionId, title: string) => call("rename_session", { session_id, title });
 
 export const deleteSession = (session_id: SessionId) => call("delete_session", { session_id });

@@ -2,7 +2,8 @@
 import type { SessionId } from "./SessionId";
 
 /**
- * `send_message`: one turn of `text`; the events arrive on the caller's
- * event sink (a Tauri channel, the terminal).
+ * `send_message`: the composer's `text`, as typed: one turn of it, or a
+ * compaction when it reads `/compact [focus]`; the events arrive on the
+ * caller's event sink (a Tauri channel, the terminal).
  */
 export type SendMessage = { session_id: SessionId, text: string, };

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { parseCompactCommand } from "../state/store";
 import { matchShortcut } from "../hooks/useShortcuts";
 import { folderName, formatDuration, formatRelativeTime, formatTokens, prettyJson } from "./format";
 
@@ -34,14 +33,7 @@ describe("formatting for people", () => {
   });
 });
 
-describe("composer commands and shortcuts", () => {
-  it("parses /compact with and without a focus", () => {
-    expect(parseCompactCommand("/compact")).toEqual({});
-    expect(parseCompactCommand("  /compact   keep the parser notes ")).toEqual({ focus: "keep the parser notes" });
-    expect(parseCompactCommand("/compaction is great")).toBeNull();
-    expect(parseCompactCommand("please /compact")).toBeNull();
-  });
-
+describe("composer shortcuts", () => {
   it("maps keys to shortcuts", () => {
     const key = (init: KeyboardEventInit) => matchShortcut(new KeyboardEvent("keydown", init));
     expect(key({ key: "D", ctrlKey: true, shiftKey: true })).toBe("toggleConsole");

@@ -240,7 +240,12 @@ class MockBackend {
         return true;
       },
       answer_approval: () => false,
-      send_message: (request, onEvent) => this.turn(this.find(request.session_id), onEvent),
+      // The app reads `/compact [focus]` from the text (Rust's ComposerInput); the preview only
+      // tells the two apart, and does not summarise.
+      send_message: async (request, onEvent) =>
+        request.text.trim().startsWith("/compact")
+          ? { kind: "compaction", ...NOT_SUMMARISED }
+          : { kind: "turn", ...(await this.turn(this.find(request.session_id), onEvent)) },
       switch_profile: () => {
         throw { kind: "internal", message: "The preview backend does not switch profiles; the app does, in Rust." };
       },

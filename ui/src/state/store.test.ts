@@ -52,7 +52,7 @@ describe("the store's one event path", () => {
         live(1, { family: "mainline", event: { kind: "turn_finished", turn_id: `t${turn}`, outcome: "completed", rounds: 1 } }),
       ];
       channel.onmessage({ events });
-      return { turn_id: `t${turn}`, outcome: "completed", rounds: 1, compactions: 0 };
+      return { kind: "turn", turn_id: `t${turn}`, outcome: "completed", rounds: 1, compactions: 0 };
     });
     const store = createStore({ ...initialState, view });
     const actions = createActions(store);

@@ -52,7 +52,7 @@ export interface AppState {
   transcript: Transcript;
   /** The debug console's data for the open session (folded in Rust), with its gauge reading. */
   console: ConsoleState;
-  /** The session a `send_message` or `compact_now` runs in, until it returns. */
+  /** The session a `send_message` runs in (a turn or a `/compact`), until it returns. */
   pendingFor: string | null;
   loadError: string | null;
   toast: ToastMessage | null;
@@ -122,14 +122,6 @@ export function createStore(initial: AppState = initialState): Store {
       return () => listeners.delete(listener);
     },
   };
-}
-
-/** Parses `/compact [focus]`; `null` when the text is a normal message. */
-export function parseCompactCommand(text: string): { focus?: string } | null {
-  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return null;
-  const focus = match[1]?.trim();
-  return focus ? { focus } : {};
 }
 
 function withEntry(transcript: Transcript, entry: Entry): Transcript {
@@ -329,13 +321,9 @@ export function createActions(store: Store) {
       set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
       const onEvent = (events: LiveEvent[]) => actions.receive(sessionId, events);
       try {
-        const compact = parseCompactCommand(text);
-        if (compact) {
-          const outcome = await api.compactNow(sessionId, compact.focus, onEvent);
-          if (outcome.skipped && openId() === sessionId) notice(outcome.skipped);
-        } else {
-          await api.sendMessage(sessionId, text, onEvent);
-        }
+        // The app decides what the text asks for: a turn, or `/compact [focus]`.
+        const outcome = await api.sendMessage(sessionId, text, onEvent);
+        if (outcome.kind === "compaction" && outcome.skipped && openId() === sessionId) notice(outcome.skipped);
       } catch (error) {
         const failure = toCommandFailure(error);
         if (openId() !== sessionId) return;

@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use strata_app::App;
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    CompactNow, CompactOutcome, CreateSession, EventEnvelope, SendMessage, SessionId, TurnReport,
+    CompactNow, CompactOutcome, CreateSession, EventEnvelope, SendMessage, SendOutcome, SessionId,
+    TurnReport,
 };
 
 /// Keeps every event of a turn.
@@ -51,15 +52,25 @@ pub async fn send(
     text: &str,
     sink: impl EventHandler + Send + 'static,
 ) -> TurnReport {
-    app.send_message(
-        SendMessage {
-            session_id: id,
-            text: text.into(),
-        },
-        sink,
-    )
-    .await
-    .unwrap()
+    let outcome = app
+        .send_message(
+            SendMessage {
+                session_id: id,
+                text: text.into(),
+            },
+            sink,
+        )
+        .await
+        .unwrap();
+    turn_of(outcome)
+}
+
+/// The turn `send_message` ran; panics when it compacted instead.
+pub fn turn_of(outcome: SendOutcome) -> TurnReport {
+    match outcome {
+        SendOutcome::Turn(report) => report,
+        SendOutcome::Compaction(outcome) => panic!("compacted, not a turn: {outcome:?}"),
+    }
 }
 
 /// `/compact` now, its events dropped.
