@@ -277,7 +277,8 @@ describe("debug console (issue 6)", { timeout: 240_000 }, () => {
   });
 
   step("with the console open, a streamed turn reloads nothing: its updates arrive on the turn's events (issue 21)", async () => {
-    await h.click("button", "Resume session");
+    // The person's own session is open live: the composer takes the next message at once.
+    await h.waitFor("the composer to be writable", () => document.querySelector(".composer textarea")?.disabled === false);
     await h.click("[role=tab]", "Rounds and events");
     await h.waitFor("the log count", () => /· 5 model calls/.test(norm(one("[data-testid=log-count]")?.textContent)));
     await h.startCommandLog();
