@@ -14,14 +14,13 @@ use strata_core::compaction::{
 use strata_core::store::original_items;
 use strata_core::{History, Replay, SessionRead};
 use strata_protocol::{
-    ApprovalPolicy, CheckThreshold, CompactionPolicy, CompactionPolicyRecord, CompactionPreview,
-    CompactionStatus, GetCompactionStatus, ItemId, PreviewCompaction, RecordBody, ResponseItem,
-    Role, SessionId, SetCompactionPolicy, ThresholdCheck, ThresholdSetting,
+    ApprovalPolicy, CompactionPolicy, CompactionPreview, CompactionStatus, ItemId, ResponseItem,
+    Role, ThresholdSetting,
 };
 use strata_providers::config::resolve_profile;
 use strata_providers::{ProfileFlags, ProviderProfile, estimator_for};
 
-use crate::error::{AppResult, CommandResult, invalid_input, not_found};
+use crate::error::{AppResult, invalid_input};
 use crate::{App, profile};
 
 /// The person's threshold text in one of its three forms, or why not.
@@ -84,7 +83,7 @@ pub(crate) fn circuit_reason(replay: &Replay) -> Option<String> {
 /// The compaction an undo would undo now, as the core decides it
 /// ([`strata_core::context_ops::decide_undo`]): the transcript's divider and
 /// the console offer Undo on it alone.
-fn undo_summary(history: &History) -> Option<ItemId> {
+pub(crate) fn undo_summary(history: &History) -> Option<ItemId> {
     history.undo_point().map(|point| point.summary_item_id)
 }
 
@@ -137,7 +136,7 @@ pub fn preview_of(read: &SessionRead, inputs: &PreviewInputs<'_>) -> CompactionP
 
 /// The status of a session that is not live (or busy): from its file and
 /// the profile it would resume on.
-fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionStatus {
+pub(crate) fn status_of(replay: &Replay, profile: Option<&ProviderProfile>) -> CompactionStatus {
     let history = replay.history();
     let setting = replay.policy_record().and_then(|record| record.threshold);
     let (threshold, context_window) = match profile {
@@ -182,132 +181,5 @@ impl App {
         resolve_profile(&config, &flags, self.env())
             .or_else(|_| resolve_profile(&config, &ProfileFlags::default(), self.env()))
             .ok()
-    }
-
-    /// `compaction_status`. A live, idle session answers from its agent
-    /// (its calibrated estimate, its circuit); otherwise the file does.
-    pub async fn compaction_status(
-        self: &Arc<Self>,
-        request: GetCompactionStatus,
-    ) -> CommandResult<CompactionStatus> {
-        let id = request.session_id;
-        if let Ok(Some(live)) = self.idle_agent(id) {
-            let agent = &live.agent;
-            let history = agent.history();
-            let reported_tokens = history
-                .last_usage()
-                .and_then(|usage| usage.context_tokens());
-            return Ok(CompactionStatus {
-                policy: agent.policy(),
-                threshold_setting: agent.config().threshold_setting,
-                threshold: agent.threshold(),
-                context_window: agent.config().context_window,
-                reported_tokens,
-                estimated_tokens: estimate_after_compaction(agent.session().state()),
-                circuit_open: agent.compaction_circuit_open(),
-                circuit_reason: circuit_reason(agent.session().state()),
-                undo_summary: undo_summary(history),
-            });
-        }
-        self.blocking(move |app| {
-            let replay = app.replay_from_tail(id)?;
-            let profile = app.view_profile(&replay);
-            Ok(status_of(&replay, profile.as_ref()))
-        })
-        .await
-    }
-
-    /// `set_compaction_policy`: a `compaction_policy` record keeping the
-    /// session's recorded threshold; a live session closes so its next turn
-    /// resumes under it. Refused while something runs in the session.
-    pub async fn set_compaction_policy(
-        self: &Arc<Self>,
-        request: SetCompactionPolicy,
-    ) -> CommandResult<CompactionStatus> {
-        let id = request.session_id;
-        {
-            let _opening = self.live.opening.lock().await;
-            self.close_locked(id)?;
-            self.blocking(move |app| {
-                let mut session = app.store.open_writer(id)?;
-                app.check_not_stale(id)?;
-                let state = session.state();
-                let threshold = state.policy_record().and_then(|record| record.threshold);
-                if state.policy() != request.policy || state.policy_record().is_none() {
-                    session
-                        .append(RecordBody::CompactionPolicy(CompactionPolicyRecord {
-                            policy: request.policy,
-                            threshold,
-                        }))
-                        .and_then(|_| session.sync())?;
-                    tracing::info!(session = %id, policy = request.policy.as_str(), "compaction policy set");
-                }
-                drop(session);
-                app.mark_own_write(id);
-                Ok(())
-            })
-            .await?;
-        }
-        self.compaction_status(GetCompactionStatus { session_id: id })
-            .await
-    }
-
-    /// `preview_compaction`: [`preview_of`] the session on the profile it
-    /// would resume on, under the desktop's approval policy. Reads the file
-    /// without a lock and writes nothing.
-    pub async fn preview_compaction(
-        self: &Arc<Self>,
-        request: PreviewCompaction,
-    ) -> CommandResult<CompactionPreview> {
-        let id: SessionId = request.session_id;
-        self.blocking(move |app| {
-            let read = app.browse(id)?;
-            let profile = app.view_profile(&read.replay()).ok_or_else(|| {
-                not_found("No profile can be resolved for this session's preview.")
-            })?;
-            Ok(preview_of(
-                &read,
-                &PreviewInputs {
-                    profile: &profile,
-                    setting: None,
-                    policy: None,
-                    approval: app.prefs().approval_policy,
-                },
-            ))
-        })
-        .await
-    }
-
-    /// `check_threshold`: the text parsed in one of its three forms and
-    /// resolved against the window of profile `profile_id` (else the
-    /// active one), as the trigger would.
-    pub async fn check_threshold(
-        self: &Arc<Self>,
-        request: CheckThreshold,
-    ) -> CommandResult<ThresholdCheck> {
-        let setting = threshold_setting(&request.threshold)?;
-        self.blocking(move |app| {
-            let config = app.config()?;
-            let flags = match request.profile_id.as_deref().map(str::trim) {
-                Some(id) if config.profiles.contains_key(id) => ProfileFlags {
-                    profile: Some(id.to_owned()),
-                    ..Default::default()
-                },
-                _ => ProfileFlags::default(),
-            };
-            let profile = resolve_profile(&config, &flags, app.env())?;
-            Ok(ThresholdCheck {
-                setting,
-                tokens: resolve_threshold(
-                    config.compaction_policy.unwrap_or_default(),
-                    Some(setting),
-                    profile.compaction_threshold,
-                    Some(profile.context_window),
-                    u32::try_from(profile.max_output_tokens).ok(),
-                ),
-                context_window: Some(profile.context_window),
-            })
-        })
-        .await
     }
 }

@@ -1,34 +1,37 @@
 //! Strata's application layer, shared by both front ends (the Tauri shell
 //! and the `strata` command line), above strata-core and strata-providers
-//! and free of Tauri:
+//! and free of Tauri.
 //!
-//! - the session manager ([`manager`]): sessions open for turns, turns and
-//!   compactions with their events handed to the caller's sink, approvals
-//!   routed to the waiting tool call, cancellation;
+//! Its table of contents is [`commands`]: one module per group of the
+//! command list (`strata_protocol::with_commands!`), each holding that
+//! group's `App` methods, the entries both front ends call. Behind them:
+//!
+//! - the session manager ([`manager`], [`live`]): sessions open for turns,
+//!   turns and compactions with their events handed to the caller's sink,
+//!   approvals routed to the waiting tool call, cancellation;
 //! - agent construction ([`launch`]) and which profile a session talks to
 //!   ([`profile`]): sessions resume on the profile recorded when they were
 //!   made, and another is only ever chosen explicitly;
-//! - the session library ([`library`]): list, search, open, rename, delete,
-//!   export, switch profile, the console's views; listing and search read
-//!   the library's index ([`catalog`]), watched for changes any process
-//!   makes ([`watch`]);
-//! - settings and profiles ([`settings`], [`preferences`]);
+//! - the session library ([`library`]): reading sessions for viewing, the
+//!   library's index ([`catalog`]), watched for changes any process makes
+//!   ([`watch`], [`outside`]), exports ([`export`]), recent folders
+//!   ([`recent`]);
+//! - the folds people read: the transcript ([`transcript`]) and the debug
+//!   console ([`console`]), from records and live events;
+//! - settings and profiles ([`settings`], [`preferences`], [`connection`]);
 //! - what the composer's text asks for, a message or `/compact [focus]`
 //!   ([`composer`]), read the same by the desktop and the REPL;
-//! - the debug console folded from records and live events ([`console`]);
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
-//! - the typed command contract (request and result types in
-//!   `strata_protocol::contract`, one error type
-//!   [`CommandError`](strata_protocol::CommandError)), with every input
-//!   validated once, here ([`validate`]).
+//! - one error type ([`error`]) and every input validated once
+//!   ([`validate`]).
 
 pub mod catalog;
+pub mod commands;
 pub mod composer;
 pub mod connection;
 pub mod console;
 pub mod context;
-pub mod context_ops;
 pub mod error;
 pub mod eval;
 pub mod export;

@@ -3,28 +3,20 @@
 //! session file is never rewritten: a rename appends a `title_set` record,
 //! a switch a `profile_set`.
 
-use std::sync::Arc;
-
 use strata_core::ReadMode;
-use strata_core::store::{
-    SessionRead, compaction_views as views_of, read_session_tail, round_requests as rounds_of,
-};
+use strata_core::store::{SessionRead, read_session_tail};
 use strata_index::{Filters, PageRequest, TailCheck};
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, CompactionView, DeleteSession, ExportSession, GetCompactionViews,
-    GetRoundRequests, ListSessions, OpenSession, ProfileChange, ProfileSet, RenameSession,
-    RoundPage, SearchResults, SearchSessions, SessionExport, SessionId, SessionListItem,
-    SessionPage, SessionView, SwitchProfile,
+    CONTRACT_FORMAT_VERSION, ListSessions, SearchResults, SearchSessions, SessionId,
+    SessionListItem, SessionPage, SessionView,
 };
-use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::{ProfileFlags, ProviderKind};
 
 use crate::catalog::{self, Note};
-use crate::error::{AppError, AppResult, CommandResult};
-use crate::profile::profile_set;
+use crate::error::{AppError, AppResult};
 use crate::settings::DEMO_PROFILE_IDS;
 use crate::views::list_item_of_replay;
-use crate::{App, export, validate};
+use crate::{App, validate};
 
 /// Sessions per page when the caller does not say.
 pub const DEFAULT_SESSION_PAGE: u32 = 500;
@@ -37,11 +29,11 @@ pub const DEFAULT_ROUND_PAGE: u32 = 50;
 /// The most rounds one call returns: each carries its whole request.
 pub const MAX_ROUND_PAGE: u32 = 200;
 
-fn to_usize(value: u32) -> usize {
+pub(crate) fn to_usize(value: u32) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
-fn to_u32(value: usize) -> u32 {
+pub(crate) fn to_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
@@ -60,17 +52,6 @@ impl App {
             Ok(tail) if tail.meta.session_id == id => Ok(tail.replay()),
             _ => Ok(self.browse(id)?.replay()),
         }
-    }
-
-    /// `list_sessions`: newest first, filtered by `query` (title, first user
-    /// message, workspace; ASCII case ignored), one page of them, read from
-    /// the library's index after a cheap refresh.
-    pub async fn list_sessions(
-        self: &Arc<Self>,
-        request: ListSessions,
-    ) -> CommandResult<SessionPage> {
-        self.blocking(move |app| app.list_sessions_blocking(&request))
-            .await
     }
 
     /// [`Self::list_sessions`] on the calling thread (the command line's).
@@ -107,15 +88,6 @@ impl App {
         self.catalog.take_notice()
     }
 
-    /// `search_sessions`: a page of full-text hits from the library's index.
-    pub async fn search_sessions(
-        self: &Arc<Self>,
-        request: SearchSessions,
-    ) -> CommandResult<SearchResults> {
-        self.blocking(move |app| app.search_sessions_blocking(&request))
-            .await
-    }
-
     /// [`Self::search_sessions`] on the calling thread.
     pub fn search_sessions_blocking(&self, request: &SearchSessions) -> AppResult<SearchResults> {
         let query = validate::search_query(&request.query)?;
@@ -141,54 +113,8 @@ impl App {
         })
     }
 
-    /// `open_session`: a read-only snapshot: the records from `from_record`
-    /// on (none with `without_records`, as the desktop asks when a session
-    /// opens), and the model-visible history the core replays from all of
-    /// them. Asked for no records, only the file's tail is read.
-    pub async fn open_session(
-        self: &Arc<Self>,
-        request: OpenSession,
-    ) -> CommandResult<SessionView> {
-        let id = request.session_id;
-        let live = self.live(id);
-        self.blocking(move |app| {
-            app.check_indexed_tail(id);
-            app.mark_shown(id);
-            // Records asked for from the start (the console) need the whole
-            // file: the tail's replay would only be thrown away.
-            if request.at_item.is_none()
-                && (request.without_records || request.from_record.is_some())
-            {
-                let replay = app.replay_from_tail(id)?;
-                let from = to_usize(request.from_record.unwrap_or(0));
-                if request.without_records || from >= replay.records() {
-                    return Ok(app.session_view(&replay, live.as_deref(), Vec::new()));
-                }
-            }
-            let read = app.browse(id)?;
-            if let Some(item) = request.at_item
-                && !holds_item(&read.records, item)
-            {
-                return Err(crate::error::not_found(
-                    "That part of the session is no longer in its file.",
-                ));
-            }
-            let from = if request.without_records {
-                read.records.len()
-            } else {
-                to_usize(request.from_record.unwrap_or(0)).min(read.records.len())
-            };
-            Ok(app.session_view(
-                &read.replay(),
-                live.as_deref(),
-                read.records[from..].to_vec(),
-            ))
-        })
-        .await
-    }
-
     /// A snapshot of `replay` carrying `records`.
-    fn session_view(
+    pub(crate) fn session_view(
         &self,
         replay: &strata_core::Replay,
         live: Option<&crate::manager::LiveSlot>,
@@ -222,7 +148,7 @@ impl App {
     /// Opening a session checks that its file still ends in the record the
     /// index last read, and reindexes it when not (something other than a
     /// noted writer changed it). Best effort: the index is derived.
-    fn check_indexed_tail(&self, id: SessionId) {
+    pub(crate) fn check_indexed_tail(&self, id: SessionId) {
         let checked = self.catalog.with(&self.paths, |index| {
             if index.check_tail(id)? != TailCheck::Matches {
                 index.note_appended(id)?;
@@ -252,106 +178,12 @@ impl App {
         }
     }
 
-    /// `rename_session`: a `title_set` record. A live session is renamed
-    /// through its agent, which stays live as it was; refused while
-    /// something runs in it.
-    pub async fn rename_session(
-        self: &Arc<Self>,
-        request: RenameSession,
-    ) -> CommandResult<SessionListItem> {
-        let title = validate::title(&request.title)?;
-        let id = request.session_id;
-        let _opening = self.live.opening.lock().await;
-        let live = self.idle_agent(id)?;
-        self.blocking(move |app| match live {
-            Some(mut live) => {
-                live.agent.set_title(title)?;
-                Ok(list_item_of_replay(live.agent.session().state()))
-            }
-            None => {
-                let mut session = app.store.open_writer(id)?;
-                session.set_title(title).and_then(|()| session.sync())?;
-                let item = list_item_of_replay(session.state());
-                drop(session);
-                app.mark_own_write(id);
-                catalog::note(&app.paths, id, Note::Appended);
-                Ok(item)
-            }
-        })
-        .await
-    }
-
-    /// `switch_profile`: the session talks to the settings' profile
-    /// `profile_id` from its next turn on. The choice is a `profile_set`
-    /// record; a live session closes so its next turn resumes on it.
-    pub async fn switch_profile(
-        self: &Arc<Self>,
-        request: SwitchProfile,
-    ) -> CommandResult<SessionListItem> {
-        let profile_id = validate::profile_id(&request.profile_id)?;
-        let id = request.session_id;
-        let _opening = self.live.opening.lock().await;
-        self.close_locked(id)?;
-        self.blocking(move |app| {
-            let config = app.config()?;
-            let flags = flags_for(&config, &profile_id);
-            let profile = resolve_profile(&config, &flags, app.env())?;
-            // Refuses a profile whose key is missing now, not at the turn.
-            let resolved = with_key(&app.paths, &config, profile, app.env())?;
-            let mut session = app.store.open_writer(id)?;
-            app.check_not_stale(id)?;
-            // The session's approval policy goes on with it.
-            let record = ProfileSet {
-                approval: session.state().profile().and_then(|set| set.approval),
-                ..profile_set(&resolved.profile, ProfileChange::Switched)
-            };
-            session
-                .append(strata_protocol::RecordBody::ProfileSet(record))
-                .and_then(|_| session.sync())?;
-            tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
-            let item = list_item_of_replay(session.state());
-            drop(session);
-            app.mark_own_write(id);
-            catalog::note(&app.paths, id, Note::Appended);
-            Ok(item)
-        })
-        .await
-    }
-
-    /// `delete_session`: deletes the session's file; refused while a turn
-    /// runs in it.
-    pub async fn delete_session(self: &Arc<Self>, request: DeleteSession) -> CommandResult<()> {
-        let id = request.session_id;
-        self.close(id).await?;
-        self.blocking(move |app| app.delete_blocking(id)).await
-    }
-
     /// [`Self::delete_session`] for a session this app does not hold open.
     pub fn delete_blocking(&self, id: SessionId) -> AppResult<()> {
         self.store.delete(id)?;
         catalog::note(&self.paths, id, Note::Removed);
         tracing::info!(session = %id, "session deleted");
         Ok(())
-    }
-
-    /// `export_session`: the session as Markdown or JSON lines; the front
-    /// end writes it where the person chose.
-    pub async fn export_session(
-        self: &Arc<Self>,
-        request: ExportSession,
-    ) -> CommandResult<SessionExport> {
-        let id = request.session_id;
-        self.blocking(move |app| {
-            let read = app.browse(id)?;
-            let text = export::render(&read, request.format)?;
-            tracing::info!(session = %id, format = ?request.format, "session exported");
-            Ok(SessionExport {
-                session_id: id,
-                format: request.format,
-                text,
-            })
-        })
-        .await
     }
 
     /// The session's current sidebar row; `None` when its file is gone (or
@@ -362,37 +194,6 @@ impl App {
             Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
             Err(error) => Err(AppError::from(error)),
         }
-    }
-
-    /// `compaction_views`: every compaction of the session, in order, with
-    /// the history before and after it, sized as the gauge sizes a history.
-    pub async fn compaction_views(
-        self: &Arc<Self>,
-        request: GetCompactionViews,
-    ) -> CommandResult<Vec<CompactionView>> {
-        self.blocking(move |app| {
-            let read = app.browse(request.session_id)?;
-            Ok(views_of(
-                &read.meta,
-                &read.records,
-                crate::context::recorded_estimate,
-            ))
-        })
-        .await
-    }
-
-    /// `round_requests`: a page of the session's rounds (at most
-    /// [`MAX_ROUND_PAGE`]), each with the exact request it sent.
-    pub async fn round_requests(
-        self: &Arc<Self>,
-        request: GetRoundRequests,
-    ) -> CommandResult<RoundPage> {
-        let (offset, limit) = page_bounds(request.offset, request.limit);
-        self.blocking(move |app| {
-            let read = app.browse(request.session_id)?;
-            Ok(rounds_of(&read.meta, &read.records, offset, limit))
-        })
-        .await
     }
 }
 
@@ -414,7 +215,10 @@ pub(crate) fn flags_for(config: &strata_providers::StrataConfig, profile_id: &st
 
 /// Whether the records hold the history item `item` (or the full text of
 /// a capped one), what a search hit's `item_id` names.
-fn holds_item(records: &[strata_protocol::Record], item: strata_protocol::ItemId) -> bool {
+pub(crate) fn holds_item(
+    records: &[strata_protocol::Record],
+    item: strata_protocol::ItemId,
+) -> bool {
     use strata_protocol::RecordBody;
     records.iter().any(|record| {
         matches!(&record.body, RecordBody::ResponseItem(committed) if committed.id() == item)
@@ -424,7 +228,7 @@ fn holds_item(records: &[strata_protocol::Record], item: strata_protocol::ItemId
 }
 
 /// The window a `round_requests` call asks for, clamped to one page.
-fn page_bounds(offset: Option<u32>, limit: Option<u32>) -> (usize, usize) {
+pub(crate) fn page_bounds(offset: Option<u32>, limit: Option<u32>) -> (usize, usize) {
     let limit = limit.unwrap_or(DEFAULT_ROUND_PAGE).min(MAX_ROUND_PAGE);
     (to_usize(offset.unwrap_or(0)), to_usize(limit))
 }

@@ -17,19 +17,12 @@ use strata_core::agent::{
     forward_events,
 };
 use strata_core::{Agent, CancellationToken};
-use strata_protocol::{
-    AnswerApproval, CommandErrorKind, CompactNow, CompactOutcome, CreateSession, SendMessage,
-    SendOutcome, SessionId, SessionListItem, StopTurn, TurnReport,
-};
-use strata_providers::ProfileFlags;
+use strata_protocol::{CommandErrorKind, CompactOutcome, SessionId};
 
 use crate::App;
 use crate::catalog::WritingNote;
-use crate::composer::ComposerInput;
-use crate::error::{AppResult, CommandResult, busy, task_failed};
+use crate::error::{AppResult, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
-use crate::validate;
-use crate::views::list_item_of_replay;
 
 /// What a turn or compaction on a session's agent runs: a future borrowing
 /// the agent.
@@ -162,54 +155,8 @@ impl App {
 
     /// How agents of this app are launched: the desktop's approval policy,
     /// approvals waiting for the UI.
-    fn launch_options(&self) -> LaunchOptions {
+    pub(crate) fn launch_options(&self) -> LaunchOptions {
         LaunchOptions::new(Some(self.prefs().approval_policy), true)
-    }
-
-    /// `create_session`: a session in `workspace` on the saved profile
-    /// `profile_id` (none: the active one), its system prompt and profile
-    /// committed, kept live; the folder is offered first next time. `/` or
-    /// the home folder only when the person confirmed it
-    /// (`allow_broad_workspace`). An `approval_policy` becomes the
-    /// desktop's first (as saving it in Settings would).
-    pub async fn create_session(
-        self: &Arc<Self>,
-        request: CreateSession,
-    ) -> CommandResult<SessionListItem> {
-        let workspace = validate::workspace(&request.workspace)?;
-        let profile_id = request
-            .profile_id
-            .as_deref()
-            .map(validate::profile_id)
-            .transpose()?;
-        if let Some(policy) = request.approval_policy {
-            self.set_approval_policy(policy).await?;
-        }
-        let _opening = self.live.opening.lock().await;
-        let (id, item, slot) = self
-            .blocking(move |app| {
-                // A new session records the settings' threshold; the config
-                // file's policy (which the settings write) picks its policy.
-                let profile = match &profile_id {
-                    Some(profile_id) => crate::library::flags_for(&app.config()?, profile_id),
-                    None => ProfileFlags::default(),
-                };
-                let options = LaunchOptions {
-                    profile,
-                    allow_broad_workspace: request.allow_broad_workspace,
-                    compact_threshold: app.prefs().compact_threshold,
-                    ..app.launch_options()
-                };
-                let launched =
-                    launch::start(&app.store, &app.paths, app.env(), &workspace, &options)?;
-                app.remember_workspace(&workspace);
-                let id = launched.agent.id();
-                let item = list_item_of_replay(launched.agent.session().state());
-                Ok((id, item, LiveSlot::new(launched)))
-            })
-            .await?;
-        self.insert_live(id, Arc::new(slot));
-        Ok(item)
     }
 
     /// The live session `id`, resumed from its file on its recorded profile
@@ -358,54 +305,6 @@ impl App {
         Ok(result?)
     }
 
-    /// `send_message`: the composer's text. `/compact [focus]` compacts the
-    /// history as `compact_now` does ([`ComposerInput`]); anything else is
-    /// one turn of `text`, resuming the session if this app does not hold
-    /// it open yet. Every event goes to `sink`, in order, before this
-    /// returns.
-    pub async fn send_message<H>(
-        self: &Arc<Self>,
-        request: SendMessage,
-        sink: H,
-    ) -> CommandResult<SendOutcome>
-    where
-        H: EventHandler + Send + 'static,
-    {
-        match ComposerInput::parse(&request.text) {
-            ComposerInput::Compact { focus } => {
-                let focus = focus.map(str::to_owned);
-                let outcome = self
-                    .compact_with(request.session_id, focus, None, sink)
-                    .await?;
-                Ok(SendOutcome::Compaction(Box::new(outcome)))
-            }
-            ComposerInput::Message(_) => {
-                let report = self
-                    .run_turn(request.session_id, request.text, sink)
-                    .await?;
-                Ok(SendOutcome::Turn(TurnReport {
-                    turn_id: report.turn_id,
-                    outcome: report.outcome,
-                    rounds: report.rounds,
-                }))
-            }
-        }
-    }
-
-    /// `compact_now`: compacts the session's history now.
-    pub async fn compact_now<H>(
-        self: &Arc<Self>,
-        request: CompactNow,
-        sink: H,
-    ) -> CommandResult<CompactOutcome>
-    where
-        H: EventHandler + Send + 'static,
-    {
-        Ok(self
-            .compact_with(request.session_id, request.focus, None, sink)
-            .await?)
-    }
-
     /// A manual compaction, whole (`up_to` none) or partial (everything
     /// before the item `up_to` names), its events to `sink`, in the
     /// contract's shape.
@@ -421,17 +320,6 @@ impl App {
     {
         let (outcome, history_items) = self.compact(id, focus, up_to, sink).await?;
         compact_outcome(outcome, history_items)
-    }
-
-    /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
-    pub async fn stop_turn(self: &Arc<Self>, request: StopTurn) -> CommandResult<bool> {
-        Ok(self.stop(request.session_id))
-    }
-
-    /// `answer_approval`: answers a waiting approval; `false` when none
-    /// waits for `call_id`.
-    pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
-        Ok(self.answer(request.session_id, &request.call_id, request.decision))
     }
 }
 

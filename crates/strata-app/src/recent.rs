@@ -8,10 +8,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use strata_protocol::{ApprovalPolicy, GetRecent, ListSessions, Recent, RememberOpen, SessionId};
+use strata_protocol::{ApprovalPolicy, SessionId};
 
 use crate::App;
-use crate::error::{AppResult, CommandResult, io};
+use crate::error::{AppResult, io};
 use crate::settings::write_replacing;
 
 /// The file inside the config folder.
@@ -19,18 +19,18 @@ pub const RECENT_FILE: &str = "recent.toml";
 /// The most folders the new-session sheet offers.
 pub const MAX_WORKSPACES: usize = 12;
 /// The library sessions whose folders are offered after the remembered ones.
-const LIBRARY_SESSIONS: u32 = 200;
+pub(crate) const LIBRARY_SESSIONS: u32 = 200;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-struct Stored {
+pub(crate) struct Stored {
     /// Most recent first.
-    workspaces: Vec<String>,
-    last_session: Option<SessionId>,
+    pub(crate) workspaces: Vec<String>,
+    pub(crate) last_session: Option<SessionId>,
 }
 
 impl Stored {
-    fn load(config_dir: &Path) -> Self {
+    pub(crate) fn load(config_dir: &Path) -> Self {
         let path = config_dir.join(RECENT_FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) => toml::from_str(&text).unwrap_or_else(|error| {
@@ -41,7 +41,7 @@ impl Stored {
         }
     }
 
-    fn save(&self, config_dir: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, config_dir: &Path) -> std::io::Result<()> {
         let text = toml::to_string(self).map_err(std::io::Error::other)?;
         write_replacing(&config_dir.join(RECENT_FILE), text.as_bytes())
     }
@@ -49,7 +49,7 @@ impl Stored {
 
 /// `first` then `rest`, each folder once, only folders that exist, at most
 /// [`MAX_WORKSPACES`].
-fn merged(first: Vec<String>, rest: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(crate) fn merged(first: Vec<String>, rest: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut folders: Vec<String> = Vec::new();
     for folder in first.into_iter().chain(rest) {
         if folders.len() == MAX_WORKSPACES {
@@ -63,44 +63,6 @@ fn merged(first: Vec<String>, rest: impl IntoIterator<Item = String>) -> Vec<Str
 }
 
 impl App {
-    /// `recent`: the folders to offer a new session (remembered ones, then
-    /// those of the library's newest sessions) and the session to reopen.
-    pub async fn recent(self: &Arc<Self>, _request: GetRecent) -> CommandResult<Recent> {
-        self.blocking(|app| {
-            let stored = Stored::load(&app.paths.config);
-            let library = app.list_sessions_blocking(&ListSessions {
-                limit: Some(LIBRARY_SESSIONS),
-                ..Default::default()
-            })?;
-            let last_session = stored
-                .last_session
-                .filter(|id| app.store.session_path(*id).is_file());
-            Ok(Recent {
-                workspaces: merged(
-                    stored.workspaces,
-                    library.sessions.into_iter().map(|row| row.workspace),
-                ),
-                last_session,
-            })
-        })
-        .await
-    }
-
-    /// `remember_open`: the session the window shows now.
-    pub async fn remember_open(self: &Arc<Self>, request: RememberOpen) -> CommandResult<()> {
-        self.blocking(move |app| {
-            let mut stored = Stored::load(&app.paths.config);
-            if stored.last_session != Some(request.session_id) {
-                stored.last_session = Some(request.session_id);
-                stored
-                    .save(&app.paths.config)
-                    .map_err(|error| io(format!("Could not remember the open session: {error}")))?;
-            }
-            Ok(())
-        })
-        .await
-    }
-
     /// The new-session sheet's approval choice: makes `policy` the desktop's approval policy; sessions open for
     /// turns pick it up at their next turn (as after saving Settings).
     pub(crate) async fn set_approval_policy(

@@ -27,7 +27,7 @@ use strata_protocol::{
 pub use fold::ConsoleFold;
 
 use crate::App;
-use crate::error::{AppResult, CommandResult, invalid_input};
+use crate::error::{AppResult, invalid_input};
 use crate::manager::lock;
 
 /// Log rows per page when the caller does not say, and the most one holds.
@@ -181,43 +181,39 @@ pub fn view_of(session_id: SessionId, fold: &ConsoleFold, rows: Vec<LogRow>) -> 
 }
 
 impl App {
+    /// What `open_console` answers: the first page folds the file afresh
+    /// (a writer outside this app may have added to it) and keeps the fold
+    /// for the turn's live updates; an older page is cut from the kept fold.
+    pub(crate) fn console_page(
+        &self,
+        request: &OpenConsole,
+        live: Option<&crate::manager::LiveSlot>,
+    ) -> AppResult<ConsoleView> {
+        let id = request.session_id;
+        if request.before.is_some()
+            && let Some(view) = self.consoles.with(id, |cursor| {
+                page(cursor.fold.rows(), request.before, request.limit)
+                    .map(|rows| view_of(id, &cursor.fold, rows))
+            })
+        {
+            return view;
+        }
+        let (threshold, window) = match &live {
+            Some(slot) => (slot.threshold, slot.context_window),
+            None => self.limits_for(&self.replay_from_tail(id)?),
+        };
+        let cursor = Cursor::open(id, &self.store().session_path(id), threshold, window)?;
+        let rows = page(cursor.fold.rows(), request.before, request.limit)?;
+        let view = view_of(id, &cursor.fold, rows);
+        self.consoles.keep(cursor);
+        Ok(view)
+    }
+
     /// What turns a turn's events into console updates.
     pub fn console_tail(&self) -> ConsoleTail {
         ConsoleTail {
             consoles: Arc::clone(&self.consoles),
         }
-    }
-
-    /// `open_console`: the console's snapshot. The first page folds the
-    /// file afresh (a writer outside this app may have added to it) and
-    /// keeps the fold for the turn's live updates; an older page is cut
-    /// from the kept fold.
-    pub async fn open_console(
-        self: &Arc<Self>,
-        request: OpenConsole,
-    ) -> CommandResult<ConsoleView> {
-        let id = request.session_id;
-        let live = self.live(id);
-        self.blocking(move |app| {
-            if request.before.is_some()
-                && let Some(view) = app.consoles.with(id, |cursor| {
-                    page(cursor.fold.rows(), request.before, request.limit)
-                        .map(|rows| view_of(id, &cursor.fold, rows))
-                })
-            {
-                return view;
-            }
-            let (threshold, window) = match &live {
-                Some(slot) => (slot.threshold, slot.context_window),
-                None => app.limits_for(&app.replay_from_tail(id)?),
-            };
-            let cursor = Cursor::open(id, &app.store().session_path(id), threshold, window)?;
-            let rows = page(cursor.fold.rows(), request.before, request.limit)?;
-            let view = view_of(id, &cursor.fold, rows);
-            app.consoles.keep(cursor);
-            Ok(view)
-        })
-        .await
     }
 }
 

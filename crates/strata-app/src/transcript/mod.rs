@@ -8,13 +8,10 @@ pub mod fold;
 pub mod tail;
 pub mod text;
 
-use std::sync::Arc;
-
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, EventEnvelope, GetToolOutput, LiveBatch, LiveEvent, OpenTranscript,
-    Record, RecordBody, ResponseItem, Role, SessionId, ToolOutputText, TranscriptEntry,
-    TranscriptPage, TurnId,
+    CONTRACT_FORMAT_VERSION, EventEnvelope, LiveBatch, LiveEvent, Record, RecordBody, ResponseItem,
+    Role, SessionId, TranscriptEntry, TranscriptPage, TurnId,
 };
 use tokio::time::Instant;
 
@@ -24,7 +21,7 @@ pub use fold::{
 };
 
 use crate::App;
-use crate::error::{AppResult, CommandResult, invalid_input, not_found};
+use crate::error::{AppResult, invalid_input, not_found};
 
 /// Entries per page when the caller does not say.
 pub const DEFAULT_TRANSCRIPT_PAGE: u32 = 200;
@@ -240,64 +237,7 @@ pub fn tool_output(records: &[Record], call_id: &str) -> Option<String> {
     found
 }
 
-impl App {
-    /// `open_transcript`: a page of what the conversation shows, newest first.
-    pub async fn open_transcript(
-        self: &Arc<Self>,
-        request: OpenTranscript,
-    ) -> CommandResult<TranscriptPage> {
-        self.blocking(move |app| {
-            let path = app.store().session_path(request.session_id);
-            if let Some(page) = tail::open_page(&path, &request, tail::FIRST_WINDOW)? {
-                return Ok(page);
-            }
-            let read = app.browse(request.session_id)?;
-            let target = match (&request.before, &request.at_item) {
-                (Some(_), Some(_)) => {
-                    return Err(invalid_input(
-                        "A transcript page is cut before an entry or at an item, not both.",
-                    ));
-                }
-                (None, Some(item)) => Some(
-                    entry_of_item(&read.records, item)
-                        .ok_or_else(|| not_found("That item is not shown in the transcript."))?,
-                ),
-                _ => None,
-            };
-            let anchor = PageAnchor::of(target.as_deref(), request.before.as_deref());
-            page(request.session_id, from_read(&read), anchor, request.limit)
-        })
-        .await
-    }
-
-    /// `tool_output`: one tool call's whole output, read from the file's
-    /// tail back to the call.
-    pub async fn tool_output(
-        self: &Arc<Self>,
-        request: GetToolOutput,
-    ) -> CommandResult<ToolOutputText> {
-        self.blocking(move |app| {
-            let path = app.store().session_path(request.session_id);
-            let from_tail = tail::tool_output(
-                &path,
-                request.session_id,
-                &request.call_id,
-                tail::FIRST_WINDOW,
-            );
-            let output = match from_tail {
-                Some(output) => output,
-                None => tool_output(&app.browse(request.session_id)?.records, &request.call_id)
-                    .ok_or_else(|| not_found("That tool call has no output in the session."))?,
-            };
-            Ok(ToolOutputText {
-                chars: u64::try_from(output.chars().count()).unwrap_or(u64::MAX),
-                call_id: request.call_id,
-                output,
-            })
-        })
-        .await
-    }
-}
+impl App {}
 
 /// An event sink that sends each event with the transcript updates it
 /// makes, streamed text gathered into batches of about a frame

@@ -1,0 +1,89 @@
+//! The conversation's commands: send a message (or `/compact`), stop a
+//! turn, answer an approval, read a tool's whole output.
+
+use std::sync::Arc;
+
+use strata_core::agent::EventHandler;
+use strata_protocol::{
+    AnswerApproval, GetToolOutput, SendMessage, SendOutcome, StopTurn, ToolOutputText, TurnReport,
+};
+
+use crate::App;
+use crate::composer::ComposerInput;
+use crate::error::{CommandResult, not_found};
+use crate::transcript::{tail, tool_output};
+
+impl App {
+    /// `send_message`: the composer's text. `/compact [focus]` compacts the
+    /// history as `compact_now` does ([`ComposerInput`]); anything else is
+    /// one turn of `text`, resuming the session if this app does not hold
+    /// it open yet. Every event goes to `sink`, in order, before this
+    /// returns.
+    pub async fn send_message<H>(
+        self: &Arc<Self>,
+        request: SendMessage,
+        sink: H,
+    ) -> CommandResult<SendOutcome>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        match ComposerInput::parse(&request.text) {
+            ComposerInput::Compact { focus } => {
+                let focus = focus.map(str::to_owned);
+                let outcome = self
+                    .compact_with(request.session_id, focus, None, sink)
+                    .await?;
+                Ok(SendOutcome::Compaction(Box::new(outcome)))
+            }
+            ComposerInput::Message(_) => {
+                let report = self
+                    .run_turn(request.session_id, request.text, sink)
+                    .await?;
+                Ok(SendOutcome::Turn(TurnReport {
+                    turn_id: report.turn_id,
+                    outcome: report.outcome,
+                    rounds: report.rounds,
+                }))
+            }
+        }
+    }
+
+    /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
+    pub async fn stop_turn(self: &Arc<Self>, request: StopTurn) -> CommandResult<bool> {
+        Ok(self.stop(request.session_id))
+    }
+
+    /// `answer_approval`: answers a waiting approval; `false` when none
+    /// waits for `call_id`.
+    pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
+        Ok(self.answer(request.session_id, &request.call_id, request.decision))
+    }
+
+    /// `tool_output`: one tool call's whole output, read from the file's
+    /// tail back to the call.
+    pub async fn tool_output(
+        self: &Arc<Self>,
+        request: GetToolOutput,
+    ) -> CommandResult<ToolOutputText> {
+        self.blocking(move |app| {
+            let path = app.store().session_path(request.session_id);
+            let from_tail = tail::tool_output(
+                &path,
+                request.session_id,
+                &request.call_id,
+                tail::FIRST_WINDOW,
+            );
+            let output = match from_tail {
+                Some(output) => output,
+                None => tool_output(&app.browse(request.session_id)?.records, &request.call_id)
+                    .ok_or_else(|| not_found("That tool call has no output in the session."))?,
+            };
+            Ok(ToolOutputText {
+                chars: u64::try_from(output.chars().count()).unwrap_or(u64::MAX),
+                call_id: request.call_id,
+                output,
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,265 @@
+//! The settings' commands: what the app is, profiles and keys, the
+//! window's layout, a session's profile, and testing a connection.
+
+use std::sync::Arc;
+
+use std::collections::BTreeMap;
+
+use strata_protocol::{
+    AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds, ModelList,
+    ProfileChange, ProfileSet, ProviderFailure, ProviderKind, ProviderKindInfo, SaveLayout,
+    SaveSettings, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
+};
+use strata_providers::config::{resolve_profile, with_key};
+use strata_providers::probe::{list_models, probe_client, test_connection};
+use strata_providers::{ApiKey, ProfileFlags, ProviderKindExt};
+
+use crate::App;
+use crate::catalog::{self, Note};
+use crate::error::{AppError, CommandResult, invalid_input, io};
+use crate::library::flags_for;
+use crate::preferences::{CONSOLE_WIDTHS, provider_kinds};
+use crate::profile::profile_set;
+use crate::settings::{
+    DesktopPrefs, KeyPresence, config_from_settings, custom_labels, profile_view, profile_views,
+    settings_of,
+};
+use crate::validate;
+use crate::views::list_item_of_replay;
+
+impl App {
+    /// `app_info`: the version, where Strata keeps its files, and the active
+    /// profile (the offline demo model when nothing is configured).
+    pub async fn app_info(self: &Arc<Self>, _request: GetAppInfo) -> CommandResult<AppInfo> {
+        self.blocking(|app| {
+            let config = app.config()?;
+            let profile = resolve_profile(&config, &ProfileFlags::default(), app.env())?;
+            let has_key = KeyPresence::new(&config, &app.paths, app.env()).has_key(&profile);
+            let mut active_profile = profile_view(&profile.name, &profile, has_key);
+            let mut prefs = app.prefs();
+            if let Some(label) = prefs.labels.remove(&profile.name) {
+                active_profile.label = label;
+            }
+            Ok(AppInfo {
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                strata_home: app.strata_home(),
+                is_demo: profile.is_demo(),
+                active_profile,
+                console_width: prefs.console_width,
+            })
+        })
+        .await
+    }
+
+    /// `get_settings`.
+    pub async fn get_settings(self: &Arc<Self>, _request: GetSettings) -> CommandResult<Settings> {
+        self.blocking(|app| {
+            let config = app.config()?;
+            let mut keys = KeyPresence::new(&config, &app.paths, app.env());
+            Ok(settings_of(&config, app.prefs(), app.env(), &mut keys)?)
+        })
+        .await
+    }
+
+    /// `save_settings`: validates everything, then writes the config file
+    /// and the desktop preferences; invalid input saves nothing. Sessions
+    /// open for turns pick the new settings up at their next turn.
+    pub async fn save_settings(self: &Arc<Self>, request: SaveSettings) -> CommandResult<Settings> {
+        let settings = request.settings;
+        let mut keys = Vec::with_capacity(request.api_keys.len());
+        for typed in request.api_keys {
+            let profile_id = validate::profile_id(&typed.profile_id)?;
+            keys.push((profile_id, ApiKey::new(validate::api_key(&typed.key)?)));
+        }
+        let saved = self
+            .blocking(move |app| {
+                let existing = app.config()?;
+                let mut config =
+                    config_from_settings(&settings, &existing).map_err(|problems| {
+                        invalid_input(format!("Nothing was saved. {}", problems.join(" ")))
+                    })?;
+                for (profile_id, key) in &keys {
+                    app.store_key(&mut config, profile_id, key)?;
+                }
+                config.save(&app.paths.config_file())?;
+                let mut keys = KeyPresence::new(&config, &app.paths, app.env());
+                let (derived, _) = profile_views(&config, app.env(), &mut keys, &BTreeMap::new())?;
+                let prefs = DesktopPrefs {
+                    theme: settings.theme,
+                    approval_policy: settings.approval_policy,
+                    labels: custom_labels(&settings, &derived),
+                    compact_threshold: settings.compact_threshold,
+                    // Not a setting of the form: kept as it is.
+                    console_width: app.prefs().console_width,
+                };
+                prefs.save(&app.paths.config).map_err(|error| {
+                    io(format!("Could not save the desktop preferences: {error}"))
+                })?;
+                tracing::info!(profiles = config.profiles.len(), "settings saved");
+                Ok(settings_of(&config, prefs, app.env(), &mut keys)?)
+            })
+            .await?;
+        self.settings_changed();
+        Ok(saved)
+    }
+
+    /// `set_api_key`: stores the profile's API key in the key store (the OS
+    /// keychain, else a file readable by the user alone) and points the
+    /// profile at it.
+    pub async fn set_api_key(self: &Arc<Self>, request: SetApiKey) -> CommandResult<()> {
+        let profile_id = validate::profile_id(&request.profile_id)?;
+        let key = ApiKey::new(validate::api_key(&request.key)?);
+        self.blocking(move |app| {
+            let mut config = app.config()?;
+            if app.store_key(&mut config, &profile_id, &key)? {
+                config.save(&app.paths.config_file())?;
+            }
+            Ok(())
+        })
+        .await?;
+        self.settings_changed();
+        Ok(())
+    }
+
+    /// `save_layout`: keeps the debug console's chosen width in the desktop
+    /// preferences, for the next run. A width no window could show is refused.
+    pub async fn save_layout(self: &Arc<Self>, request: SaveLayout) -> CommandResult<()> {
+        let width = request.console_width;
+        if !(CONSOLE_WIDTHS.0..=CONSOLE_WIDTHS.1).contains(&width) {
+            return Err(invalid_input(format!(
+                "A console width of {width} px is outside {}..={} px.",
+                CONSOLE_WIDTHS.0, CONSOLE_WIDTHS.1
+            ))
+            .into());
+        }
+        self.blocking(move |app| {
+            let mut prefs = app.prefs();
+            prefs.console_width = Some(width);
+            prefs
+                .save(&app.paths.config)
+                .map_err(|error| io(format!("Could not save the desktop preferences: {error}")))?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// `switch_profile`: the session talks to the settings' profile
+    /// `profile_id` from its next turn on. The choice is a `profile_set`
+    /// record; a live session closes so its next turn resumes on it.
+    pub async fn switch_profile(
+        self: &Arc<Self>,
+        request: SwitchProfile,
+    ) -> CommandResult<SessionListItem> {
+        let profile_id = validate::profile_id(&request.profile_id)?;
+        let id = request.session_id;
+        let _opening = self.live.opening.lock().await;
+        self.close_locked(id)?;
+        self.blocking(move |app| {
+            let config = app.config()?;
+            let flags = flags_for(&config, &profile_id);
+            let profile = resolve_profile(&config, &flags, app.env())?;
+            // Refuses a profile whose key is missing now, not at the turn.
+            let resolved = with_key(&app.paths, &config, profile, app.env())?;
+            let mut session = app.store.open_writer(id)?;
+            app.check_not_stale(id)?;
+            // The session's approval policy goes on with it.
+            let record = ProfileSet {
+                approval: session.state().profile().and_then(|set| set.approval),
+                ..profile_set(&resolved.profile, ProfileChange::Switched)
+            };
+            session
+                .append(strata_protocol::RecordBody::ProfileSet(record))
+                .and_then(|_| session.sync())?;
+            tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
+            let item = list_item_of_replay(session.state());
+            drop(session);
+            app.mark_own_write(id);
+            catalog::note(&app.paths, id, Note::Appended);
+            Ok(item)
+        })
+        .await
+    }
+
+    /// `provider_kinds`: [`provider_kinds`], as a command.
+    pub async fn provider_kinds(
+        self: &Arc<Self>,
+        _request: ListProviderKinds,
+    ) -> CommandResult<Vec<ProviderKindInfo>> {
+        Ok(provider_kinds())
+    }
+
+    /// `test_connection`: one small request to the draft's model; the
+    /// report's `failure` is the classified error when it did not answer.
+    pub async fn test_connection(
+        self: &Arc<Self>,
+        request: TestConnection,
+    ) -> CommandResult<ConnectionReport> {
+        let draft = request.draft;
+        let model = draft.model.trim().to_owned();
+        if draft.kind == ProviderKind::Demo {
+            return Ok(ConnectionReport {
+                endpoint: "the offline demo model".to_owned(),
+                model,
+                duration_ms: 0,
+                failure: None,
+            });
+        }
+        let target = self.blocking(move |app| app.target_of(&draft)).await?;
+        let endpoint = target.shown();
+        let client = probe_client(&target.http).map_err(AppError::from)?;
+        let result = test_connection(target.kind, client, target.endpoint, &model).await;
+        tracing::info!(endpoint = %endpoint, model = %model, ok = result.is_ok(), "connection tested");
+        Ok(match result {
+            Ok(took) => ConnectionReport {
+                endpoint,
+                model,
+                duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+                failure: None,
+            },
+            Err(error) => ConnectionReport {
+                endpoint,
+                model,
+                duration_ms: 0,
+                failure: Some(ProviderFailure::of(&error)),
+            },
+        })
+    }
+
+    /// `list_models`: the models the draft's server lists (OpenAI and
+    /// compatible `GET /models`, Anthropic `GET /v1/models`).
+    pub async fn list_models(self: &Arc<Self>, request: ListModels) -> CommandResult<ModelList> {
+        let mut draft = request.draft;
+        if draft.kind == ProviderKind::Demo {
+            return Ok(ModelList {
+                offered: false,
+                models: Vec::new(),
+                failure: None,
+            });
+        }
+        // The list does not depend on the model; the draft may not have one yet.
+        if draft.model.trim().is_empty() {
+            draft.model = draft.kind.default_model().to_owned();
+        }
+        let target = self.blocking(move |app| app.target_of(&draft)).await?;
+        let client = probe_client(&target.http).map_err(AppError::from)?;
+        Ok(
+            match list_models(target.kind, &client, &target.endpoint).await {
+                Ok(Some(models)) => ModelList {
+                    offered: true,
+                    models,
+                    failure: None,
+                },
+                Ok(None) => ModelList {
+                    offered: false,
+                    models: Vec::new(),
+                    failure: None,
+                },
+                Err(error) => ModelList {
+                    offered: true,
+                    models: Vec::new(),
+                    failure: Some(ProviderFailure::of(&error)),
+                },
+            },
+        )
+    }
+}
