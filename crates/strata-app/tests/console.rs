@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod console_fixtures;
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@ import { mockShell } from "../test/shell";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
-import { consoleApp } from "../test/consoleFixtures";
+import { consoleApp, summary1, summary2 } from "../test/consoleFixtures";
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
@@ -19,7 +19,7 @@ describe("the console in the app", () => {
     fireEvent.click(await screen.findByRole("button", { name: /^Parser work/ }));
     const transcript = await screen.findByRole("log", { name: "Conversation" });
     const dividers = await within(transcript).findAllByRole("separator");
-    expect(dividers.map((d) => d.id)).toEqual(["compaction-i-summary-1", "compaction-i-summary-2"]);
+    expect(dividers.map((d) => d.id)).toEqual([`compaction-${summary1.id}`, `compaction-${summary2.id}`]);
     expect(screen.queryByRole("complementary", { name: "Debug console" })).toBeNull();
 
     fireEvent.click(within(dividers[0]!).getByRole("button", { name: "Inspect in console" }));
@@ -28,7 +28,7 @@ describe("the console in the app", () => {
     await waitFor(() => expect(document.activeElement).toBe(card));
     expect(card).toHaveClass("focused");
     expect(within(console).getByTestId("compactions-count")).toHaveTextContent("2");
-    expect(card.dataset.summaryId).toBe("i-summary-1");
+    expect(card.dataset.summaryId).toBe(summary1.id);
     expect(document.getElementById(`compaction-${card.dataset.summaryId}`)).toBe(dividers[0]);
   });
 });

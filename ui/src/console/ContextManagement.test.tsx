@@ -6,7 +6,7 @@ import type { EventEnvelope } from "../api/types";
 import type { DebugEvent } from "../bindings/DebugEvent";
 import { CircuitBanner } from "../components/CircuitBanner";
 import { ContextGauge, ESTIMATE_HINT } from "../components/ContextGauge";
-import { CONSOLE_SESSION, consoleViews } from "../test/consoleFixtures";
+import { CONSOLE_SESSION, consoleConsole } from "../test/consoleFixtures";
 import { eviction, layered, layeredView, preview, status } from "../test/layeredFixtures";
 import { CompactionCard, CompactionList } from "./Compactions";
 import { ContextControls, IneffectiveWarnings } from "./ContextControls";
@@ -17,7 +17,6 @@ import { drift, formatDrift } from "./steps";
 import type { SessionCompaction } from "./useCompactionStatus";
 import type { GaugeReading } from "../bindings/GaugeReading";
 import type { StepFigures } from "../bindings/StepFigures";
-import { consoleOf } from "../test/consoleFold";
 
 const debug = (seq: number, event: DebugEvent): EventEnvelope => ({ v: 1, seq, session_id: CONSOLE_SESSION, event: { family: "debug", event } });
 
@@ -103,11 +102,16 @@ describe("a layered summary card", () => {
   });
 
   it("says how the trigger is named for each kind of step", () => {
-    const views = (["auto", "pre_turn", "context_overflow", "model_switch"] as const).map((trigger, i) => ({
-      ...consoleViews[0]!,
-      summary: { ...consoleViews[0]!.summary, id: `s-${i}`, metadata: { ...consoleViews[0]!.summary.metadata, trigger } },
-    }));
-    const { steps, undo } = consoleOf([], views, [], { threshold: 8_000 });
+    // The Rust fold's first summary step, once per trigger (the list shows the newest first).
+    const { steps: folded, undo } = consoleConsole();
+    const first = folded.find((step) => step.kind === "summary" && step.number === 1);
+    if (first?.kind !== "summary") throw new Error("the fixture has a first summary");
+    const steps = (["auto", "pre_turn", "context_overflow", "model_switch"] as const)
+      .map((trigger, i) => ({
+        ...first,
+        number: i + 1,
+        view: { ...first.view, summary: { ...first.view.summary, id: `s-${i}`, metadata: { ...first.view.summary.metadata, trigger } } },
+      }));
     render(<CompactionList steps={steps} undo={undo} focused={null} onReveal={() => {}} />);
     expect(screen.getAllByTestId("compaction-trigger").map((el) => el.textContent)).toEqual(["After a model switch", "After an overflow", "Before a message", "Automatic"]);
   });

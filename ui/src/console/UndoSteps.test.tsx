@@ -2,39 +2,25 @@ import { mockShell } from "../test/shell";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import type { ResponseItem, SessionRecord } from "../api/types";
-import type { EventEnvelope } from "../bindings/EventEnvelope";
 import { App } from "../App";
-import { consoleApp, consoleConsole, consoleRecords, consoleView, consoleViews, summary2, system, user1, user2 } from "../test/consoleFixtures";
+import { type ConsoleScenario, consoleApp, consoleConsole, consoleRecords, consoleView, consoleViews, scenarioRecords, system, user1, user2 } from "../test/consoleFixtures";
 import { CompactionList } from "./Compactions";
 import { EvictionCard } from "./EvictionCard";
 import { ItemView } from "./ItemView";
-import { consoleOf } from "../test/consoleFold";
 
-/** The console fold's steps and Undo for records, views and live events (consoleFold.ts). */
-function folded(records: SessionRecord[], views = consoleViews, debugEvents: EventEnvelope[] = []) {
-  const { steps, undo } = consoleOf(records, views, [], { threshold: 8000 }, debugEvents);
+/** The console's steps and Undo as the Rust fold made them for `scenario`. */
+function folded(scenario: ConsoleScenario) {
+  const { steps, undo } = consoleConsole(scenario);
   return { steps, undo };
 }
 
 vi.mock("./UPlotChart", () => ({ UPlotChart: () => <div data-testid="uplot-stand-in" /> }));
 
-const answer2: ResponseItem = { type: "message", id: "i-answer-2", role: "assistant", content: "Adding tests next." };
+const answer2 = consoleRecords.flatMap((r) => (r.type === "response_item" && r.payload.type === "message" && r.payload.content === "Adding tests next." ? [r.payload] : []))[0] as ResponseItem;
 const summary1Before = consoleViews[1]?.before ?? [];
 
-/** The fixture's session after an undo of compaction 2. */
-const undoRecord: Extract<SessionRecord, { type: "compaction_undone" }> = {
-  v: 2,
-  ts: "2026-11-29T09:05:00.000Z",
-  type: "compaction_undone",
-  payload: { summary_item_id: summary2.id, restored: summary1Before.map((item) => item.id), estimated_tokens: 40, threshold: 8000 },
-};
-
-const refusal = (dropped: string[]): EventEnvelope => ({
-  v: 1,
-  seq: 7,
-  session_id: "s",
-  event: { family: "debug", event: { kind: "compaction_refused", dropped, message: "the compaction would drop a rule, so it was not committed" } },
-});
+/** The fixture's session after an undo of compaction 2: its last record. */
+const undoRecord = scenarioRecords("undone").at(-1) as Extract<SessionRecord, { type: "compaction_undone" }>;
 
 function cards() {
   return screen.getAllByRole("article");
@@ -46,7 +32,7 @@ describe("Undo on the latest compaction card", () => {
       kind: "invalid_input",
       message: "undoing would bring the next request to about 9100 tokens (an estimate: the restored history and the tool specs), at or over the compaction threshold of 8000; nothing was changed",
     });
-    render(<CompactionList {...folded(consoleRecords)} focused={null} onReveal={() => {}} onUndo={onUndo} />);
+    render(<CompactionList {...folded("two_compactions")} focused={null} onReveal={() => {}} onUndo={onUndo} />);
     const [latest, first] = cards();
     expect(within(first!).queryByTestId("compaction-undo")).toBeNull();
     fireEvent.click(within(latest!).getByTestId("compaction-undo"));
@@ -62,7 +48,7 @@ describe("Undo on the latest compaction card", () => {
   });
 
   it("shows a recorded undo as its own step and offers no second undo", () => {
-    render(<CompactionList {...folded([...consoleRecords, undoRecord])} focused={null} onReveal={() => {}} onUndo={vi.fn()} />);
+    render(<CompactionList {...folded("undone")} focused={null} onReveal={() => {}} onUndo={vi.fn()} />);
     const [undo, latest] = cards();
     expect(undo).toHaveAttribute("data-testid", "undo-card");
     expect(undo).toHaveTextContent("Compaction #2 undone");
@@ -82,7 +68,7 @@ describe("Undo on the latest compaction card", () => {
     const answer = consoleApp({
       list_sessions: () => ({ v: 1, sessions: [view().summary], total: 1 }),
       open_session: view,
-      open_console: () => consoleConsole(view()),
+      open_console: () => consoleConsole(undone ? "undone" : "two_compactions"),
       undo_compaction: () => {
         if (calls.filter((c) => c === "undo_compaction").length === 1) {
           throw { kind: "invalid_input", message: "undoing would bring the next request to about 9100 tokens (an estimate); nothing was changed" };
@@ -119,7 +105,7 @@ describe("Undo on the latest compaction card", () => {
 
 describe("a refused compaction", () => {
   it("is a card saying what it would have dropped, newest first", () => {
-    render(<CompactionList {...folded(consoleRecords, consoleViews, [refusal(["the pinned item i-user-1", "the latest user request"])])} focused={null} onReveal={() => {}} />);
+    render(<CompactionList {...folded("refused")} focused={null} onReveal={() => {}} />);
     const [newest] = cards();
     expect(newest).toHaveAttribute("data-testid", "refused-card");
     expect(newest).toHaveTextContent("Compaction not committed");
