@@ -20,7 +20,8 @@
 //!   console ([`console`]), from records and live events;
 //! - settings and profiles ([`settings`], [`preferences`], [`connection`]);
 //! - what the composer's text asks for, a message or `/compact [focus]`
-//!   ([`composer`]), read the same by the desktop and the REPL;
+//!   ([`ComposerInput`], beside `send_message`), read the same by the
+//!   desktop and the REPL;
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
 //! - one error type ([`error`]) and every input validated once
@@ -28,7 +29,6 @@
 
 pub mod catalog;
 pub mod commands;
-pub mod composer;
 pub mod connection;
 pub mod console;
 pub mod context;
@@ -56,7 +56,7 @@ use strata_core::{SessionStore, StrataPaths};
 use strata_providers::StrataConfig;
 use strata_providers::config::EnvLookup;
 
-pub use composer::ComposerInput;
+pub use commands::conversation::ComposerInput;
 pub use error::CommandResult;
 pub use launch::{LaunchOptions, Launched};
 pub use preferences::provider_kinds;

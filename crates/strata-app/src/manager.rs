@@ -1,6 +1,8 @@
 //! The session manager: the sessions this app holds open for turns, each
 //! with its agent, approval broker and the cancellation token of whatever
-//! runs in it now; turns and compactions on them; approvals routed to them.
+//! runs in it now; turns and compactions on them (the one path both front
+//! ends run, [`App::run_turn`] and [`App::compact`], through
+//! `run_exclusive`); Stop and approvals routed to them.
 //!
 //! A live session keeps its writer lock until it is closed (deleted, its
 //! settings or profile changed), so another process cannot write it
@@ -13,16 +15,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use strata_core::agent::{
-    ApprovalBroker, CompactOutcome as CoreCompactOutcome, EventHandler, EventReceiver,
+    ApprovalBroker, CompactOutcome as CoreCompactOutcome, EventHandler, EventReceiver, TurnReport,
     forward_events,
 };
 use strata_core::{Agent, CancellationToken};
-use strata_protocol::{CommandErrorKind, CompactOutcome, SessionId};
+use strata_protocol::{ApprovalDecision, CommandErrorKind, CompactOutcome, SessionId};
 
 use crate::App;
 use crate::catalog::WritingNote;
 use crate::error::{AppResult, busy, task_failed};
 use crate::launch::{self, LaunchOptions};
+use crate::validate;
 
 /// What a turn or compaction on a session's agent runs: a future borrowing
 /// the agent.
@@ -271,6 +274,70 @@ impl App {
         for id in closed {
             self.mark_own_write(id);
         }
+    }
+
+    /// One turn of `text` on the live session, every event to `sink`: what
+    /// `send_message` runs, with the core's whole report.
+    pub async fn run_turn<H>(
+        self: &Arc<Self>,
+        id: SessionId,
+        text: String,
+        sink: H,
+    ) -> AppResult<TurnReport>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        validate::message(&text)?;
+        let report = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(agent.run_turn(text, cancel))
+            })
+            .await?;
+        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
+        Ok(report)
+    }
+
+    /// A manual compaction, whole (`up_to` none) or of everything before
+    /// the item `up_to` names, its events to `sink`: the core's outcome and
+    /// the history's length after it.
+    pub async fn compact<H>(
+        self: &Arc<Self>,
+        id: SessionId,
+        focus: Option<String>,
+        up_to: Option<String>,
+        sink: H,
+    ) -> AppResult<(CoreCompactOutcome, u32)>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        let up_to = up_to.as_deref().map(validate::item_query).transpose()?;
+        let partial = up_to.is_some();
+        let (outcome, history_items) = self
+            .run_exclusive(id, sink, move |agent, cancel| {
+                Box::pin(async move {
+                    let outcome = match &up_to {
+                        Some(item) => agent.compact_up_to(item, focus, cancel).await?,
+                        None => agent.compact_now(focus, cancel).await?,
+                    };
+                    let history_items = u32::try_from(agent.history().len()).unwrap_or(u32::MAX);
+                    Ok((outcome, history_items))
+                })
+            })
+            .await?;
+        tracing::info!(session = %id, partial, compacted = matches!(outcome, CoreCompactOutcome::Compacted(_)), history_items, "manual compaction finished");
+        Ok((outcome, history_items))
+    }
+
+    /// Cancels what runs in the session (the desktop's Stop, the command
+    /// line's Ctrl+C); `false` when nothing does.
+    pub fn stop(&self, id: SessionId) -> bool {
+        self.live(id).is_some_and(|slot| slot.cancel())
+    }
+
+    /// Answers the approval `call_id` waits for; `false` when none does.
+    pub fn answer(&self, id: SessionId, call_id: &str, decision: ApprovalDecision) -> bool {
+        self.live(id)
+            .is_some_and(|slot| slot.broker().answer(call_id, decision))
     }
 
     /// Runs `work` on the session's agent as its one turn or compaction:

@@ -7,13 +7,13 @@ use std::sync::Arc;
 use strata_core::agent::{AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel};
 use strata_core::{ModelGateway, SessionApprovals, ToolConfig, ToolRegistry};
 
+use crate::client::{HttpClient, HttpOptions};
 use crate::config::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, OPENAI_API_KEY_ENV, ProviderKind, ProviderProfile,
     ResolvedProfile,
 };
 use crate::demo::DemoModel;
 use crate::error::ProviderError;
-use crate::http::{HttpClient, HttpOptions};
 use crate::probe::http_gateway;
 use crate::render::Endpoint;
 

@@ -12,7 +12,7 @@ mod secret;
 pub mod anthropic;
 pub mod chat;
 mod classify;
-mod gateway;
+mod client;
 mod http;
 mod limits;
 pub mod openai_responses;
@@ -26,6 +26,7 @@ mod wire;
 pub use anthropic::AnthropicGateway;
 pub use chat::{ChatCompletionsGateway, MaxTokensField};
 pub use classify::redact;
+pub use client::{HttpClient, HttpOptions};
 pub use config::{
     ApiKeySource, ProfileConfig, ProfileFlags, ProviderKind, ProviderKindExt, ProviderProfile,
     ResolvedProfile, StrataConfig,
@@ -34,8 +35,7 @@ pub use demo::{DEMO_MODEL, DEMO_MODEL_LABEL, DemoModel, LIST_DIRECTORY_TOOL, REA
 pub use error::ProviderError;
 pub use estimator::{TiktokenEstimator, estimator_for};
 pub use factory::{agent_config, agent_parts, gateway_for, gateway_with, tool_config};
-pub use gateway::HttpGateway;
-pub use http::{HttpClient, HttpOptions};
+pub use http::HttpGateway;
 pub use keys::{KeyStore, KeyStoreChoice, KeyStoreKind};
 pub use limits::{ByteLimits, MAX_TOOL_ARGUMENT_BYTES};
 pub use openai_responses::OpenAiResponsesGateway;

@@ -14,9 +14,10 @@ use strata_protocol::{ModelError, ModelRequest, ProviderKind, ResponseItem};
 
 use crate::anthropic::{ANTHROPIC_VERSION, AnthropicGateway};
 use crate::chat::ChatCompletionsGateway;
+use crate::client::{HttpClient, HttpOptions, PreparedRequest};
 use crate::demo::DemoModel;
 use crate::error::ProviderError;
-use crate::http::{HttpClient, HttpOptions, PreparedRequest, json_with_retries};
+use crate::http::json_with_retries;
 use crate::openai_responses::OpenAiResponsesGateway;
 use crate::render::Endpoint;
 use crate::retry::RetryPolicy;

@@ -428,7 +428,7 @@ export class Harness {
 
   /**
    * Starts the command log: every command the UI invokes from now on is
-   * recorded by name (ui/src/api/ipc.ts), read by `commandLog`.
+   * recorded by name (ui/src/api/commands.ts), read by `commandLog`.
    */
   async startCommandLog() {
     await this.run(() => {

@@ -1,7 +1,7 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { describe, expect, it } from "vitest";
 import * as api from "./commands";
-import { CommandFailure, toCommandFailure } from "./ipc";
+import { CommandFailure, toCommandFailure } from "./commands";
 
 describe("command wrappers", () => {
   it("invoke snake_case commands with their request, snake_case keys, as `request`", async () => {

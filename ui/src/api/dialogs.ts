@@ -1,7 +1,7 @@
 import { save } from "@tauri-apps/plugin-dialog";
 import { writeTextFile } from "@tauri-apps/plugin-fs";
 import type { ExportFormat } from "../bindings/ExportFormat";
-import { call } from "./ipc";
+import { call } from "./commands";
 
 /**
  * Asks which folder a new session works in; `null` when cancelled. The shell opens the picker

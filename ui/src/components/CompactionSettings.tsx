@@ -1,6 +1,5 @@
 import { memo, useEffect, useId, useState } from "react";
-import { checkThreshold } from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { checkThreshold, toCommandFailure } from "../api/commands";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ThresholdCheck } from "../bindings/ThresholdCheck";
 import { POLICY_HINT, POLICY_LABEL } from "../console/steps";

@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from "react";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { ProviderKind, Settings } from "../api/types";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import { newProfile, toDraft } from "../state/settingsForm";

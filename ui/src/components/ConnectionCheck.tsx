@@ -1,6 +1,5 @@
 import { useState } from "react";
-import { listModels, testConnection } from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { listModels, testConnection, toCommandFailure } from "../api/commands";
 import type { ProviderDraft } from "../bindings/ProviderDraft";
 import { formatDuration } from "../lib/format";
 

@@ -6,7 +6,7 @@ import { createRef, type ComponentProps } from "react";
 import { describe, expect, it, vi } from "vitest";
 import type { SessionListItem, SessionView } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
-import { applyLiveEvents } from "../state/live";
+import { applyLiveEvents } from "../state/transcript";
 import { createStore, initialState } from "../state/store";
 import { StoreProvider } from "../state/StoreProvider";
 import type { Entry } from "../state/transcript";

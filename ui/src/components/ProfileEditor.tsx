@@ -1,6 +1,5 @@
 import { memo, useEffect, useRef, useState, type ReactNode } from "react";
-import { providerKinds, setApiKey } from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { providerKinds, setApiKey, toCommandFailure } from "../api/commands";
 import type { ProviderDraft } from "../bindings/ProviderDraft";
 import type { ProviderKindInfo } from "../bindings/ProviderKindInfo";
 import type { ProviderKind } from "../api/types";

@@ -1,5 +1,5 @@
 import { memo, useCallback, useRef, useState } from "react";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { ApprovalPolicy, Settings, Theme } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { SetApiKey } from "../bindings/SetApiKey";

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { EventEnvelope } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import { formatTokens } from "../lib/format";

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import * as api from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { CompactionPreview } from "../bindings/CompactionPreview";
 import { Modal } from "../components/Modal";
 import { StateSheetView } from "./StateSheetView";

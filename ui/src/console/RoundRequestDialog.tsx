@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import * as api from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { RoundView } from "../bindings/RoundView";
 import { Modal } from "../components/Modal";
 import { formatTokens } from "../lib/format";

@@ -2,7 +2,7 @@
 // card (the transcript's divider offers the same one), the card of an undo
 // that was recorded, and the card of a compaction the rule check refused.
 import { useId, useState } from "react";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { CompactionUndone } from "../bindings/CompactionUndone";
 import { formatRelativeTime } from "../lib/format";
 import { ItemIdChip } from "./ItemIdChip";

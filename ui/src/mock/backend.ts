@@ -7,17 +7,20 @@ import type { ProfileView, SessionListItem, SessionView, Settings } from "../api
 import type { LiveBatch } from "../bindings/LiveBatch";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { Commands } from "../bindings/Commands";
+import type { CommandError } from "../bindings/CommandError";
 import type { CompactOutcome } from "../bindings/CompactOutcome";
+import type { CompactionUndoneView } from "../bindings/CompactionUndoneView";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
-import type { CommandWithEvents, EventsOf, RequestOf, ResultOf } from "../api/ipc";
+import type { CommandWithEvents, EventsOf, RequestOf, ResultOf } from "../api/commands";
 import type { CompactionStatus } from "../bindings/CompactionStatus";
+import type { ForkPoint } from "../bindings/ForkPoint";
 import type { ItemPinned } from "../bindings/ItemPinned";
+import type { SessionForkView } from "../bindings/SessionForkView";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
-import { forkSession, sessionItems, undoableCompaction, undoCompaction } from "./contextOps";
 import { emptyConsoleView } from "../state/console";
 import { pinTarget, setPinned } from "../state/transcript";
 import { previewLibrary, type PreviewSession } from "./library";
@@ -89,12 +92,14 @@ function renamed(event: LiveEvent, sessionId: string, suffix: string): LiveEvent
   };
 }
 
-class MockBackend {
+export class MockBackend {
   library = previewLibrary();
   sessions: PreviewSession[] = this.library.sessions;
   settings: Settings;
   running = new Map<string, { cancelled: boolean }>();
   policies = new Map<string, CompactionPolicy>();
+  /** How Rust refused a second undo, by session, once the recorded undo was taken. */
+  undoRefusals = new Map<string, CommandError>();
   replays = 0;
 
   constructor(params: URLSearchParams) {
@@ -149,17 +154,30 @@ class MockBackend {
     return { v: 1, kind: "item_pinned", session_id: session.view.summary.id, item_id: item, pinned };
   }
 
-  /** `tool_output`: the call's full output record, else its history item. */
+  /** `tool_output`: what Rust answered for the call when the session was recorded. */
   toolOutput(session: PreviewSession, callId: unknown): ToolOutputText {
-    let output: string | undefined;
-    for (const record of session.view.records) {
-      if (record.type === "full_tool_output" && record.payload.call_id === callId) output = record.payload.output;
-      if (output === undefined && record.type === "response_item" && record.payload.type === "function_call_output" && record.payload.call_id === callId) {
-        output = record.payload.output;
-      }
+    const output = typeof callId === "string" ? session.tool_outputs[callId] : undefined;
+    if (!output) throw { kind: "not_found", message: "That tool call has no output in the session." };
+    return output;
+  }
+
+  /** `undo_compaction`: Rust's recorded answer, the session as it was after it; then Rust's refusal. */
+  undo(session: PreviewSession): CompactionUndoneView {
+    const { undo } = session;
+    if (!undo) throw this.undoRefusals.get(session.view.summary.id) ?? { kind: "invalid_input", message: "There is no compaction to undo." };
+    this.sessions = this.sessions.map((s) => (s === session ? undo.after : s));
+    this.undoRefusals.set(session.view.summary.id, undo.refusal);
+    return undo.answer;
+  }
+
+  /** `fork_session`: Rust's recorded fork at that point (the preview forks nowhere else). */
+  fork(parent: PreviewSession, point: ForkPoint): SessionForkView {
+    const recorded = parent.forks?.find((f) => JSON.stringify(f.point) === JSON.stringify(point));
+    if (!recorded) {
+      throw { kind: "invalid_input", message: "The preview backend forks only where its recording did: before a compaction, or after the first item. The app forks anywhere." };
     }
-    if (output === undefined) throw { kind: "not_found", message: "That tool call has no output in the session." };
-    return { call_id: String(callId), output, chars: [...output].length };
+    if (!this.sessions.some((s) => s.view.summary.id === recorded.answer.session_id)) this.sessions.unshift(recorded.fork);
+    return recorded.answer;
   }
 
   /** One answer per command of the list: `tsc` fails on a missing, misspelt or mistyped one. */
@@ -191,7 +209,7 @@ class MockBackend {
         const summary: SessionListItem = { id, workspace: request.workspace, provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
         const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, held_elsewhere: false, record_count: 0 };
         const console = emptyConsoleView(id, this.active().compact_threshold, this.active().context_window ?? undefined);
-        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] }, console });
+        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] }, console, items: { v: 1, kind: "session_items", session_id: id, items: [] }, tool_outputs: {} });
         return summary;
       },
       rename_session: (request) => {
@@ -281,13 +299,9 @@ class MockBackend {
       ],
       compact_now: () => NOT_SUMMARISED,
       compact_up_to: () => NOT_SUMMARISED,
-      undo_compaction: (request) => undoCompaction(this.find(request.session_id)),
-      session_items: (request) => sessionItems(this.find(request.session_id)),
-      fork_session: (request) => {
-        const { fork, view } = forkSession(this.find(request.session_id), request.point, fakeId());
-        this.sessions.unshift(fork);
-        return view;
-      },
+      undo_compaction: (request) => this.undo(this.find(request.session_id)),
+      session_items: (request) => this.find(request.session_id).items,
+      fork_session: (request) => this.fork(this.find(request.session_id), request.point),
       pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
       pick_workspace: () => "/home/ana/projects/lighthouse",
       recent: () => ({ workspaces: [...new Set(this.sessions.map((s) => s.view.summary.workspace))] }),
@@ -305,7 +319,7 @@ class MockBackend {
       context_window: profile.context_window,
       reported_tokens: session.view.context_tokens,
       circuit_open: false,
-      undo_summary: undoableCompaction(session)?.summary.id ?? null,
+      undo_summary: session.undo ? (session.compaction_views[session.compaction_views.length - 1]?.summary.id ?? null) : null,
     };
   }
 

@@ -4,7 +4,7 @@
 // `actions.receive`, which applies the transcript updates Rust made.
 // Components select what they need with `useAppState(selector)`.
 import * as api from "../api/commands";
-import { toCommandFailure } from "../api/ipc";
+import { toCommandFailure } from "../api/commands";
 import type { ApprovalDecision, ExportFormat, Settings } from "../api/types";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { ForkPoint } from "../bindings/ForkPoint";
@@ -15,8 +15,7 @@ import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
 import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows } from "./console";
-import { applyLiveEvents } from "./live";
-import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
+import { applyLiveEvents, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
 
 export {
   createStore,

@@ -2,6 +2,7 @@
 // (`open_transcript` pages and the updates of a turn's live events), never
 // folded here. Everything in this file is pure.
 import type { EventEnvelope, TokenUsage } from "../api/types";
+import type { LiveEvent } from "../bindings/LiveEvent";
 import type { ToolEntry } from "../bindings/ToolEntry";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
@@ -169,4 +170,43 @@ export function outOfContext(entries: Entry[]): Map<string, string> {
 /** A message for a person, with raw item ids (UUIDs) said as "this item". */
 export function withoutIds(text: string): string {
   return text.replace(/\b(?:item\s+)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "this item");
+}
+
+// A turn's live events applied to the transcript. Rust sends streamed text gathered into batches of
+// about a frame (strata-app's `LiveBatcher`), so each batch is applied as it arrives, with no
+// second queue here.
+/**
+ * Applies live events in order, each at most once (by sequence number): the
+ * same transcript as applying them one by one, made with one copy of the entries.
+ */
+export function applyLiveEvents(t: Transcript, events: readonly LiveEvent[]): Transcript {
+  let lastSeq = t.lastSeq;
+  const updates: TranscriptUpdate[] = [];
+  const debug: EventEnvelope[] = [];
+  const next: Partial<Transcript> = {};
+  for (const { envelope, updates: made } of events) {
+    if (envelope.seq <= lastSeq) continue;
+    lastSeq = envelope.seq;
+    updates.push(...made);
+    const { event } = envelope;
+    if (event.family === "mainline") {
+      if (event.event.kind === "turn_started") next.runningTurn = event.event.turn_id;
+      if (event.event.kind === "turn_finished") next.runningTurn = null;
+    } else {
+      debug.push(envelope);
+      if (event.event.kind === "usage_reported") {
+        next.last_usage = event.event.usage;
+        next.context_tokens = event.event.context_tokens ?? contextTokensOf(event.event.usage);
+        next.threshold = event.event.threshold;
+      }
+    }
+  }
+  if (lastSeq === t.lastSeq) return t;
+  return {
+    ...t,
+    ...next,
+    lastSeq,
+    entries: applyUpdates(t.entries, updates),
+    debugEvents: debug.length > 0 ? [...t.debugEvents, ...debug] : t.debugEvents,
+  };
 }

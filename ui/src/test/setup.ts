@@ -28,6 +28,10 @@ beforeAll(async () => {
     const height = viewport(this) ? 800 : 40;
     return { x: 0, y: 0, top: 0, left: 0, bottom: height, right: 800, width: 800, height, toJSON: () => ({}) };
   };
+  // jsdom's Range has no layout either; the find bar measures its current match's range.
+  if (typeof Range !== "undefined" && !Range.prototype.getBoundingClientRect) {
+    Range.prototype.getBoundingClientRect = () => ({ x: 0, y: 0, top: 0, left: 0, bottom: 20, right: 100, width: 100, height: 20, toJSON: () => ({}) });
+  }
   // A scroller is as tall as its content (the virtualiser sizes its inner box).
   Object.defineProperty(HTMLElement.prototype, "scrollHeight", {
     configurable: true,

@@ -40,12 +40,21 @@ mod tests {
 
     use super::GROUP_SOURCES;
 
-    /// The names of the public methods a source defines in `impl` blocks
-    /// (four-space indented `pub fn` / `pub async fn`).
+    /// The names of the public methods a source defines in `impl App`
+    /// blocks (four-space indented `pub fn` / `pub async fn`).
     fn public_methods(source: &str) -> Vec<String> {
+        let mut in_app = false;
         source
             .lines()
             .filter_map(|line| {
+                if line.starts_with("impl App") {
+                    in_app = true;
+                } else if line.starts_with('}') {
+                    in_app = false;
+                }
+                if !in_app {
+                    return None;
+                }
                 let rest = line.strip_prefix("    pub ")?;
                 let rest = rest.strip_prefix("async ").unwrap_or(rest);
                 let rest = rest.strip_prefix("fn ")?;

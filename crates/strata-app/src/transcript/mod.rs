@@ -1,26 +1,24 @@
 //! The conversation's transcript: opened in pages (newest first, older ones
 //! as the person scrolls up), tool outputs in full only when a card is
 //! expanded, and a turn's live events turned into updates of the same
-//! entries ([`TranscriptFeed`]). Both come from [`fold`]'s one conversion.
+//! entries, sent in batches of about a frame ([`feed`]). Both come from
+//! [`fold`]'s one conversion.
 
-pub mod batch;
+pub mod feed;
 pub mod fold;
 pub mod tail;
 pub mod text;
 
-use strata_core::agent::EventHandler;
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, EventEnvelope, LiveBatch, LiveEvent, Record, RecordBody, ResponseItem,
-    Role, SessionId, TranscriptEntry, TranscriptPage, TurnId,
+    CONTRACT_FORMAT_VERSION, Record, RecordBody, ResponseItem, Role, SessionId, TranscriptEntry,
+    TranscriptPage, TurnId,
 };
-use tokio::time::Instant;
 
-pub use batch::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher};
+pub use feed::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher, TranscriptFeed};
 pub use fold::{
     TranscriptFold, compaction_id, from_read, from_records, preview, recovery_notices, tool_id,
 };
 
-use crate::App;
 use crate::error::{AppResult, invalid_input, not_found};
 
 /// Entries per page when the caller does not say.
@@ -235,66 +233,6 @@ pub fn tool_output(records: &[Record], call_id: &str) -> Option<String> {
         }
     }
     found
-}
-
-impl App {}
-
-/// An event sink that sends each event with the transcript updates it
-/// makes, streamed text gathered into batches of about a frame
-/// ([`LiveBatcher`]): the agent's order, nothing dropped, and every held
-/// event sent by the time the turn's work returns.
-pub struct TranscriptFeed<F> {
-    fold: TranscriptFold,
-    batcher: LiveBatcher,
-    /// The debug console's updates, when the front end shows one.
-    console: Option<crate::console::ConsoleTail>,
-    send: F,
-}
-
-impl<F: FnMut(LiveBatch) + Send> TranscriptFeed<F> {
-    pub fn new(send: F) -> Self {
-        Self {
-            fold: TranscriptFold::live(),
-            batcher: LiveBatcher::default(),
-            console: None,
-            send,
-        }
-    }
-
-    /// Each event also carries what it changed in an open debug console.
-    pub fn with_console(mut self, console: crate::console::ConsoleTail) -> Self {
-        self.console = Some(console);
-        self
-    }
-}
-
-impl<F: FnMut(LiveBatch) + Send> EventHandler for TranscriptFeed<F> {
-    async fn handle(&mut self, envelope: EventEnvelope) {
-        self.fold.apply_event(&envelope);
-        let updates = self.fold.take_updates();
-        let console = self
-            .console
-            .as_ref()
-            .and_then(|tail| tail.update(&envelope));
-        let event = LiveEvent {
-            envelope,
-            updates,
-            console,
-        };
-        if let Some(batch) = self.batcher.push(event, Instant::now()) {
-            (self.send)(batch);
-        }
-    }
-
-    fn flush_at(&self) -> Option<Instant> {
-        self.batcher.flush_at()
-    }
-
-    async fn flush(&mut self) {
-        if let Some(batch) = self.batcher.take() {
-            (self.send)(batch);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,14 +2,19 @@
 //! and everything the app's commands answer for them (the snapshot, the
 //! transcript, compaction views, rounds) and one live turn as the desktop
 //! receives it, recorded from the offline demo model into
-//! `ui/src/mock/library.json`. Nothing in the preview folds records.
+//! `ui/src/mock/library.json`. Nothing in the preview folds records or
+//! repeats a rule of Rust's: what the context commands that write (undo,
+//! fork) answered is recorded too, with the session as it was after them.
 //!
-//! This test writes the session files back and asks the commands again: a
-//! change to the conversion fails it until the fixture is regenerated with
+//! This test writes the session files back and asks the reading commands
+//! again (the writing ones stamp new ids and times, so their recorded
+//! answers are only read back): a change to the conversion fails it until
+//! the fixture is regenerated with
 //! `STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test transcript preview`.
 //! (A module of the `transcript` test binary, so `make test` links one
 //! binary less.)
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -20,8 +25,10 @@ use strata_app::App;
 use strata_app::transcript::{TranscriptFeed, TranscriptFold};
 use strata_core::StrataPaths;
 use strata_protocol::{
-    CompactNow, CompactionView, ConsoleView, GetCompactionViews, GetRoundRequests, LiveEvent,
-    OpenConsole, OpenSession, OpenTranscript, RoundPage, SessionId, SessionView, TranscriptEntry,
+    CommandError, CompactNow, CompactionUndoneView, CompactionView, ConsoleView, ForkPoint,
+    ForkSession, GetCompactionViews, GetRoundRequests, GetToolOutput, ListSessionItems, LiveEvent,
+    OpenConsole, OpenSession, RoundPage, SessionForkView, SessionId, SessionItems, SessionView,
+    ToolOutputText, TranscriptEntry, UndoCompaction,
 };
 
 const UPDATE_ENV: &str = "STRATA_UPDATE_FIXTURES";
@@ -45,6 +52,33 @@ struct PreviewSession {
     rounds: RoundPage,
     /// `open_console`'s answer, every log row.
     console: ConsoleView,
+    /// `session_items`' answer.
+    items: SessionItems,
+    /// `tool_output`'s answer for each tool card, by call id.
+    tool_outputs: BTreeMap<String, ToolOutputText>,
+    /// What `fork_session` answered at each point it was asked, with the
+    /// fork's own answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    forks: Vec<RecordedFork>,
+    /// What `undo_compaction` answered, when this session compacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    undo: Option<RecordedUndo>,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct RecordedFork {
+    point: ForkPoint,
+    answer: SessionForkView,
+    fork: PreviewSession,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct RecordedUndo {
+    answer: CompactionUndoneView,
+    /// The session's answers after the undo.
+    after: Box<PreviewSession>,
+    /// How a second undo was refused.
+    refusal: CommandError,
 }
 
 fn fixture_path() -> PathBuf {
@@ -60,6 +94,21 @@ fn app_in(home: &Path) -> Arc<App> {
 
 /// What the commands answer for a session.
 async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
+    let transcript = crate::whole_transcript(app, id).await;
+    let mut tool_outputs = BTreeMap::new();
+    for entry in &transcript {
+        if let TranscriptEntry::Tool(tool) = entry {
+            let output = app
+                .tool_output(GetToolOutput {
+                    session_id: id,
+                    call_id: tool.call_id.clone(),
+                })
+                .await;
+            if let Ok(output) = output {
+                tool_outputs.insert(tool.call_id.clone(), output);
+            }
+        }
+    }
     PreviewSession {
         view: app
             .open_session(OpenSession {
@@ -70,16 +119,7 @@ async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
             })
             .await
             .unwrap(),
-        transcript: app
-            .open_transcript(OpenTranscript {
-                session_id: id,
-                before: None,
-                at_item: None,
-                limit: Some(1_000),
-            })
-            .await
-            .unwrap()
-            .entries,
+        transcript,
         compaction_views: app
             .compaction_views(GetCompactionViews { session_id: id })
             .await
@@ -100,7 +140,64 @@ async fn answers(app: &Arc<App>, id: SessionId) -> PreviewSession {
             })
             .await
             .unwrap(),
+        items: app
+            .session_items(ListSessionItems { session_id: id })
+            .await
+            .unwrap(),
+        tool_outputs,
+        forks: Vec::new(),
+        undo: None,
     }
+}
+
+/// The forks the preview offers: before each compaction, and right after
+/// the first item the model sees.
+async fn record_forks(app: &Arc<App>, session: &mut PreviewSession) {
+    let id = session.view.summary.id;
+    let mut points: Vec<ForkPoint> = (1..=session.compaction_views.len())
+        .map(|number| ForkPoint::BeforeCompaction {
+            number: u32::try_from(number).unwrap(),
+        })
+        .collect();
+    if let Some(first) = session.view.context.first() {
+        points.push(ForkPoint::AtItem {
+            item_id: first.id(),
+        });
+    }
+    for point in points {
+        let answer = app
+            .fork_session(ForkSession {
+                session_id: id,
+                point: point.clone(),
+            })
+            .await
+            .unwrap();
+        let fork = answers(app, answer.session_id).await;
+        session.forks.push(RecordedFork {
+            point,
+            answer,
+            fork,
+        });
+    }
+}
+
+/// Undoes the session's latest compaction, then asks once more.
+async fn record_undo(app: &Arc<App>, session: &mut PreviewSession) {
+    let id = session.view.summary.id;
+    let answer = app
+        .undo_compaction(UndoCompaction { session_id: id })
+        .await
+        .unwrap();
+    let after = Box::new(answers(app, id).await);
+    let refusal = app
+        .undo_compaction(UndoCompaction { session_id: id })
+        .await
+        .unwrap_err();
+    session.undo = Some(RecordedUndo {
+        answer,
+        after,
+        refusal,
+    });
 }
 
 /// Records sessions on the demo model.
@@ -157,7 +254,12 @@ async fn record(home: &Path) -> PreviewLibrary {
             .unwrap();
             send(&app, id, "What is left to do?", TranscriptFeed::new(|_| {})).await;
         }
-        sessions.push(answers(&app, id).await);
+        let mut session = answers(&app, id).await;
+        record_forks(&app, &mut session).await;
+        if !session.compaction_views.is_empty() {
+            record_undo(&app, &mut session).await;
+        }
+        sessions.push(session);
     }
     PreviewLibrary {
         about: "Recorded from the offline demo model by crates/strata-app/tests/preview/mod.rs; regenerate with STRATA_UPDATE_FIXTURES=1 cargo test -p strata-app --test transcript preview".into(),
@@ -206,6 +308,8 @@ fn the_preview_library_is_what_the_commands_answer_for_its_sessions() {
             assert_eq!(fresh.console, session.console, "console");
             assert_eq!(fresh.view.context, session.view.context);
             assert_eq!(fresh.view.summary, session.view.summary);
+            assert_eq!(fresh.items, session.items, "session items");
+            assert_eq!(fresh.tool_outputs, session.tool_outputs, "tool outputs");
         }
     });
 

@@ -102,7 +102,6 @@ mod overflow;
 mod pins;
 mod probe;
 mod prompt;
-mod stream;
 mod turn;
 
 use std::path::Path;

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use strata_core::agent::DEFAULT_TURN_DEADLINE;
 
-use crate::http::HttpOptions;
+use crate::client::HttpOptions;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

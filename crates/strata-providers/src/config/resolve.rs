@@ -13,8 +13,8 @@ use strata_core::StrataPaths;
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
 use super::{ProviderKind, ProviderKindExt};
+use crate::client::HttpOptions;
 use crate::error::{ProviderError, Result};
-use crate::http::HttpOptions;
 use crate::keys::KeyStore;
 use crate::secret::ApiKey;
 

@@ -8,8 +8,8 @@ mod stream;
 use serde_json::Value;
 use strata_protocol::{ModelError, ModelRequest, ModelResponse};
 
-use crate::gateway::{HttpGateway, WireProtocol};
-use crate::http::{HttpClient, PreparedRequest};
+use crate::client::{HttpClient, PreparedRequest};
+use crate::http::{HttpGateway, WireProtocol};
 use crate::render::Endpoint;
 
 pub use request::{ResponsesRequest, render_request};

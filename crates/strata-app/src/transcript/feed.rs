@@ -1,16 +1,21 @@
-//! Live events gathered into batches for the webview. A model streaming
+//! A turn's live events on their way to the webview: [`TranscriptFeed`]
+//! folds each into the transcript updates it makes (and the console's) and
+//! gathers them into batches ([`LiveBatcher`]). A model streaming
 //! 2,000 text deltas a second would otherwise cost 2,000 IPC messages a
 //! second, each evaluated in the page on its own; a frame's worth of deltas
 //! travels as one [`LiveBatch`] instead. Only streamed text waits, and at
 //! most [`BATCH_WINDOW`]: every other event (a tool call, an approval
 //! request, the turn's end, an error) goes out at once, with the deltas
-//! before it, so nothing the person must act on is delayed. Pure: the
-//! caller says what time it is.
+//! before it, so nothing the person must act on is delayed. The batcher is
+//! pure: the caller says what time it is.
 
 use std::time::Duration;
 
-use strata_protocol::{AgentEvent, LiveBatch, LiveEvent, MainlineEvent};
+use strata_core::agent::EventHandler;
+use strata_protocol::{AgentEvent, EventEnvelope, LiveBatch, LiveEvent, MainlineEvent};
 use tokio::time::Instant;
+
+use super::TranscriptFold;
 
 /// How long the first held delta may wait: about one frame at 60 Hz.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(16);
@@ -62,6 +67,64 @@ impl LiveBatcher {
         Some(LiveBatch {
             events: std::mem::take(&mut self.held),
         })
+    }
+}
+
+/// An event sink that sends each event with the transcript updates it
+/// makes, streamed text gathered into batches of about a frame
+/// ([`LiveBatcher`]): the agent's order, nothing dropped, and every held
+/// event sent by the time the turn's work returns.
+pub struct TranscriptFeed<F> {
+    fold: TranscriptFold,
+    batcher: LiveBatcher,
+    /// The debug console's updates, when the front end shows one.
+    console: Option<crate::console::ConsoleTail>,
+    send: F,
+}
+
+impl<F: FnMut(LiveBatch) + Send> TranscriptFeed<F> {
+    pub fn new(send: F) -> Self {
+        Self {
+            fold: TranscriptFold::live(),
+            batcher: LiveBatcher::default(),
+            console: None,
+            send,
+        }
+    }
+
+    /// Each event also carries what it changed in an open debug console.
+    pub fn with_console(mut self, console: crate::console::ConsoleTail) -> Self {
+        self.console = Some(console);
+        self
+    }
+}
+
+impl<F: FnMut(LiveBatch) + Send> EventHandler for TranscriptFeed<F> {
+    async fn handle(&mut self, envelope: EventEnvelope) {
+        self.fold.apply_event(&envelope);
+        let updates = self.fold.take_updates();
+        let console = self
+            .console
+            .as_ref()
+            .and_then(|tail| tail.update(&envelope));
+        let event = LiveEvent {
+            envelope,
+            updates,
+            console,
+        };
+        if let Some(batch) = self.batcher.push(event, Instant::now()) {
+            (self.send)(batch);
+        }
+    }
+
+    fn flush_at(&self) -> Option<Instant> {
+        self.batcher.flush_at()
+    }
+
+    async fn flush(&mut self) {
+        if let Some(batch) = self.batcher.take() {
+            (self.send)(batch);
+        }
     }
 }
 

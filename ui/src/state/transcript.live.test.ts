@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { SessionView } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { ConsoleView } from "../bindings/ConsoleView";
-import { applyLiveEvents } from "./live";
 import { createActions, createStore, initialState, type AppState } from "./store";
-import type { Transcript } from "./transcript";
+import { applyLiveEvents, type Transcript } from "./transcript";
 
 const SESSION = "0193a1b2-c3d4-7e5f-8a9b-000000000a01";
 const view = { summary: { id: SESSION }, records: [], context: [], threshold: 8000, live: true, record_count: 0 } as unknown as SessionView;
