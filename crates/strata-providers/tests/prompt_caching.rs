@@ -59,6 +59,31 @@ fn breakpoints(body: &Value) -> Vec<(String, Value)> {
     found
 }
 
+/// The characters of tools, system and messages up to and including the
+/// block at `at` (a `/system/0`, `/tools/N` or `/messages/N/content/M`
+/// pointer), as the renderer estimates them.
+fn prefix_chars(body: &Value, at: &str) -> usize {
+    let len = |value: &Value| serde_json::to_string(value).unwrap().len();
+    let tools: usize = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(len)
+        .sum();
+    if at.starts_with("/tools/") {
+        return tools;
+    }
+    let head = tools + len(&without_breakpoints(body)["system"]);
+    let Some(rest) = at.strip_prefix("/messages/") else {
+        return head;
+    };
+    let index: usize = rest.split('/').next().unwrap().parse().unwrap();
+    head + body["messages"].as_array().unwrap()[..index]
+        .iter()
+        .map(len)
+        .sum::<usize>()
+}
+
 fn pointers(body: &Value) -> Vec<String> {
     breakpoints(body).into_iter().map(|(at, _)| at).collect()
 }
@@ -135,8 +160,24 @@ async fn anthropic_breakpoints_are_never_more_than_four() {
             let count = breakpoints(&body).len();
             assert!(count <= MAX_BREAKPOINTS, "round {round}: {count}");
             assert!(count >= 1, "round {round} caches nothing");
+            // Each marks a prefix past Sonnet's 1,024-token minimum.
+            for at in pointers(&body) {
+                let chars = prefix_chars(&body, &at);
+                assert!(
+                    chars / 4 >= 1024,
+                    "round {round}: {at} closes {chars} chars"
+                );
+            }
         }
     }
+}
+
+#[tokio::test]
+async fn anthropic_marks_only_a_sessions_rounds() {
+    let mut summary = round_request(SONNET, 3, true);
+    summary.session_id = None;
+    let body = anthropic_body(summary, CacheTtl::FiveMinutes).await;
+    assert!(breakpoints(&body).is_empty(), "{body}");
 }
 
 #[tokio::test]

@@ -14,6 +14,10 @@
 //! 4. the end of the tool definitions when a system prompt follows them, so
 //!    a changed system prompt still finds the tools cached.
 //!
+//! Only a session's rounds are marked: a request outside one (a compaction
+//! summary, a connection test) is sent once, so a cache write (billed above
+//! the base input rate) would never be read.
+//!
 //! A breakpoint whose prefix is below the model's minimum cacheable size
 //! ([`anthropic_min_cacheable_tokens`]) is not sent. Sizes are estimated as
 //! the serialized JSON's characters ÷ 4 (no Claude tokenizer is embedded).
@@ -51,6 +55,9 @@ impl CacheControl {
 
 /// Marks `body`'s breakpoints as the module says, for `model`'s minimum.
 pub(super) fn place_breakpoints(body: &mut MessagesRequest<'_>, model: &str, ttl: CacheTtl) {
+    if !body.in_session {
+        return;
+    }
     let control = CacheControl::new(ttl);
     let minimum = anthropic_min_cacheable_tokens(model);
     let caches = |chars: usize| u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX) >= minimum;

@@ -22,6 +22,9 @@ pub struct MessagesRequest<'a> {
     pub(super) tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
+    /// Whether the request is a round of a session (and so worth caching).
+    #[serde(skip)]
+    pub(super) in_session: bool,
 }
 
 /// The system prompt: plain text, or one text block when it carries a
@@ -187,6 +190,7 @@ pub fn render_request(
         stream,
         tools,
         tool_choice,
+        in_session: request.session_id.is_some(),
     };
     place_breakpoints(&mut body, &request.model, ttl);
     body
