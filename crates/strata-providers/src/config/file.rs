@@ -12,6 +12,11 @@
 //! context_window = 400000
 //! max_output_tokens = 32000
 //! compaction_threshold = 300000
+//! store = false                 # openai-responses: let the server keep responses (default false)
+//!
+//! [profiles.claude]
+//! kind = "anthropic"
+//! cache_ttl = "1h"              # prompt-cache TTL: "5m" (default) or "1h"
 //!
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
