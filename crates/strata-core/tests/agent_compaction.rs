@@ -62,6 +62,8 @@ async fn compacts_history_once_reported_usage_crosses_the_threshold_and_the_next
     assert_eq!(labels(&requests[1].input), ["system", "summary", "user"]);
     let summary_requests = harness.gateway.summary_requests();
     assert_eq!(summary_requests.len(), 1);
+    // A one-off summary call is not one of the session's rounds.
+    assert_eq!(summary_requests[0].session_id, None);
     let ResponseItem::Message(transcript) = &summary_requests[0].input[1] else {
         panic!("no transcript")
     };
