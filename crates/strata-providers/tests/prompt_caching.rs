@@ -173,6 +173,27 @@ async fn anthropic_breakpoints_are_never_more_than_four() {
 }
 
 #[tokio::test]
+async fn anthropic_caches_large_tools_on_their_own_ahead_of_the_system_prompt() {
+    let mut request = round_request(SONNET, 2, true);
+    request.tools[1].description = "Run one command; quote paths. ".repeat(160);
+    let body = anthropic_body(request.clone(), CacheTtl::FiveMinutes).await;
+    assert_eq!(
+        pointers(&body),
+        [
+            "/tools/1",
+            "/system/0",
+            "/messages/0/content/0",
+            "/messages/2/content/0"
+        ]
+    );
+    // Without a system prompt the tools' breakpoint is the first one.
+    request.input.remove(0);
+    let body = anthropic_body(request, CacheTtl::FiveMinutes).await;
+    assert_eq!(pointers(&body)[0], "/tools/1");
+    assert!(body.get("system").is_none());
+}
+
+#[tokio::test]
 async fn anthropic_marks_only_a_sessions_rounds() {
     let mut summary = round_request(SONNET, 3, true);
     summary.session_id = None;
