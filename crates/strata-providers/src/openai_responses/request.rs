@@ -40,10 +40,10 @@ pub struct ResponsesRequest<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum InputItem<'a> {
     /// The API's `EasyInputMessage`: user, developer and system text as an
-    /// `input_text` part, assistant text echoed back as a plain string (the
-    /// only shape both it and `OutputMessage`, which needs the server's `id`
-    /// and `status`, leave open for an echo: `input_text` is refused for the
-    /// assistant role).
+    /// `input_text` part; assistant text echoed back as a plain string.
+    /// (Its content parts are input types, which the API refuses for the
+    /// assistant role, and the other shape, `OutputMessage`, needs the
+    /// server's `id` and `status`.)
     Message {
         role: &'static str,
         content: Content,
