@@ -341,6 +341,10 @@ fn profile_config(
         profile.max_output_tokens = same_kind
             .filter(|p| p.model.as_deref() == Some(model))
             .and_then(|p| p.max_output_tokens);
+        // Caching and storage choices have no field in the form: kept as
+        // the file has them.
+        profile.cache_ttl = same_kind.and_then(|p| p.cache_ttl);
+        profile.store = same_kind.and_then(|p| p.store);
     }
     profile.base_url = base_url;
     profile.context_window = view.context_window;

@@ -62,6 +62,8 @@ async fn compacts_history_once_reported_usage_crosses_the_threshold_and_the_next
     assert_eq!(labels(&requests[1].input), ["system", "summary", "user"]);
     let summary_requests = harness.gateway.summary_requests();
     assert_eq!(summary_requests.len(), 1);
+    // A one-off summary call is not one of the session's rounds.
+    assert_eq!(summary_requests[0].session_id, None);
     let ResponseItem::Message(transcript) = &summary_requests[0].input[1] else {
         panic!("no transcript")
     };
@@ -87,7 +89,7 @@ async fn compacts_history_once_reported_usage_crosses_the_threshold_and_the_next
     assert_eq!(meta.threshold, Some(1_000));
     assert_eq!((meta.removed, meta.kept), (2, 2));
     assert_eq!(meta.summarizer_model, "summarizer-1");
-    assert_eq!(meta.summarizer_usage, Some(usage(900, 60)));
+    assert_eq!(meta.summarizer_usage.as_deref(), Some(&usage(900, 60)));
     assert!(meta.reason.contains("1150"), "{}", meta.reason);
     assert_eq!(
         requests[1].input[1],

@@ -80,6 +80,8 @@ async fn a_turn_runs_the_tools_commits_each_round_and_reopens_to_the_same_histor
         ["system", "user", "call", "output"]
     );
     assert_eq!(requests[0].model, "model-1");
+    // Every round names the session (providers key their prompt cache on it).
+    assert!(requests.iter().all(|r| r.session_id == Some(agent.id())));
     assert_eq!(requests[0].tool_choice, Some(ToolChoice::Auto));
     assert_eq!(requests[0].tools.len(), 6);
     assert_eq!(output_of(&requests[1].input, "c1"), "alpha\nbeta\n");

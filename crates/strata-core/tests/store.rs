@@ -45,7 +45,7 @@ fn summary_for(session: &LiveSession, text: &str) -> CompactionSummary {
             removed: plan.removed() as u32,
             kept: plan.kept() as u32,
             summarizer_model: "gpt-5.4-mini".into(),
-            summarizer_usage: Some(usage(7000, 200)),
+            summarizer_usage: Some(Box::new(usage(7000, 200))),
             duration_ms: 1500,
         },
     }

@@ -324,6 +324,9 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
             usage: TokenUsage {
                 input_tokens: Some(input),
                 cached_input_tokens: Some(input / 2),
+                cache_write_input_tokens: None,
+                cache_write_5m_input_tokens: None,
+                cache_write_1h_input_tokens: None,
                 output_tokens: Some(rng.u64(50..900)),
                 reasoning_output_tokens: None,
                 total_tokens: None,

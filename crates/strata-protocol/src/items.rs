@@ -130,8 +130,10 @@ pub struct CompactionMetadata {
     /// Items in the history both before and after.
     pub kept: u32,
     pub summarizer_model: String,
+    /// Boxed: most items are not summaries, and every item is as large as
+    /// the largest kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summarizer_usage: Option<TokenUsage>,
+    pub summarizer_usage: Option<Box<TokenUsage>>,
     pub duration_ms: u64,
 }
 
@@ -276,10 +278,10 @@ mod tests {
                 removed: 5,
                 kept: 2,
                 summarizer_model: "gpt-5.4".into(),
-                summarizer_usage: Some(TokenUsage {
+                summarizer_usage: Some(Box::new(TokenUsage {
                     input_tokens: Some(900),
                     ..TokenUsage::default()
-                }),
+                })),
                 duration_ms: 1200,
             },
         });

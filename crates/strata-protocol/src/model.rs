@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::ids::SessionId;
 use crate::items::ResponseItem;
 use crate::usage::TokenUsage;
 
@@ -38,6 +39,11 @@ pub struct ModelRequest {
     pub tool_choice: Option<ToolChoice>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u32>,
+    /// The session the request belongs to, when it is a round of one:
+    /// providers derive a stable, non-reversible prompt-cache key from it
+    /// (OpenAI's `prompt_cache_key`). Never sent as is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<SessionId>,
 }
 
 /// Why a response ended.

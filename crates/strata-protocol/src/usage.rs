@@ -15,6 +15,19 @@ pub struct TokenUsage {
     /// The part of `input_tokens` served from the provider's cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input_tokens: Option<u64>,
+    /// The part of `input_tokens` written to the provider's cache this round
+    /// (Anthropic's `cache_creation_input_tokens`), billed above the base
+    /// input rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_input_tokens: Option<u64>,
+    /// Of `cache_write_input_tokens`, those written with the 5-minute TTL,
+    /// where the provider reports the split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_5m_input_tokens: Option<u64>,
+    /// Of `cache_write_input_tokens`, those written with the 1-hour TTL,
+    /// where the provider reports the split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h_input_tokens: Option<u64>,
     /// Output tokens, reasoning included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
@@ -38,6 +51,18 @@ impl TokenUsage {
         }
         add(&mut self.input_tokens, other.input_tokens);
         add(&mut self.cached_input_tokens, other.cached_input_tokens);
+        add(
+            &mut self.cache_write_input_tokens,
+            other.cache_write_input_tokens,
+        );
+        add(
+            &mut self.cache_write_5m_input_tokens,
+            other.cache_write_5m_input_tokens,
+        );
+        add(
+            &mut self.cache_write_1h_input_tokens,
+            other.cache_write_1h_input_tokens,
+        );
         add(&mut self.output_tokens, other.output_tokens);
         add(
             &mut self.reasoning_output_tokens,
@@ -66,6 +91,9 @@ mod tests {
         let usage = TokenUsage {
             input_tokens: Some(1200),
             cached_input_tokens: Some(1000),
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: Some(34),
             reasoning_output_tokens: Some(20),
             total_tokens: Some(9999),
@@ -90,6 +118,38 @@ mod tests {
             ..TokenUsage::default()
         };
         assert_eq!(usage.context_tokens(), Some(7));
+    }
+
+    #[test]
+    fn usage_written_before_cache_writes_were_recorded_still_reads() {
+        let old = r#"{"input_tokens":4870,"cached_input_tokens":2816,"output_tokens":310,"reasoning_output_tokens":128,"total_tokens":5180}"#;
+        let usage: TokenUsage = serde_json::from_str(old).unwrap();
+        assert_eq!(usage.cached_input_tokens, Some(2816));
+        assert_eq!(usage.cache_write_input_tokens, None);
+        assert_eq!(usage.cache_write_1h_input_tokens, None);
+        // And writes back byte for byte.
+        assert_eq!(serde_json::to_string(&usage).unwrap(), old);
+    }
+
+    #[test]
+    fn cache_writes_accumulate_with_their_ttl_split() {
+        let round = TokenUsage {
+            input_tokens: Some(2000),
+            cache_write_input_tokens: Some(1500),
+            cache_write_5m_input_tokens: Some(1000),
+            cache_write_1h_input_tokens: Some(500),
+            ..TokenUsage::default()
+        };
+        let mut total = TokenUsage::default();
+        total.accumulate(&round);
+        total.accumulate(&TokenUsage {
+            cache_write_input_tokens: Some(10),
+            ..TokenUsage::default()
+        });
+        assert_eq!(total.cache_write_input_tokens, Some(1510));
+        assert_eq!(total.cache_write_5m_input_tokens, Some(1000));
+        assert_eq!(total.cache_write_1h_input_tokens, Some(500));
+        assert_eq!(total.cached_input_tokens, None);
     }
 
     #[test]

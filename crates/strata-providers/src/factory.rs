@@ -7,6 +7,7 @@ use std::sync::Arc;
 use strata_core::agent::{AgentConfig, AgentParts, ApprovalBroker, EventReceiver, event_channel};
 use strata_core::{ModelGateway, SessionApprovals, ToolConfig, ToolRegistry};
 
+use crate::cache::CacheOptions;
 use crate::client::{HttpClient, HttpOptions};
 use crate::config::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, OPENAI_API_KEY_ENV, ProviderKind, ProviderProfile,
@@ -14,7 +15,7 @@ use crate::config::{
 };
 use crate::demo::DemoModel;
 use crate::error::ProviderError;
-use crate::probe::http_gateway;
+use crate::probe::http_gateway_with;
 use crate::render::Endpoint;
 
 /// The gateway `resolved` names, with its transport settings (the config's
@@ -43,7 +44,17 @@ pub fn gateway_with(
     let endpoint = Endpoint::new(base_url, resolved.api_key.clone());
     // The Messages API requires an output limit on every request.
     let max_tokens = u32::try_from(profile.max_output_tokens).unwrap_or(u32::MAX);
-    Ok(http_gateway(profile.kind, client, endpoint, max_tokens))
+    let cache = CacheOptions {
+        ttl: profile.cache_ttl,
+        store: profile.store,
+    };
+    Ok(http_gateway_with(
+        profile.kind,
+        client,
+        endpoint,
+        max_tokens,
+        cache,
+    ))
 }
 
 /// The agent settings a profile implies: its provider kind and model, its
@@ -133,6 +144,7 @@ mod tests {
             tools: Vec::new(),
             tool_choice: None,
             max_output_tokens: None,
+            session_id: None,
         };
         let events: Vec<_> = gateway.stream_response(request).collect().await;
         assert!(

@@ -10,6 +10,7 @@ pub mod keys;
 mod secret;
 
 pub mod anthropic;
+mod cache;
 pub mod chat;
 mod classify;
 mod client;
@@ -24,6 +25,7 @@ pub mod sse;
 mod wire;
 
 pub use anthropic::AnthropicGateway;
+pub use cache::{CacheOptions, CacheTtl, anthropic_min_cacheable_tokens, prompt_cache_key};
 pub use chat::{ChatCompletionsGateway, MaxTokensField};
 pub use classify::redact;
 pub use client::{HttpClient, HttpOptions};

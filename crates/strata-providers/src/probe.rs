@@ -13,6 +13,7 @@ use strata_core::ModelGateway;
 use strata_protocol::{ModelError, ModelRequest, ProviderKind, ResponseItem};
 
 use crate::anthropic::{ANTHROPIC_VERSION, AnthropicGateway};
+use crate::cache::CacheOptions;
 use crate::chat::ChatCompletionsGateway;
 use crate::client::{HttpClient, HttpOptions, PreparedRequest};
 use crate::demo::DemoModel;
@@ -45,12 +46,27 @@ pub fn http_gateway(
     endpoint: Endpoint,
     max_tokens: u32,
 ) -> Arc<dyn ModelGateway> {
+    http_gateway_with(kind, client, endpoint, max_tokens, CacheOptions::default())
+}
+
+/// [`http_gateway`] with a profile's caching and storage choices.
+pub fn http_gateway_with(
+    kind: ProviderKind,
+    client: HttpClient,
+    endpoint: Endpoint,
+    max_tokens: u32,
+    cache: CacheOptions,
+) -> Arc<dyn ModelGateway> {
     match kind {
-        ProviderKind::OpenaiResponses => Arc::new(OpenAiResponsesGateway::new(client, endpoint)),
-        ProviderKind::OpenaiChat => Arc::new(ChatCompletionsGateway::new(client, endpoint)),
-        ProviderKind::Anthropic => {
-            Arc::new(AnthropicGateway::new(client, endpoint).with_default_max_tokens(max_tokens))
+        ProviderKind::OpenaiResponses => {
+            Arc::new(OpenAiResponsesGateway::new(client, endpoint).with_store(cache.store))
         }
+        ProviderKind::OpenaiChat => Arc::new(ChatCompletionsGateway::new(client, endpoint)),
+        ProviderKind::Anthropic => Arc::new(
+            AnthropicGateway::new(client, endpoint)
+                .with_default_max_tokens(max_tokens)
+                .with_cache_ttl(cache.ttl),
+        ),
         ProviderKind::Demo => Arc::new(DemoModel::new()),
     }
 }
@@ -97,6 +113,7 @@ pub async fn test_connection(
             tools: Vec::new(),
             tool_choice: None,
             max_output_tokens: Some(limit),
+            session_id: None,
         })
         .await?;
     Ok(started.elapsed())

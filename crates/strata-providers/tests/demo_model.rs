@@ -48,6 +48,7 @@ fn request(input: Vec<ResponseItem>) -> ModelRequest {
         tools: tools(),
         tool_choice: Some(ToolChoice::Auto),
         max_output_tokens: None,
+        session_id: None,
     }
 }
 
@@ -412,6 +413,7 @@ fn summary_request(input: Vec<ResponseItem>) -> ModelRequest {
         tools: Vec::new(),
         tool_choice: None,
         max_output_tokens: None,
+        session_id: None,
     }
 }
 

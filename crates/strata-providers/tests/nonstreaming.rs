@@ -52,6 +52,9 @@ async fn responses_non_streaming_body_parses_with_cached_and_reasoning_tokens() 
         Some(TokenUsage {
             input_tokens: Some(7243),
             cached_input_tokens: Some(3072),
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: Some(423),
             reasoning_output_tokens: Some(58),
             total_tokens: Some(7666),
@@ -86,6 +89,9 @@ async fn chat_non_streaming_body_parses_with_usage() {
         Some(TokenUsage {
             input_tokens: Some(16),
             cached_input_tokens: Some(0),
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: Some(363),
             reasoning_output_tokens: Some(0),
             total_tokens: Some(379),
@@ -115,6 +121,9 @@ async fn anthropic_non_streaming_body_parses_with_normalised_usage() {
         Some(TokenUsage {
             input_tokens: Some(12),
             cached_input_tokens: Some(0),
+            cache_write_input_tokens: Some(0),
+            cache_write_5m_input_tokens: Some(0),
+            cache_write_1h_input_tokens: Some(0),
             output_tokens: Some(29),
             reasoning_output_tokens: None,
             total_tokens: None,

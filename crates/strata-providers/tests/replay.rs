@@ -159,7 +159,7 @@ fn expected(wire: &Wire, path: &str) -> Outcome {
                 r#"{"elements": [{"location": "San Francisco", "temperature": 58, "condition": "sunny"}]}"#,
             ),
             // message_delta repeats input 849 and the cache fields; output 47.
-            usage(Some(849), Some(0), Some(47), None, None),
+            anthropic_usage(849, 0, 0, Some((0, 0)), 47),
             finished(StopReason::ToolUse),
         ]),
         "anthropic/claude-sonnet-4-5_tool-use-no-args.sse" => ok(vec![
@@ -168,7 +168,7 @@ fn expected(wire: &Wire, path: &str) -> Outcome {
         started("toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList"),
             // A single empty input_json_delta: no delta event, arguments {}.
             done("toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList", "{}"),
-            usage(Some(565), Some(0), Some(48), None, None),
+            anthropic_usage(565, 0, 0, Some((0, 0)), 48),
             finished(StopReason::ToolUse),
         ]),
         "anthropic/sdk-python_max-tokens-truncated-tool-json.sse" => ok(vec![
@@ -186,7 +186,7 @@ fn expected(wire: &Wire, path: &str) -> Outcome {
                 name: "make_file".into(),
                 partial_arguments: "{\"filename\": \"taxes.txt\", \"lines_of_text\": [\n\"# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s\",\n\"\",\n\"## INTRODUCTION\",\n\"\",\n\"Filing taxes".into(),
             },
-            usage(Some(450), Some(0), Some(124), None, None),
+            anthropic_usage(450, 0, 0, None, 124),
             finished(StopReason::MaxTokens),
         ]),
         "anthropic/sdk-python_text-then-tool-use.sse" => ok(vec![
@@ -199,7 +199,7 @@ fn expected(wire: &Wire, path: &str) -> Outcome {
         args("toolu_01NRLabsLyVHZPKxbKvkfSMn", "is\"}"),
             done("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", r#"{"location": "Paris"}"#),
             // Older shape: message_delta carries output_tokens only.
-            usage(Some(377), Some(0), Some(65), None, None),
+            anthropic_usage(377, 0, 0, None, 65),
             finished(StopReason::ToolUse),
         ]),
         "chat-completions/anthropic-openai-compat_tool-call-index1_no-usage.sse" => ok(vec![

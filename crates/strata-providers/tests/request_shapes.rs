@@ -11,7 +11,7 @@ use strata_core::ModelGateway;
 use strata_protocol::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
     FunctionCall, FunctionCallOutput, ItemId, Message, ModelRequest, ReasoningItem, ResponseItem,
-    Role, ToolChoice, ToolSpec,
+    Role, ToolChoice,
 };
 use strata_providers::{
     AnthropicGateway, ChatCompletionsGateway, MaxTokensField, OpenAiResponsesGateway,
@@ -72,32 +72,11 @@ fn request() -> ModelRequest {
     ModelRequest {
         model: "test-model".into(),
         input: history(),
-        tools: vec![ToolSpec {
-            name: "read_file".into(),
-            description: "Read a file in the workspace.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            }),
-        }],
+        tools: vec![support::histories::read_file_tool()],
         tool_choice: Some(ToolChoice::Auto),
         max_output_tokens: Some(4096),
+        session_id: None,
     }
-}
-
-/// Sends `request` through `gateway` to a local server and returns the one
-/// request the server saw.
-async fn sent(
-    make: impl FnOnce(&TestServer) -> Box<dyn ModelGateway>,
-    request: ModelRequest,
-) -> Received {
-    let server = TestServer::start(vec![Reply::status(400, "{}")]).await;
-    let gateway = make(&server);
-    let _ = collect(gateway.stream_response(request)).await;
-    let mut received = server.received();
-    assert_eq!(received.len(), 1);
-    received.remove(0)
 }
 
 fn responses(server: &TestServer) -> Box<dyn ModelGateway> {

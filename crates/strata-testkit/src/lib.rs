@@ -28,6 +28,8 @@ pub const SKIP_LOG_VAR: &str = "STRATA_SKIP_LOG";
 pub const SKIP_PREFIX: &str = "SKIPPED (no ../shared): ";
 /// The recorded provider streams, inside the shared folder.
 pub const WIRE: &str = "fixtures/wire";
+/// The providers' published request-body schemas, inside the shared folder.
+pub const API: &str = "fixtures/api";
 
 /// The workspace root (the folder holding `crates/`).
 pub fn workspace_root() -> PathBuf {

@@ -18,4 +18,9 @@ removed: number,
 /**
  * Items in the history both before and after.
  */
-kept: number, summarizer_model: string, summarizer_usage?: TokenUsage | null, duration_ms: number, };
+kept: number, summarizer_model: string, 
+/**
+ * Boxed: most items are not summaries, and every item is as large as
+ * the largest kind.
+ */
+summarizer_usage?: TokenUsage | null, duration_ms: number, };

@@ -15,6 +15,22 @@ input_tokens?: number | null,
  */
 cached_input_tokens?: number | null, 
 /**
+ * The part of `input_tokens` written to the provider's cache this round
+ * (Anthropic's `cache_creation_input_tokens`), billed above the base
+ * input rate.
+ */
+cache_write_input_tokens?: number | null, 
+/**
+ * Of `cache_write_input_tokens`, those written with the 5-minute TTL,
+ * where the provider reports the split.
+ */
+cache_write_5m_input_tokens?: number | null, 
+/**
+ * Of `cache_write_input_tokens`, those written with the 1-hour TTL,
+ * where the provider reports the split.
+ */
+cache_write_1h_input_tokens?: number | null, 
+/**
  * Output tokens, reasoning included.
  */
 output_tokens?: number | null, 

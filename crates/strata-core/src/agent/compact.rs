@@ -238,7 +238,7 @@ impl Agent {
                 removed: u32::try_from(plan.removed()).unwrap_or(u32::MAX),
                 kept: u32::try_from(plan.kept()).unwrap_or(u32::MAX),
                 summarizer_model: model,
-                summarizer_usage: usage,
+                summarizer_usage: usage.map(Box::new),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             },
         };

@@ -359,7 +359,7 @@ impl Agent {
                 removed: u32::try_from(items.len() - kept_count).unwrap_or(u32::MAX),
                 kept: u32::try_from(kept_count).unwrap_or(u32::MAX),
                 summarizer_model,
-                summarizer_usage: usage,
+                summarizer_usage: usage.map(Box::new),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             },
         };
@@ -402,7 +402,7 @@ impl Agent {
                     trigger: cause.trigger,
                     dropped: dropped.clone(),
                     message: message.clone(),
-                    summarizer_usage: record.summary.metadata.summarizer_usage.clone(),
+                    summarizer_usage: record.summary.metadata.summarizer_usage.as_deref().cloned(),
                 }))?;
             // Counted toward the circuit like a failed summary, and the
             // span named, so the same plan is not paid for again.

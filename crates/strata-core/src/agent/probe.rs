@@ -31,6 +31,7 @@ impl Agent {
             tools,
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
+            session_id: None,
         };
         tokio::select! {
             biased;

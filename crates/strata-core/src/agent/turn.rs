@@ -300,6 +300,7 @@ impl Agent {
             tools,
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
+            session_id: Some(self.session.id()),
         };
         // Base sessions write today's round records exactly.
         let estimated = (self.policy() != CompactionPolicy::Base)

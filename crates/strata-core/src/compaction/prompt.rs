@@ -108,5 +108,6 @@ pub(crate) fn summary_request(
         tools: Vec::new(),
         tool_choice: None,
         max_output_tokens: None,
+        session_id: None,
     }
 }

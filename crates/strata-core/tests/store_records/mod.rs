@@ -76,6 +76,9 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             usage: TokenUsage {
                 input_tokens: Some(1200),
                 cached_input_tokens: Some(1000),
+                cache_write_input_tokens: None,
+                cache_write_5m_input_tokens: None,
+                cache_write_1h_input_tokens: None,
                 output_tokens: Some(40),
                 reasoning_output_tokens: Some(12),
                 total_tokens: Some(1240),

@@ -75,8 +75,20 @@ pub(crate) struct Usage {
     pub cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     pub cache_read_input_tokens: Option<u64>,
+    /// The cache writes split by TTL, where the API reports it.
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
     #[serde(default)]
     pub output_tokens: Option<u64>,
+}
+
+/// `usage.cache_creation`: `cache_creation_input_tokens` by TTL.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct CacheCreation {
+    #[serde(default)]
+    pub ephemeral_5m_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub ephemeral_1h_input_tokens: Option<u64>,
 }
 
 /// A content block as it starts (streamed) or as it is (whole body).

@@ -1,5 +1,6 @@
 //! Anthropic Messages API (`POST {base_url}/messages`).
 
+mod breakpoints;
 mod events;
 mod request;
 mod response;
@@ -8,10 +9,12 @@ mod stream;
 use serde_json::Value;
 use strata_protocol::{ModelError, ModelRequest, ModelResponse};
 
+use crate::cache::CacheTtl;
 use crate::client::{HttpClient, PreparedRequest};
 use crate::http::{HttpGateway, WireProtocol};
 use crate::render::Endpoint;
 
+pub use breakpoints::MAX_BREAKPOINTS;
 pub use request::{MessagesRequest, render_request};
 pub(crate) use stream::AnthropicDecoder;
 
@@ -32,6 +35,7 @@ pub type AnthropicGateway = HttpGateway<AnthropicProtocol>;
 #[derive(Clone, Copy, Debug)]
 pub struct AnthropicProtocol {
     default_max_tokens: u32,
+    cache_ttl: CacheTtl,
 }
 
 impl AnthropicGateway {
@@ -41,6 +45,7 @@ impl AnthropicGateway {
             endpoint,
             protocol: AnthropicProtocol {
                 default_max_tokens: DEFAULT_MAX_TOKENS,
+                cache_ttl: CacheTtl::default(),
             },
         }
     }
@@ -49,6 +54,13 @@ impl AnthropicGateway {
     /// output from the catalog is a good choice).
     pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
         self.protocol.default_max_tokens = max_tokens;
+        self
+    }
+
+    /// How long the prompt-cache entries this gateway's breakpoints write
+    /// live (the profile's `cache_ttl`).
+    pub fn with_cache_ttl(mut self, ttl: CacheTtl) -> Self {
+        self.protocol.cache_ttl = ttl;
         self
     }
 }
@@ -62,7 +74,7 @@ impl WireProtocol for AnthropicProtocol {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
-        let body = render_request(request, stream, self.default_max_tokens);
+        let body = render_request(request, stream, self.default_max_tokens, self.cache_ttl);
         PreparedRequest::post(endpoint, "/messages", &body)?
             .header("anthropic-version", ANTHROPIC_VERSION)?
             .key_header("x-api-key")

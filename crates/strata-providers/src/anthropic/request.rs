@@ -5,6 +5,8 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
+use super::breakpoints::{CacheControl, place_breakpoints};
+use crate::cache::CacheTtl;
 use crate::render::{arguments_object, split_system, tools_and_choice};
 
 /// The JSON body for `POST /messages`.
@@ -13,27 +15,66 @@ pub struct MessagesRequest<'a> {
     model: &'a str,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<String>,
-    messages: Vec<Turn<'a>>,
+    pub(super) system: Option<System>,
+    pub(super) messages: Vec<Turn<'a>>,
     stream: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<Tool<'a>>,
+    pub(super) tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
+    /// Whether the request is a round of a session (and so worth caching).
+    #[serde(skip)]
+    pub(super) in_session: bool,
+}
+
+/// The system prompt: plain text, or one text block when it carries a
+/// cache breakpoint.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(super) enum System {
+    Text(String),
+    Blocks([SystemBlock; 1]),
+}
+
+impl System {
+    /// The prompt as one block with `control` on it.
+    pub(super) fn mark(&mut self, control: CacheControl) {
+        let text = match self {
+            System::Text(text) => std::mem::take(text),
+            System::Blocks([block]) => std::mem::take(&mut block.text),
+        };
+        *self = System::Blocks([SystemBlock {
+            kind: "text",
+            text,
+            cache_control: Some(control),
+        }]);
+    }
+}
+
+/// A text block of the system prompt.
+#[derive(Debug, Serialize)]
+pub(super) struct SystemBlock {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
 
 /// One message: a role and its content blocks.
 #[derive(Debug, Serialize)]
-struct Turn<'a> {
-    role: &'static str,
-    content: Vec<Block<'a>>,
+pub(super) struct Turn<'a> {
+    pub(super) role: &'static str,
+    pub(super) content: Vec<Block<'a>>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Block<'a> {
+pub(super) enum Block<'a> {
     Text {
         text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     ToolUse {
         id: &'a str,
@@ -43,6 +84,8 @@ enum Block<'a> {
     ToolResult {
         tool_use_id: &'a str,
         content: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
     },
     /// A thinking block of this API, sent back verbatim.
     #[serde(untagged)]
@@ -50,10 +93,12 @@ enum Block<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct Tool<'a> {
+pub(super) struct Tool<'a> {
     name: &'a str,
     description: &'a str,
     input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) cache_control: Option<CacheControl>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,11 +109,13 @@ struct Choice<'a> {
     name: Option<&'a str>,
 }
 
-/// The body for `POST /messages`.
+/// The body for `POST /messages`, with prompt-cache breakpoints of `ttl`
+/// (see [`place_breakpoints`]).
 pub fn render_request(
     request: &ModelRequest,
     stream: bool,
     default_max_tokens: u32,
+    ttl: CacheTtl,
 ) -> MessagesRequest<'_> {
     let (system, items) = split_system(&request.input);
     let mut system = system.map(str::to_string);
@@ -103,6 +150,7 @@ pub fn render_request(
                 Some(Block::ToolResult {
                     tool_use_id: &output.call_id,
                     content: &output.output,
+                    cache_control: None,
                 }),
             ),
             ResponseItem::Reasoning(reasoning) if reasoning.provider == PROVIDER => {
@@ -133,7 +181,8 @@ pub fn render_request(
         }
     }
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
-    MessagesRequest {
+    let system = system.map(System::Text);
+    let mut body = MessagesRequest {
         model: &request.model,
         max_tokens: request.max_output_tokens.unwrap_or(default_max_tokens),
         system,
@@ -141,7 +190,10 @@ pub fn render_request(
         stream,
         tools,
         tool_choice,
-    }
+        in_session: request.session_id.is_some(),
+    };
+    place_breakpoints(&mut body, &request.model, ttl);
+    body
 }
 
 fn render_tool(tool: &ToolSpec) -> Tool<'_> {
@@ -149,6 +201,7 @@ fn render_tool(tool: &ToolSpec) -> Tool<'_> {
         name: &tool.name,
         description: &tool.description,
         input_schema: &tool.parameters,
+        cache_control: None,
     }
 }
 
@@ -166,5 +219,6 @@ fn render_tool_choice(choice: &ToolChoice) -> Choice<'_> {
 fn text_block(text: &str) -> Option<Block<'static>> {
     (!text.is_empty()).then(|| Block::Text {
         text: text.to_string(),
+        cache_control: None,
     })
 }

@@ -39,17 +39,28 @@ enum Block {
 pub(crate) struct AnthropicUsage {
     input: Option<u64>,
     cache_creation: Option<u64>,
+    cache_creation_5m: Option<u64>,
+    cache_creation_1h: Option<u64>,
     cache_read: Option<u64>,
     output: Option<u64>,
 }
 
 impl AnthropicUsage {
     pub fn merge(&mut self, usage: &Usage) {
+        let split = usage.cache_creation.as_ref();
         let fields = [
             (&mut self.input, usage.input_tokens),
             (&mut self.cache_creation, usage.cache_creation_input_tokens),
             (&mut self.cache_read, usage.cache_read_input_tokens),
             (&mut self.output, usage.output_tokens),
+            (
+                &mut self.cache_creation_5m,
+                split.and_then(|s| s.ephemeral_5m_input_tokens),
+            ),
+            (
+                &mut self.cache_creation_1h,
+                split.and_then(|s| s.ephemeral_1h_input_tokens),
+            ),
         ];
         for (slot, value) in fields {
             if value.is_some() {
@@ -68,6 +79,9 @@ impl AnthropicUsage {
         Some(TokenUsage {
             input_tokens: input,
             cached_input_tokens: self.cache_read,
+            cache_write_input_tokens: self.cache_creation,
+            cache_write_5m_input_tokens: self.cache_creation_5m,
+            cache_write_1h_input_tokens: self.cache_creation_1h,
             output_tokens: self.output,
             reasoning_output_tokens: None,
             total_tokens: None,
@@ -355,11 +369,35 @@ data: {"type":"message_stop"}
             Some(TokenUsage {
                 input_tokens: Some(3210),
                 cached_input_tokens: Some(3000),
+                cache_write_input_tokens: Some(200),
+                cache_write_5m_input_tokens: None,
+                cache_write_1h_input_tokens: None,
                 output_tokens: Some(50),
                 reasoning_output_tokens: None,
                 total_tokens: None,
             })
         );
         assert_eq!(AnthropicUsage::default().normalised(), None);
+    }
+
+    #[test]
+    fn cache_writes_keep_their_ttl_split() {
+        let mut usage = AnthropicUsage::default();
+        let parse = |value| serde_json::from_value::<Usage>(value).unwrap();
+        usage.merge(&parse(json!({
+            "input_tokens": 4,
+            "cache_creation_input_tokens": 1500,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1500},
+            "output_tokens": 1,
+        })));
+        usage.merge(&parse(json!({"output_tokens": 9})));
+        let usage = usage.normalised().unwrap();
+        assert_eq!(usage.input_tokens, Some(1504));
+        assert_eq!(usage.cached_input_tokens, Some(0));
+        assert_eq!(usage.cache_write_input_tokens, Some(1500));
+        assert_eq!(usage.cache_write_5m_input_tokens, Some(0));
+        assert_eq!(usage.cache_write_1h_input_tokens, Some(1500));
+        assert_eq!(usage.output_tokens, Some(9));
     }
 }

@@ -155,6 +155,9 @@ impl Usage {
                 .prompt_tokens_details
                 .as_ref()
                 .and_then(|d| d.cached_tokens),
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: output,
             reasoning_output_tokens: reasoning,
             total_tokens: total,

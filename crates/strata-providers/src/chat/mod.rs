@@ -33,12 +33,17 @@ pub enum MaxTokensField {
 impl MaxTokensField {
     /// `max_completion_tokens` for OpenAI's own API, `max_tokens` elsewhere.
     pub fn for_base_url(base_url: &str) -> Self {
-        if base_url.contains("api.openai.com") {
+        if is_openai(base_url) {
             MaxTokensField::MaxCompletionTokens
         } else {
             MaxTokensField::MaxTokens
         }
     }
+}
+
+/// Whether `base_url` is OpenAI's own API.
+fn is_openai(base_url: &str) -> bool {
+    base_url.contains("api.openai.com")
 }
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint.
@@ -48,16 +53,29 @@ pub type ChatCompletionsGateway = HttpGateway<ChatProtocol>;
 #[derive(Clone, Copy, Debug)]
 pub struct ChatProtocol {
     max_tokens_field: MaxTokensField,
+    /// Whether requests carry `prompt_cache_key` (OpenAI's own API).
+    prompt_cache_key: bool,
 }
 
 impl ChatCompletionsGateway {
     pub fn new(client: HttpClient, endpoint: Endpoint) -> Self {
         let max_tokens_field = MaxTokensField::for_base_url(&endpoint.base_url);
+        let prompt_cache_key = is_openai(&endpoint.base_url);
         HttpGateway {
             client,
             endpoint,
-            protocol: ChatProtocol { max_tokens_field },
+            protocol: ChatProtocol {
+                max_tokens_field,
+                prompt_cache_key,
+            },
         }
+    }
+
+    /// Whether requests carry a per-session `prompt_cache_key`: on for
+    /// OpenAI's own API, off for compatible servers unless asked for.
+    pub fn with_prompt_cache_key(mut self, send: bool) -> Self {
+        self.protocol.prompt_cache_key = send;
+        self
     }
 
     pub fn with_max_tokens_field(mut self, field: MaxTokensField) -> Self {
@@ -75,7 +93,12 @@ impl WireProtocol for ChatProtocol {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
-        let body = render_request(request, stream, self.max_tokens_field);
+        let body = render_request(
+            request,
+            stream,
+            self.max_tokens_field,
+            self.prompt_cache_key,
+        );
         PreparedRequest::post(endpoint, "/chat/completions", &body)?.bearer_auth()
     }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
+use crate::cache::prompt_cache_key;
 use crate::render::{split_system, tools_and_choice};
 
 /// The JSON body for `POST /chat/completions`.
@@ -23,6 +24,10 @@ pub struct ChatRequest<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_completion_tokens: Option<u32>,
+    /// Routes a session's rounds to the same prompt cache (OpenAI's API;
+    /// compatible servers do not document it, so they are not sent it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -86,11 +91,13 @@ struct ChoiceName<'a> {
     name: &'a str,
 }
 
-/// The body for `POST /chat/completions`.
+/// The body for `POST /chat/completions`; `cache_key` says whether the
+/// server takes `prompt_cache_key`.
 pub fn render_request(
     request: &ModelRequest,
     stream: bool,
     max_tokens: MaxTokensField,
+    cache_key: bool,
 ) -> ChatRequest<'_> {
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     let limit = |field| request.max_output_tokens.filter(|_| max_tokens == field);
@@ -105,6 +112,10 @@ pub fn render_request(
         tool_choice,
         max_tokens: limit(MaxTokensField::MaxTokens),
         max_completion_tokens: limit(MaxTokensField::MaxCompletionTokens),
+        prompt_cache_key: request
+            .session_id
+            .filter(|_| cache_key)
+            .map(prompt_cache_key),
     }
 }
 

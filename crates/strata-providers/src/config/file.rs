@@ -12,6 +12,11 @@
 //! context_window = 400000
 //! max_output_tokens = 32000
 //! compaction_threshold = 300000
+//! store = false                 # openai-responses: let the server keep responses (default false)
+//!
+//! [profiles.claude]
+//! kind = "anthropic"
+//! cache_ttl = "1h"              # prompt-cache TTL: "5m" (default) or "1h"
 //!
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
@@ -35,6 +40,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use strata_protocol::CompactionPolicy;
 
 use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
+use crate::cache::CacheTtl;
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 
@@ -150,6 +156,13 @@ pub struct ProfileConfig {
     pub max_output_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction_threshold: Option<u64>,
+    /// Anthropic prompt-cache TTL, `"5m"` (the default) or `"1h"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl: Option<CacheTtl>,
+    /// Responses API: let the server keep responses (`store: true`); off by
+    /// default, so sessions are stateless.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<bool>,
 }
 
 impl ProfileConfig {
@@ -162,6 +175,8 @@ impl ProfileConfig {
             context_window: None,
             max_output_tokens: None,
             compaction_threshold: None,
+            cache_ttl: None,
+            store: None,
         }
     }
 }
@@ -356,6 +371,16 @@ fn check_profile(
     problems: &mut Vec<String>,
 ) {
     let at = format!("profiles.{name}");
+    if profile.cache_ttl.is_some() && profile.kind != ProviderKind::Anthropic {
+        problems.push(format!(
+            "{at}.cache_ttl: only anthropic profiles set a prompt-cache TTL"
+        ));
+    }
+    if profile.store.is_some() && profile.kind != ProviderKind::OpenaiResponses {
+        problems.push(format!(
+            "{at}.store: only openai-responses profiles can let the server store responses"
+        ));
+    }
     if name.is_empty()
         || !name
             .chars()

@@ -13,6 +13,7 @@ use strata_core::StrataPaths;
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
 use super::{ProviderKind, ProviderKindExt};
+use crate::cache::CacheTtl;
 use crate::client::HttpOptions;
 use crate::error::{ProviderError, Result};
 use crate::keys::KeyStore;
@@ -100,6 +101,10 @@ pub struct ProviderProfile {
     /// (see `strata_core::compaction::resolve_threshold`).
     pub compaction_threshold: u64,
     pub metadata_source: MetadataSource,
+    /// Anthropic prompt-cache TTL (the profile's `cache_ttl`, else 5m).
+    pub cache_ttl: CacheTtl,
+    /// Responses API `store` (the profile's `store`, else `false`).
+    pub store: bool,
 }
 
 /// A profile with its key loaded, and the transport settings of the config
@@ -276,6 +281,8 @@ pub fn resolve_profile(
         max_output_tokens,
         compaction_threshold,
         metadata_source,
+        cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
+        store: base.store.filter(|_| same_kind).unwrap_or(false),
     })
 }
 

@@ -311,6 +311,7 @@ mod tests {
             tools: vec![],
             tool_choice: None,
             max_output_tokens: None,
+            session_id: None,
         };
         assert_eq!(call_ids(&request, 2), ["demo_call_5", "demo_call_6"]);
     }
@@ -341,6 +342,7 @@ mod tests {
             tools: vec![],
             tool_choice: None,
             max_output_tokens: None,
+            session_id: None,
         };
         let first = call_ids(&request, 1);
         assert_ne!(first[0], "demo_call_1");

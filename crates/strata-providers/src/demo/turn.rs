@@ -333,6 +333,7 @@ mod tests {
                 tools: vec![],
                 tool_choice: Some(ToolChoice::None),
                 max_output_tokens: None,
+                session_id: None,
             };
             match plan(&request) {
                 Step::Answer(text) => text,

@@ -141,6 +141,9 @@ impl Usage {
                 .input_tokens_details
                 .as_ref()
                 .and_then(|d| d.cached_tokens),
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: self.output_tokens,
             reasoning_output_tokens: self
                 .output_tokens_details

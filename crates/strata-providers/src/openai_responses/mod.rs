@@ -24,15 +24,24 @@ pub type OpenAiResponsesGateway = HttpGateway<ResponsesProtocol>;
 
 /// How [`OpenAiResponsesGateway`] speaks to the API.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ResponsesProtocol;
+pub struct ResponsesProtocol {
+    store: bool,
+}
 
 impl OpenAiResponsesGateway {
     pub fn new(client: HttpClient, endpoint: Endpoint) -> Self {
         HttpGateway {
             client,
             endpoint,
-            protocol: ResponsesProtocol,
+            protocol: ResponsesProtocol::default(),
         }
+    }
+
+    /// Whether the server may keep responses (`store`); off by default, and
+    /// then reasoning is carried as `encrypted_content` instead.
+    pub fn with_store(mut self, store: bool) -> Self {
+        self.protocol.store = store;
+        self
     }
 }
 
@@ -45,8 +54,12 @@ impl WireProtocol for ResponsesProtocol {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<PreparedRequest, ModelError> {
-        PreparedRequest::post(endpoint, "/responses", &render_request(request, stream))?
-            .bearer_auth()
+        PreparedRequest::post(
+            endpoint,
+            "/responses",
+            &render_request(request, stream, self.store),
+        )?
+        .bearer_auth()
     }
 
     fn parse_response(body: &Value, model: &str) -> Result<ModelResponse, ModelError> {

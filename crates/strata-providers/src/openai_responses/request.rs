@@ -5,7 +5,12 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
+use crate::cache::prompt_cache_key;
 use crate::render::{split_system, tools_and_choice};
+
+/// What a stateless request asks back: reasoning items carry their
+/// `encrypted_content`, so they can be sent back without server-side state.
+const STATELESS_INCLUDE: &[&str] = &["reasoning.encrypted_content"];
 
 /// The JSON body for `POST /responses`.
 #[derive(Debug, Serialize)]
@@ -21,14 +26,27 @@ pub struct ResponsesRequest<'a> {
     tool_choice: Option<Choice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
+    /// Whether the server keeps the response; `false` unless the profile
+    /// opts in with `store = true`.
+    store: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    include: &'static [&'static str],
+    /// Routes a session's rounds to the same prompt cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum InputItem<'a> {
+    /// The API's `EasyInputMessage`: user, developer and system text as an
+    /// `input_text` part; assistant text echoed back as a plain string.
+    /// (Its content parts are input types, which the API refuses for the
+    /// assistant role, and the other shape, `OutputMessage`, needs the
+    /// server's `id` and `status`.)
     Message {
         role: &'static str,
-        content: [Part; 1],
+        content: Content,
     },
     FunctionCall {
         call_id: &'a str,
@@ -42,6 +60,13 @@ enum InputItem<'a> {
     /// A reasoning item of this API, sent back verbatim.
     #[serde(untagged)]
     Verbatim(&'a Value),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts([Part; 1]),
 }
 
 #[derive(Debug, Serialize)]
@@ -72,18 +97,24 @@ enum Choice<'a> {
     },
 }
 
-/// The body for `POST /responses`.
-pub fn render_request(request: &ModelRequest, stream: bool) -> ResponsesRequest<'_> {
+/// The body for `POST /responses`; `store` is the profile's choice.
+pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> ResponsesRequest<'_> {
     let (system, items) = split_system(&request.input);
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     ResponsesRequest {
         model: &request.model,
         instructions: system,
-        input: items.iter().filter_map(render_item).collect(),
+        input: items
+            .iter()
+            .filter_map(|item| render_item(item, store))
+            .collect(),
         stream,
         tools,
         tool_choice,
         max_output_tokens: request.max_output_tokens,
+        store,
+        include: if store { &[] } else { STATELESS_INCLUDE },
+        prompt_cache_key: request.session_id.map(prompt_cache_key),
     }
 }
 
@@ -110,18 +141,19 @@ fn render_tool_choice(choice: &ToolChoice) -> Choice<'_> {
 }
 
 fn message(role: &'static str, text: String) -> InputItem<'static> {
-    let kind = if role == "assistant" {
-        "output_text"
+    let content = if role == "assistant" {
+        Content::Text(text)
     } else {
-        "input_text"
+        Content::Parts([Part {
+            kind: "input_text",
+            text,
+        }])
     };
-    InputItem::Message {
-        role,
-        content: [Part { kind, text }],
-    }
+    InputItem::Message { role, content }
 }
 
-fn render_item(item: &ResponseItem) -> Option<InputItem<'_>> {
+/// One history item as input; `None` for what this API cannot take back.
+fn render_item(item: &ResponseItem, store: bool) -> Option<InputItem<'_>> {
     Some(match item {
         ResponseItem::Message(m) => match m.role {
             Role::User => message("user", m.content.clone()),
@@ -145,7 +177,23 @@ fn render_item(item: &ResponseItem) -> Option<InputItem<'_>> {
                 tracing::debug!(provider = %reasoning.provider, "not sending another provider's reasoning item");
                 return None;
             }
+            // Without stored state the server can only take a reasoning item
+            // back from its encrypted content (one made while `store` was on
+            // has none).
+            if !store && !has_encrypted_content(&reasoning.payload) {
+                tracing::debug!(
+                    "not sending a reasoning item without encrypted_content to a stateless request"
+                );
+                return None;
+            }
             InputItem::Verbatim(&reasoning.payload)
         }
     })
+}
+
+fn has_encrypted_content(payload: &Value) -> bool {
+    payload
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .is_some_and(|content| !content.is_empty())
 }

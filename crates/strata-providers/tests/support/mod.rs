@@ -4,6 +4,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod histories;
 pub mod tls;
 
 use std::path::PathBuf;
@@ -63,6 +64,7 @@ pub fn simple_request(system: &str, user: &str) -> ModelRequest {
         tools: vec![],
         tool_choice: None,
         max_output_tokens: None,
+        session_id: None,
     }
 }
 
@@ -167,9 +169,34 @@ pub fn usage(
         usage: TokenUsage {
             input_tokens: input,
             cached_input_tokens: cached,
+            cache_write_input_tokens: None,
+            cache_write_5m_input_tokens: None,
+            cache_write_1h_input_tokens: None,
             output_tokens: output,
             reasoning_output_tokens: reasoning,
             total_tokens: total,
+        },
+    }
+}
+
+/// Anthropic usage: `input` counts cache reads and writes; `split` is the
+/// `cache_creation` 5m/1h split when the stream reports it.
+pub fn anthropic_usage(
+    input: u64,
+    read: u64,
+    written: u64,
+    split: Option<(u64, u64)>,
+    output: u64,
+) -> ModelEvent {
+    ModelEvent::Usage {
+        usage: TokenUsage {
+            input_tokens: Some(input),
+            cached_input_tokens: Some(read),
+            cache_write_input_tokens: Some(written),
+            cache_write_5m_input_tokens: split.map(|(five, _)| five),
+            cache_write_1h_input_tokens: split.map(|(_, hour)| hour),
+            output_tokens: Some(output),
+            ..TokenUsage::default()
         },
     }
 }
@@ -467,6 +494,21 @@ async fn wait_for_close(socket: &mut (impl AsyncRead + Unpin)) {
             Ok(_) => {}
         }
     }
+}
+
+/// Sends `request` through the gateway `make` builds to a local server
+/// (which answers 400, so there is one attempt) and returns the one request
+/// the server saw.
+pub async fn sent(
+    make: impl FnOnce(&TestServer) -> Box<dyn strata_core::ModelGateway>,
+    request: ModelRequest,
+) -> Received {
+    let server = TestServer::start(vec![Reply::status(400, "{}")]).await;
+    let gateway = make(&server);
+    let _ = collect(gateway.stream_response(request)).await;
+    let mut received = server.received();
+    assert_eq!(received.len(), 1);
+    received.remove(0)
 }
 
 /// Options for tests: fast retries and a short idle timeout.
