@@ -16,7 +16,7 @@ import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
 import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows } from "./console";
 import { applyLiveEvents } from "./live";
-import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
+import { contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
 
 export {
   createStore,
@@ -462,7 +462,7 @@ export function createActions(store: Store) {
         }));
         void actions.loadConsole(sessionId);
       } catch (error) {
-        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${withoutIds(toCommandFailure(error).message)}` } });
+        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${toCommandFailure(error).message}` } });
       }
     },
 
