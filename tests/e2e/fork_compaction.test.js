@@ -106,10 +106,19 @@ describe("fork from before a compaction, from the divider and the card; undo fro
     assert.doesNotMatch(log, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i);
     assert.doesNotMatch(log, /Compaction policy|Created on/, "the session's facts are not transcript lines");
     // The info popover: a button with aria-expanded; Escape closes it and focus returns.
+    // (The fork's toast sits over the header until dismissed.)
+    await h.click(".toast button[aria-label=Dismiss]");
+    await h.waitFor("the toast gone", () => !document.querySelector(".toast"));
     await h.click(".conversation-header button[aria-label='Session info']");
-    const info = await h.waitFor("the session info", () => norm(one("[data-testid=session-info]")?.textContent));
-    assert.match(info, /Forked from Sketch the invoice export · copied up to just before its compaction #1/);
-    assert.match(info, /Compaction policy Layered/);
+    const info = await h.waitFor("the session info", () => {
+      const panel = one("[data-testid=session-info]");
+      const field = (id) => norm(panel?.querySelector(`[data-testid=${id}]`)?.textContent);
+      return panel && { parent: field("info-parent"), policy: field("info-policy"), folder: field("info-folder"), profile: field("info-profile") };
+    });
+    assert.equal(info.parent, "Sketch the invoice export · copied up to just before its compaction #1");
+    assert.match(info.policy, /^Base — summarises the history at the threshold$/);
+    assert.match(info.folder, /workspace\/demo-project$/);
+    assert.match(info.profile, /gpt-5\.4-mini/);
     assert.equal(await h.run(() => one(".conversation-header button[aria-label='Session info']").getAttribute("aria-expanded")), "true");
     await h.screenshot("fork-info-popover");
     await h.driver.sendKeys(await h.run(() => document.activeElement), Keys.ESCAPE);

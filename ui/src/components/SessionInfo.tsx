@@ -57,7 +57,7 @@ export function SessionInfo({ summary, profile, profileName, policy, parentTitle
   }, [open]);
   const origin = summary.forked_from;
   const model = profile?.model ?? summary.model;
-  const kind = profile?.provider_kind ?? summary.provider_kind;
+  const name = profileName ?? profile?.profile ?? profile?.provider_kind ?? summary.provider_kind;
   return (
     <div className="session-info" ref={box}>
       <button
@@ -79,7 +79,8 @@ export function SessionInfo({ summary, profile, profileName, policy, parentTitle
             <dd data-testid="info-policy">{policy ? POLICY_LABEL[policy] : "…"}</dd>
             <dt>Profile</dt>
             <dd data-testid="info-profile">
-              {profileName ?? profile?.profile ?? kind} · {model}
+              {/* A saved profile's name often says its model already. */}
+              {name.includes(model) ? name : `${name} · ${model}`}
               {profile?.base_url ? <span className="muted"> at {profile.base_url}</span> : null}
             </dd>
             <dt>Created</dt>
