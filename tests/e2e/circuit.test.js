@@ -109,7 +109,7 @@ describe("the auto-compaction circuit breaker (issue 11)", { timeout: 300_000 },
       return el && el.classList.contains("estimated") ? norm(el.textContent) : null;
     });
     assert.match(gauge, /≈ \d/);
-    assert.match(await h.run(() => one("[data-testid=context-gauge] abbr")?.getAttribute("title")), /^Estimated after a compaction/);
+    assert.match(await h.run(() => one("[data-testid=context-gauge]")?.dataset.tooltip), /^Estimated after a compaction/);
     await h.screenshot("circuit-closed");
   });
 });

@@ -102,10 +102,35 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
       return el && el.classList.contains("estimated") ? norm(el.textContent) : null;
     });
     assert.match(gauge, /≈ \d/);
-    assert.match(await h.run(() => one("[data-testid=context-gauge] abbr")?.getAttribute("title")), /^Estimated after a compaction/);
+    // The app's own tooltip, not a native title (issue 27, item 15): its text is on the gauge, shown on hover.
+    assert.match(await h.run(() => one("[data-testid=context-gauge]")?.dataset.tooltip), /^Estimated after a compaction/);
+    assert.equal(await h.run(() => document.querySelectorAll("[data-testid=context-gauge], [data-testid=context-gauge] [title]").length), 1, "no native title in the gauge");
+    assert.equal(await h.run(() => one("[data-testid=context-gauge]").hasAttribute("title")), false);
     const meter = await h.run(() => one("[role=meter]").getAttribute("aria-valuetext"));
     assert.match(meter, /estimated after a compaction/);
     assert.doesNotMatch(gauge, /11\.3k/, "never the pre-compaction report");
+  });
+
+  step("an eviction and a summary at the same boundary read as one divider that says both (issue 27, item 5)", async () => {
+    const records = await h.records(sessionId);
+    // Records the transcript draws nothing for, between an eviction and its summary.
+    const silent = new Set(["round", "token_usage", "checkpoint", "compaction_guard"]);
+    let sameBoundary = 0;
+    records.forEach((record, i) => {
+      if (record.type !== "tool_outputs_evicted") return;
+      const next = records.slice(i + 1).find((r) => !silent.has(r.type));
+      if (next?.type === "layered_compaction") sameBoundary += 1;
+    });
+    assert.ok(sameBoundary >= 1, `an eviction then a summary at one boundary: ${records.map((r) => r.type).join(",")}`);
+    const divider = await h.scrollToFind("[data-testid=divider-eviction]");
+    const around = await h.run((el) => {
+      const row = el.closest("[data-index]") ?? el.closest(".compaction-divider");
+      const before = row?.previousElementSibling;
+      return { text: norm(el.textContent), eviction_before: !!before?.querySelector(".notice-eviction") };
+    }, divider);
+    assert.match(around.text, /^First \d+ older tool outputs? (was|were) replaced by placeholders \(saved ≈ [\d.,]+k? tokens\); that was not enough, so the history was summarised$/);
+    assert.equal(around.eviction_before, false, "no eviction line of its own just above the divider");
+    await h.screenshot("context-one-divider");
   });
 
   step("the console shows eviction and summary cards with trigger, policy, state sheet and loss audit", async () => {

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { before, describe } from "node:test";
 import { Harness } from "./lib/harness.js";
+import { Keys } from "./lib/webdriver.js";
 import { sharedAppSteps } from "./lib/steps.js";
 import { usage } from "./lib/mock-provider.js";
 
@@ -92,6 +93,43 @@ describe("fork from before a compaction, from the divider and the card; undo fro
     await showsTheOriginals(id);
   });
 
+  step("the fork's title says (fork); its notice names no id and its link opens the parent; the info popover names the parent (issue 27, items 4, 5 and 14)", async () => {
+    const [forkId] = forks;
+    const title = await h.waitFor("the fork's title", () => norm(document.querySelector(".conversation-header h1")?.textContent));
+    assert.equal(title, `${FIRST_PROMPT} (fork)`);
+    const records = await h.records(forkId);
+    assert.ok(records.some((r) => r.type === "title_set" && r.payload.title === `${FIRST_PROMPT} (fork)`), "the fork records its own title");
+    const notice = await h.waitFor("the fork's notice", () => norm(one("[role=log] [data-testid=fork-notice]")?.textContent));
+    assert.match(notice, /^Forked from another session just before its compaction #1: everything above is copied from it\. Open the parent session, “Sketch the invoice export”$/);
+    // No raw id in the transcript: neither the parent's nor any item's.
+    const log = await h.run(() => norm(document.querySelector("[role=log]")?.textContent));
+    assert.doesNotMatch(log, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i);
+    assert.doesNotMatch(log, /Compaction policy|Created on/, "the session's facts are not transcript lines");
+    // The info popover: a button with aria-expanded; Escape closes it and focus returns.
+    // (The fork's toast sits over the header until dismissed.)
+    await h.click(".toast button[aria-label=Dismiss]");
+    await h.waitFor("the toast gone", () => !document.querySelector(".toast"));
+    await h.click(".conversation-header button[aria-label='Session info']");
+    const info = await h.waitFor("the session info", () => {
+      const panel = one("[data-testid=session-info]");
+      const field = (id) => norm(panel?.querySelector(`[data-testid=${id}]`)?.textContent);
+      return panel && { parent: field("info-parent"), policy: field("info-policy"), folder: field("info-folder"), profile: field("info-profile") };
+    });
+    assert.equal(info.parent, "Sketch the invoice export · copied up to just before its compaction #1");
+    assert.match(info.policy, /^Base — summarises the history at the threshold$/);
+    assert.match(info.folder, /workspace\/demo-project$/);
+    assert.match(info.profile, /gpt-5\.4-mini/);
+    assert.equal(await h.run(() => one(".conversation-header button[aria-label='Session info']").getAttribute("aria-expanded")), "true");
+    await h.screenshot("fork-info-popover");
+    await h.driver.sendKeys(await h.run(() => document.activeElement), Keys.ESCAPE);
+    await h.waitFor("the popover to close", () => !document.querySelector("[data-testid=session-info]"));
+    assert.equal(await h.run(() => document.activeElement?.getAttribute("aria-label")), "Session info");
+    // The notice's link opens the parent.
+    await h.click("[role=log] [data-testid=fork-parent-link]");
+    await h.waitFor("the parent to open", (p) => document.querySelector(`.session-node[data-session-id="${p}"] > .session-row .session-open`)?.getAttribute("aria-current") === "page", [sessionId]);
+    assert.equal(await h.run(() => norm(document.querySelector(".conversation-header h1")?.textContent)), FIRST_PROMPT);
+  });
+
   step("Fork from before this on the console's compaction card opens another such fork", async () => {
     await h.click(`.session-node[data-session-id="${sessionId}"] > .session-row .session-open`);
     await h.waitFor("the parent to open", (p) => document.querySelector(`.session-node[data-session-id="${p}"] > .session-row .session-open`)?.getAttribute("aria-current") === "page", [sessionId]);
@@ -120,7 +158,10 @@ describe("fork from before a compaction, from the divider and the card; undo fro
     await h.click("[role=log] .compaction-divider [data-testid=undo-confirm-button]");
     await h.find(".toast", "Compaction undone");
     await h.waitFor("the divider without Undo", () => document.querySelector("[role=log] .compaction-divider") && !document.querySelector("[role=log] [data-testid=compaction-undo]"), [], 20_000);
-    assert.match(await h.run(() => norm(document.querySelector("[role=log]")?.textContent)), /Compaction undone/i);
+    const logText = await h.run(() => norm(document.querySelector("[role=log]")?.textContent));
+    assert.match(logText, /Compaction undone: the model sees the history from before the latest compaction again/);
+    // Never a raw id in a transcript line (issue 27, item 4).
+    assert.doesNotMatch(logText, /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i);
     await h.screenshot("undo-divider-done");
 
     const records = await h.records(sessionId);

@@ -70,7 +70,7 @@ describe("history actions on messages and tool cards (issue 12)", { timeout: 300
 
     const card = "section[aria-label='Tool call read_file']";
     const pin = await h.find(`${card} [data-testid=pin-button]`);
-    assert.equal(await h.run((el) => el.getAttribute("title"), pin), "Pin — kept verbatim through every compaction");
+    assert.equal(await h.run((el) => el.dataset.tooltip, pin), "Pin — kept verbatim through every compaction");
     await h.driver.click(pin);
     await h.waitFor("the card to show its pin", (c) => {
       const button = one(`${c} [data-testid=pin-button]`);

@@ -86,4 +86,19 @@ describe("tooltips and focus (issue 27, item 15)", { timeout: 300_000 }, () => {
     await h.waitFor("the row gone", (t) => !Array.from(document.querySelectorAll(".session-open")).some((b) => b.textContent.includes(t)), [DOOMED]);
     await h.waitFor("focus somewhere", () => document.activeElement && document.activeElement !== document.body);
   });
+
+  step("the footer's context gauge has the app's own tooltip; no button or option label keeps a native title (issue 27, item 15)", async () => {
+    const gauge = await h.find("[data-testid=context-gauge]");
+    assert.equal(await h.run((el) => el.hasAttribute("title") || el.querySelector("[title]") !== null, gauge), false, "no native title in the gauge");
+    const text = await h.run((el) => el.dataset.tooltip, gauge);
+    assert.match(text, /tokens in context, compacts at/);
+    await hover("[data-testid=context-gauge]");
+    await h.find("[role=tooltip]", text);
+    assert.equal(await h.run((el) => el.getAttribute("aria-describedby") === document.querySelector("[role=tooltip]")?.id, gauge), true);
+    await h.screenshotBoth("tooltips/gauge");
+    await hover(".conversation-header h1");
+    await h.waitFor("the gauge's tooltip gone", () => !document.querySelector("[role=tooltip]"));
+    const titled = await h.run(() => Array.from(document.querySelectorAll("button[title], label[title], [role=button][title], [role=tab][title]")).map((el) => norm(el.textContent) || el.getAttribute("aria-label")));
+    assert.deepEqual(titled, [], "controls with a native title");
+  });
 });

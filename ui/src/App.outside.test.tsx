@@ -101,7 +101,7 @@ describe("a session another process holds", () => {
     );
     const group = screen.getByRole("radiogroup", { name: "Compaction policy for this session" });
     for (const radio of within(group).getAllByRole("radio")) expect(radio).toBeDisabled();
-    expect(within(group).getByText("Base").closest("label")).toHaveAttribute("title", expect.stringMatching(/^Read-only/));
+    expect(within(group).getByText("Base").closest("label")).toHaveAttribute("data-tooltip", expect.stringMatching(/^Read-only/));
   });
 });
 

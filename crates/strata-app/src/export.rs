@@ -12,7 +12,8 @@ use strata_providers::config::model_label;
 
 use crate::error::AppResult;
 use crate::transcript::text::{
-    compaction_details, decision_text, error_text, lower_first, outcome_text, pretty_arguments,
+    compaction_details, created_line, decision_text, error_text, evicted_first, lower_first,
+    outcome_text, pretty_arguments, upper_first,
 };
 use crate::transcript::{TurnNumbers, from_read, instructions, tool_output};
 
@@ -47,6 +48,10 @@ pub fn markdown(read: &SessionRead, model_label: ModelLabel) -> String {
     );
     let _ = writeln!(md, "- Workspace: `{}`", meta.workspace);
     let _ = writeln!(md, "- Model: {} / {}", meta.provider_kind, meta.model);
+    if let Some(created) = created_line(&read.records) {
+        let _ = writeln!(md, "- Profile: {}", one_line(&created));
+    }
+    let _ = writeln!(md, "- Compaction policy: {}", state.policy().as_str());
     let _ = writeln!(
         md,
         "- Items: {}, compactions: {}\n",
@@ -118,6 +123,7 @@ fn render_entry(entry: &TranscriptEntry, read: &SessionRead, model_label: ModelL
             summary,
             state_sheet,
             undone,
+            eviction,
             ..
         } => {
             let mut text = format!(
@@ -133,6 +139,9 @@ fn render_entry(entry: &TranscriptEntry, read: &SessionRead, model_label: ModelL
                     fenced(sheet, "text")
                 );
             }
+            if let Some(eviction) = eviction {
+                let _ = write!(text, "*{}.*\n\n", upper_first(&evicted_first(eviction)));
+            }
             if *undone {
                 text.push_str("*This compaction was undone.*\n\n");
             }
@@ -144,9 +153,6 @@ fn render_entry(entry: &TranscriptEntry, read: &SessionRead, model_label: ModelL
             eviction.evicted.len(),
             eviction.evicted.iter().map(|e| e.chars).sum::<u64>()
         ),
-        TranscriptEntry::Policy { policy, .. } => {
-            format!("*Compaction policy: {}.*\n\n", policy.policy.as_str())
-        }
         TranscriptEntry::Error {
             message,
             model_error,
@@ -173,6 +179,11 @@ fn render_entry(entry: &TranscriptEntry, read: &SessionRead, model_label: ModelL
         } => format!(
             "*Turn {} after {rounds} round(s).*\n\n",
             outcome_text(*outcome)
+        ),
+        TranscriptEntry::Fork { text, origin, .. } => format!(
+            "*{}.* (Parent session: `{}`.)\n\n",
+            one_line(text),
+            origin.parent_session_id
         ),
         TranscriptEntry::Notice { text, .. } => {
             format!("*{}.*\n\n", one_line(&lower_first(text)))

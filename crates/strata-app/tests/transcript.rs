@@ -38,6 +38,11 @@ fn apply(entries: &mut Vec<TranscriptEntry>, update: TranscriptUpdate) {
             Some(index) => entries.insert(index, entry),
             None => entries.push(entry),
         },
+        TranscriptUpdate::Remove { id } => {
+            if let Some(index) = position(entries, &id) {
+                entries.remove(index);
+            }
+        }
         TranscriptUpdate::AppendText { id, delta } => {
             let index = position(entries, &id).expect("text for a known entry");
             match &mut entries[index] {

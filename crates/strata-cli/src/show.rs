@@ -5,8 +5,8 @@
 use std::io::Write;
 
 use strata_app::transcript::text::{
-    compact_arguments, compaction_line, decision_text, error_text, lower_first, outcome_text,
-    trigger_name,
+    compact_arguments, compaction_line, created_line, decision_text, error_text, evicted_first,
+    lower_first, outcome_text, trigger_name,
 };
 use strata_app::transcript::{TurnNumbers, from_read, instructions};
 use strata_core::store::SessionRead;
@@ -52,8 +52,17 @@ fn header(read: &SessionRead) -> String {
         1 => "1 compaction".to_owned(),
         n => format!("{n} compactions"),
     };
+    // What the session was created on and its policy: the desktop's header
+    // info, not lines of the transcript.
+    let created = created_line(&read.records)
+        .map(|line| format!("{} · ", visible_inline(&line)))
+        .unwrap_or_default();
+    let facts = paint(
+        DIM,
+        format!("{created}compaction policy: {}", state.policy().as_str()),
+    );
     format!(
-        "{} {}\n{}\n\n",
+        "{} {}\n{}\n{facts}\n\n",
         paint(BOLD, format!("session {}", meta.session_id)),
         paint(BOLD, visible_inline(&title)),
         paint(
@@ -101,6 +110,7 @@ pub fn render(entry: &TranscriptEntry) -> String {
             summary,
             state_sheet,
             undone,
+            eviction,
             ..
         } => {
             let mut text = format!(
@@ -111,6 +121,9 @@ pub fn render(entry: &TranscriptEntry) -> String {
             );
             if let Some(sheet) = state_sheet {
                 text.push_str(&paint(DIM, indented(sheet, "  ")));
+            }
+            if let Some(eviction) = eviction {
+                text.push_str(&line(DIM, format!("  ({})", evicted_first(eviction))));
             }
             if *undone {
                 text.push_str(&line(DIM, "  (this compaction was undone)".to_owned()));
@@ -125,10 +138,6 @@ pub fn render(entry: &TranscriptEntry) -> String {
                 eviction.evicted.len(),
                 eviction.evicted.iter().map(|e| e.chars).sum::<u64>()
             ),
-        ),
-        TranscriptEntry::Policy { policy, .. } => line(
-            DIM,
-            format!("compaction policy: {}", policy.policy.as_str()),
         ),
         TranscriptEntry::Error {
             message,
@@ -173,6 +182,15 @@ pub fn render(entry: &TranscriptEntry) -> String {
             line(DIM, format!("turn {} · {rounds}", outcome_text(*outcome)))
         }
         TranscriptEntry::Notice { text, .. } => line(DIM, lower_first(text)),
+        // A terminal names the parent by its id: what `sessions show` takes.
+        TranscriptEntry::Fork { text, origin, .. } => line(
+            DIM,
+            format!(
+                "{} (parent session {})",
+                lower_first(text),
+                origin.parent_session_id
+            ),
+        ),
         TranscriptEntry::Recovery { text, .. } => line(WARN, format!("recovered: {text}")),
     }
 }

@@ -63,9 +63,6 @@ fn printed(entry: &TranscriptEntry) -> Vec<String> {
         }
         TranscriptEntry::Compaction { summary, .. } => vec![compaction_line(summary)],
         TranscriptEntry::Eviction { .. } => vec!["older tool outputs".to_owned()],
-        TranscriptEntry::Policy { policy, .. } => {
-            vec![format!("compaction policy: {}", policy.policy.as_str())]
-        }
         TranscriptEntry::Error { message, .. } => vec![format!("error: {message}")],
         TranscriptEntry::CompactionProblem { message, .. } => vec![message.clone()],
         TranscriptEntry::Retry { cause, .. } => vec![cause.clone()],
@@ -73,6 +70,11 @@ fn printed(entry: &TranscriptEntry) -> Vec<String> {
             vec![format!("turn {}", outcome_text(*outcome))]
         }
         TranscriptEntry::Notice { text, .. } => vec![lower_first(text)],
+        TranscriptEntry::Fork { text, origin, .. } => vec![format!(
+            "{} (parent session {})",
+            lower_first(text),
+            origin.parent_session_id
+        )],
         TranscriptEntry::Recovery { text, .. } => vec![format!("recovered: {text}")],
     }
 }

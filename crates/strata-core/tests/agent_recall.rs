@@ -289,13 +289,26 @@ async fn a_fork_before_a_compaction_carries_the_originals_and_nothing_later() {
     let records = harness.records(forked);
     let parent_records = harness.records(parent);
     // The copy: every record after session_meta, as the parent wrote it,
-    // then the lineage and a checkpoint (a resume starts there).
-    let copied = records.len() - 3;
+    // then the lineage, the fork's own title and a checkpoint (a resume
+    // starts there).
+    let copied = records.len() - 4;
     assert_eq!(records[1..=copied], parent_records[1..=copied]);
     assert!(matches!(
-        records[records.len() - 2].body,
+        records[records.len() - 3].body,
         RecordBody::SessionForked(_)
     ));
+    let parent_title = harness
+        .store
+        .open_reader(parent, ReadMode::Strict)
+        .unwrap()
+        .replay()
+        .title()
+        .unwrap();
+    assert!(
+        matches!(&records[records.len() - 2].body, RecordBody::TitleSet(t) if t.title == format!("{parent_title} (fork)")),
+        "{:?}",
+        records[records.len() - 2]
+    );
     assert!(matches!(
         records.last().unwrap().body,
         RecordBody::Checkpoint(_)
@@ -375,7 +388,13 @@ async fn the_rule_check_refuses_a_compaction_that_would_drop_a_pinned_item() {
     // in its sheet, would be refused, saying what it would drop.
     record.kept.retain(|id| *id != pinned);
     let dropped = rule_violations(&before, &record, &pinned_set, "auto");
-    assert_eq!(dropped, [format!("pinned item {pinned}")]);
+    // Named by its tool, never by its id (the line shows in the transcript).
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert!(
+        dropped[0].starts_with("the pinned output of "),
+        "{dropped:?}"
+    );
+    assert!(!dropped[0].contains(&pinned.to_string()), "{dropped:?}");
     let dropped = rule_violations(&before, &record, &HashSet::new(), "read-only");
     assert!(
         dropped[0].contains("approval policy (read-only)"),

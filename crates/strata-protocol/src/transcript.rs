@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::context::{CompactionPolicyRecord, ToolOutputsEvicted};
+use crate::context::ToolOutputsEvicted;
+use crate::desktop::ForkOrigin;
 use crate::events::{EventEnvelope, ToolCallStatus};
 use crate::failure::ProviderFailure;
 use crate::ids::{ItemId, SessionId, TurnId};
@@ -179,16 +180,17 @@ pub enum TranscriptEntry {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         #[ts(as = "Option<bool>", optional)]
         undone: bool,
+        /// Older tool outputs replaced by placeholders at the same boundary,
+        /// just before the summary (eviction did not free enough): one
+        /// divider says both.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        eviction: Option<ToolOutputsEvicted>,
     },
     /// Older tool outputs replaced by placeholders.
     Eviction {
         id: String,
         eviction: ToolOutputsEvicted,
-    },
-    /// The session's compaction policy from here on.
-    Policy {
-        id: String,
-        policy: CompactionPolicyRecord,
     },
     Error {
         id: String,
@@ -231,9 +233,19 @@ pub enum TranscriptEntry {
         outcome: TurnOutcome,
         rounds: u32,
     },
-    /// A line of information: the profile a session was made on or switched to.
+    /// A line of information: the profile a session switched to, an undo.
+    /// (What a session was created on and its compaction policy are the
+    /// session's facts, not lines of its conversation: the header's info and
+    /// the console show them.)
     Notice {
         id: String,
+        text: String,
+    },
+    /// Where a fork's copied records end: the parent it was copied from, to
+    /// link to, and the sentence saying so (no ids in it).
+    Fork {
+        id: String,
+        origin: ForkOrigin,
         text: String,
     },
     /// Something reading or reopening the session file found damaged, and
@@ -269,12 +281,12 @@ impl TranscriptEntry {
             | TranscriptEntry::Assistant { id, .. }
             | TranscriptEntry::Compaction { id, .. }
             | TranscriptEntry::Eviction { id, .. }
-            | TranscriptEntry::Policy { id, .. }
             | TranscriptEntry::Error { id, .. }
             | TranscriptEntry::CompactionProblem { id, .. }
             | TranscriptEntry::Retry { id, .. }
             | TranscriptEntry::TurnEnd { id, .. }
             | TranscriptEntry::Notice { id, .. }
+            | TranscriptEntry::Fork { id, .. }
             | TranscriptEntry::Recovery { id, .. } => id,
             TranscriptEntry::Tool(tool) => &tool.id,
         }
@@ -298,6 +310,9 @@ pub enum TranscriptUpdate {
         before: String,
         entry: TranscriptEntry,
     },
+    /// The entry `id` goes: an eviction whose compaction's divider, at the
+    /// same boundary, now says it.
+    Remove { id: String },
 }
 
 /// What a turn's event channel carries to the desktop: the agent's event,

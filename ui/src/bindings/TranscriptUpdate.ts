@@ -4,4 +4,4 @@ import type { TranscriptEntry } from "./TranscriptEntry";
 /**
  * A change to the transcript a live event makes.
  */
-export type TranscriptUpdate = { "op": "append", entry: TranscriptEntry, } | { "op": "replace", id: string, entry: TranscriptEntry, } | { "op": "append_text", id: string, delta: string, } | { "op": "insert", before: string, entry: TranscriptEntry, };
+export type TranscriptUpdate = { "op": "append", entry: TranscriptEntry, } | { "op": "replace", id: string, entry: TranscriptEntry, } | { "op": "append_text", id: string, delta: string, } | { "op": "insert", before: string, entry: TranscriptEntry, } | { "op": "remove", id: string, };

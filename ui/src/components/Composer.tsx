@@ -1,4 +1,5 @@
 import { useEffect, useRef, type Ref } from "react";
+import { TipButton } from "./Tooltip";
 
 interface ComposerProps {
   value: string;
@@ -88,9 +89,9 @@ export function Composer({
           </span>
         )}
         {running ? (
-          <button type="button" className="button danger" onClick={onStop} title="Stop (Esc)">
+          <TipButton className="button danger" onClick={onStop} tip="Stop (Esc)">
             <span className="stop-square" aria-hidden="true" /> Stop
-          </button>
+          </TipButton>
         ) : (
           <button type="submit" className="button primary" disabled={!canSend}>
             {isCommand ? "Compact" : "Send"}

@@ -1,4 +1,5 @@
 import { formatTokens } from "../lib/format";
+import { useTooltip } from "./Tooltip";
 
 interface ContextGaugeProps {
   /** The last round's context tokens (input + output). */
@@ -15,23 +16,26 @@ export const ESTIMATE_HINT = "Estimated after a compaction, until the next round
 
 export function ContextGauge({ context_tokens, threshold, context_window, estimated = false }: ContextGaugeProps) {
   const ceiling = context_window ?? (threshold ? Math.round(threshold * 1.25) : null);
-  if (!ceiling) {
-    return <div className="gauge gauge-empty">No usage reported yet</div>;
-  }
   const used = context_tokens ?? 0;
-  const percent = Math.min(100, (used / ceiling) * 100);
-  const thresholdPercent = threshold ? Math.min(100, (threshold / ceiling) * 100) : null;
-  const tone = threshold && used >= threshold ? "over" : threshold && used >= threshold * 0.8 ? "near" : "ok";
+  const limits = (threshold ? `, compacts at ${formatTokens(threshold)}` : "") + (context_window ? `, window ${formatTokens(context_window)}` : "");
   const description =
     context_tokens === null
       ? estimated
         ? "Compacted; the next round reports the new size"
         : "No round has reported usage yet"
-      : `${estimated ? "About " : ""}${formatTokens(used)} tokens in context${estimated ? " (estimated after a compaction, until the next round reports)" : ""}` +
-        (threshold ? `, compacts at ${formatTokens(threshold)}` : "") +
-        (context_window ? `, window ${formatTokens(context_window)}` : "");
+      : `${estimated ? "About " : ""}${formatTokens(used)} tokens in context${estimated ? " (estimated after a compaction, until the next round reports)" : ""}` + limits;
+  // The app's own tooltip (a native title stays up over whatever opens next); it says what "≈"
+  // means first, then the figures. Focusable, so the keyboard reaches it too.
+  const marked = context_tokens !== null && estimated;
+  const tip = useTooltip(marked ? `${ESTIMATE_HINT}: about ${formatTokens(used)} tokens in context${limits}` : description);
+  if (!ceiling) {
+    return <div className="gauge gauge-empty">No usage reported yet</div>;
+  }
+  const percent = Math.min(100, (used / ceiling) * 100);
+  const thresholdPercent = threshold ? Math.min(100, (threshold / ceiling) * 100) : null;
+  const tone = threshold && used >= threshold ? "over" : threshold && used >= threshold * 0.8 ? "near" : "ok";
   return (
-    <div className={`gauge tone-${tone}${estimated ? " estimated" : ""}`} title={description} data-testid="context-gauge">
+    <div className={`gauge tone-${tone}${estimated ? " estimated" : ""}`} data-testid="context-gauge" tabIndex={0} {...tip.trigger}>
       <span className="gauge-label">Context</span>
       <div
         className="gauge-track"
@@ -48,16 +52,13 @@ export function ContextGauge({ context_tokens, threshold, context_window, estima
         )}
       </div>
       <span className="gauge-numbers">
-        {/* An estimate is marked by "≈" alone, said in full by its tooltip and the meter's text. */}
-        {context_tokens !== null && estimated && (
-          <abbr className="estimate-mark" title={ESTIMATE_HINT}>
-            ≈{" "}
-          </abbr>
-        )}
+        {/* An estimate is marked by "≈" alone, said in full by the tooltip and the meter's text. */}
+        {marked && <span className="estimate-mark">≈ </span>}
         {context_tokens === null ? "–" : formatTokens(used)}
         {threshold ? <span className="muted"> / {formatTokens(threshold)} compact</span> : null}
         {context_window ? <span className="muted"> / {formatTokens(context_window)} window</span> : null}
       </span>
+      {tip.tooltip}
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { useActions, useAppState } from "../state/StoreProvider";
 import { lastUserMessage, pendingApprovals } from "../state/transcript";
 import type { Recovery } from "../bindings/Recovery";
 import { sessionProfile } from "../lib/profiles";
+import { sessionTitle } from "../lib/lineage";
 import { Composer } from "./Composer";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
@@ -90,6 +91,11 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
     return () => window.removeEventListener("keydown", onKey);
   }, []);
   const inspect = actions.inspectCompaction;
+  // A fork's notice links to its parent by the title the library lists.
+  const sessions = useAppState((s) => s.sessions);
+  const policy = useAppState((s) => (s.console.sessionId === summary.id ? (s.console.view?.gauge.policy ?? null) : null));
+  const sessionTitles = useMemo(() => new Map(sessions.map((row) => [row.id, sessionTitle(row)])), [sessions]);
+  const openSession = useCallback((sessionId: string) => void actions.open(sessionId), [actions]);
   // Pins, partial compactions and undos write to the session: live and idle only. A fork
   // only reads it, so a session another process holds can be forked too.
   const history = useMemo<HistoryHandlers | undefined>(() => {
@@ -114,6 +120,13 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         running={running}
         onSwitchProfile={() => actions.setSwitchingProfile(true)}
         onReload={() => void actions.open(summary.id)}
+        info={{
+          profile: profileSet,
+          profileName: settings ? (sessionProfile(settings.profiles, summary, profileSet)?.label ?? null) : null,
+          policy,
+          parentTitle: summary.forked_from ? sessionTitles.get(summary.forked_from.parent_session_id) : undefined,
+          onOpenParent: openSession,
+        }}
       />
       {finding && (
         <TranscriptFind
@@ -148,6 +161,8 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           onDecide={live ? decide : undefined}
           onInspectCompaction={inspect}
           history={history}
+          sessionTitles={sessionTitles}
+          onOpenSession={openSession}
           onEditLast={live && !running ? editLast : undefined}
           onRetryLast={live && !running ? send : undefined}
           onRecover={live && !running ? recover : undefined}

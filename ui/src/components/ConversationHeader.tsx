@@ -1,6 +1,9 @@
 import type { SessionListItem } from "../api/types";
+import { TipButton } from "./Tooltip";
 import { folderName } from "../lib/format";
 import { sessionTitle } from "./SessionSidebar";
+import { SessionInfo } from "./SessionInfo";
+import type { ComponentProps } from "react";
 
 /** Why a session is read-only: the only case is a session another process is writing. */
 /** The same, short enough for the composer's placeholder. */
@@ -16,6 +19,8 @@ interface ConversationHeaderProps {
   onSwitchProfile: () => void;
   /** Reads the session again (whether the other process still holds it). */
   onReload: () => void;
+  /** The session's facts for the info popover (policy, profile, parent), beyond its list row. */
+  info: Omit<ComponentProps<typeof SessionInfo>, "summary">;
 }
 
 /**
@@ -23,12 +28,13 @@ interface ConversationHeaderProps {
  * its tooltip), then the workspace line and, when another process holds the session, the notice
  * and Check again.
  */
-export function ConversationHeader({ summary, live, running, onSwitchProfile, onReload }: ConversationHeaderProps) {
+export function ConversationHeader({ summary, live, running, onSwitchProfile, onReload, info }: ConversationHeaderProps) {
   const title = sessionTitle(summary);
   return (
     <div className="conversation-header">
       <div className="conversation-title">
         <h1 title={title}>{title}</h1>
+        <SessionInfo summary={summary} {...info} />
       </div>
       <div className="conversation-meta">
         <div className="workspace">
@@ -38,15 +44,14 @@ export function ConversationHeader({ summary, live, running, onSwitchProfile, on
           <span className="workspace-model muted" title={summary.model}>
             · {summary.model}
           </span>
-          <button
-            type="button"
+          <TipButton
             className="link-button switch-profile"
             onClick={onSwitchProfile}
             disabled={running || !live}
-            title={!live ? HELD_NOTICE : running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
+            tip={!live ? HELD_NOTICE : running ? "Wait for the turn to finish" : "Talk to another saved profile from the next turn on"}
           >
             Switch profile
-          </button>
+          </TipButton>
         </div>
         {!live && (
           // Compact: the badge shows the state, the name and tooltip say what it means.
@@ -54,9 +59,9 @@ export function ConversationHeader({ summary, live, running, onSwitchProfile, on
             <span className="badge readonly-badge" title={HELD_NOTICE}>
               Read-only
             </span>
-            <button type="button" className="button small" onClick={onReload} title="See whether the other process still holds it">
+            <TipButton className="button small" onClick={onReload} tip="See whether the other process still holds it">
               Check again
-            </button>
+            </TipButton>
           </div>
         )}
       </div>

@@ -3,7 +3,7 @@
 // when the conversation passes its callback (a live, idle session).
 import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
-import { useTooltip } from "./Tooltip";
+import { TipButton, useTooltip } from "./Tooltip";
 
 /** What a person can do with one item; an absent callback hides its control. */
 export interface ItemHistory {
@@ -43,19 +43,18 @@ export function PinnedBadge() {
 export function PinButton({ pinned, onPin, subject, disabled }: { pinned: boolean; onPin: (pinned: boolean) => void; subject: string; disabled?: string }) {
   const hint = disabled ?? (pinned ? UNPIN_HINT : PIN_HINT);
   return (
-    <button
-      type="button"
+    <TipButton
+      tip={hint}
       className={`item-action pin-button${pinned ? " pinned" : ""}`}
       aria-pressed={pinned}
       aria-label={`Pin ${subject}`}
-      title={hint}
       data-testid="pin-button"
       disabled={disabled !== undefined}
       onClick={() => onPin(!pinned)}
     >
       <PinIcon />
       <span className="item-action-label">Pin</span>
-    </button>
+    </TipButton>
   );
 }
 

@@ -12,7 +12,7 @@ import {
   ErrorNotice,
   EvictionNotice,
   InfoNotice,
-  PolicyNotice,
+  ForkNotice,
   RecoveryNotice,
   RetryNotice,
   TurnEndNotice,
@@ -95,10 +95,16 @@ interface MessageListProps {
   outputs?: Record<string, FullOutput>;
   onExpandOutput?: (callId: string) => void;
   history?: HistoryHandlers;
+  /** The listed sessions' titles by id, for a fork's link to its parent, and how to open one. */
+  sessionTitles?: ReadonlyMap<string, string>;
+  onOpenSession?: (sessionId: string) => void;
 }
 
 /** What every row is offered, the same object while the list's handlers stay the same. */
-type EntryHandlers = Pick<MessageListProps, "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history">;
+type EntryHandlers = Pick<
+  MessageListProps,
+  "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history" | "sessionTitles" | "onOpenSession"
+>;
 
 interface EntryViewProps {
   entry: Entry;
@@ -168,8 +174,8 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
       return <InfoNotice entry={entry} />;
     case "eviction":
       return <EvictionNotice entry={entry} />;
-    case "policy":
-      return <PolicyNotice entry={entry} />;
+    case "fork":
+      return <ForkNotice entry={entry} parentTitle={handlers.sessionTitles?.get(entry.origin.parent_session_id)} onOpenParent={handlers.onOpenSession} />;
     case "recovery":
       return <RecoveryNotice entry={entry} />;
   }
@@ -193,10 +199,10 @@ export function MessageList(props: MessageListProps) {
   // A completed turn's end is an entry (the printed transcript says its rounds) the
   // conversation draws nothing for: no row of its own.
   const entries = useMemo(() => props.entries.filter(drawn), [props.entries]);
-  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history } = props;
+  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession } = props;
   const handlers = useMemo<EntryHandlers>(
-    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history }),
-    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history],
+    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession }),
+    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession],
   );
   const scroller = useRef<HTMLDivElement>(null);
   // Whether the list follows the newest entry: true while the person is at the bottom, false

@@ -1,4 +1,5 @@
 import { useId, useMemo, useState } from "react";
+import { TipLabel } from "./Tooltip";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { ProfileView } from "../bindings/ProfileView";
 import { folderName } from "../lib/format";
@@ -159,10 +160,10 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
         <legend className="field-label">Approval (for every session in this app)</legend>
         <div className="segmented" role="radiogroup" aria-label="Approval">
           {POLICIES.map((policy) => (
-            <label key={policy.value} className={approval === policy.value ? "selected" : undefined} title={policy.hint}>
+            <TipLabel key={policy.value} className={approval === policy.value ? "selected" : undefined} tip={policy.hint}>
               <input type="radio" name={`${listId}-approval`} value={policy.value} checked={approval === policy.value} onChange={() => setApproval(policy.value)} />
               {policy.label}
-            </label>
+            </TipLabel>
           ))}
         </div>
         <p className="muted small">{POLICIES.find((policy) => policy.value === approval)?.hint}</p>

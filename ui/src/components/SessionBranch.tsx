@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ComponentProps, type ReactNode } from "react";
+import { TipButton } from "./Tooltip";
 import type { ExportFormat, SessionListItem } from "../api/types";
 import { folderName, formatRelativeTime, shortId } from "../lib/format";
 import { forkPointLabel, holdsSession, sessionTitle, type SessionNode } from "../lib/lineage";
@@ -46,15 +47,14 @@ export function SessionBranch({ node, titles, actions, folded, onFold, onAskDele
               </svg>
               Fork of{" "}
               {titles.has(origin.parent_session_id) ? (
-                <button
-                  type="button"
+                <TipButton
                   className="link-button lineage-parent"
                   data-testid="lineage-parent"
-                  title={`Open the parent session (${origin.parent_session_id})`}
+                  tip="Open the parent session"
                   onClick={() => actions.onOpen(origin.parent_session_id)}
                 >
                   {titles.get(origin.parent_session_id)}
-                </button>
+                </TipButton>
               ) : (
                 <span className="lineage-missing" title={origin.parent_session_id}>
                   session {shortId(origin.parent_session_id)} (not listed)
@@ -67,21 +67,20 @@ export function SessionBranch({ node, titles, actions, folded, onFold, onAskDele
       </SessionRow>
       {forks.length > 0 && (
         <>
-          <button
-            type="button"
+          <TipButton
             className="forks-toggle"
             data-testid="forks-toggle"
             aria-expanded={open}
             aria-controls={forksId}
             disabled={holdsActive}
-            title={holdsActive ? "The open session is one of these forks" : undefined}
+            tip={holdsActive ? "The open session is one of these forks" : open ? "Hide its forks" : "Show its forks"}
             onClick={() => onFold(session.id, open)}
           >
             <span aria-hidden="true" className={`chevron${open ? " open" : ""}`}>
               ▸
             </span>
             {forks.length} {forks.length === 1 ? "fork" : "forks"}
-          </button>
+          </TipButton>
           {open && (
             <ul className="session-forks" id={forksId} aria-label={`Forks of ${sessionTitle(session)}`}>
               {forks.map((fork) => (

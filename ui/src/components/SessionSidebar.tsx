@@ -1,4 +1,5 @@
 import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
+import { TipButton } from "./Tooltip";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { SessionListItem } from "../api/types";
 import type { SearchHit } from "../bindings/SearchHit";
@@ -137,9 +138,9 @@ export function SessionSidebar(props: SessionSidebarProps) {
   return (
     <nav className="sidebar" aria-label="Sessions">
       <div className="sidebar-top">
-        <button type="button" className="button primary new-session" onClick={onNew} title="New session (Ctrl+N)">
+        <TipButton className="button primary new-session" onClick={onNew} tip="New session (Ctrl+N)">
           <span aria-hidden="true" className="plus">+</span> New session
-        </button>
+        </TipButton>
         <label className="search">
           <span className="visually-hidden">Search sessions</span>
           <svg className="search-icon" width="14" height="14" viewBox="0 0 14 14" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">

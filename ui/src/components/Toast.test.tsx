@@ -25,4 +25,16 @@ describe("Toast", () => {
     // Below the 50px header, not over it.
     expect(Number.parseFloat(toast.top)).toBeGreaterThanOrEqual(50);
   });
+
+  it("never shows a raw id: a command's error names the item or session in words", () => {
+    render(
+      <Toast
+        message={{ tone: "error", text: "Not pinned: item 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 is not in session 0193a1b2-c3d4-7e5f-8a9b-0000000c0502" }}
+        onDismiss={() => {}}
+      />,
+    );
+    const toast = screen.getByRole("alert");
+    expect(toast).toHaveTextContent("Not pinned: this item is not in this session");
+    expect(toast).not.toHaveTextContent("0193a1b2");
+  });
 });

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type PointerEvent, type ReactNode, type ButtonHTMLAttributes } from "react";
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type PointerEvent, type ReactNode, type ButtonHTMLAttributes, type LabelHTMLAttributes } from "react";
 import { createPortal } from "react-dom";
 
 /** How long the pointer rests on a control before its tooltip shows, in milliseconds. */
@@ -13,6 +13,8 @@ interface Place {
 export interface TooltipParts {
   trigger: {
     "aria-describedby"?: string;
+    /** The tooltip's text, always on the control (what a test or a script reads; the bubble shows it). */
+    "data-tooltip": string;
     onPointerEnter: (event: PointerEvent<HTMLElement>) => void;
     onPointerLeave: () => void;
     onPointerDown: () => void;
@@ -79,6 +81,7 @@ export function useTooltip(text: string): TooltipParts {
   return {
     trigger: {
       "aria-describedby": place ? id : undefined,
+      "data-tooltip": text,
       onPointerEnter: (event) => {
         pointerIn.current = true;
         if (pressed.current) return;
@@ -115,6 +118,17 @@ export function useTooltip(text: string): TooltipParts {
   };
 }
 
+/** A radio's label with a tooltip of the app's own (a segmented control's option): `tip` replaces a `title`. */
+export function TipLabel({ tip, children, ...props }: LabelHTMLAttributes<HTMLLabelElement> & { tip: string }) {
+  const { trigger, tooltip } = useTooltip(tip);
+  return (
+    <label {...props} {...trigger}>
+      {children}
+      {tooltip}
+    </label>
+  );
+}
+
 /** A button with a tooltip of the app's own: `tip` replaces a `title`. */
 export function TipButton({ tip, children, onKeyDown, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { tip: string }) {
   const { trigger, tooltip } = useTooltip(tip);
@@ -124,6 +138,8 @@ export function TipButton({ tip, children, onKeyDown, ...props }: ButtonHTMLAttr
         type="button"
         {...props}
         {...trigger}
+        // A control described by something of its own (a refusal's reason) keeps it.
+        aria-describedby={[props["aria-describedby"], trigger["aria-describedby"]].filter(Boolean).join(" ") || undefined}
         onKeyDown={(event) => {
           trigger.onKeyDown(event);
           onKeyDown?.(event);

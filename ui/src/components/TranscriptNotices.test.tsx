@@ -1,6 +1,7 @@
 import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
-import { CompactionDivider, CompactionProblemNotice, EvictionNotice, RecoveryNotice, TurnEndNotice } from "./TranscriptNotices";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { CompactionDivider, CompactionProblemNotice, EvictionNotice, ForkNotice, RecoveryNotice, TurnEndNotice } from "./TranscriptNotices";
 
 describe("CompactionProblemNotice", () => {
   it("shows a failed summary as a warning that names the failure, not as an error", () => {
@@ -120,5 +121,49 @@ describe("TurnEndNotice", () => {
     expect(container.textContent).toBe("");
     render(<TurnEndNotice entry={{ kind: "turn_end", id: "t2", outcome: "cancelled", rounds: 1 }} />);
     expect(screen.getByRole("status").textContent).toContain("cancelled");
+  });
+});
+
+describe("one boundary, one divider", () => {
+  it("says on the compaction's divider that older tool outputs were evicted first and why the summary followed", () => {
+    const evicted = [{ item_id: "i1", call_id: "c1", tool: "read_file", chars: 1_840, placeholder: "[tool output evicted: i1]" }];
+    render(
+      <CompactionDivider
+        entry={{
+          kind: "compaction",
+          id: "compaction:s1",
+          summary: { id: "s1", summary: "Earlier work.", metadata: { trigger: "auto", reason: "over", removed: 4, kept: 1, summarizer_model: "demo", duration_ms: 40 } },
+          eviction: { trigger: "auto", threshold: 8_000, low_water: 6_000, estimated_before: 9_000, estimated_after: 8_500, evicted },
+        }}
+      />,
+    );
+    expect(screen.getByTestId("divider-eviction")).toHaveTextContent(
+      "First 1 older tool output was replaced by placeholders (saved ≈ 500 tokens); that was not enough, so the history was summarised",
+    );
+    expect(screen.getByRole("separator")).toHaveTextContent("4 items summarised, 1 kept");
+  });
+});
+
+describe("ForkNotice", () => {
+  const entry = {
+    kind: "fork" as const,
+    id: "record:9",
+    origin: { parent_session_id: "0193a1b2-c3d4-7e5f-8a9b-0000000c0501", point: { kind: "before_compaction" as const, number: 1 } },
+    text: "Forked from another session just before its compaction #1: everything above is copied from it",
+  };
+
+  it("links to the parent by its title, never its id, and opens it", async () => {
+    const onOpen = vi.fn();
+    render(<ForkNotice entry={entry} parentTitle="Fix the CSV parser" onOpenParent={onOpen} />);
+    const notice = screen.getByTestId("fork-notice");
+    expect(notice).not.toHaveTextContent(entry.origin.parent_session_id);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Open the parent session, “Fix the CSV parser”" }));
+    expect(onOpen).toHaveBeenCalledWith(entry.origin.parent_session_id);
+  });
+
+  it("says so when the parent is no longer listed", () => {
+    render(<ForkNotice entry={entry} onOpenParent={vi.fn()} />);
+    expect(screen.getByTestId("fork-notice")).toHaveTextContent("The parent session is no longer in the library.");
+    expect(screen.queryByRole("button")).toBeNull();
   });
 });

@@ -1,8 +1,10 @@
 import type { Entry } from "../state/transcript";
+import { TipButton } from "./Tooltip";
 import { compactionAnchor } from "../state/transcript";
 import { formatDuration, formatTokens } from "../lib/format";
 import type { TurnOutcome } from "../api/types";
 import type { Recovery } from "../bindings/Recovery";
+import type { ToolOutputsEvicted } from "../bindings/ToolOutputsEvicted";
 import { UndoAction } from "../console/UndoSteps";
 import { FORK_BEFORE_HINT } from "./ItemActions";
 
@@ -17,7 +19,17 @@ interface CompactionDividerProps {
   onUndo?: () => Promise<void>;
 }
 
-/** Where the history was compacted; the debug console links here and back. */
+/** The part of a boundary that came first: older tool outputs replaced by placeholders, which did not free enough. */
+function evictedFirst(eviction: ToolOutputsEvicted): string {
+  const count = eviction.evicted.length;
+  const saved = Math.max(0, eviction.estimated_before - eviction.estimated_after);
+  return `First ${count} older tool ${count === 1 ? "output was" : "outputs were"} replaced by placeholders (saved ≈ ${formatTokens(saved)} tokens); that was not enough, so the history was summarised`;
+}
+
+/**
+ * Where the history was compacted; the debug console links here and back. When an eviction came
+ * first at the same boundary, the one divider says both (Rust folded the eviction's line into it).
+ */
 export function CompactionDivider({ entry, onInspect, onFork, onUndo }: CompactionDividerProps) {
   const { metadata, id: summaryId } = entry.summary;
   const trigger =
@@ -34,8 +46,13 @@ export function CompactionDivider({ entry, onInspect, onFork, onUndo }: Compacti
           {trigger}
           {tokens}
         </span>
+        {entry.eviction && (
+          <span className="divider-detail" data-testid="divider-eviction">
+            {evictedFirst(entry.eviction)}
+          </span>
+        )}
         <span className="divider-detail">
-          {metadata.removed} items summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
+          {metadata.removed} {metadata.removed === 1 ? "item" : "items"} summarised, {metadata.kept} kept · {formatDuration(metadata.duration_ms)}
           {entry.undone && <span data-testid="divider-undone"> · undone: the model sees the history from before it again</span>}
         </span>
         {(onInspect || onFork || onUndo) && (
@@ -46,14 +63,9 @@ export function CompactionDivider({ entry, onInspect, onFork, onUndo }: Compacti
               </button>
             )}
             {onFork && (
-              <button
-                type="button"
-                className="link-button"
-                title={FORK_BEFORE_HINT}
-                onClick={() => onFork(summaryId)}
-              >
+              <TipButton className="link-button" tip={FORK_BEFORE_HINT} onClick={() => onFork(summaryId)}>
                 Fork from before this
-              </button>
+              </TipButton>
             )}
             {onUndo && <UndoAction onUndo={onUndo} running={false} />}
           </span>
@@ -218,11 +230,22 @@ export function EvictionNotice({ entry }: { entry: Of<"eviction"> }) {
   );
 }
 
-/** The session's compaction policy from here on. */
-export function PolicyNotice({ entry }: { entry: Of<"policy"> }) {
+/**
+ * Where a fork's copied records end: Rust's sentence (no ids in it) and a link that opens the
+ * parent, named by its title when the library lists it.
+ */
+export function ForkNotice({ entry, parentTitle, onOpenParent }: { entry: Of<"fork">; parentTitle?: string; onOpenParent?: (sessionId: string) => void }) {
+  const parent = entry.origin.parent_session_id;
   return (
-    <div className="notice notice-turn notice-policy" role="status">
-      Compaction policy: {entry.policy.policy}
+    <div className="notice notice-turn notice-fork" role="status" data-testid="fork-notice">
+      <span>{entry.text}.</span>{" "}
+      {onOpenParent && parentTitle !== undefined ? (
+        <button type="button" className="link-button" data-testid="fork-parent-link" onClick={() => onOpenParent(parent)}>
+          Open the parent session, “{parentTitle}”
+        </button>
+      ) : (
+        <span className="muted">The parent session is no longer in the library.</span>
+      )}
     </div>
   );
 }

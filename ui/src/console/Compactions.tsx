@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { TipButton } from "../components/Tooltip";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { CompactionView } from "../bindings/CompactionView";
 import type { ConsoleStep } from "../bindings/ConsoleStep";
@@ -149,15 +150,14 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
           <time dateTime={view.ts} className="muted" title={new Date(view.ts).toLocaleString()}>
             {clockTime(view.ts)} · {formatRelativeTime(view.ts)}
           </time>
-          <button
-            type="button"
+          <TipButton
             className="link-button"
             aria-label={`Show compaction ${number} in the transcript`}
-            title="Scroll the transcript to this compaction"
+            tip="Scroll the transcript to this compaction"
             onClick={() => onReveal(view.summary.id)}
           >
             <span aria-hidden="true">↗</span> Transcript
-          </button>
+          </TipButton>
         </span>
       </header>
       <dl className="card-stats">
@@ -231,14 +231,9 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
         </button>
         {onUndo && <UndoAction number={number} onUndo={onUndo} running={running} refusedBecause={undoRefused} />}
         {onFork && (
-          <button
-            type="button"
-            className="button small ghost"
-            title={FORK_BEFORE_HINT}
-            onClick={() => onFork(number)}
-          >
+          <TipButton className="button small ghost" tip={FORK_BEFORE_HINT} onClick={() => onFork(number)}>
             Fork from before this
-          </button>
+          </TipButton>
         )}
       </div>
       {layered && sheetOpen && (

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
+import { TipButton } from "../components/Tooltip";
 import type uPlot from "uplot";
 import { formatTokens } from "../lib/format";
 import { chartColumns, type ChartData } from "./model";
@@ -198,17 +199,16 @@ export function ContextChart({ data, onMarker }: { data: ChartData; onMarker?: (
           <span className="legend-item legend-context">Context tokens</span>
           {data.threshold !== null && <span className="legend-item legend-threshold">Threshold {formatTokens(data.threshold)}</span>}
           {data.context_window !== null && (
-            <button
-              type="button"
+            <TipButton
               className={`legend-item legend-window legend-toggle${showCeiling ? "" : " off"}`}
               aria-pressed={showCeiling}
               disabled={ceilingFits(data)}
-              title={ceilingFits(data) ? "The window fits on the scale" : "Scale the chart to the model's whole window"}
+              tip={ceilingFits(data) ? "The window fits on the scale" : "Scale the chart to the model's whole window"}
               onClick={() => setFullWindow(!fullWindow)}
             >
               Window {formatTokens(data.context_window)}
               {showCeiling ? "" : " · off scale"}
-            </button>
+            </TipButton>
           )}
           <span className="legend-item legend-marker">Compaction</span>
         </div>

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { TipButton, TipLabel } from "../components/Tooltip";
 import { toCommandFailure } from "../api/commands";
 import type { EventEnvelope } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
@@ -35,7 +36,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
           {POLICIES.map((policy) => {
             const checked = status?.policy === policy;
             return (
-              <label key={policy} className={checked ? "selected" : undefined} title={compaction.setPolicy ? POLICY_HINT[policy] : READ_ONLY}>
+              <TipLabel key={policy} className={checked ? "selected" : undefined} tip={compaction.setPolicy ? POLICY_HINT[policy] : READ_ONLY}>
                 <input
                   type="radio"
                   name={`session-policy-${sessionId ?? "none"}`}
@@ -45,7 +46,7 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
                   onChange={() => void choose(policy)}
                 />
                 {POLICY_LABEL[policy]}
-              </label>
+              </TipLabel>
             );
           })}
         </div>
@@ -76,9 +77,14 @@ export function ContextControls({ compaction, running, onRetry }: { compaction: 
         <div className="console-warning circuit-console" role="status" data-testid="console-circuit">
           <strong>Automatic compaction is paused</strong> after three compactions in a row whose summary failed or was refused.
           {status.circuit_reason && <span className="circuit-reason"> Last reason: {status.circuit_reason}</span>}{" "}
-          <button type="button" className="button small" onClick={onRetry} disabled={!onRetry || running} title={onRetry && !running ? undefined : "Available between turns, in a live session"}>
+          <TipButton
+            className="button small"
+            onClick={onRetry}
+            disabled={!onRetry || running}
+            tip={onRetry && !running ? "Try the compaction again now" : "Available between turns, in a live session"}
+          >
             Retry compaction
-          </button>
+          </TipButton>
         </div>
       )}
       {running && <p className="muted small">The policy can be changed between turns.</p>}

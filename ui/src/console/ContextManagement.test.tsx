@@ -37,14 +37,25 @@ describe("the figures of a step", () => {
 });
 
 describe("the honest gauge", () => {
-  it("labels an estimate on the footer gauge for people and screen readers", () => {
+  it("labels an estimate on the footer gauge for people and screen readers, in the app's own tooltip", async () => {
+    const user = userEvent.setup();
     render(<ContextGauge context_tokens={2_100} threshold={8_000} context_window={32_000} estimated />);
     const meter = screen.getByRole("meter", { name: "Context tokens" });
     expect(meter).toHaveAttribute("aria-valuetext", expect.stringContaining("estimated after a compaction"));
     // Marked by "≈" and its tooltip, not a loud badge.
-    expect(screen.getByTestId("context-gauge")).toHaveTextContent(/^Context≈ 2\.1k \/ 8k compact/);
-    expect(screen.getByTitle(ESTIMATE_HINT)).toHaveTextContent("≈");
+    const gauge = screen.getByTestId("context-gauge");
+    expect(gauge).toHaveTextContent(/^Context≈ 2\.1k \/ 8k compact/);
     expect(screen.queryByText("estimated")).toBeNull();
+    // No native title anywhere in it (it would stay up over a dialog or menu opened next).
+    expect(gauge.querySelectorAll("[title]")).toHaveLength(0);
+    expect(gauge).not.toHaveAttribute("title");
+    expect(gauge.dataset.tooltip).toBe(`${ESTIMATE_HINT}: about 2.1k tokens in context, compacts at 8k, window 32k`);
+    await user.tab();
+    const tooltip = await screen.findByRole("tooltip");
+    expect(tooltip).toHaveTextContent(ESTIMATE_HINT);
+    expect(gauge).toHaveAttribute("aria-describedby", tooltip.id);
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("tooltip")).toBeNull();
   });
 });
 

@@ -3,6 +3,7 @@ import * as api from "../api/commands";
 import { toCommandFailure } from "../api/commands";
 import type { CompactionPreview } from "../bindings/CompactionPreview";
 import { Modal } from "../components/Modal";
+import { TipButton } from "../components/Tooltip";
 import { StateSheetView } from "./StateSheetView";
 import { exactTokens, POLICY_LABEL } from "./steps";
 
@@ -32,18 +33,17 @@ export function PreviewDialog({ sessionId, onClose, onCompact }: { sessionId: st
       onClose={onClose}
       footer={
         <>
-          <button
-            type="button"
+          <TipButton
             className="button primary"
             disabled={!onCompact}
-            title={onCompact ? "Compact the history now, as /compact does" : "Available between turns, in a live session"}
+            tip={onCompact ? "Compact the history now, as /compact does" : "Available between turns, in a live session"}
             onClick={() => {
               onClose();
               onCompact?.();
             }}
           >
             Compact now
-          </button>
+          </TipButton>
           <button type="button" className="button" onClick={onClose} data-autofocus>
             Close
           </button>

@@ -2,6 +2,7 @@
 // card (the transcript's divider offers the same one), the card of an undo
 // that was recorded, and the card of a compaction the rule check refused.
 import { useId, useState } from "react";
+import { TipButton } from "../components/Tooltip";
 import { toCommandFailure } from "../api/commands";
 import type { CompactionUndone } from "../bindings/CompactionUndone";
 import { formatRelativeTime } from "../lib/format";
@@ -41,21 +42,20 @@ export function UndoAction({ number, onUndo, running, refusedBecause = null }: U
   };
   return (
     <>
-      <button
-        type="button"
+      <TipButton
         className="button small ghost"
         data-testid="compaction-undo"
         aria-expanded={confirming}
         disabled={running || refusedBecause !== null}
         aria-describedby={refusedBecause !== null ? `${explainId}-refused` : undefined}
-        title={running ? "Wait for the turn to finish" : (refusedBecause ?? "Restore the history from before this compaction")}
+        tip={running ? "Wait for the turn to finish" : (refusedBecause ?? "Restore the history from before this compaction")}
         onClick={() => {
           setConfirming(!confirming);
           setRefusal(null);
         }}
       >
         <span aria-hidden="true">↶</span> Undo
-      </button>
+      </TipButton>
       {refusedBecause !== null && (
         <span id={`${explainId}-refused`} className="undo-refused-reason muted" data-testid="undo-refused-reason">
           {refusedBecause}

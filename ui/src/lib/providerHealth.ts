@@ -24,7 +24,7 @@ export function providerHealth(entries: readonly Entry[]): ProviderHealth {
         return "ok";
       case "turn_end":
       case "notice":
-      case "policy":
+      case "fork":
       case "eviction":
       case "compaction_problem":
         continue;

@@ -15,7 +15,7 @@ import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
 import { applyLibraryChange } from "./library";
 import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows } from "./console";
-import { applyLiveEvents, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript, withoutIds } from "./transcript";
+import { applyLiveEvents, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
 
 export {
   createStore,
@@ -461,7 +461,7 @@ export function createActions(store: Store) {
         }));
         void actions.loadConsole(sessionId);
       } catch (error) {
-        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${withoutIds(toCommandFailure(error).message)}` } });
+        set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${toCommandFailure(error).message}` } });
       }
     },
 

@@ -56,6 +56,17 @@ describe("applyUpdates", () => {
     expect(applyUpdates([user("u1", "Hi")], [{ op: "insert", before: "gone", entry: divider }]).map((e) => e.id)).toEqual(["u1", "n1"]);
   });
 
+  it("removes the entry it names (an eviction whose compaction's divider now says it), and ignores one it does not show", () => {
+    const eviction: Entry = { kind: "notice", id: "e1", text: "evicted" };
+    const divider: Entry = { kind: "notice", id: "d1", text: "divider" };
+    const entries = applyUpdates([user("u1", "Hi"), user("u2", "Kept"), eviction], [
+      { op: "remove", id: "e1" },
+      { op: "insert", before: "u2", entry: divider },
+    ]);
+    expect(entries.map((e) => e.id)).toEqual(["u1", "d1", "u2"]);
+    expect(applyUpdates(entries, [{ op: "remove", id: "gone" }]).map((e) => e.id)).toEqual(["u1", "d1", "u2"]);
+  });
+
   it("never changes the entries it was given", () => {
     const before = [user("u1", "Hi")];
     const after = applyUpdates(before, [{ op: "append", entry: user("u2", "More") }]);
@@ -115,6 +126,8 @@ describe("withoutIds", () => {
     expect(withoutIds("pinning item 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 would exceed the limit")).toBe("pinning this item would exceed the limit");
     expect(withoutIds("no 0193A1B2-C3D4-7E5F-8A9B-0000000C0501 here")).toBe("no this item here");
     expect(withoutIds("nothing to hide")).toBe("nothing to hide");
+    expect(withoutIds("session 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 is held")).toBe("this session is held");
+    expect(withoutIds("Summary 0193a1b2-c3d4-7e5f-8a9b-0000000c0501 gone; item_3f9a2b1c too")).toBe("this summary gone; this item too");
   });
 });
 

@@ -93,6 +93,11 @@ export function applyUpdates(entries: Entry[], updates: TranscriptUpdate[]): Ent
         else next.splice(before, 0, update.entry);
         break;
       }
+      case "remove": {
+        const at = indexOf(next, update.id);
+        if (at !== -1) next.splice(at, 1);
+        break;
+      }
       case "append_text": {
         const at = indexOf(next, update.id);
         const entry = next[at];
@@ -167,9 +172,17 @@ export function outOfContext(entries: Entry[]): Map<string, string> {
   return cut;
 }
 
-/** A message for a person, with raw item ids (UUIDs) said as "this item". */
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const NAMED_ID = new RegExp(`\\b(item|session|summary|compaction)\\s+${UUID}\\b`, "gi");
+const BARE_ID = new RegExp(`\\b(?:item_[A-Za-z0-9]{6,}|${UUID})\\b`, "gi");
+
+/**
+ * A message for a person, with raw ids (UUIDs, `item_…`) said in words: "item <id>" as "this
+ * item", "session <id>" as "this session", any other as "this item". Every toast goes through it
+ * (a command's error is Rust's wording, which names ids for the command line).
+ */
 export function withoutIds(text: string): string {
-  return text.replace(/\b(?:item\s+)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "this item");
+  return text.replace(NAMED_ID, (_match, noun: string) => `this ${noun.toLowerCase()}`).replace(BARE_ID, "this item");
 }
 
 // A turn's live events applied to the transcript. Rust sends streamed text gathered into batches of

@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use strata_core::store::SessionRead;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, ApprovalView, CompactionGuardRecord, CompactionProblem,
-    CompactionSummary, DebugEvent, EventEnvelope, ItemId, MainlineEvent, OUTPUT_PREVIEW_CHARS,
-    OutputPreview, ProviderFailure, Record, RecordBody, RecoveryNotice, ResponseItem, Role,
-    SessionRepaired, ToolEntry, ToolState, TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome,
-    Unsaved,
+    CompactionSummary, DebugEvent, EventEnvelope, ForkOrigin, ItemId, MainlineEvent,
+    OUTPUT_PREVIEW_CHARS, OutputPreview, ProfileChange, ProviderFailure, Record, RecordBody,
+    RecoveryNotice, ResponseItem, Role, SessionRepaired, ToolEntry, ToolOutputsEvicted, ToolState,
+    TranscriptEntry, TranscriptUpdate, TurnId, TurnOutcome, Unsaved,
 };
 
-use super::text::{context_note, profile_line, recovery_text};
+use super::text::{fork_note, profile_line, recovery_text, undone_note};
 
 /// What a failed summary shows, live or read back from its record.
 fn summary_failed(attempts: u32, message: &str) -> String {
@@ -233,7 +233,10 @@ impl TranscriptFold {
         }
     }
 
-    /// A compaction's divider (`kept`: the items a layered one kept).
+    /// A compaction's divider (`kept`: the items a layered one kept). An
+    /// eviction just before it (the last entry: nothing came between) was
+    /// the same boundary's first step: the divider says both, and the
+    /// eviction's own line goes.
     fn add_compaction(
         &mut self,
         summary: &CompactionSummary,
@@ -241,14 +244,18 @@ impl TranscriptFold {
         kept: &[ItemId],
     ) {
         let id = compaction_id(summary.id);
-        let (known_sheet, undone) = match self.positions.get(&id).and_then(|&i| self.entries.get(i))
-        {
+        let known = match self.positions.get(&id).and_then(|&i| self.entries.get(i)) {
             Some(TranscriptEntry::Compaction {
                 state_sheet,
                 undone,
+                eviction,
                 ..
-            }) => (state_sheet.clone(), *undone),
-            _ => (None, false),
+            }) => Some((state_sheet.clone(), *undone, eviction.clone())),
+            _ => None,
+        };
+        let (known_sheet, undone, eviction) = match known {
+            Some(known) => known,
+            None => (None, false, self.take_last_eviction()),
         };
         let state_sheet = state_sheet.map(str::to_owned).or(known_sheet);
         let known = self.positions.contains_key(&id);
@@ -257,6 +264,7 @@ impl TranscriptFold {
             summary: summary.clone(),
             state_sheet,
             undone,
+            eviction,
         };
         if known {
             self.push(entry);
@@ -265,35 +273,31 @@ impl TranscriptFold {
         }
     }
 
+    /// The eviction that is the last entry, removed; `None` when the last
+    /// entry is something else.
+    fn take_last_eviction(&mut self) -> Option<ToolOutputsEvicted> {
+        let Some(TranscriptEntry::Eviction { eviction, .. }) = self.entries.last() else {
+            // A fold from the middle with nothing yet: the whole file's last
+            // entry may be an eviction.
+            self.unresolved |= self.partial && self.entries.is_empty();
+            return None;
+        };
+        let eviction = eviction.clone();
+        self.remove_last();
+        Some(eviction)
+    }
+
     /// The divider of the compaction `summary_id` says it was undone.
     fn mark_undone(&mut self, summary_id: ItemId) {
         let Some(&index) = self.positions.get(&compaction_id(summary_id)) else {
             return;
         };
-        if let Some(TranscriptEntry::Compaction {
-            id,
-            summary,
-            state_sheet,
-            undone: false,
-        }) = self.entries.get(index)
-        {
-            let entry = TranscriptEntry::Compaction {
-                id: id.clone(),
-                summary: summary.clone(),
-                state_sheet: state_sheet.clone(),
-                undone: true,
-            };
+        if let Some(TranscriptEntry::Compaction { undone: false, .. }) = self.entries.get(index) {
+            let mut entry = self.entries[index].clone();
+            if let TranscriptEntry::Compaction { undone, .. } = &mut entry {
+                *undone = true;
+            }
             self.replace(index, entry);
-        }
-    }
-
-    /// The line an undo or a fork adds to the transcript.
-    fn context_notice(&mut self, body: &RecordBody, id: String) {
-        if let Some(note) = context_note(body) {
-            self.push(TranscriptEntry::Notice {
-                id,
-                text: sentence(&note),
-            });
         }
     }
 
@@ -459,11 +463,7 @@ impl TranscriptFold {
     }
 }
 
-/// "created on …" as a sentence: "Created on …".
+/// "compaction undone: …" as a sentence: "Compaction undone: …".
 fn sentence(line: &str) -> String {
-    let mut chars = line.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
+    super::text::upper_first(line)
 }

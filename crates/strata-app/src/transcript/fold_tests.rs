@@ -10,16 +10,16 @@ use strata_protocol::{
 use super::fold::{TranscriptFold, preview};
 
 /// A live fold fed mainline and debug events in order.
-struct Live {
-    fold: TranscriptFold,
+pub(super) struct Live {
+    pub(super) fold: TranscriptFold,
     seq: u64,
     session: SessionId,
-    turn: TurnId,
+    pub(super) turn: TurnId,
     round: RoundId,
 }
 
 impl Live {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             fold: TranscriptFold::live(),
             seq: 0,
@@ -29,7 +29,7 @@ impl Live {
         }
     }
 
-    fn send(&mut self, event: AgentEvent) -> Vec<TranscriptUpdate> {
+    pub(super) fn send(&mut self, event: AgentEvent) -> Vec<TranscriptUpdate> {
         let envelope = EventEnvelope {
             v: EVENT_FORMAT_VERSION,
             seq: self.seq,
@@ -41,11 +41,11 @@ impl Live {
         self.fold.take_updates()
     }
 
-    fn main(&mut self, event: MainlineEvent) -> Vec<TranscriptUpdate> {
+    pub(super) fn main(&mut self, event: MainlineEvent) -> Vec<TranscriptUpdate> {
         self.send(AgentEvent::Mainline(event))
     }
 
-    fn start(&mut self, text: &str) {
+    pub(super) fn start(&mut self, text: &str) {
         let turn_id = self.turn;
         self.main(MainlineEvent::TurnStarted {
             turn_id,
@@ -71,7 +71,7 @@ impl Live {
         })
     }
 
-    fn entries(&self) -> &[TranscriptEntry] {
+    pub(super) fn entries(&self) -> &[TranscriptEntry] {
         self.fold.entries()
     }
 
@@ -86,7 +86,7 @@ impl Live {
     }
 }
 
-fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
+pub(super) fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
     entries
         .iter()
         .map(|e| match e {
@@ -95,7 +95,7 @@ fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
             TranscriptEntry::Tool(_) => "tool",
             TranscriptEntry::Compaction { .. } => "compaction",
             TranscriptEntry::Eviction { .. } => "eviction",
-            TranscriptEntry::Policy { .. } => "policy",
+            TranscriptEntry::Fork { .. } => "fork",
             TranscriptEntry::Error { .. } => "error",
             TranscriptEntry::CompactionProblem { .. } => "compaction_problem",
             TranscriptEntry::Retry { .. } => "retry",
@@ -373,7 +373,7 @@ fn cards_carry_a_preview_and_the_length_of_the_whole_output() {
 
 /// A layered compaction that kept `kept` (the rest of its fields do not
 /// place a divider).
-fn layered(kept: Vec<ItemId>) -> strata_protocol::LayeredCompaction {
+pub(super) fn layered(kept: Vec<ItemId>) -> strata_protocol::LayeredCompaction {
     let ResponseItem::Message(sheet_message) = ResponseItem::user("[State sheet]") else {
         unreachable!("a user item is a message")
     };

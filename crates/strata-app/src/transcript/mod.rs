@@ -242,3 +242,7 @@ mod fold_tests;
 #[cfg(test)]
 #[path = "fold_failure_tests.rs"]
 mod fold_failure_tests;
+
+#[cfg(test)]
+#[path = "fold_session_tests.rs"]
+mod fold_session_tests;

@@ -4,44 +4,33 @@
 //! say the same thing.
 
 use strata_protocol::{
-    ApprovalDecision, CompactionSummary, CompactionTrigger, ModelError, ProfileChange, ProfileSet,
-    RecordBody, RecoveryNotice, TurnOutcome,
+    ApprovalDecision, CompactionSummary, CompactionTrigger, CompactionUndone, ForkPoint,
+    ModelError, ProfileChange, ProfileSet, Record, RecordBody, RecoveryNotice, ToolOutputsEvicted,
+    TurnOutcome,
 };
 
-/// The one line a pin, an undo, a fork's lineage or a refused compaction
-/// shows as.
-pub fn context_note(body: &RecordBody) -> Option<String> {
-    let note = match body {
-        RecordBody::ItemPin(pin) => format!(
-            "{} item {}",
-            if pin.pinned { "pinned" } else { "unpinned" },
-            pin.item_id
-        ),
-        RecordBody::CompactionUndone(undone) => format!(
-            "compaction undone: the history before summary {} restored ({} items, about {} \
-             tokens, an estimate)",
-            undone.summary_item_id,
-            undone.restored.len(),
-            undone.estimated_tokens
-        ),
-        RecordBody::CompactionRefused(refused) => format!(
-            "compaction refused by the rule check ({}): it would have dropped {}",
-            trigger_name(refused.trigger),
-            refused.dropped.join("; ")
-        ),
-        RecordBody::SessionForked(forked) => format!(
-            "forked from session {} ({}); the records above are copied from it",
-            forked.parent_session_id,
-            match &forked.point {
-                strata_protocol::ForkPoint::AtItem { item_id } => format!("at item {item_id}"),
-                strata_protocol::ForkPoint::BeforeCompaction { number } => {
-                    format!("before compaction {number}")
-                }
-            }
-        ),
-        _ => return None,
+/// The line an undo adds to the transcript. Only the latest compaction can
+/// be undone, so it names no id: its divider above says "undone" too.
+pub fn undone_note(undone: &CompactionUndone) -> String {
+    let items = match undone.restored.len() {
+        1 => "1 item".to_owned(),
+        n => format!("{n} items"),
     };
-    Some(note)
+    format!(
+        "compaction undone: the model sees the history from before the latest compaction again \
+         ({items}, about {} tokens, an estimate)",
+        undone.estimated_tokens
+    )
+}
+
+/// The line a fork's copied records end with: where it was cut, in words
+/// (the parent's id and title are the front end's to show, as a link).
+pub fn fork_note(point: &ForkPoint) -> String {
+    let when = match point {
+        ForkPoint::AtItem { .. } => String::new(),
+        ForkPoint::BeforeCompaction { number } => format!(" just before its compaction #{number}"),
+    };
+    format!("forked from another session{when}: everything above is copied from it")
 }
 
 /// How a person reads a `profile_set`: "created on openai-chat · qwen3 at
@@ -69,6 +58,19 @@ pub fn profile_line(profile: &ProfileSet) -> String {
     .chars()
     .filter(|c| !c.is_control())
     .collect()
+}
+
+/// The profile a session was created on, from its first `profile_set`
+/// ("created on demo · strata-demo (profile Demo)"): a fact of the session
+/// its header shows, not a line of its transcript. `None` for sessions
+/// written before that record.
+pub fn created_line(records: &[Record]) -> Option<String> {
+    records.iter().find_map(|record| match &record.body {
+        RecordBody::ProfileSet(profile) if profile.change == ProfileChange::Created => {
+            Some(profile_line(profile))
+        }
+        _ => None,
+    })
 }
 
 /// How a person reads an approval answer.
@@ -121,6 +123,26 @@ pub fn compaction_details(summary: &CompactionSummary) -> String {
     format!(
         "({trigger}): {} items removed, {} kept{tokens}",
         meta.removed, meta.kept
+    )
+}
+
+/// What a compaction's divider adds when an eviction at the same boundary
+/// came first: "first 2 older tool outputs (1840 characters) were replaced
+/// by placeholders; that was not enough, so the history was summarised".
+pub fn evicted_first(eviction: &ToolOutputsEvicted) -> String {
+    let outputs = match eviction.evicted.len() {
+        1 => "1 older tool output".to_owned(),
+        n => format!("{n} older tool outputs"),
+    };
+    let chars: u64 = eviction.evicted.iter().map(|e| e.chars).sum();
+    let were = if eviction.evicted.len() == 1 {
+        "was"
+    } else {
+        "were"
+    };
+    format!(
+        "first {outputs} ({chars} characters) {were} replaced by placeholders; that was not \
+         enough, so the history was summarised"
     )
 }
 
@@ -177,6 +199,15 @@ pub fn lower_first(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A line as a sentence: "created on …" becomes "Created on …".
+pub fn upper_first(line: &str) -> String {
+    let mut chars = line.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
 }

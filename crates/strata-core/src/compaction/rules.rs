@@ -31,12 +31,12 @@ pub fn rule_violations(
             } else {
                 "a developer message (AGENTS.md)"
             };
-            dropped.push(format!("{what} (item {})", item.id()));
+            dropped.push(what.to_owned());
         }
     }
     for item in before.iter().filter(|item| pinned.contains(&item.id())) {
         if !kept.contains(&item.id()) {
-            dropped.push(format!("pinned item {}", item.id()));
+            dropped.push(pinned_what(before, item));
         }
     }
     let latest = latest_person_request(before);
@@ -63,6 +63,58 @@ pub fn rule_violations(
         dropped.push("the role (the system prompt's rules) in the state sheet".to_owned());
     }
     dropped
+}
+
+/// A pinned item as a person knows it, by what it says or which tool it
+/// belongs to, never by its id (the line is shown in the transcript):
+/// "your pinned message “Fix the parser…”", "the pinned output of read_file".
+fn pinned_what(history: &[ResponseItem], item: &ResponseItem) -> String {
+    match item {
+        ResponseItem::Message(message) => {
+            let whose = match message.role {
+                Role::User => "your pinned message",
+                Role::Assistant => "the pinned answer",
+                Role::System | Role::Developer => "a pinned instruction",
+            };
+            format!("{whose} “{}”", opening(&message.content))
+        }
+        ResponseItem::FunctionCall(call) => {
+            format!("the pinned call of {}", opening(&call.name))
+        }
+        ResponseItem::FunctionCallOutput(output) => {
+            let name = history.iter().find_map(|other| match other {
+                ResponseItem::FunctionCall(call) if call.call_id == output.call_id => {
+                    Some(opening(&call.name))
+                }
+                _ => None,
+            });
+            match name {
+                Some(name) => format!("the pinned output of {name}"),
+                None => "a pinned tool output".to_owned(),
+            }
+        }
+        ResponseItem::CompactionSummary(_) => "a pinned summary".to_owned(),
+        ResponseItem::Reasoning(_) => "a pinned reasoning item".to_owned(),
+    }
+}
+
+/// The start of a text a model or a person wrote, on one line, without
+/// control characters, cut with "…" after a few words.
+fn opening(text: &str) -> String {
+    const CHARS: usize = 40;
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if line.chars().count() > CHARS {
+        let cut: String = line.chars().take(CHARS).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        line
+    }
 }
 
 /// The person's latest request: the last user message that is not a state

@@ -186,6 +186,11 @@ impl SessionStore {
             parent_records: u32::try_from(cut).unwrap_or(u32::MAX),
             point,
         }))?;
+        // Its own title, so the list and its header tell it from the parent
+        // whose title it copied.
+        if let Some(title) = session.state().title() {
+            session.set_title(fork_title(&title))?;
+        }
         crate::context_ops::after_history_replaced(&mut session)?;
         Ok(session)
     }
@@ -304,6 +309,17 @@ impl SessionStore {
             .collect();
         ids.sort();
         Ok(ids)
+    }
+}
+
+/// A fork's title: its parent's with " (fork)" after it, once.
+pub fn fork_title(parent: &str) -> String {
+    const MARK: &str = " (fork)";
+    let parent = parent.trim_end();
+    if parent.ends_with(MARK) {
+        parent.to_owned()
+    } else {
+        format!("{parent}{MARK}")
     }
 }
 

@@ -54,6 +54,27 @@ impl TranscriptFold {
         start
     }
 
+    /// Removes the last entry (nothing points past it).
+    pub(super) fn remove_last(&mut self) {
+        let Some(entry) = self.entries.pop() else {
+            return;
+        };
+        let index = self.entries.len();
+        self.positions.remove(entry.id());
+        self.tools.retain(|_, at| *at != index);
+        self.items.retain(|_, at| *at != index);
+        self.unsettled_retries.retain(|at| *at != index);
+        if self.streaming == Some(index) {
+            self.streaming = None;
+        }
+        self.turn_start = self.turn_start.min(index);
+        if self.is_live() {
+            self.updates.push(TranscriptUpdate::Remove {
+                id: entry.id().to_owned(),
+            });
+        }
+    }
+
     /// Inserts `entry` at `index`, moving every later position one on.
     fn insert(&mut self, index: usize, entry: TranscriptEntry) {
         let Some(before) = self.entries.get(index).map(|e| e.id().to_owned()) else {

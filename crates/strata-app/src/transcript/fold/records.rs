@@ -77,16 +77,15 @@ impl TranscriptFold {
             }
             RecordBody::ProfileSet(profile) => {
                 self.model = Some(profile.model.clone());
-                self.push(TranscriptEntry::Notice {
-                    id: id(),
-                    text: sentence(&profile_line(profile)),
-                });
-            }
-            RecordBody::CompactionPolicy(policy) => {
-                self.push(TranscriptEntry::Policy {
-                    id: id(),
-                    policy: policy.clone(),
-                });
+                // What the session was created on is one of its facts (the
+                // header's info, `sessions show`'s header); a switch changes
+                // who answers from here on, so the conversation says it.
+                if profile.change == ProfileChange::Switched {
+                    self.push(TranscriptEntry::Notice {
+                        id: id(),
+                        text: sentence(&profile_line(profile)),
+                    });
+                }
             }
             RecordBody::ToolOutputsEvicted(eviction) => {
                 self.push(TranscriptEntry::Eviction {
@@ -107,9 +106,21 @@ impl TranscriptFold {
             RecordBody::ItemPin(pin) => self.pin(pin.item_id, pin.pinned),
             RecordBody::CompactionUndone(undone) => {
                 self.mark_undone(undone.summary_item_id);
-                self.context_notice(body, id());
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: sentence(&undone_note(undone)),
+                });
             }
-            RecordBody::SessionForked(_) => self.context_notice(body, id()),
+            RecordBody::SessionForked(forked) => {
+                self.push(TranscriptEntry::Fork {
+                    id: id(),
+                    origin: ForkOrigin {
+                        parent_session_id: forked.parent_session_id,
+                        point: forked.point.clone(),
+                    },
+                    text: sentence(&fork_note(&forked.point)),
+                });
+            }
             // Shown as the live `compaction_refused` event is.
             RecordBody::CompactionRefused(refused) => {
                 self.push(TranscriptEntry::CompactionProblem {
@@ -138,6 +149,9 @@ impl TranscriptFold {
             RecordBody::CompactionGuard(
                 CompactionGuardRecord::CircuitReset | CompactionGuardRecord::SummaryRefused { .. },
             )
+            // The policy is the session's state (the header's info, the
+            // console's switch and log), not a line of the conversation.
+            | RecordBody::CompactionPolicy(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)

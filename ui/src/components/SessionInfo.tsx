@@ -1,0 +1,121 @@
+import { useEffect, useId, useRef, useState } from "react";
+import type { SessionListItem } from "../api/types";
+import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { ProfileSet } from "../bindings/ProfileSet";
+
+/** A compaction policy in words. */
+export const POLICY_LABEL: Record<CompactionPolicy, string> = {
+  off: "Off — never compacts",
+  base: "Base — summarises the history at the threshold",
+  layered: "Layered — evicts old tool outputs first, then summarises",
+};
+
+interface SessionInfoProps {
+  summary: SessionListItem;
+  /** The profile the session talks to now (its last `profile_set`), when recorded. */
+  profile: ProfileSet | null;
+  /** What the person calls that profile (its saved name), when it is one of theirs. */
+  profileName: string | null;
+  /** The session's compaction policy, as its records leave it; null until the console's reading came. */
+  policy: CompactionPolicy | null;
+  /** The parent's title when the session is a fork and the library lists the parent. */
+  parentTitle?: string;
+  onOpenParent?: (sessionId: string) => void;
+}
+
+/**
+ * The session's facts, out of the transcript: its compaction policy, the profile it talks to,
+ * when it was created, its folder and, for a fork, its parent. A button with aria-expanded opens
+ * the popover; Escape or a click outside closes it and focus goes back to the button.
+ */
+export function SessionInfo({ summary, profile, profileName, policy, parentTitle, onOpenParent }: SessionInfoProps) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const panelId = useId();
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    if (refocus) button.current?.focus();
+  };
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      event.stopPropagation();
+      close(true);
+    };
+    const onDown = (event: MouseEvent) => {
+      if (!box.current?.contains(event.target as Node)) close(false);
+    };
+    window.addEventListener("keydown", onKey, true);
+    document.addEventListener("mousedown", onDown);
+    return () => {
+      window.removeEventListener("keydown", onKey, true);
+      document.removeEventListener("mousedown", onDown);
+    };
+  }, [open]);
+  const origin = summary.forked_from;
+  const model = profile?.model ?? summary.model;
+  const name = profileName ?? profile?.profile ?? profile?.provider_kind ?? summary.provider_kind;
+  return (
+    <div className="session-info" ref={box}>
+      <button
+        ref={button}
+        type="button"
+        className="icon-button session-info-button"
+        aria-label="Session info"
+        aria-expanded={open}
+        aria-controls={open ? panelId : undefined}
+        aria-haspopup="dialog"
+        onClick={() => setOpen((value) => !value)}
+      >
+        <span aria-hidden="true">ⓘ</span>
+      </button>
+      {open && (
+        <div id={panelId} className="session-info-panel" role="dialog" aria-label="Session info" data-testid="session-info">
+          <dl>
+            <dt>Compaction policy</dt>
+            <dd data-testid="info-policy">{policy ? POLICY_LABEL[policy] : "…"}</dd>
+            <dt>Profile</dt>
+            <dd data-testid="info-profile">
+              {/* A saved profile's name often says its model already. */}
+              {name.includes(model) ? name : `${name} · ${model}`}
+              {profile?.base_url ? <span className="muted"> at {profile.base_url}</span> : null}
+            </dd>
+            <dt>Created</dt>
+            <dd data-testid="info-created">
+              <time dateTime={summary.created_at}>{new Date(summary.created_at).toLocaleString()}</time>
+            </dd>
+            <dt>Folder</dt>
+            <dd data-testid="info-folder" className="session-info-path">
+              {summary.workspace}
+            </dd>
+            {origin && (
+              <>
+                <dt>Forked from</dt>
+                <dd data-testid="info-parent">
+                  {parentTitle !== undefined && onOpenParent ? (
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => {
+                        close(false);
+                        onOpenParent(origin.parent_session_id);
+                      }}
+                    >
+                      {parentTitle}
+                    </button>
+                  ) : (
+                    <span className="muted">a session no longer in the library</span>
+                  )}{" "}
+                  <span className="muted">· {origin.point.kind === "at_item" ? "copied up to the item it was forked at" : `copied up to just before its compaction #${origin.point.number}`}</span>
+                </dd>
+              </>
+            )}
+          </dl>
+        </div>
+      )}
+    </div>
+  );
+}
