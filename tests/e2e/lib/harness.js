@@ -573,8 +573,9 @@ export class Harness {
       await this.run((t) => {
         document.documentElement.dataset.theme = t;
       }, theme);
+      // Endless animations (a streaming answer's caret) are not waited for: they never finish.
       await this.driver.executeAsync(
-        "const done = arguments[0]; requestAnimationFrame(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => {}))).then(() => requestAnimationFrame(() => done())));",
+        "const done = arguments[0]; requestAnimationFrame(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getComputedTiming().iterations !== Infinity).map((a) => a.finished.catch(() => {}))).then(() => requestAnimationFrame(() => done())));",
       );
       found.push(...(await measure(theme)).map((p) => `${theme}: ${p}`));
       await this.screenshot(`${name}-${theme}`);

@@ -69,7 +69,7 @@ export function AppHeader({
             <TipButton className="model-chip" onClick={onOpenSettings} tip="Change the model in Settings">
               <span className="model-dot" aria-hidden="true" />
               <span className="model-label">{profile.label}</span>
-              <span className="model-name">{profile.model}</span>
+              {!profile.label.endsWith(profile.model) && <span className="model-name">{profile.model}</span>}
               {demo && <span className="badge badge-demo">Demo</span>}
             </TipButton>
           )

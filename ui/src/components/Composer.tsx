@@ -38,6 +38,9 @@ export function Composer({
     if (canSend) onSend(value.trim());
   };
   const isCommand = value.trimStart().startsWith("/compact");
+  const hint = isCommand
+    ? "Compacts the history now; text after /compact guides the summary."
+    : "Enter to send · Shift+Enter for a new line · /compact [focus] compacts now";
   return (
     <form
       className="composer"
@@ -59,7 +62,7 @@ export function Composer({
         rows={1}
         value={value}
         disabled={disabled}
-        placeholder={disabled ? disabledReason : "Ask Strata to work in this folder…  (/compact [focus] compacts now)"}
+        placeholder={disabled ? disabledReason : "Ask Strata to work in this folder…"}
         onChange={(event) => onChange(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -82,10 +85,9 @@ export function Composer({
             </button>
           </span>
         ) : (
-          <span id="composer-hint" className="composer-hint">
-            {isCommand
-              ? "Compacts the history now; text after /compact guides the summary."
-              : "Enter to send · Shift+Enter for a new line"}
+          /* One line beside the button (a narrow chat cuts it with an ellipsis; the tooltip has it all). */
+          <span id="composer-hint" className="composer-hint" title={hint}>
+            {hint}
           </span>
         )}
         {running ? (

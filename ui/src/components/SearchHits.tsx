@@ -36,7 +36,10 @@ export function SearchHits({ hits, total, totalCapped = false, onPick }: SearchH
         {hits.map((hit, index) => (
           <li key={`${hit.session_id}:${hit.item_id ?? "none"}:${index}`}>
             <button type="button" className="search-hit" onClick={() => onPick(hit)}>
-              <span className="search-hit-title">{hit.session_title?.trim() || "Untitled session"}</span>
+              {/* Cut with an ellipsis in a narrow sidebar: the whole title on hover. */}
+              <span className="search-hit-title" title={hit.session_title?.trim() || "Untitled session"}>
+                {hit.session_title?.trim() || "Untitled session"}
+              </span>
               <span className="search-hit-meta">
                 {KIND_LABELS[hit.kind]}
                 <span aria-hidden="true"> · </span>

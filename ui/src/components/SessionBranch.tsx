@@ -151,7 +151,10 @@ function SessionRow({ session, activeId, onOpen, onRename, onExport, onAskDelete
           aria-current={session.id === activeId ? "page" : undefined}
           onClick={() => onOpen(session.id)}
         >
-          <span className="session-title">{title}</span>
+          {/* Cut with an ellipsis in a narrow sidebar: the whole title on hover. */}
+          <span className="session-title" title={title}>
+            {title}
+          </span>
           <span className="session-meta">
             <span title={session.workspace}>{folderName(session.workspace)}</span>
             <span aria-hidden="true"> · </span>
