@@ -191,6 +191,9 @@ for (const size of SIZES) {
       const search = await h.find("nav[aria-label=Sessions] input[type=search]");
       await h.driver.sendKeys(search, "cargo");
       await h.find("[aria-label='Matches in session text'] .search-hit");
+      // The search filters the open session out of the list; its header keeps its title.
+      const title = await h.run(() => norm(document.querySelector(".conversation-title h1")?.textContent));
+      assert.ok(title.startsWith(PROMPT.slice(0, 30)), `the header's title while a search hides the session's row: "${title}"`);
       await check("sessions");
       await h.driver.sendKeys(search, Keys.BACKSPACE.repeat("cargo".length));
       await h.waitFor("both sessions again", () => all("nav[aria-label=Sessions] .session-title").length === 2);

@@ -155,10 +155,15 @@ export function geometryProblems() {
     // description) may wrap; its label and inline text may not.
     if (el.matches(ONE_LINE) || (inBar && !field && el.matches(":not(label)"))) {
       for (const t of texts(el)) {
-        // On the control's own line: every box between the text and the control inline.
-        let inline = true;
-        for (let a = t; a && a !== el; a = a.parentElement) if (!getComputedStyle(a).display.startsWith("inline")) inline = false;
-        if (!inline) continue;
+        // On the control's own line: every box between the text and the control inline, or an
+        // item of a row (flex items are blocks). A stacked part (a card's description) may wrap.
+        let onLine = true;
+        for (let a = t; a && a !== el; a = a.parentElement) {
+          const parent = getComputedStyle(a.parentElement);
+          const row = /flex/.test(parent.display) && parent.flexDirection.startsWith("row");
+          if (!getComputedStyle(a).display.startsWith("inline") && !row) onLine = false;
+        }
+        if (!onLine) continue;
         const wrapped = Array.from(t.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim() && lines(n) > 1);
         if (wrapped) {
           problems.push(`${describe(el)} wraps its text over ${lines(t)} lines`);

@@ -209,7 +209,10 @@ const ProfileTab = memo(function ProfileTab({ id, label, selected, active, inval
   return (
     <li>
       <button type="button" className={`profile-tab${selected ? " selected" : ""}${invalid ? " invalid" : ""}`} aria-pressed={selected} onClick={() => onSelect(id)}>
-        <span>{label || "Unnamed profile"}</span>
+        {/* One line in the narrow list: a long name is cut with an ellipsis, whole on hover. */}
+        <span className="profile-tab-name" title={label || "Unnamed profile"}>
+          {label || "Unnamed profile"}
+        </span>
         {active && <span className="badge">Active</span>}
         {noKey && (
           <span className="badge badge-warn" title="No API key is configured for this profile">

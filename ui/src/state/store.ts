@@ -83,7 +83,15 @@ export function createActions(store: Store) {
     async refreshSessions() {
       try {
         const { sessions, notice } = await api.listSessions(get().query.trim() || undefined);
-        set(notice ? { sessions, toast: { tone: "warning", text: notice } } : { sessions });
+        // The open session's newest row goes into its snapshot too: a search that filters it out
+        // of the list must not turn the header back to the title it had when it opened.
+        const { view } = get();
+        const row = view ? sessions.find((s) => s.id === view.summary.id) : undefined;
+        set({
+          sessions,
+          ...(view && row ? { view: { ...view, summary: row } } : {}),
+          ...(notice ? { toast: { tone: "warning" as const, text: notice } } : {}),
+        });
       } catch (error) {
         fail(error);
       } finally {
