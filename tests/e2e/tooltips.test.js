@@ -101,4 +101,22 @@ describe("tooltips and focus (issue 27, item 15)", { timeout: 300_000 }, () => {
     const titled = await h.run(() => Array.from(document.querySelectorAll("button[title], label[title], [role=button][title], [role=tab][title]")).map((el) => norm(el.textContent) || el.getAttribute("aria-label")));
     assert.deepEqual(titled, [], "controls with a native title");
   });
+
+  step("a disabled control still says why on hover: Switch profile while a turn runs", async () => {
+    await h.send("Describe the layout of the project");
+    const req = await h.mock.nextRequest({ what: "the streamed round" });
+    const stream = req.openStream();
+    stream.delta("The project has ");
+    await h.find(".message-assistant[aria-busy=true]", "The project has");
+    const button = await h.find(".conversation-header button.switch-profile");
+    assert.equal(await h.run((el) => el.disabled, button), true, "Switch profile is disabled while the turn runs");
+    await hover(".conversation-header button.switch-profile");
+    await h.find("[role=tooltip]", "Wait for the turn to finish");
+    await h.screenshotBoth("tooltips/disabled-switch-profile");
+    await hover(".conversation-header h1");
+    await h.waitFor("the tooltip gone", () => !document.querySelector("[role=tooltip]"));
+    stream.delta("a README and one source file.");
+    stream.complete(usage({ input: 2_000, output: 20 }));
+    await h.waitFor("the turn finished", () => !document.querySelector(".message-assistant[aria-busy=true]"), [], 30_000);
+  });
 });

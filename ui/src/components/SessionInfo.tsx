@@ -70,7 +70,12 @@ export function SessionInfo({ summary, profile, profileName, policy, parentTitle
         aria-haspopup="dialog"
         onClick={() => setOpen((value) => !value)}
       >
-        <span aria-hidden="true">ⓘ</span>
+        {/* Drawn, not the ⓘ character: fonts without it show an empty box. */}
+        <svg className="info-icon" width="14" height="14" viewBox="0 0 14 14" fill="none" stroke="currentColor" strokeWidth="1.4" aria-hidden="true" focusable="false">
+          <circle cx="7" cy="7" r="6" />
+          <path d="M7 6.2v4" strokeLinecap="round" />
+          <circle cx="7" cy="4" r="0.4" fill="currentColor" />
+        </svg>
       </button>
       {open && (
         <div id={panelId} className="session-info-panel" role="dialog" aria-label="Session info" data-testid="session-info">

@@ -54,4 +54,19 @@ describe("TipButton", () => {
     expect(screen.queryByRole("tooltip")).toBeNull();
     expect(screen.getByRole("dialog", { name: "Settings" })).toBeInTheDocument();
   });
+
+  it("shows why a disabled button is disabled when the pointer rests on it", async () => {
+    const user = userEvent.setup();
+    render(
+      <TipButton tip="Wait for the turn to finish" disabled>
+        Switch profile
+      </TipButton>,
+    );
+    const button = screen.getByRole("button", { name: "Switch profile" });
+    expect(button).toBeDisabled();
+    await user.hover(button);
+    expect(await screen.findByRole("tooltip")).toHaveTextContent("Wait for the turn to finish");
+    await user.unhover(button);
+    expect(screen.queryByRole("tooltip")).toBeNull();
+  });
 });
