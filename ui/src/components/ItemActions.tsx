@@ -3,6 +3,7 @@
 // when the conversation passes its callback (a live, idle session).
 import { useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
 import { createPortal } from "react-dom";
+import { useClickOutside } from "../hooks/useClickOutside";
 import { TipButton, useTooltip } from "./Tooltip";
 
 /** What a person can do with one item; an absent callback hides its control. */
@@ -91,21 +92,14 @@ export function ItemMenu({ entries, subject }: { entries: MenuEntry[]; subject: 
   useEffect(() => {
     if (!open) return;
     menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
-    const away = (event: MouseEvent) => {
-      const target = event.target as Node;
-      if (!menu.current?.contains(target) && !trigger.current?.contains(target)) setOpen(false);
-    };
     // The transcript scrolls (or settles) under an open menu: the menu follows its button.
     const scrolled = () => {
       if (trigger.current) setPlace(menuPlace(trigger.current));
     };
-    document.addEventListener("mousedown", away);
     document.addEventListener("scroll", scrolled, true);
-    return () => {
-      document.removeEventListener("mousedown", away);
-      document.removeEventListener("scroll", scrolled, true);
-    };
+    return () => document.removeEventListener("scroll", scrolled, true);
   }, [open]);
+  useClickOutside(open, [menu, trigger], () => setOpen(false));
 
   if (entries.length === 0) return null;
 

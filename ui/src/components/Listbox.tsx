@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useRef, useState, type KeyboardEvent } from "react";
+import { useClickOutside } from "../hooks/useClickOutside";
 
 export interface ListboxOption<T extends string> {
   value: T;
@@ -34,15 +35,7 @@ export function Listbox<T extends string>({ id, value, options, onChange, placeh
   const root = useRef<HTMLDivElement>(null);
   const selected = options[selectedIndex];
 
-  // A click outside closes it.
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    return () => document.removeEventListener("mousedown", close);
-  }, [open]);
+  useClickOutside(open, [root], () => setOpen(false));
 
   const show = (index: number) => {
     setActive(Math.min(Math.max(index, 0), options.length - 1));

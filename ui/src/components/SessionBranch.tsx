@@ -3,6 +3,7 @@ import { TipButton } from "./Tooltip";
 import type { ExportFormat, SessionListItem } from "../api/types";
 import { folderName, formatRelativeTime, shortId } from "../lib/format";
 import { forkPointLabel, holdsSession, sessionTitle, type SessionNode } from "../lib/lineage";
+import { useClickOutside } from "../hooks/useClickOutside";
 
 /** What a row lets the person do, and which session is open. */
 export interface RowActions {
@@ -114,14 +115,9 @@ function SessionRow({ session, activeId, onOpen, onRename, onExport, onAskDelete
   const [renaming, setRenaming] = useState(false);
   const title = sessionTitle(session);
   const menu = useRef<HTMLDivElement>(null);
+  useClickOutside(menuOpen, [menu], () => setMenuOpen(false));
   useEffect(() => {
-    if (!menuOpen) return;
-    const close = (event: MouseEvent) => {
-      if (!menu.current?.contains(event.target as Node)) setMenuOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
-    return () => document.removeEventListener("mousedown", close);
+    if (menuOpen) menu.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
   }, [menuOpen]);
   const trigger = useRef<HTMLButtonElement>(null);
   // Closing the menu gives focus back to its button, before an action moves it on (a dialog

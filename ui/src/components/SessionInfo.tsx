@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import type { SessionListItem } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ProfileSet } from "../bindings/ProfileSet";
+import { useClickOutside } from "../hooks/useClickOutside";
 
 /** A compaction policy in words. */
 export const POLICY_LABEL: Record<CompactionPolicy, string> = {
@@ -45,16 +46,10 @@ export function SessionInfo({ summary, profile, profileName, policy, parentTitle
       event.stopPropagation();
       close(true);
     };
-    const onDown = (event: MouseEvent) => {
-      if (!box.current?.contains(event.target as Node)) close(false);
-    };
     window.addEventListener("keydown", onKey, true);
-    document.addEventListener("mousedown", onDown);
-    return () => {
-      window.removeEventListener("keydown", onKey, true);
-      document.removeEventListener("mousedown", onDown);
-    };
+    return () => window.removeEventListener("keydown", onKey, true);
   }, [open]);
+  useClickOutside(open, [box], () => close(false));
   const origin = summary.forked_from;
   const model = profile?.model ?? summary.model;
   const name = profileName ?? profile?.profile ?? profile?.provider_kind ?? summary.provider_kind;
