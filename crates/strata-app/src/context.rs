@@ -122,7 +122,9 @@ pub fn preview_of(read: &SessionRead, inputs: &PreviewInputs<'_>) -> CompactionP
             .iter()
             .take_while(|item| !matches!(item, ResponseItem::Message(m) if m.role == Role::User))
             .any(|item| item.is_message_with_role(Role::Developer)),
-    };
+        ..SheetContext::default()
+    }
+    .with_history(history.items());
     preview_compaction(
         history,
         policy,

@@ -9,6 +9,7 @@ pub mod export;
 pub mod gateway;
 pub mod history;
 pub mod paths;
+pub mod plan;
 pub mod private;
 pub mod recall;
 pub mod session;

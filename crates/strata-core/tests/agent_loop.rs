@@ -83,7 +83,10 @@ async fn a_turn_runs_the_tools_commits_each_round_and_reopens_to_the_same_histor
     // Every round names the session (providers key their prompt cache on it).
     assert!(requests.iter().all(|r| r.session_id == Some(agent.id())));
     assert_eq!(requests[0].tool_choice, Some(ToolChoice::Auto));
-    assert_eq!(requests[0].tools.len(), 6);
+    // The six workspace tools, then the plan, offered under every policy.
+    let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(offered.len(), 7);
+    assert_eq!(offered.last(), Some(&"update_plan"));
     assert_eq!(output_of(&requests[1].input, "c1"), "alpha\nbeta\n");
     assert_eq!(
         labels(agent.history().items()),

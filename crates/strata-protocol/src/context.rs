@@ -187,6 +187,9 @@ pub struct SheetGroup {
     pub paths: Vec<String>,
 }
 
+/// Characters of the latest finished turn's final message a state sheet keeps.
+pub const SHEET_FINAL_MESSAGE_CHARS: usize = 2_000;
+
 /// The deterministic state sheet attached to a layered summary: built with
 /// no model call from the previous sheet plus what the compacted span adds.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -202,9 +205,20 @@ pub struct StateSheet {
     pub files: Vec<SheetFile>,
     pub commands: Vec<SheetCommand>,
     pub errors: Vec<SheetError>,
-    /// The last plan or next step the assistant stated, verbatim.
+    /// The next step: the plan's step in progress (or first pending) when
+    /// there is a plan, else the last plan or next step the assistant
+    /// stated, verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_step: Option<String>,
+    /// The plan the latest `update_plan` call set, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan: Option<crate::Plan>,
+    /// The final assistant message of the latest finished turn, verbatim up
+    /// to [`SHEET_FINAL_MESSAGE_CHARS`] characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub final_message: Option<String>,
     /// Files the text shows only as a folder and a count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grouped: Vec<SheetGroup>,

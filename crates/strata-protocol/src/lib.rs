@@ -18,6 +18,7 @@ mod items;
 mod items_de;
 mod model;
 mod output;
+mod plan;
 mod provider;
 mod recall;
 mod recent;
@@ -41,8 +42,8 @@ pub use console::{
 };
 pub use context::{
     CompactionPolicy, CompactionPolicyRecord, CompactionPreview, CompactionStatus, EvictedOutput,
-    LayeredCompaction, LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet,
-    ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
+    LayeredCompaction, LossAudit, SHEET_FINAL_MESSAGE_CHARS, SheetCommand, SheetError, SheetFile,
+    SheetGroup, StateSheet, ThresholdCheck, ThresholdSetting, ToolOutputsEvicted,
 };
 pub use contract::{
     AnswerApproval, CONTRACT_FORMAT_VERSION, CheckThreshold, CompactNow, CreateSession,
@@ -79,6 +80,7 @@ pub use output::{
     CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
     SessionDeleted, SessionStarted,
 };
+pub use plan::{Plan, PlanStep, PlanStepStatus};
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };

@@ -19,6 +19,9 @@ pub mod tool_names {
     pub const APPLY_EDIT: &str = "apply_edit";
     /// `{command, timeout_ms?}`: `sh -c` in the workspace.
     pub const RUN_SHELL: &str = "run_shell";
+    /// `{plan: [{step, status}], explanation?}`: the agent's plan, replaced
+    /// whole. Touches nothing: offered under every policy, never asked.
+    pub const UPDATE_PLAN: &str = "update_plan";
 
     /// Every built-in tool, in the order their specs are offered.
     pub const ALL: &[&str] = &[

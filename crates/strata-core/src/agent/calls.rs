@@ -70,6 +70,10 @@ impl Agent {
         if call.name == crate::recall::RECALL && self.offers_recall() {
             return self.run_recall(&call.arguments);
         }
+        // The plan touches nothing: no approval, whatever the policy.
+        if call.name == strata_protocol::tool_names::UPDATE_PLAN {
+            return Ok(update_plan_outcome(&call.arguments));
+        }
         // Policy first: a refused call is never prepared (no open, no read).
         if let Some(error) = self.approvals.refuse_unprepared(&call.name) {
             return Ok(self.tools.error_outcome(&error));
@@ -260,5 +264,14 @@ fn plain_outcome(output: String, status: ToolCallStatus) -> ToolOutcome {
         status,
         exit_code: None,
         duration: Duration::ZERO,
+    }
+}
+
+/// `update_plan`'s output: the plan set, or why none was (the plan stays as
+/// it was; [`crate::plan::latest_plan`] skips the call the same way).
+fn update_plan_outcome(arguments: &str) -> ToolOutcome {
+    match crate::plan::parse_plan(arguments) {
+        Ok(plan) => plain_outcome(crate::plan::plan_set_output(&plan), ToolCallStatus::Success),
+        Err(message) => plain_outcome(message, ToolCallStatus::Error),
     }
 }

@@ -51,7 +51,8 @@ impl Agent {
     /// The raw estimate of the tool specs every request carries besides the
     /// history: reported usage counts them, item estimates do not.
     fn tool_specs_raw(&self) -> u64 {
-        serde_json::to_string(&self.tools.specs()).map_or(0, |specs| self.estimator.count(&specs))
+        serde_json::to_string(&self.round_tool_specs())
+            .map_or(0, |specs| self.estimator.count(&specs))
     }
 
     /// Re-calibrates estimates against a reported context size, taken when
@@ -330,7 +331,9 @@ impl Agent {
                 .leading
                 .iter()
                 .any(|&i| items[i].is_message_with_role(Role::Developer)),
-        };
+            ..SheetContext::default()
+        }
+        .with_history(&items);
         let estimate = self.estimate();
         let sheet = build_state_sheet(
             previous_sheet.as_ref(),

@@ -358,6 +358,17 @@ impl Agent {
         self.policy() != CompactionPolicy::Base
     }
 
+    /// Every tool a round offers: the workspace's, then the session's own
+    /// (recall where offered, `update_plan` under every policy).
+    pub(super) fn round_tool_specs(&self) -> Vec<strata_protocol::ToolSpec> {
+        let mut tools = self.tools.specs();
+        if self.offers_recall() {
+            tools.push(crate::recall::recall_spec());
+        }
+        tools.push(crate::plan::update_plan_spec());
+        tools
+    }
+
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {
         let system = default_system_prompt(self.tools.workspace(), &self.tools.specs());
         self.session.commit_item(ResponseItem::system(system))?;

@@ -18,10 +18,7 @@ impl Agent {
         question: &str,
         cancel: &CancellationToken,
     ) -> Option<Result<ModelResponse, ModelError>> {
-        let mut tools = self.tools.specs();
-        if self.offers_recall() {
-            tools.push(crate::recall::recall_spec());
-        }
+        let tools = self.round_tool_specs();
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::None);
         let mut input = self.session.history().items().to_vec();
         input.push(ResponseItem::user(question));

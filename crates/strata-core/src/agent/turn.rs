@@ -289,10 +289,7 @@ impl Agent {
         turn_id: TurnId,
         round_id: RoundId,
     ) -> Result<(ModelRequest, Option<u64>)> {
-        let mut tools = self.tools.specs();
-        if self.offers_recall() {
-            tools.push(crate::recall::recall_spec());
-        }
+        let tools = self.round_tool_specs();
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
         let request = ModelRequest {
             model: self.config.model.clone(),

@@ -85,6 +85,14 @@ pub fn build_compaction_summary_request(
 ) -> ModelRequest {
     let mut prompt = String::from("Transcript to summarize:\n\n");
     prompt.push_str(&serialize_history_for_summary_prompt(history));
+    if let Some(plan) = crate::plan::latest_plan(history.iter()) {
+        let _ = write!(
+            prompt,
+            "The agent's current plan, from its latest update_plan call (restate it in the \
+             summary verbatim, each step with its status):\n{}\n",
+            plan.to_text()
+        );
+    }
     summary_request(prompt, focus, model)
 }
 

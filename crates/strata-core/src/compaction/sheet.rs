@@ -6,7 +6,10 @@
 
 use std::fmt::Write as _;
 
-use strata_protocol::{LossAudit, SheetCommand, SheetError, SheetFile, SheetGroup, StateSheet};
+use strata_protocol::{
+    LossAudit, Plan, SHEET_FINAL_MESSAGE_CHARS, SheetCommand, SheetError, SheetFile, SheetGroup,
+    StateSheet,
+};
 
 use super::estimate::Estimate;
 use super::extract::{Facts, paths_in_command};
@@ -27,6 +30,24 @@ pub struct SheetContext {
     pub approval_policy: String,
     /// Whether an `AGENTS.md` developer message leads the history.
     pub has_agents_file: bool,
+    /// The plan the latest `update_plan` call in the history set; the
+    /// previous sheet's stays when the history holds none.
+    pub plan: Option<Plan>,
+    /// The final assistant message of the latest finished turn in the
+    /// history, if any.
+    pub final_message: Option<String>,
+}
+
+impl SheetContext {
+    /// The context with what `items`, the history being compacted, says of
+    /// the plan and of the latest finished turn.
+    pub fn with_history(self, items: &[strata_protocol::ResponseItem]) -> Self {
+        Self {
+            plan: crate::plan::latest_plan(items.iter()),
+            final_message: crate::plan::latest_final_message(items).map(str::to_owned),
+            ..self
+        }
+    }
 }
 
 /// Sheet k from sheet k−1 and the facts of the span compaction k removes.
@@ -96,11 +117,30 @@ pub fn build_state_sheet(
             }
         }
     }
-    if facts.next_step.is_some() {
-        sheet.next_step = facts.next_step.clone();
+    if let Some(plan) = &context.plan {
+        sheet.plan = Some(plan.clone());
+    }
+    if let Some(message) = &context.final_message {
+        sheet.final_message = Some(bounded_final_message(message));
+    }
+    // The plan names the next step when it has one left; the assistant's
+    // wording is only the fallback.
+    match sheet.plan.as_ref().and_then(Plan::next_step) {
+        Some(step) => sheet.next_step = Some(step.step.clone()),
+        None if facts.next_step.is_some() => sheet.next_step = facts.next_step.clone(),
+        None => {}
     }
     render_within_budget(&mut sheet, estimate, budget);
     sheet
+}
+
+/// `message` up to [`SHEET_FINAL_MESSAGE_CHARS`] characters, marked where cut.
+fn bounded_final_message(message: &str) -> String {
+    let message = message.trim();
+    match message.char_indices().nth(SHEET_FINAL_MESSAGE_CHARS) {
+        Some((cut, _)) => format!("{}… [cut]", &message[..cut]),
+        None => message.to_owned(),
+    }
 }
 
 /// Renders the text, grouping the oldest files by folder while it is over
@@ -196,11 +236,33 @@ fn render(sheet: &StateSheet, grouped_count: usize) -> String {
             let _ = writeln!(out, "- {}: {} ({state})", error.subject, error.message);
         }
     }
-    if let Some(next) = &sheet.next_step {
+    if let Some(plan) = &sheet.plan {
+        let _ = write!(
+            out,
+            "\nPlan (your latest update_plan, verbatim):\n{}",
+            plan.to_text()
+        );
+    }
+    if let Some(message) = &sheet.final_message {
         let _ = writeln!(
             out,
-            "\nLast plan or next step the assistant stated (verbatim):\n{next}"
+            "\nYour final message of the latest finished turn (verbatim):\n{message}"
         );
+    }
+    if let Some(next) = &sheet.next_step {
+        let from_plan = sheet
+            .plan
+            .as_ref()
+            .and_then(Plan::next_step)
+            .is_some_and(|step| &step.step == next);
+        let _ = if from_plan {
+            writeln!(out, "\nNext step (from the plan):\n{next}")
+        } else {
+            writeln!(
+                out,
+                "\nLast plan or next step the assistant stated (verbatim):\n{next}"
+            )
+        };
     }
     out
 }
@@ -268,6 +330,7 @@ mod tests {
         SheetContext {
             approval_policy: "ask".into(),
             has_agents_file: true,
+            ..SheetContext::default()
         }
     }
 
