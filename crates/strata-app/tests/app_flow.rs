@@ -499,8 +499,13 @@ fn compact_up_to_returns_the_rule_checks_refusal_and_the_file_records_it() {
         send(&app, id, "List the files", Collect::default()).await;
         // A state sheet copied from a compaction card and sent back: the
         // person's latest request, which the planner takes for Strata's.
-        let pasted = "[State sheet] pasted back: keep listing the files.";
-        send(&app, id, pasted, Collect::default()).await;
+        // Longer than the demo model's echo of it (160 characters), which
+        // the sheet keeps as the latest finished turn's final message.
+        let pasted = format!(
+            "[State sheet] pasted back: keep listing the files.{}",
+            " Then list them again.".repeat(8)
+        );
+        send(&app, id, &pasted, Collect::default()).await;
         let before = app
             .session_items(ListSessionItems { session_id: id })
             .await

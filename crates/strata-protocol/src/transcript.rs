@@ -119,6 +119,11 @@ pub struct ToolEntry {
     #[serde(default, skip_serializing_if = "is_false")]
     #[ts(as = "Option<bool>", optional)]
     pub capped: bool,
+    /// For an `update_plan` call, the plan its arguments set (none when
+    /// they set none: the call's output says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan: Option<crate::Plan>,
 }
 
 fn is_false(value: &bool) -> bool {

@@ -2,6 +2,7 @@
 import type { ApprovalView } from "./ApprovalView";
 import type { ItemId } from "./ItemId";
 import type { OutputPreview } from "./OutputPreview";
+import type { Plan } from "./Plan";
 import type { ToolState } from "./ToolState";
 import type { TurnId } from "./TurnId";
 
@@ -22,4 +23,9 @@ pinned?: boolean,
  * The model saw a capped output; `output` previews the whole one the
  * file keeps beside it.
  */
-capped?: boolean, };
+capped?: boolean, 
+/**
+ * For an `update_plan` call, the plan its arguments set (none when
+ * they set none: the call's output says why).
+ */
+plan?: Plan, };

@@ -221,9 +221,13 @@ impl TranscriptFold {
                 item_id: None,
                 pinned: false,
                 capped: false,
+                plan: None,
             },
         };
         change(&mut tool);
+        tool.plan = (tool.name == strata_protocol::tool_names::UPDATE_PLAN)
+            .then(|| strata_core::plan::parse_plan(&tool.arguments).ok())
+            .flatten();
         match existing {
             Some(index) => self.replace(index, TranscriptEntry::Tool(tool)),
             None => {

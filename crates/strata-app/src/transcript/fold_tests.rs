@@ -503,3 +503,33 @@ fn an_undone_compaction_s_divider_says_so_and_a_later_one_does_not() {
     read.apply_record(4, &RecordBody::LayeredCompaction(Box::new(second)));
     assert_eq!(undone_of(read.entries()), [true, false]);
 }
+
+#[test]
+fn an_update_plan_card_carries_the_plan_its_arguments_set_and_none_when_they_set_none() {
+    let mut live = Live::new();
+    let turn_id = live.turn;
+    live.start("Plan it");
+    live.main(MainlineEvent::ToolCallStarted {
+        turn_id,
+        call_id: "p1".into(),
+        name: "update_plan".into(),
+        arguments: r#"{"plan":[{"step":"read","status":"completed"},{"step":"fix","status":"in_progress"}]}"#.into(),
+    });
+    let plan = live.tool("p1").plan.expect("the plan");
+    assert_eq!(plan.progress(), (1, 2));
+    assert_eq!(plan.next_step().map(|s| s.step.as_str()), Some("fix"));
+    live.main(MainlineEvent::ToolCallStarted {
+        turn_id,
+        call_id: "p2".into(),
+        name: "update_plan".into(),
+        arguments: r#"{"plan":"not a list"}"#.into(),
+    });
+    assert_eq!(live.tool("p2").plan, None);
+    live.main(MainlineEvent::ToolCallStarted {
+        turn_id,
+        call_id: "c3".into(),
+        name: "read_file".into(),
+        arguments: r#"{"plan":[]}"#.into(),
+    });
+    assert_eq!(live.tool("c3").plan, None, "only update_plan sets a plan");
+}
