@@ -129,6 +129,20 @@ impl Ui {
             },
             MainlineEvent::ToolCallStarted {
                 name, arguments, ..
+            } if name == strata_protocol::tool_names::UPDATE_PLAN => {
+                match strata_core::plan::parse_plan(arguments) {
+                    Ok(plan) => {
+                        let lines = plan_lines(&plan);
+                        self.note(lines.join("\n"))
+                    }
+                    Err(message) => self.note(paint(
+                        ERROR,
+                        format!("  ✗ plan: {}", visible_inline(&message)),
+                    )),
+                }
+            }
+            MainlineEvent::ToolCallStarted {
+                name, arguments, ..
             } => {
                 let name = visible_inline(name);
                 self.note(format!(
@@ -139,6 +153,12 @@ impl Ui {
                 self.start_spinner(format!("running {name}…"));
                 Ok(())
             }
+            // The plan was shown when the call started; its output says nothing more.
+            MainlineEvent::ToolCallFinished {
+                name,
+                status: ToolCallStatus::Success,
+                ..
+            } if name == strata_protocol::tool_names::UPDATE_PLAN => Ok(()),
             MainlineEvent::ToolCallFinished {
                 name,
                 status,
@@ -391,5 +411,57 @@ fn status_text(status: ToolCallStatus) -> &'static str {
         ToolCallStatus::Denied => "refused",
         ToolCallStatus::Cancelled => "cancelled",
         ToolCallStatus::TimedOut => "timed out",
+    }
+}
+
+/// The plan as `strata chat` shows it when the model sets it: a heading with
+/// the progress, then one line a step (done ones dimmed), every text made
+/// safe for the terminal.
+fn plan_lines(plan: &strata_protocol::Plan) -> Vec<String> {
+    let (done, all) = plan.progress();
+    let mut lines = vec![paint(TOOL, format!("→ plan · {done} of {all} done"))];
+    for step in &plan.plan {
+        let line = format!("  {} {}", step.status.marker(), visible_inline(&step.step));
+        lines.push(match step.status {
+            strata_protocol::PlanStepStatus::Completed => paint(DIM, line),
+            strata_protocol::PlanStepStatus::InProgress
+            | strata_protocol::PlanStepStatus::Pending => line,
+        });
+    }
+    if let Some(explanation) = &plan.explanation {
+        lines.push(paint(DIM, format!("  {}", visible_inline(explanation))));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_protocol::{Plan, PlanStep, PlanStepStatus};
+
+    use super::plan_lines;
+
+    #[test]
+    fn a_plan_is_a_heading_and_a_line_a_step_with_no_escape_reaching_the_terminal() {
+        let plan = Plan {
+            explanation: Some("why\u{1b}]0;owned\u{7}".into()),
+            plan: vec![
+                PlanStep {
+                    step: "read".into(),
+                    status: PlanStepStatus::Completed,
+                },
+                PlanStep {
+                    step: "fix \u{1b}[31mred\u{1b}[0m".into(),
+                    status: PlanStepStatus::InProgress,
+                },
+            ],
+        };
+        let lines = plan_lines(&plan);
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].contains("→ plan · 1 of 2 done"));
+        assert!(lines[1].contains("[x] read"));
+        assert!(lines[2].starts_with("  [>] fix "));
+        // Only the styles this module paints may carry an escape.
+        assert!(!lines[2].contains('\u{1b}'), "{:?}", lines[2]);
+        assert!(!lines[3].contains('\u{7}'), "{:?}", lines[3]);
     }
 }

@@ -371,6 +371,11 @@ pub struct TranscriptPage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub target: Option<String>,
+    /// The plan the latest `update_plan` call of the folded records set:
+    /// what the plan panel shows until a live card brings a newer one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub plan: Option<crate::Plan>,
 }
 
 /// A tool call's whole output, as the file holds it.

@@ -4,13 +4,14 @@ import { useApprovalKeys } from "../hooks/useApprovalKeys";
 import { approvalAction } from "../lib/approvalWords";
 import { isRunning } from "../state/store";
 import { useActions, useAppState } from "../state/StoreProvider";
-import { lastUserMessage, pendingApprovals } from "../state/transcript";
+import { currentPlan, lastUserMessage, pendingApprovals } from "../state/transcript";
 import type { Recovery } from "../bindings/Recovery";
 import { sessionProfile } from "../lib/profiles";
 import { sessionTitle } from "../lib/lineage";
 import { Composer } from "./Composer";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
+import { PlanPanel } from "./PlanPanel";
 import { TranscriptFind, type TranscriptFindHandle } from "./TranscriptFind";
 import { isFindShortcut } from "../hooks/useShortcuts";
 
@@ -31,6 +32,8 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const running = useAppState(isRunning);
   const [draft, setDraft] = useState("");
   const live = mode === "live";
+  const { entries, pagePlan } = transcript;
+  const plan = useMemo(() => currentPlan({ entries, pagePlan }), [entries, pagePlan]);
   const waiting = live ? pendingApprovals(transcript)[0] : undefined;
   const reviewApproval = () => {
     if (!waiting) return;
@@ -112,6 +115,37 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
       undoCompaction: undoableCompaction ? { summaryId: undoableCompaction, onUndo: actions.undoCompaction } : undefined,
     };
   }, [actions, live, running, undoableCompaction]);
+  const transcriptView =
+    transcript.entries.length === 0 ? (
+      <div className="empty-state conversation-empty">
+        <div className="empty-icon" aria-hidden="true">
+          ✦
+        </div>
+        <h2>What should Strata work on?</h2>
+        <p>
+          The agent reads, searches and edits files in <strong>{summary.workspace}</strong> and runs commands
+          there, asking before anything changes.
+        </p>
+      </div>
+    ) : (
+      <MessageList
+        ref={listRef}
+        entries={transcript.entries}
+        targetId={transcript.target}
+        hasOlder={transcript.older !== null}
+        onLoadOlder={loadOlder}
+        outputs={transcript.outputs}
+        onExpandOutput={expandOutput}
+        onDecide={live ? decide : undefined}
+        onInspectCompaction={inspect}
+        history={history}
+        sessionTitles={sessionTitles}
+        onOpenSession={openSession}
+        onEditLast={live && !running ? editLast : undefined}
+        onRetryLast={live && !running ? send : undefined}
+        onRecover={live && !running ? recover : undefined}
+      />
+    );
   return (
     <main ref={main} className="conversation" aria-label="Conversation">
       <ConversationHeader
@@ -138,35 +172,16 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           onClose={() => setFinding(false)}
         />
       )}
-      {transcript.entries.length === 0 ? (
-        <div className="empty-state conversation-empty">
-          <div className="empty-icon" aria-hidden="true">
-            ✦
+      {plan ? (
+        // Beside the transcript where the conversation is wide, above the composer where not.
+        <div className="conversation-body">
+          <div className="conversation-columns">
+            {transcriptView}
+            <PlanPanel plan={plan} />
           </div>
-          <h2>What should Strata work on?</h2>
-          <p>
-            The agent reads, searches and edits files in <strong>{summary.workspace}</strong> and runs commands
-            there, asking before anything changes.
-          </p>
         </div>
       ) : (
-        <MessageList
-          ref={listRef}
-          entries={transcript.entries}
-          targetId={transcript.target}
-          hasOlder={transcript.older !== null}
-          onLoadOlder={loadOlder}
-          outputs={transcript.outputs}
-          onExpandOutput={expandOutput}
-          onDecide={live ? decide : undefined}
-          onInspectCompaction={inspect}
-          history={history}
-          sessionTitles={sessionTitles}
-          onOpenSession={openSession}
-          onEditLast={live && !running ? editLast : undefined}
-          onRetryLast={live && !running ? send : undefined}
-          onRecover={live && !running ? recover : undefined}
-        />
+        transcriptView
       )}
       <Composer
         value={draft}

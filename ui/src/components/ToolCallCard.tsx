@@ -6,6 +6,7 @@ import { outputTruncated, type FullOutput, type ToolEntry } from "../state/trans
 import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CopyButton } from "./CopyButton";
 import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
+import { PlanSteps, planProgress } from "./PlanPanel";
 
 const STATUS_LABEL: Record<ToolState, string> = {
   running: "Running",
@@ -93,7 +94,8 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
   useEffect(() => {
     if (expanded && cut) onExpand?.(tool.call_id);
   }, [expanded, cut, onExpand, tool.call_id]);
-  const hint = argumentHint(tool.arguments);
+  const plan = tool.plan;
+  const hint = plan ? planProgress(plan) : argumentHint(tool.arguments);
   return (
     <section
       className={`tool-card tone-${STATUS_TONE[tool.status]}${tool.pinned ? " tool-card-pinned" : ""}`}
@@ -132,7 +134,15 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
       </div>
       {expanded && (
         <div className="tool-card-body" id={bodyId}>
+          {plan && (
+            <div className="tool-section">
+              <div className="tool-section-title">Plan</div>
+              <PlanSteps plan={plan} />
+              {plan.explanation && <p className="plan-explanation">{plan.explanation}</p>}
+            </div>
+          )}
           {tool.arguments &&
+            !plan &&
             (waiting ? (
               // The approval says what the call does; its raw arguments are there, folded.
               <details className="tool-section tool-args-folded">

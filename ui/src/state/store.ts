@@ -132,6 +132,7 @@ export function createActions(store: Store) {
             entries: page.entries,
             older: page.older ?? null,
             target: page.target ?? null,
+            pagePlan: page.plan ?? null,
             last_usage: view.last_usage ?? null,
             context_tokens: view.context_tokens ?? (view.last_usage ? contextTokensOf(view.last_usage) : null),
             threshold: view.threshold,
@@ -517,7 +518,7 @@ export function createActions(store: Store) {
     async reloadTranscript(sessionId: string) {
       const page = await api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE);
       if (openId() !== sessionId) return;
-      set((s) => ({ transcript: { ...s.transcript, entries: page.entries, older: page.older ?? null } }));
+      set((s) => ({ transcript: { ...s.transcript, entries: page.entries, older: page.older ?? null, pagePlan: page.plan ?? null } }));
     },
 
     /** Forks the open session at `point` and opens the new one, live. */

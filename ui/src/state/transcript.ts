@@ -3,6 +3,7 @@
 // folded here. Everything in this file is pure.
 import type { EventEnvelope, TokenUsage } from "../api/types";
 import type { LiveEvent } from "../bindings/LiveEvent";
+import type { Plan } from "../bindings/Plan";
 import type { ToolEntry } from "../bindings/ToolEntry";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
@@ -33,6 +34,8 @@ export interface Transcript {
   lastSeq: number;
   /** Debug events of the live stream, for the debug console. */
   debugEvents: EventEnvelope[];
+  /** The plan of the whole transcript when its newest page was read (`TranscriptPage.plan`). */
+  pagePlan: Plan | null;
 }
 
 export const emptyTranscript: Transcript = {
@@ -47,7 +50,20 @@ export const emptyTranscript: Transcript = {
   threshold: null,
   lastSeq: -1,
   debugEvents: [],
+  pagePlan: null,
 };
+
+/**
+ * The plan the panel shows: the newest card that carries one (Rust gives a plan only to an
+ * `update_plan` call that set it), else the page's, which was the newest when it was read.
+ */
+export function currentPlan(t: Pick<Transcript, "entries" | "pagePlan">): Plan | null {
+  for (let i = t.entries.length - 1; i >= 0; i--) {
+    const entry = t.entries[i];
+    if (entry?.kind === "tool" && entry.plan) return entry.plan;
+  }
+  return t.pagePlan;
+}
 
 /** `TokenUsage.context_tokens()` of the Rust side: input plus output. */
 export function contextTokensOf(usage: TokenUsage): number | null {

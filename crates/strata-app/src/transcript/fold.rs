@@ -225,7 +225,16 @@ impl TranscriptFold {
             },
         };
         change(&mut tool);
-        tool.plan = (tool.name == strata_protocol::tool_names::UPDATE_PLAN)
+        // A call that did not run (or failed) set no plan the model saw.
+        let ran = !matches!(
+            tool.status,
+            ToolState::Error
+                | ToolState::Denied
+                | ToolState::Cancelled
+                | ToolState::Interrupted
+                | ToolState::TimedOut
+        );
+        tool.plan = (ran && tool.name == strata_protocol::tool_names::UPDATE_PLAN)
             .then(|| strata_core::plan::parse_plan(&tool.arguments).ok())
             .flatten();
         match existing {

@@ -10,8 +10,8 @@ pub mod tail;
 pub mod text;
 
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, Record, RecordBody, ResponseItem, Role, SessionId, TranscriptEntry,
-    TranscriptPage, TurnId,
+    CONTRACT_FORMAT_VERSION, Plan, Record, RecordBody, ResponseItem, Role, SessionId,
+    TranscriptEntry, TranscriptPage, TurnId,
 };
 
 pub use feed::{BATCH_MAX_EVENTS, BATCH_WINDOW, LiveBatcher, TranscriptFeed};
@@ -68,9 +68,10 @@ pub fn page(
         }
     })?;
     let total = entries.len();
+    let plan = latest_plan(&entries);
     entries.truncate(cut.end);
     let page = entries.split_off(cut.start);
-    Ok(page_of(session_id, page, &cut, Some(total)))
+    Ok(page_of(session_id, page, &cut, Some(total), plan))
 }
 
 /// The entry count a request asks for, checked.
@@ -130,8 +131,10 @@ fn page_of(
     page: Vec<TranscriptEntry>,
     cut: &Cut,
     total: Option<usize>,
+    plan: Option<Plan>,
 ) -> TranscriptPage {
     TranscriptPage {
+        plan,
         v: CONTRACT_FORMAT_VERSION,
         session_id,
         older: (cut.start > 0)
@@ -142,6 +145,15 @@ fn page_of(
         start: total.map(|_| to_u32(cut.start)),
         target: cut.target.clone(),
     }
+}
+
+/// The plan of the newest `update_plan` card that set one (the fold gives
+/// a card that did not run none).
+pub fn latest_plan(entries: &[TranscriptEntry]) -> Option<Plan> {
+    entries.iter().rev().find_map(|entry| match entry {
+        TranscriptEntry::Tool(tool) => tool.plan.clone(),
+        _ => None,
+    })
 }
 
 /// The id of the entry that shows the item `item_id`: a message's own

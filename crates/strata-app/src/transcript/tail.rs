@@ -169,9 +169,11 @@ fn page_from(
         // Entries remain before the page: what came before the window is
         // not on it.
         Some(cut) if cut.start > 0 => {
+            // Only the window's plan: one set before it is not read.
+            let plan = super::latest_plan(&entries);
             entries.truncate(cut.end);
             let page = entries.split_off(cut.start);
-            Attempt::Found(page_of(request.session_id, page, &cut, None))
+            Attempt::Found(page_of(request.session_id, page, &cut, None, plan))
         }
         _ => Attempt::Further,
     }
