@@ -19,6 +19,7 @@ mod items_de;
 mod model;
 mod output;
 mod provider;
+mod reasoning;
 mod recall;
 mod recent;
 mod records;
@@ -82,6 +83,7 @@ pub use output::{
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
+pub use reasoning::{ReasoningEffort, ReasoningSet, UnknownReasoningEffort};
 pub use recall::{
     CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
 };

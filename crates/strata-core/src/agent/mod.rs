@@ -110,7 +110,7 @@ use std::time::Duration;
 
 use strata_protocol::{
     ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
-    ProfileSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
+    ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
@@ -162,6 +162,10 @@ pub struct AgentConfig {
     /// The longest a whole turn may run, rounds and tools together; past it
     /// the turn stops as if cancelled and fails with an error naming it.
     pub turn_deadline: Duration,
+    /// The reasoning setting: for a new session, the profile's (or the
+    /// person's flag), recorded when set; for a resumed one, a setting that
+    /// differs from the recorded one is recorded, and `None` keeps it.
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 impl AgentConfig {
@@ -176,6 +180,7 @@ impl AgentConfig {
             threshold_setting: None,
             compaction: None,
             turn_deadline: DEFAULT_TURN_DEADLINE,
+            reasoning: None,
         }
     }
 
@@ -277,6 +282,9 @@ impl Agent {
         if policy != CompactionPolicy::Base {
             agent.record_policy(policy)?;
         }
+        if let Some(effort) = agent.config.reasoning {
+            agent.set_reasoning(effort)?;
+        }
         agent.commit_preamble(agents)?;
         Ok(agent)
     }
@@ -306,6 +314,9 @@ impl Agent {
             {
                 agent.record_policy(policy)?;
             }
+        }
+        if let Some(effort) = agent.config.reasoning {
+            agent.set_reasoning(effort)?;
         }
         if agent.session.history().is_empty() {
             let agents = agents_instructions(agent.tools.workspace())?;
@@ -423,6 +434,24 @@ impl Agent {
     /// agent's gateway for it; the agent itself does not change.
     pub fn record_profile(&mut self, profile: ProfileSet) -> Result<()> {
         self.session.append(RecordBody::ProfileSet(profile))?;
+        self.session.sync()
+    }
+
+    /// The reasoning setting rounds send: the session's recorded one, else
+    /// the configured one (a profile's, for a session that never set one).
+    pub fn reasoning(&self) -> Option<ReasoningEffort> {
+        self.session.state().reasoning().or(self.config.reasoning)
+    }
+
+    /// Sets the session's reasoning between turns: a `reasoning_set` record
+    /// (made durable at once) when it differs from the setting in force, so
+    /// replay, the next round and a resume all read it back.
+    pub fn set_reasoning(&mut self, effort: ReasoningEffort) -> Result<()> {
+        if self.session.state().reasoning() == Some(effort) {
+            return Ok(());
+        }
+        self.session
+            .append(RecordBody::ReasoningSet(ReasoningSet { effort }))?;
         self.session.sync()
     }
 
