@@ -212,6 +212,7 @@ mod tests {
             max_output_tokens: None,
             input_items,
             estimated_input_tokens: Some(u64::from(input_items) * 10),
+            reasoning: None,
         }));
         (round_id, record)
     }
