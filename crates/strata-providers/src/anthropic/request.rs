@@ -236,8 +236,35 @@ fn thinking_for(request: &ModelRequest, max_tokens: u32, ceiling: u32) -> Option
     ) {
         return None;
     }
+    if open_tool_turn_lacks_thinking(&request.input) {
+        tracing::debug!("not thinking in a tool turn that began without thinking");
+        return None;
+    }
     let budget = thinking_budget(request.reasoning?)?;
     fit_thinking(budget, max_tokens, ceiling.max(max_tokens))
+}
+
+/// Whether the history ends in a tool turn (calls and their results, no
+/// person's message since) whose calls came without a thinking block of
+/// this API: thinking switched on in the middle of such a turn would be
+/// refused (the API wants the turn's thinking back first), so it starts at
+/// the next turn.
+fn open_tool_turn_lacks_thinking(items: &[ResponseItem]) -> bool {
+    let mut calls = false;
+    for item in items.iter().rev() {
+        match item {
+            ResponseItem::FunctionCallOutput(_) => {}
+            ResponseItem::FunctionCall(_) => calls = true,
+            ResponseItem::Reasoning(reasoning) if calls && reasoning.provider == PROVIDER => {
+                return false;
+            }
+            ResponseItem::Message(message) if message.role == Role::Assistant => {}
+            ResponseItem::Reasoning(_)
+            | ResponseItem::Message(_)
+            | ResponseItem::CompactionSummary(_) => return calls,
+        }
+    }
+    calls
 }
 
 fn render_tool(tool: &ToolSpec) -> Tool<'_> {
