@@ -162,9 +162,8 @@ pub struct AgentConfig {
     /// The longest a whole turn may run, rounds and tools together; past it
     /// the turn stops as if cancelled and fails with an error naming it.
     pub turn_deadline: Duration,
-    /// The reasoning setting: for a new session, the profile's (or the
-    /// person's flag), recorded when set; for a resumed one, a setting that
-    /// differs from the recorded one is recorded, and `None` keeps it.
+    /// The profile's reasoning setting: what rounds send while the session
+    /// has recorded none of its own ([`Agent::set_reasoning`]).
     pub reasoning: Option<ReasoningEffort>,
 }
 
@@ -282,9 +281,6 @@ impl Agent {
         if policy != CompactionPolicy::Base {
             agent.record_policy(policy)?;
         }
-        if let Some(effort) = agent.config.reasoning {
-            agent.set_reasoning(effort)?;
-        }
         agent.commit_preamble(agents)?;
         Ok(agent)
     }
@@ -314,9 +310,6 @@ impl Agent {
             {
                 agent.record_policy(policy)?;
             }
-        }
-        if let Some(effort) = agent.config.reasoning {
-            agent.set_reasoning(effort)?;
         }
         if agent.session.history().is_empty() {
             let agents = agents_instructions(agent.tools.workspace())?;
