@@ -17,6 +17,8 @@ pub enum ReasoningForm {
     /// Anthropic extended thinking: `thinking: {type: "enabled",
     /// budget_tokens}`.
     ThinkingBudget,
+    /// The offline demo model: a short thinking text when reasoning is on.
+    Demo,
 }
 
 /// The effort name sent for each setting. `off` is `None` when the model

@@ -123,6 +123,7 @@ pub const MODEL_CATALOG: &[ModelInfo] = &[
     ),
     ModelInfo {
         label: crate::demo::DEMO_MODEL_LABEL,
+        reasoning: ReasoningForm::Demo,
         ..model(
             crate::demo::DEMO_MODEL,
             ProviderKind::Demo,
