@@ -79,6 +79,10 @@ pub fn markdown(read: &SessionRead, model_label: ModelLabel) -> String {
 fn render_entry(entry: &TranscriptEntry, read: &SessionRead, model_label: ModelLabel) -> String {
     match entry {
         TranscriptEntry::User { text, .. } => format!("**You:**\n\n{text}\n\n"),
+        TranscriptEntry::Thinking { text, .. } => {
+            let quoted: Vec<String> = text.lines().map(|line| format!("> {line}")).collect();
+            format!("**Thinking:**\n\n{}\n\n", quoted.join("\n"))
+        }
         TranscriptEntry::Assistant {
             text,
             model,

@@ -9,6 +9,7 @@ use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
 use strata_protocol::{
+    ReasoningEffort,
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
     ProfileSet, SessionId, SessionStarted, ThresholdSetting,
 };
@@ -42,6 +43,10 @@ pub struct LaunchOptions {
     /// The compaction policy; `None` keeps a resumed session's recorded
     /// one (a new session gets the default).
     pub compaction: Option<CompactionPolicy>,
+    /// The session's reasoning setting from now on (recorded when it
+    /// changes); `None` keeps a resumed session's own, and a session that
+    /// never set one follows its profile's.
+    pub reasoning: Option<ReasoningEffort>,
     /// Lets the tools work in a folder as broad as the home folder or `/`
     /// (refused by default).
     pub allow_broad_workspace: bool,
@@ -56,6 +61,7 @@ impl LaunchOptions {
             interactive,
             compact_threshold: None,
             compaction: None,
+            reasoning: None,
             allow_broad_workspace: false,
         }
     }
@@ -143,6 +149,9 @@ pub fn start(
         approval: Some(policy),
         ..profile_set(&resolved.profile, ProfileChange::Created)
     })?;
+    if let Some(effort) = options.reasoning {
+        agent.set_reasoning(effort)?;
+    }
     tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
     let note = WritingNote::new(paths, agent.id());
     Ok(Launched {
@@ -197,6 +206,9 @@ pub fn resume(
     if let Some(switch) = &switched {
         agent.record_profile(switch.clone())?;
         tracing::info!(session = %id, kind = %switch.provider_kind, model = %switch.model, "session switched to another profile");
+    }
+    if let Some(effort) = options.reasoning {
+        agent.set_reasoning(effort)?;
     }
     tracing::info!(session = %id, legacy = chosen.legacy, "session resumed");
     Ok(Launched {

@@ -3,7 +3,7 @@
 
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use strata_protocol::{CompactionPolicy, ProviderKind, ThresholdSetting};
+use strata_protocol::{CompactionPolicy, ProviderKind, ReasoningEffort, ThresholdSetting};
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
 /// and compacts what the model sees when a conversation grows too long.
@@ -260,6 +260,13 @@ pub struct AgentFlags {
     #[arg(long, value_name = "POLICY", value_parser = parse_policy)]
     pub compaction: Option<CompactionPolicy>,
 
+    /// How hard the model thinks: `off`, `low`, `medium`, `high` or `max`
+    /// (OpenAI's effort, Anthropic's thinking budget; models that do not
+    /// reason are sent nothing). Recorded in the session: a resumed one
+    /// keeps its own unless given, a new one follows its profile's.
+    #[arg(long, value_name = "LEVEL", value_parser = parse_reasoning)]
+    pub reasoning: Option<ReasoningEffort>,
+
     /// One JSON object per line: a session line, then every event.
     #[arg(long)]
     pub json: bool,
@@ -424,6 +431,10 @@ fn non_blank(text: &str) -> Result<String, String> {
 
 fn parse_threshold(text: &str) -> Result<ThresholdSetting, String> {
     text.parse()
+}
+
+fn parse_reasoning(text: &str) -> Result<ReasoningEffort, String> {
+    text.parse().map_err(|error: strata_protocol::UnknownReasoningEffort| error.to_string())
 }
 
 fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {

@@ -42,6 +42,7 @@ fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
         workspace: flags.workspace.clone(),
         compact_threshold: flags.compact_threshold,
         compaction: flags.compaction,
+        reasoning: flags.reasoning,
         allow_broad_workspace: flags.allow_broad_workspace,
         ..LaunchOptions::new(policy, interactive)
     }

@@ -40,6 +40,9 @@ pub struct Ui {
     text_open: bool,
     /// This round streamed text deltas.
     streamed: bool,
+    /// The model's thinking is being shown (dimmed); the answer starts on
+    /// a line of its own after it.
+    thinking: bool,
     /// The streamed text, made safe to print piece by piece.
     stream: VisibleStream,
 }
@@ -56,6 +59,7 @@ impl Ui {
             spinner: None,
             text_open: false,
             streamed: false,
+            thinking: false,
             stream: VisibleStream::default(),
         }
     }
@@ -112,8 +116,13 @@ impl Ui {
     ) -> io::Result<()> {
         match event {
             MainlineEvent::TurnStarted { .. } => Ok(()),
+            MainlineEvent::ReasoningDelta { delta, .. } => {
+                self.stop_spinner();
+                self.thought(delta)
+            }
             MainlineEvent::TextDelta { delta, .. } => {
                 self.stop_spinner();
+                self.end_thinking()?;
                 self.streamed = true;
                 self.text(delta)
             }
@@ -144,6 +153,7 @@ impl Ui {
             MainlineEvent::ToolCallStarted {
                 name, arguments, ..
             } => {
+                self.end_thinking()?;
                 let name = visible_inline(name);
                 self.note(format!(
                     "{} {}",
@@ -355,6 +365,41 @@ impl Ui {
         Ok(())
     }
 
+    /// Streamed thinking, dimmed and made safe like the answer's text,
+    /// under a `thinking` label.
+    fn thought(&mut self, text: &str) -> io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let label = if self.thinking {
+            String::new()
+        } else {
+            paint(DIM, "thinking: ")
+        };
+        self.thinking = true;
+        let shown = self.stream.push(text);
+        let mut stdout = self.out.stdout();
+        write!(stdout, "{label}{}", paint(DIM, &shown))?;
+        stdout.flush()?;
+        if !shown.is_empty() {
+            self.text_open = !shown.ends_with('\n');
+        }
+        Ok(())
+    }
+
+    /// Ends shown thinking with a blank line before what follows.
+    fn end_thinking(&mut self) -> io::Result<()> {
+        if !std::mem::take(&mut self.thinking) {
+            return Ok(());
+        }
+        let held = self.stream.finish();
+        let mut stdout = self.out.stdout();
+        writeln!(stdout, "{}\n", paint(DIM, held))?;
+        stdout.flush()?;
+        self.text_open = false;
+        Ok(())
+    }
+
     fn text(&mut self, text: &str) -> io::Result<()> {
         if text.is_empty() {
             return Ok(());
@@ -373,6 +418,7 @@ impl Ui {
     /// next line starts clean.
     pub fn settle(&mut self) -> io::Result<()> {
         self.stop_spinner();
+        self.end_thinking()?;
         let held = self.stream.finish();
         if self.text_open || !held.is_empty() {
             let mut stdout = self.out.stdout();

@@ -252,6 +252,7 @@ impl History {
             | RecordBody::SessionForked(_)
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
+            | RecordBody::ReasoningSet(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

@@ -290,6 +290,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
             max_output_tokens: None,
             input_items,
             estimated_input_tokens: None,
+            reasoning: None,
         }))?;
         let last = round + 1 == rounds;
         let words = rng.usize(10..80);

@@ -143,6 +143,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         RecordBody::ToolOutputsEvicted(_)
         | RecordBody::Checkpoint(_)
         | RecordBody::CompactionPolicy(_)
+        | RecordBody::ReasoningSet(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TokenUsage(_)
         | RecordBody::TurnFinished(_)

@@ -12,6 +12,7 @@ use crate::context::{CompactionPolicyRecord, StateSheet};
 use crate::ids::ItemId;
 use crate::items::ResponseItem;
 use crate::provider::ProfileSet;
+use crate::reasoning::ReasoningEffort;
 use crate::recall::SessionForked;
 use crate::records::CompactionSpan;
 use crate::usage::TokenUsage;
@@ -60,6 +61,9 @@ pub struct CheckpointState {
     /// The last `compaction_policy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<CompactionPolicyRecord>,
+    /// The last `reasoning_set`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ReasoningEffort>,
     /// The model of the last `round`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_round_model: Option<String>,

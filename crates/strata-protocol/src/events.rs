@@ -58,6 +58,13 @@ pub enum MainlineEvent {
         round_id: RoundId,
         delta: String,
     },
+    /// Readable thinking of a round as it streams; the reasoning item
+    /// follows in `message_committed`.
+    ReasoningDelta {
+        turn_id: TurnId,
+        round_id: RoundId,
+        delta: String,
+    },
     /// An item joined the history (assistant message, function call or output).
     MessageCommitted { turn_id: TurnId, item: ResponseItem },
     ToolCallStarted {

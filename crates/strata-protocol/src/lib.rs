@@ -20,6 +20,7 @@ mod model;
 mod output;
 mod plan;
 mod provider;
+mod reasoning;
 mod recall;
 mod recent;
 mod records;
@@ -84,6 +85,7 @@ pub use plan::{Plan, PlanStep, PlanStepStatus};
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };
+pub use reasoning::{ReasoningEffort, ReasoningSet, UnknownReasoningEffort};
 pub use recall::{
     CompactionRefused, CompactionUndone, ForkPoint, ItemPin, RecordedItem, SessionForked,
 };

@@ -6,6 +6,7 @@ use ts_rs::TS;
 
 use crate::ids::SessionId;
 use crate::items::ResponseItem;
+use crate::reasoning::ReasoningEffort;
 use crate::usage::TokenUsage;
 
 /// A tool the model may call, described by a JSON schema.
@@ -44,6 +45,11 @@ pub struct ModelRequest {
     /// (OpenAI's `prompt_cache_key`). Never sent as is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<SessionId>,
+    /// How hard to think, when the session or profile says: each provider
+    /// renders it in its own form for models that reason. `None` sends
+    /// nothing (the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 /// Why a response ended.
@@ -88,6 +94,11 @@ pub enum ModelEvent {
         call_id: String,
         name: String,
         partial_arguments: String,
+    },
+    /// Readable thinking as it streams (a summary, thinking text); the
+    /// whole item follows as [`ModelEvent::Reasoning`].
+    ReasoningDelta {
+        delta: String,
     },
     Reasoning {
         item: ResponseItem,

@@ -18,6 +18,7 @@ use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::provider::ProfileSet;
+use crate::reasoning::{ReasoningEffort, ReasoningSet};
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
 use crate::usage::TokenUsage;
 
@@ -27,8 +28,8 @@ use crate::usage::TokenUsage;
 /// added pins (`item_pin`), undo (`compaction_undone`), forks
 /// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
 /// (`compaction_refused`); 5 added the repairs of a reopened session
-/// (`session_repaired`).
-pub const RECORD_FORMAT_VERSION: u32 = 5;
+/// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`).
+pub const RECORD_FORMAT_VERSION: u32 = 6;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -116,6 +117,8 @@ pub enum RecordBody {
     CompactionRefused(CompactionRefused),
     /// What reopening the session for writing repaired.
     SessionRepaired(SessionRepaired),
+    /// The session's reasoning setting from here on; the last one wins.
+    ReasoningSet(ReasoningSet),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -146,6 +149,7 @@ impl RecordBody {
         "checkpoint",
         "compaction_refused",
         "session_repaired",
+        "reasoning_set",
     ];
 
     /// The format version that introduced this record's type.
@@ -162,6 +166,7 @@ impl RecordBody {
             | RecordBody::Checkpoint(_) => 3,
             RecordBody::CompactionRefused(_) => 4,
             RecordBody::SessionRepaired(_) => 5,
+            RecordBody::ReasoningSet(_) => 6,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -202,6 +207,7 @@ impl RecordBody {
             RecordBody::Checkpoint(_) => "checkpoint",
             RecordBody::CompactionRefused(_) => "compaction_refused",
             RecordBody::SessionRepaired(_) => "session_repaired",
+            RecordBody::ReasoningSet(_) => "reasoning_set",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -309,6 +315,11 @@ pub struct RoundRecord {
     /// records exactly, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated_input_tokens: Option<u64>,
+    /// The reasoning setting the request carried; absent when none was set
+    /// and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -530,6 +541,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
                 RecordBody::CompactionRefused(Deserialize::deserialize(payload)?)
             }
             "session_repaired" => RecordBody::SessionRepaired(Deserialize::deserialize(payload)?),
+            "reasoning_set" => RecordBody::ReasoningSet(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

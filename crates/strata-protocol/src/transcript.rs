@@ -172,6 +172,18 @@ pub enum TranscriptEntry {
         #[ts(as = "Option<bool>", optional)]
         pinned: bool,
     },
+    /// What the model thought before the answer of its round (a reasoning
+    /// summary, thinking text), shown folded above it. `id` is the
+    /// reasoning item's id once committed (`thinking:…` while it streams).
+    Thinking {
+        id: String,
+        text: String,
+        /// Still arriving.
+        streaming: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        turn_id: Option<TurnId>,
+    },
     Tool(ToolEntry),
     /// A compaction's divider; a layered one carries its state sheet.
     Compaction {
@@ -284,6 +296,7 @@ impl TranscriptEntry {
         match self {
             TranscriptEntry::User { id, .. }
             | TranscriptEntry::Assistant { id, .. }
+            | TranscriptEntry::Thinking { id, .. }
             | TranscriptEntry::Compaction { id, .. }
             | TranscriptEntry::Eviction { id, .. }
             | TranscriptEntry::Error { id, .. }
@@ -307,7 +320,7 @@ pub enum TranscriptUpdate {
     /// The entry `id` becomes `entry` (whose id may differ: a streamed
     /// answer takes its committed item's id).
     Replace { id: String, entry: TranscriptEntry },
-    /// Streamed text added to the assistant entry `id`.
+    /// Streamed text added to the assistant or thinking entry `id`.
     AppendText { id: String, delta: String },
     /// A new entry just before the entry `before` (at the end when that is
     /// not shown): a compaction's divider above the items it kept.

@@ -64,6 +64,7 @@ pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
         compact_threshold: profile.compaction_threshold,
         context_window: Some(profile.context_window),
         max_output_tokens: u32::try_from(profile.max_output_tokens).ok(),
+        reasoning: profile.reasoning,
         ..AgentConfig::new(profile.kind.as_str(), profile.model.clone())
     }
 }
@@ -145,6 +146,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            reasoning: None,
         };
         let events: Vec<_> = gateway.stream_response(request).collect().await;
         assert!(

@@ -154,7 +154,10 @@ pub fn content_bytes(event: &ModelEvent) -> usize {
             partial_arguments, ..
         } => partial_arguments.len(),
         ModelEvent::Reasoning { item } => serde_json::to_string(item).map_or(0, |text| text.len()),
-        ModelEvent::ToolCallStarted { .. }
+        // The whole item follows and is counted then (the decoder caps
+        // what it gathers with `push_reasoning`).
+        ModelEvent::ReasoningDelta { .. }
+        | ModelEvent::ToolCallStarted { .. }
         | ModelEvent::Usage { .. }
         | ModelEvent::Retrying { .. }
         | ModelEvent::Finished { .. } => 0,

@@ -22,7 +22,7 @@ use futures::StreamExt;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 use strata_core::ModelGateway;
-use strata_protocol::{ModelEvent, ModelRequest, ResponseItem};
+use strata_protocol::{ModelEvent, ModelRequest, ReasoningEffort, ResponseItem};
 use strata_providers::{
     AnthropicGateway, CacheTtl, ChatCompletionsGateway, MaxTokensField, OpenAiResponsesGateway,
     WireFormat, replay,
@@ -206,6 +206,14 @@ async fn recorded_reasoning(wire: &Wire) -> Value {
         .expect("the recorded stream has a reasoning item")
 }
 
+/// Only the reasoning requests of [`requests`] for `model`.
+fn requests_of(model: &str) -> Vec<ModelRequest> {
+    requests(model)
+        .into_iter()
+        .filter(|request| request.reasoning.is_some())
+        .collect()
+}
+
 /// Each history shape, with and without tools, with and without a session
 /// (the cache key), short (no breakpoints) and long (breakpoints).
 fn requests(model: &str) -> Vec<ModelRequest> {
@@ -220,6 +228,18 @@ fn requests(model: &str) -> Vec<ModelRequest> {
         requests.push(loose);
     }
     requests.push(short_request(model));
+    // Every reasoning setting, on a long session with tools (models that
+    // do not reason render it as nothing).
+    for effort in ReasoningEffort::ALL {
+        let mut reasoning = round_request(model, 3, true);
+        reasoning.reasoning = Some(effort);
+        requests.push(reasoning);
+    }
+    // A small output limit, raised to fit a thinking budget.
+    let mut small = round_request(model, 2, true);
+    small.reasoning = Some(ReasoningEffort::Max);
+    small.max_output_tokens = Some(1024);
+    requests.push(small);
     requests
 }
 
@@ -245,6 +265,8 @@ async fn every_responses_body_validates_against_openais_create_response() {
     let reasoning = recorded_reasoning(&wire).await;
     assert!(reasoning.get("encrypted_content").is_some());
     let mut requests = requests("gpt-5.4");
+    requests.extend(requests_of("gpt-5"));
+    requests.extend(requests_of("gpt-5.1-codex-max"));
     requests.push(with_reasoning(
         round_request("gpt-5.4", 2, true),
         "openai-responses",
@@ -294,8 +316,11 @@ async fn every_chat_body_validates_against_openais_create_chat_completion_reques
                     .with_prompt_cache_key(true),
             )
         };
-        for body in bodies(make, requests("gpt-4.1")).await {
-            assert_valid(chat_errors(schemas, &body), &body);
+        // A model without reasoning, xAI's effort names and OpenAI's.
+        for model in ["gpt-4.1", "grok-3-mini", "gpt-5"] {
+            for body in bodies(make, requests(model)).await {
+                assert_valid(chat_errors(schemas, &body), &body);
+            }
         }
     }
 }
@@ -317,6 +342,20 @@ async fn every_anthropic_body_validates_against_the_messages_schema() {
             round_request("claude-sonnet-4-5", 3, true),
             "anthropic",
             thinking.clone(),
+        ));
+        for effort in ReasoningEffort::ALL {
+            let mut thinking_on = with_reasoning(
+                round_request("claude-sonnet-4-5", 3, true),
+                "anthropic",
+                thinking.clone(),
+            );
+            thinking_on.reasoning = Some(effort);
+            requests.push(thinking_on);
+        }
+        requests.push(with_reasoning(
+            round_request("claude-opus-4-1", 2, true),
+            "anthropic",
+            json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}),
         ));
         for body in bodies(make, requests).await {
             assert_valid(anthropic_errors(schemas, &body), &body);

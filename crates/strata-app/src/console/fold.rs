@@ -299,6 +299,8 @@ impl ConsoleFold {
                 self.step_recorded();
             }
             RecordBody::CompactionPolicy(_) => self.steps_changed = true,
+            // The next round's request carries it; the round says so.
+            RecordBody::ReasoningSet(_) => return,
             RecordBody::ResponseItem(_) | RecordBody::ItemPin(_) | RecordBody::Checkpoint(_) => {}
             RecordBody::SessionMeta(_)
             | RecordBody::TurnStarted(_)

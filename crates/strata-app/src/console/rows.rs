@@ -263,6 +263,13 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
                 ),
             )
         }
+        RecordBody::ReasoningSet(set) => row(
+            Debug,
+            LogKind::Round,
+            LogTone::Neutral,
+            format!("Reasoning: {}", set.effort),
+            "the next rounds ask the model for this reasoning".into(),
+        ),
         RecordBody::CompactionPolicy(policy) => row(
             Debug,
             LogKind::Compaction,

@@ -62,6 +62,8 @@ pub struct TranscriptFold {
     items: HashMap<ItemId, usize>,
     unsettled_retries: Vec<usize>,
     streaming: Option<usize>,
+    /// The thinking entry streaming now, until its reasoning is committed.
+    thinking: Option<usize>,
     turn: Option<TurnId>,
     /// The model answers come from now: the session's, then each profile
     /// switch's and round's.
@@ -373,7 +375,24 @@ impl TranscriptFold {
                 self.item_in_card(output.id, &output.call_id);
             }
             ResponseItem::CompactionSummary(summary) => self.add_compaction(summary, None, &[]),
-            ResponseItem::Reasoning(_) => {}
+            ResponseItem::Reasoning(reasoning) => {
+                // Redacted or encrypted-only reasoning has nothing to read.
+                let Some(text) = reasoning.readable_text() else {
+                    return;
+                };
+                let committed = TranscriptEntry::Thinking {
+                    id: reasoning.id.to_string(),
+                    text,
+                    streaming: false,
+                    turn_id,
+                };
+                match self.thinking.take() {
+                    Some(index) => self.replace(index, committed),
+                    None => {
+                        self.push(committed);
+                    }
+                }
+            }
         }
     }
 
@@ -386,9 +405,18 @@ impl TranscriptFold {
     fn finish_turn(&mut self, turn_id: TurnId, outcome: TurnOutcome, rounds: u32) {
         self.settle_retries();
         self.streaming = None;
+        self.thinking = None;
         for index in self.turn_start..self.entries.len() {
             let mut entry = self.entries[index].clone();
             let changed = match &mut entry {
+                // Thinking a stopped round never committed: shown, ended.
+                TranscriptEntry::Thinking {
+                    streaming: streaming @ true,
+                    ..
+                } => {
+                    *streaming = false;
+                    true
+                }
                 TranscriptEntry::Assistant {
                     streaming: streaming @ true,
                     unsaved,

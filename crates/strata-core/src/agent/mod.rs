@@ -110,7 +110,7 @@ use std::time::Duration;
 
 use strata_protocol::{
     ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
-    ProfileSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
+    ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
@@ -162,6 +162,9 @@ pub struct AgentConfig {
     /// The longest a whole turn may run, rounds and tools together; past it
     /// the turn stops as if cancelled and fails with an error naming it.
     pub turn_deadline: Duration,
+    /// The profile's reasoning setting: what rounds send while the session
+    /// has recorded none of its own ([`Agent::set_reasoning`]).
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 impl AgentConfig {
@@ -176,6 +179,7 @@ impl AgentConfig {
             threshold_setting: None,
             compaction: None,
             turn_deadline: DEFAULT_TURN_DEADLINE,
+            reasoning: None,
         }
     }
 
@@ -434,6 +438,24 @@ impl Agent {
     /// agent's gateway for it; the agent itself does not change.
     pub fn record_profile(&mut self, profile: ProfileSet) -> Result<()> {
         self.session.append(RecordBody::ProfileSet(profile))?;
+        self.session.sync()
+    }
+
+    /// The reasoning setting rounds send: the session's recorded one, else
+    /// the configured one (a profile's, for a session that never set one).
+    pub fn reasoning(&self) -> Option<ReasoningEffort> {
+        self.session.state().reasoning().or(self.config.reasoning)
+    }
+
+    /// Sets the session's reasoning between turns: a `reasoning_set` record
+    /// (made durable at once) when it differs from the setting in force, so
+    /// replay, the next round and a resume all read it back.
+    pub fn set_reasoning(&mut self, effort: ReasoningEffort) -> Result<()> {
+        if self.session.state().reasoning() == Some(effort) {
+            return Ok(());
+        }
+        self.session
+            .append(RecordBody::ReasoningSet(ReasoningSet { effort }))?;
         self.session.sync()
     }
 

@@ -29,6 +29,7 @@ impl Agent {
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
             session_id: None,
+            reasoning: None,
         };
         tokio::select! {
             biased;

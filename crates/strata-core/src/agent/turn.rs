@@ -298,6 +298,7 @@ impl Agent {
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
             session_id: Some(self.session.id()),
+            reasoning: self.reasoning(),
         };
         // Base sessions write today's round records exactly.
         let estimated = (self.policy() != CompactionPolicy::Base)
@@ -312,6 +313,7 @@ impl Agent {
             max_output_tokens: request.max_output_tokens,
             input_items: u32::try_from(request.input.len()).unwrap_or(u32::MAX),
             estimated_input_tokens: estimated,
+            reasoning: request.reasoning,
         }))?;
         self.events.debug(DebugEvent::RoundStarted {
             turn_id,
@@ -381,6 +383,13 @@ impl Agent {
                 }),
                 ModelEvent::ToolCallIncomplete { call_id, name, .. } => {
                     collected.incomplete.push((call_id, name));
+                }
+                ModelEvent::ReasoningDelta { delta } => {
+                    self.events.mainline(MainlineEvent::ReasoningDelta {
+                        turn_id,
+                        round_id,
+                        delta,
+                    });
                 }
                 ModelEvent::Reasoning { item } => collected.reasoning.push(item),
                 ModelEvent::Usage { usage } => collected.usage = Some(usage),

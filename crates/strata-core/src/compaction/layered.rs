@@ -82,6 +82,11 @@ pub fn plan_layered_with(
             kept.push(index);
         }
     }
+    let thinking: Vec<usize> = kept
+        .iter()
+        .flat_map(|&index| round_reasoning(history, index, leading.len()))
+        .collect();
+    kept.extend(thinking);
     kept.sort_unstable();
     kept.dedup();
     let span = (leading.len()..history.len())
@@ -92,6 +97,27 @@ pub fn plan_layered_with(
         kept,
         span,
     }
+}
+
+/// The reasoning items of the round that made the call at `index` (none
+/// for other items): a kept call keeps them, as Anthropic refuses a tool
+/// result whose turn lost its thinking block and the Responses API a call
+/// whose reasoning went missing. A round's items are its reasoning, its
+/// text, then its calls, so they are the run of those kinds before it.
+fn round_reasoning(history: &[ResponseItem], index: usize, floor: usize) -> Vec<usize> {
+    if !matches!(history[index], ResponseItem::FunctionCall(_)) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for before in (floor..index).rev() {
+        match &history[before] {
+            ResponseItem::Reasoning(_) => found.push(before),
+            ResponseItem::FunctionCall(_) => {}
+            ResponseItem::Message(message) if message.role == Role::Assistant => {}
+            _ => break,
+        }
+    }
+    found
 }
 
 /// Whether a summary must follow eviction: only when the expected size of

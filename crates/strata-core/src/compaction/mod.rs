@@ -173,3 +173,5 @@ pub(crate) mod test_support {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod thinking_tests;

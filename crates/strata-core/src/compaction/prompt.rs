@@ -117,5 +117,6 @@ pub(crate) fn summary_request(
         tool_choice: None,
         max_output_tokens: None,
         session_id: None,
+        reasoning: None,
     }
 }

@@ -156,6 +156,7 @@ pub fn round_requests(
                         tool_choice: round.tool_choice.clone(),
                         max_output_tokens: round.max_output_tokens,
                         session_id: None,
+                        reasoning: round.reasoning,
                     },
                     context_tokens: reported.as_ref().and_then(TokenUsage::context_tokens),
                     usage: reported,
@@ -211,6 +212,7 @@ mod tests {
             max_output_tokens: None,
             input_items,
             estimated_input_tokens: Some(u64::from(input_items) * 10),
+            reasoning: None,
         }));
         (round_id, record)
     }

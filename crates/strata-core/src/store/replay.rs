@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use strata_protocol::{
     Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
     CompactionPolicy, CompactionPolicyRecord, CompactionSpan, ItemId, ProfileChange, ProfileSet,
-    Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
+    ReasoningEffort, Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
 };
 
 use crate::compaction::ineffective_level;
@@ -41,6 +41,8 @@ pub struct Replay {
     forked_from: Option<strata_protocol::SessionForked>,
     /// The last `compaction_policy` record, if any.
     policy: Option<CompactionPolicyRecord>,
+    /// The last `reasoning_set` record's setting, if any.
+    reasoning: Option<ReasoningEffort>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
     /// A `profile_set` switching the session to another profile came after
@@ -86,6 +88,7 @@ impl Replay {
             undos: 0,
             forked_from: None,
             policy: None,
+            reasoning: None,
             last_round_model: None,
             switched_since_round: false,
             last_state_sheet: None,
@@ -129,6 +132,7 @@ impl Replay {
                 self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
+            RecordBody::ReasoningSet(set) => self.reasoning = Some(set.effort),
             RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
@@ -177,6 +181,7 @@ impl Replay {
             inconsistent_rounds,
             evictions,
             policy,
+            reasoning,
             last_round_model,
             last_state_sheet,
             switched_since_round,
@@ -204,6 +209,7 @@ impl Replay {
                 derived_title: derived_title.clone(),
                 profile: profile.clone(),
                 policy: policy.clone(),
+                reasoning: *reasoning,
                 last_round_model: last_round_model.clone(),
                 last_state_sheet: last_state_sheet.clone(),
                 switched_since_round: *switched_since_round,
@@ -246,6 +252,7 @@ impl Replay {
             inconsistent_rounds: to_usize(state.inconsistent_rounds),
             evictions: to_usize(state.evictions),
             policy: state.policy.clone(),
+            reasoning: state.reasoning,
             last_round_model: state.last_round_model.clone(),
             last_state_sheet: state.last_state_sheet.clone(),
             switched_since_round: state.switched_since_round,
@@ -304,6 +311,12 @@ impl Replay {
     /// The last title_set, if any.
     pub fn explicit_title(&self) -> Option<&str> {
         self.explicit_title.as_deref()
+    }
+
+    /// The session's reasoning setting: its last `reasoning_set`'s; `None`
+    /// when it never recorded one (the profile's applies).
+    pub fn reasoning(&self) -> Option<ReasoningEffort> {
+        self.reasoning
     }
 
     /// The last `profile_set`: the provider the session talks to now.

@@ -106,6 +106,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         derived_title,
         profile,
         policy,
+        reasoning,
         last_round_model,
         last_state_sheet,
         switched_since_round,
@@ -137,6 +138,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("derived_title", *derived_title == theirs.derived_title),
         ("profile", *profile == theirs.profile),
         ("policy", *policy == theirs.policy),
+        ("reasoning", *reasoning == theirs.reasoning),
         (
             "last_round_model",
             *last_round_model == theirs.last_round_model,

@@ -7,6 +7,7 @@ use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 use super::PROVIDER;
 use super::breakpoints::{CacheControl, place_breakpoints};
 use crate::cache::CacheTtl;
+use crate::reasoning::{ReasoningForm, fit_thinking, reasoning_form, thinking_budget};
 use crate::render::{arguments_object, split_system, tools_and_choice};
 
 /// The JSON body for `POST /messages`.
@@ -22,6 +23,10 @@ pub struct MessagesRequest<'a> {
     pub(super) tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
+    /// Extended thinking, when the session asks for it and the model takes
+    /// a budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
     /// Whether the request is a round of a session (and so worth caching).
     #[serde(skip)]
     pub(super) in_session: bool,
@@ -99,6 +104,14 @@ pub(super) struct Tool<'a> {
     input_schema: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) cache_control: Option<CacheControl>,
+}
+
+/// `thinking: {type: "enabled", budget_tokens}`.
+#[derive(Debug, Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,18 +195,76 @@ pub fn render_request(
     }
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     let system = system.map(System::Text);
+    let max_tokens = request.max_output_tokens.unwrap_or(default_max_tokens);
+    let (thinking, max_tokens) = match thinking_for(request, max_tokens, default_max_tokens) {
+        Some((budget_tokens, max_tokens)) => (
+            Some(Thinking {
+                kind: "enabled",
+                budget_tokens,
+            }),
+            max_tokens,
+        ),
+        None => (None, max_tokens),
+    };
     let mut body = MessagesRequest {
         model: &request.model,
-        max_tokens: request.max_output_tokens.unwrap_or(default_max_tokens),
+        max_tokens,
         system,
         messages,
         stream,
         tools,
         tool_choice,
+        thinking,
         in_session: request.session_id.is_some(),
     };
     place_breakpoints(&mut body, &request.model, ttl);
     body
+}
+
+/// The thinking budget and raised `max_tokens` for `request`, when its
+/// setting asks for thinking and its model takes a budget. A request that
+/// forces a tool gets none: the API refuses thinking with a forced tool
+/// choice. (Strata sends no `temperature`, `top_k` or `top_p`, which the API
+/// also restricts with thinking on.)
+fn thinking_for(request: &ModelRequest, max_tokens: u32, ceiling: u32) -> Option<(u32, u32)> {
+    if reasoning_form(&request.model) != ReasoningForm::ThinkingBudget {
+        return None;
+    }
+    if matches!(
+        request.tool_choice,
+        Some(ToolChoice::Required | ToolChoice::Tool { .. })
+    ) {
+        return None;
+    }
+    if open_tool_turn_lacks_thinking(&request.input) {
+        tracing::debug!("not thinking in a tool turn that began without thinking");
+        return None;
+    }
+    let budget = thinking_budget(request.reasoning?)?;
+    fit_thinking(budget, max_tokens, ceiling.max(max_tokens))
+}
+
+/// Whether the history ends in a tool turn (calls and their results, no
+/// person's message since) whose calls came without a thinking block of
+/// this API: thinking switched on in the middle of such a turn would be
+/// refused (the API wants the turn's thinking back first), so it starts at
+/// the next turn.
+fn open_tool_turn_lacks_thinking(items: &[ResponseItem]) -> bool {
+    let mut calls = false;
+    for item in items.iter().rev() {
+        match item {
+            ResponseItem::FunctionCallOutput(_) => {}
+            ResponseItem::FunctionCall(_) => calls = true,
+            ResponseItem::Reasoning(reasoning) if calls && reasoning.provider == PROVIDER => {
+                return false;
+            }
+            ResponseItem::Message(message) if message.role == Role::Assistant => {}
+            ResponseItem::Reasoning(_)
+            | ResponseItem::Message(_)
+            | ResponseItem::CompactionSummary(_) => return calls,
+        }
+    }
+    calls
 }
 
 fn render_tool(tool: &ToolSpec) -> Tool<'_> {

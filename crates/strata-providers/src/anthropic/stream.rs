@@ -189,7 +189,11 @@ impl AnthropicDecoder {
                 }
             }
             (Block::Thinking { thinking, .. }, BlockDelta::Thinking { thinking: part }) => {
-                push_reasoning(thinking, part.as_deref().unwrap_or_default())?;
+                let part = part.unwrap_or_default();
+                push_reasoning(thinking, &part)?;
+                if !part.is_empty() {
+                    out.push(ModelEvent::ReasoningDelta { delta: part });
+                }
             }
             (Block::Thinking { signature, .. }, BlockDelta::Signature { signature: part }) => {
                 push_reasoning(signature, part.as_deref().unwrap_or_default())?;

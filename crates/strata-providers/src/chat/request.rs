@@ -6,6 +6,7 @@ use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
 use crate::cache::prompt_cache_key;
+use crate::reasoning::reasoning_form;
 use crate::render::{split_system, tools_and_choice};
 
 /// The JSON body for `POST /chat/completions`.
@@ -28,6 +29,10 @@ pub struct ChatRequest<'a> {
     /// compatible servers do not document it, so they are not sent it).
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
+    /// The effort the session's setting names, for models the catalog
+    /// says take one (OpenAI's reasoning models, xAI's grok-3-mini).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -116,6 +121,9 @@ pub fn render_request(
             .session_id
             .filter(|_| cache_key)
             .map(prompt_cache_key),
+        reasoning_effort: request
+            .reasoning
+            .and_then(|effort| reasoning_form(&request.model).effort_name(effort)),
     }
 }
 

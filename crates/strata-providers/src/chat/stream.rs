@@ -200,8 +200,11 @@ impl StreamDecoder for ChatDecoder {
                 .reasoning_content
                 .as_deref()
                 .or(delta.reasoning.as_deref());
-            if let Some(reasoning) = reasoning {
+            if let Some(reasoning) = reasoning.filter(|r| !r.is_empty()) {
                 push_reasoning(&mut self.reasoning, reasoning)?;
+                out.push(ModelEvent::ReasoningDelta {
+                    delta: reasoning.to_owned(),
+                });
             }
             // The text is moved into its event, not copied.
             if let Some(text) = delta.content.or(delta.refusal).filter(|t| !t.is_empty()) {

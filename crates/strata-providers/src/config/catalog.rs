@@ -5,6 +5,9 @@
 //! `[models]` table override them.
 
 use super::ProviderKind;
+use crate::reasoning::{
+    CODEX_EFFORTS, GPT5_EFFORTS, GPT51_EFFORTS, GROK_EFFORTS, ReasoningForm,
+};
 
 /// What Strata knows about one model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +24,8 @@ pub struct ModelInfo {
     pub base_url: Option<&'static str>,
     /// The key variable when it is not the kind's default.
     pub api_key_env: Option<&'static str>,
+    /// Whether and how it is asked to think.
+    pub reasoning: ReasoningForm,
 }
 
 const fn model(
@@ -37,7 +42,13 @@ const fn model(
         max_output_tokens,
         base_url: None,
         api_key_env: None,
+        reasoning: ReasoningForm::None,
     }
+}
+
+/// `info` with the reasoning form its provider documents for it.
+const fn reasons(info: ModelInfo, reasoning: ReasoningForm) -> ModelInfo {
+    ModelInfo { reasoning, ..info }
 }
 
 const fn hosted(info: ModelInfo, base_url: &'static str, api_key_env: &'static str) -> ModelInfo {
@@ -50,32 +61,53 @@ const fn hosted(info: ModelInfo, base_url: &'static str, api_key_env: &'static s
 
 /// The built-in catalog.
 pub const MODEL_CATALOG: &[ModelInfo] = &[
-    model("gpt-5.4", ProviderKind::OpenaiResponses, 1_050_000, 128_000),
-    model(
-        "gpt-5.1-codex-max",
-        ProviderKind::OpenaiResponses,
-        400_000,
-        128_000,
+    reasons(
+        model("gpt-5.4", ProviderKind::OpenaiResponses, 1_050_000, 128_000),
+        ReasoningForm::Effort(GPT51_EFFORTS),
     ),
-    model("gpt-5", ProviderKind::OpenaiResponses, 400_000, 128_000),
+    reasons(
+        model(
+            "gpt-5.1-codex-max",
+            ProviderKind::OpenaiResponses,
+            400_000,
+            128_000,
+        ),
+        ReasoningForm::Effort(CODEX_EFFORTS),
+    ),
+    reasons(
+        model("gpt-5", ProviderKind::OpenaiResponses, 400_000, 128_000),
+        ReasoningForm::Effort(GPT5_EFFORTS),
+    ),
     model("gpt-4.1-mini", ProviderKind::OpenaiChat, 1_047_576, 32_768),
     model("gpt-4o", ProviderKind::OpenaiChat, 128_000, 16_384),
     model("gpt-4o-mini", ProviderKind::OpenaiChat, 128_000, 16_384),
-    model(
-        "claude-sonnet-4-5",
-        ProviderKind::Anthropic,
-        200_000,
-        64_000,
+    reasons(
+        model(
+            "claude-sonnet-4-5",
+            ProviderKind::Anthropic,
+            200_000,
+            64_000,
+        ),
+        ReasoningForm::ThinkingBudget,
     ),
-    model("claude-haiku-4-5", ProviderKind::Anthropic, 200_000, 64_000),
-    model("claude-opus-4-1", ProviderKind::Anthropic, 200_000, 32_000),
+    reasons(
+        model("claude-haiku-4-5", ProviderKind::Anthropic, 200_000, 64_000),
+        ReasoningForm::ThinkingBudget,
+    ),
+    reasons(
+        model("claude-opus-4-1", ProviderKind::Anthropic, 200_000, 32_000),
+        ReasoningForm::ThinkingBudget,
+    ),
     hosted(
         model("deepseek-chat", ProviderKind::OpenaiChat, 128_000, 8_192),
         "https://api.deepseek.com/v1",
         "DEEPSEEK_API_KEY",
     ),
     hosted(
-        model("grok-3-mini", ProviderKind::OpenaiChat, 131_072, 16_384),
+        reasons(
+            model("grok-3-mini", ProviderKind::OpenaiChat, 131_072, 16_384),
+            ReasoningForm::Effort(GROK_EFFORTS),
+        ),
         "https://api.x.ai/v1",
         "XAI_API_KEY",
     ),
@@ -91,6 +123,7 @@ pub const MODEL_CATALOG: &[ModelInfo] = &[
     ),
     ModelInfo {
         label: crate::demo::DEMO_MODEL_LABEL,
+        reasoning: ReasoningForm::Demo,
         ..model(
             crate::demo::DEMO_MODEL,
             ProviderKind::Demo,

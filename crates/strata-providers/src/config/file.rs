@@ -17,6 +17,7 @@
 //! [profiles.claude]
 //! kind = "anthropic"
 //! cache_ttl = "1h"              # prompt-cache TTL: "5m" (default) or "1h"
+//! reasoning = "high"            # off / low / medium / high / max (default: the server's)
 //!
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
@@ -37,7 +38,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use strata_protocol::CompactionPolicy;
+use strata_protocol::{CompactionPolicy, ReasoningEffort};
 
 use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::CacheTtl;
@@ -163,6 +164,10 @@ pub struct ProfileConfig {
     /// default, so sessions are stateless.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<bool>,
+    /// How hard the model thinks: `off`, `low`, `medium`, `high` or `max`
+    /// (each provider's form; nothing is sent to models that do not reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 impl ProfileConfig {
@@ -177,6 +182,7 @@ impl ProfileConfig {
             compaction_threshold: None,
             cache_ttl: None,
             store: None,
+            reasoning: None,
         }
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use strata_core::StrataPaths;
+use strata_protocol::ReasoningEffort;
 
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
@@ -105,6 +106,9 @@ pub struct ProviderProfile {
     pub cache_ttl: CacheTtl,
     /// Responses API `store` (the profile's `store`, else `false`).
     pub store: bool,
+    /// The profile's `reasoning`; `None` sends no setting (the server's
+    /// default) until a session sets one.
+    pub reasoning: Option<ReasoningEffort>,
 }
 
 /// A profile with its key loaded, and the transport settings of the config
@@ -283,6 +287,7 @@ pub fn resolve_profile(
         metadata_source,
         cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
         store: base.store.filter(|_| same_kind).unwrap_or(false),
+        reasoning: base.reasoning,
     })
 }
 

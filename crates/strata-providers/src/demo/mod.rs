@@ -15,8 +15,8 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use strata_core::ModelGateway;
 use strata_protocol::{
-    ModelError, ModelEvent, ModelRequest, ModelResponse, ResponseItem, Role, StopReason,
-    TokenUsage, ToolChoice,
+    ItemId, ModelError, ModelEvent, ModelRequest, ModelResponse, ReasoningEffort, ReasoningItem,
+    ResponseItem, Role, StopReason, TokenUsage, ToolChoice,
 };
 
 use self::tokens::{count_request_tokens, count_tokens};
@@ -163,9 +163,42 @@ fn deltas(text: &str) -> Vec<String> {
     out
 }
 
+/// What the demo model "thinks" before a round's reply when the session
+/// asks it to reason: one short sentence, the same for the same request,
+/// so the desktop shows a Thinking block offline.
+fn demo_thinking(request: &ModelRequest, summarise: bool) -> Option<String> {
+    let effort = request
+        .reasoning
+        .filter(|effort| *effort != ReasoningEffort::Off && !summarise)?;
+    let rounds = request
+        .input
+        .iter()
+        .filter(|item| matches!(item, ResponseItem::FunctionCallOutput(_)))
+        .count();
+    Some(format!(
+        "Thinking at {effort} effort: {} tool results so far; I answer from what the workspace shows.",
+        rounds
+    ))
+}
+
 fn events_for(request: &ModelRequest, summarise: bool) -> Vec<ModelEvent> {
     let input_tokens = count_request_tokens(request);
     let mut events = Vec::new();
+    let thinking = demo_thinking(request, summarise);
+    if let Some(text) = &thinking {
+        events.extend(
+            deltas(text)
+                .into_iter()
+                .map(|delta| ModelEvent::ReasoningDelta { delta }),
+        );
+        events.push(ModelEvent::Reasoning {
+            item: ResponseItem::Reasoning(ReasoningItem {
+                id: ItemId::new(),
+                provider: DEMO_REASONING.to_owned(),
+                payload: serde_json::json!({"type": "reasoning_content", "text": text}),
+            }),
+        });
+    }
     let (output_tokens, stop_reason) = match reply_to(request, summarise) {
         Reply::Text(text) => {
             let (text, cut) = limit_text(text, request.max_output_tokens);
@@ -211,12 +244,21 @@ fn events_for(request: &ModelRequest, summarise: bool) -> Vec<ModelEvent> {
             (output, StopReason::ToolUse)
         }
     };
+    let reasoning_tokens = thinking.as_deref().map(count_tokens);
+    let output_tokens = output_tokens + reasoning_tokens.unwrap_or(0);
     events.push(ModelEvent::Usage {
-        usage: usage(input_tokens, output_tokens),
+        usage: TokenUsage {
+            reasoning_output_tokens: reasoning_tokens,
+            ..usage(input_tokens, output_tokens)
+        },
     });
     events.push(ModelEvent::Finished { stop_reason });
     events
 }
+
+/// What the demo model's reasoning items are tagged with: no provider is
+/// sent them.
+pub const DEMO_REASONING: &str = "demo";
 
 fn response_for(request: &ModelRequest) -> ModelResponse {
     // Without tools this is a summary request (the trait's contract); with
@@ -312,6 +354,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            reasoning: None,
         };
         assert_eq!(call_ids(&request, 2), ["demo_call_5", "demo_call_6"]);
     }
@@ -343,6 +386,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            reasoning: None,
         };
         let first = call_ids(&request, 1);
         assert_ne!(first[0], "demo_call_1");

@@ -21,6 +21,19 @@ pub(crate) enum StreamEvent {
         #[serde(default)]
         delta: Option<String>,
     },
+    /// Readable reasoning as it streams: the summary the request asked for.
+    #[serde(rename = "response.reasoning_summary_text.delta")]
+    SummaryDelta {
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    /// A new part of a reasoning summary; parts after the first are set
+    /// apart by a blank line, as the item's text is.
+    #[serde(rename = "response.reasoning_summary_part.added")]
+    SummaryPart {
+        #[serde(default)]
+        summary_index: u64,
+    },
     #[serde(rename = "response.output_item.added")]
     ItemAdded {
         #[serde(default)]
@@ -67,9 +80,7 @@ pub(crate) enum StreamEvent {
         alias = "response.refusal.done",
         alias = "response.output_text.annotation.added",
         alias = "response.function_call_arguments.done",
-        alias = "response.reasoning_summary_part.added",
         alias = "response.reasoning_summary_part.done",
-        alias = "response.reasoning_summary_text.delta",
         alias = "response.reasoning_summary_text.done",
         alias = "response.reasoning_text.delta",
         alias = "response.reasoning_text.done"

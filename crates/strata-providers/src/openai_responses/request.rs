@@ -6,6 +6,7 @@ use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
 use crate::cache::prompt_cache_key;
+use crate::reasoning::reasoning_form;
 use crate::render::{split_system, tools_and_choice};
 
 /// What a stateless request asks back: reasoning items carry their
@@ -34,6 +35,17 @@ pub struct ResponsesRequest<'a> {
     /// Routes a session's rounds to the same prompt cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
+    /// The effort the session's setting names for this model, with its
+    /// summary asked for so the thinking can be shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning>,
+}
+
+/// `reasoning: {effort, summary: "auto"}`.
+#[derive(Debug, Serialize)]
+struct Reasoning {
+    effort: &'static str,
+    summary: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -115,6 +127,13 @@ pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> Resp
         store,
         include: if store { &[] } else { STATELESS_INCLUDE },
         prompt_cache_key: request.session_id.map(prompt_cache_key),
+        reasoning: request
+            .reasoning
+            .and_then(|effort| reasoning_form(&request.model).effort_name(effort))
+            .map(|effort| Reasoning {
+                effort,
+                summary: "auto",
+            }),
     }
 }
 

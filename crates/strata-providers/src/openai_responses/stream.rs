@@ -148,6 +148,18 @@ impl StreamDecoder for ResponsesDecoder {
                     out.push(ModelEvent::TextDelta { delta });
                 }
             }
+            StreamEvent::SummaryDelta { delta } => {
+                if let Some(delta) = delta.filter(|d| !d.is_empty()) {
+                    out.push(ModelEvent::ReasoningDelta { delta });
+                }
+            }
+            StreamEvent::SummaryPart { summary_index } => {
+                if summary_index > 0 {
+                    out.push(ModelEvent::ReasoningDelta {
+                        delta: "\n\n".to_owned(),
+                    });
+                }
+            }
             StreamEvent::ItemAdded { item } => {
                 if let OutputItem::FunctionCall {
                     id, call_id, name, ..

@@ -5,6 +5,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod histories;
+pub mod thinking_rule;
 pub mod tls;
 
 use std::path::PathBuf;
@@ -65,6 +66,7 @@ pub fn simple_request(system: &str, user: &str) -> ModelRequest {
         tool_choice: None,
         max_output_tokens: None,
         session_id: None,
+        reasoning: None,
     }
 }
 
@@ -238,6 +240,13 @@ pub enum Reply {
     Stall { first: Vec<u8> },
     /// Reads the request and never answers; reports when the client goes.
     Silent,
+    /// Judges the request's JSON body as the provider would: a rule it
+    /// breaks is answered with a 400 `invalid_request_error` naming it
+    /// (Anthropic's error shape), else `reply` is served.
+    Judged {
+        rule: fn(&serde_json::Value) -> Option<String>,
+        reply: Box<Reply>,
+    },
 }
 
 impl Reply {
@@ -427,6 +436,20 @@ async fn serve(
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
+    let reply = match reply {
+        Reply::Judged { rule, reply } => match rule(&request.json()) {
+            Some(broken) => Reply::status(
+                400,
+                &serde_json::json!({
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": broken},
+                })
+                .to_string(),
+            ),
+            None => *reply,
+        },
+        other => other,
+    };
     log.lock().unwrap().push(request);
     match reply {
         Reply::Full {
@@ -482,6 +505,8 @@ async fn serve(
             wait_for_close(&mut socket).await;
             let _ = disconnects.send(());
         }
+        // Resolved above.
+        Reply::Judged { .. } => {}
     }
 }
 

@@ -50,6 +50,31 @@ impl TranscriptFold {
                     }
                 }
             }
+            MainlineEvent::ReasoningDelta {
+                turn_id,
+                round_id,
+                delta,
+            } => {
+                self.settle_retries();
+                match self.thinking.and_then(|i| self.entries.get_mut(i)) {
+                    Some(TranscriptEntry::Thinking { id, text, .. }) => {
+                        text.push_str(delta);
+                        self.updates.push(TranscriptUpdate::AppendText {
+                            id: id.clone(),
+                            delta: delta.clone(),
+                        });
+                    }
+                    _ => {
+                        let index = self.push(TranscriptEntry::Thinking {
+                            id: format!("thinking:{round_id}"),
+                            text: delta.clone(),
+                            streaming: true,
+                            turn_id: Some(*turn_id),
+                        });
+                        self.thinking = Some(index);
+                    }
+                }
+            }
             MainlineEvent::MessageCommitted { item, .. } => {
                 self.settle_retries();
                 self.add_item(item);

@@ -87,6 +87,12 @@ impl TranscriptFold {
                     });
                 }
             }
+            RecordBody::ReasoningSet(set) => {
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: format!("Reasoning set to {} from here on.", set.effort),
+                });
+            }
             RecordBody::ToolOutputsEvicted(eviction) => {
                 self.push(TranscriptEntry::Eviction {
                     id: id(),
