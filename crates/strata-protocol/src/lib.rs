@@ -81,8 +81,8 @@ pub use output::{
     SessionDeleted, SessionStarted,
 };
 pub use pricing::{
-    BilledTokens, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE, PRICE_TABLE_DATE,
-    PriceRow, Usd, is_snapshot_suffix, lookup_price,
+    BilledTokens, CONFIG_PRICE_AS_OF, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE,
+    PRICE_TABLE_DATE, PriceQuote, PriceRow, Usd, is_snapshot_suffix, lookup_price,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use strata_core::StrataPaths;
+use strata_protocol::PriceQuote;
 
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
@@ -105,6 +106,10 @@ pub struct ProviderProfile {
     pub cache_ttl: CacheTtl,
     /// Responses API `store` (the profile's `store`, else `false`).
     pub store: bool,
+    /// What its rounds cost: the profile's `price` (kept only while the
+    /// profile's model is used), else the built-in table's for the model;
+    /// `None` when neither prices it.
+    pub price: Option<PriceQuote>,
 }
 
 /// A profile with its key loaded, and the transport settings of the config
@@ -268,6 +273,7 @@ pub fn resolve_profile(
         .unwrap_or_else(|| catalog::default_compaction_threshold(context_window, max_output_tokens))
         .clamp(1, context_window - 1);
 
+    let price = super::profile_price(base.price.as_ref().filter(|_| same_model), &model);
     Ok(ProviderProfile {
         name,
         origin,
@@ -283,6 +289,7 @@ pub fn resolve_profile(
         metadata_source,
         cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
         store: base.store.filter(|_| same_kind).unwrap_or(false),
+        price,
     })
 }
 
