@@ -35,6 +35,7 @@ pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
 pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
+pub use console::{CacheBreak, CacheBreakCause, SessionCost, StepMoney, TurnCost};
 pub use console::{
     ChartMarker, ChartPoint, ConsoleStep, ConsoleUpdate, ConsoleView, GaugeReading, LogFamily,
     LogKind, LogRow, LogTone, ModelGroupId, ModelViewGroup, OpenConsole, StepFigures, TokenFigure,
