@@ -19,6 +19,7 @@ mod items_de;
 mod model;
 mod output;
 mod plan;
+mod pricing;
 mod provider;
 mod reasoning;
 mod recall;
@@ -36,6 +37,7 @@ pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
 pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
+pub use console::{CacheBreak, CacheBreakCause, SessionCost, StepMoney, TurnCost};
 pub use console::{
     ChartMarker, ChartPoint, ConsoleStep, ConsoleUpdate, ConsoleView, GaugeReading, LogFamily,
     LogKind, LogRow, LogTone, ModelGroupId, ModelViewGroup, OpenConsole, StepFigures, TokenFigure,
@@ -82,6 +84,10 @@ pub use output::{
     SessionDeleted, SessionStarted,
 };
 pub use plan::{Plan, PlanStep, PlanStepStatus};
+pub use pricing::{
+    BilledTokens, CONFIG_PRICE_AS_OF, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE,
+    PRICE_TABLE_DATE, PriceQuote, PriceRow, Usd, is_snapshot_suffix, lookup_price,
+};
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,
 };

@@ -109,8 +109,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use strata_protocol::{
-    ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
-    ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
+    ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, Cost, ModelError,
+    PriceQuote, ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role,
+    SessionId, ThresholdSetting, TokenUsage, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
@@ -165,6 +166,10 @@ pub struct AgentConfig {
     /// The profile's reasoning setting: what rounds send while the session
     /// has recorded none of its own ([`Agent::set_reasoning`]).
     pub reasoning: Option<ReasoningEffort>,
+    /// The price the session's rounds are billed at (the profile's, else
+    /// the built-in table's); each usage record carries its cost at it.
+    /// `None`: no price known, so rounds record tokens only.
+    pub price: Option<PriceQuote>,
 }
 
 impl AgentConfig {
@@ -180,6 +185,23 @@ impl AgentConfig {
             compaction: None,
             turn_deadline: DEFAULT_TURN_DEADLINE,
             reasoning: None,
+            price: None,
+        }
+    }
+
+    /// The cost of a round of this session's model.
+    pub fn round_cost(&self, usage: &TokenUsage) -> Option<Cost> {
+        self.price.as_ref().map(|quote| quote.cost(usage))
+    }
+
+    /// The cost of a summary call made with `model`: the session's price
+    /// when it is the session's model, else the built-in table's.
+    pub fn summary_cost(&self, model: &str, usage: Option<&TokenUsage>) -> Option<Cost> {
+        let usage = usage?;
+        if model == self.model {
+            self.round_cost(usage)
+        } else {
+            PriceQuote::builtin(model).map(|quote| quote.cost(usage))
         }
     }
 

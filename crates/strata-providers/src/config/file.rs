@@ -19,6 +19,10 @@
 //! cache_ttl = "1h"              # prompt-cache TTL: "5m" (default) or "1h"
 //! reasoning = "high"            # off / low / medium / high / max (default: the server's)
 //!
+//! [profiles.claude.price]       # optional, dollars per MTok (see `price.rs`);
+//! input = 3.0                   # else the built-in table's price for the model,
+//! output = 15.0                 # and a model without one shows "no price"
+//!
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
 //! max_output_tokens = 4096
@@ -40,7 +44,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use strata_protocol::{CompactionPolicy, ReasoningEffort};
 
-use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
+use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::CacheTtl;
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
@@ -168,6 +172,10 @@ pub struct ProfileConfig {
     /// (each provider's form; nothing is sent to models that do not reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+    /// The profile's own price, dollars per million tokens (`price.rs`);
+    /// else the built-in table's for its model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<PriceConfig>,
 }
 
 impl ProfileConfig {
@@ -183,6 +191,7 @@ impl ProfileConfig {
             cache_ttl: None,
             store: None,
             reasoning: None,
+            price: None,
         }
     }
 }
