@@ -18,6 +18,7 @@ mod items;
 mod items_de;
 mod model;
 mod output;
+mod pricing;
 mod provider;
 mod recall;
 mod recent;
@@ -78,6 +79,10 @@ pub use output::{
     CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
     CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
     SessionDeleted, SessionStarted,
+};
+pub use pricing::{
+    BilledTokens, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE, PRICE_TABLE_DATE,
+    PriceRow, Usd, is_snapshot_suffix, lookup_price,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,

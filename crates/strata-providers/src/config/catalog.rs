@@ -4,6 +4,8 @@
 //! Figures are the providers' published limits; profiles and the config's
 //! `[models]` table override them.
 
+use strata_protocol::is_snapshot_suffix;
+
 use super::ProviderKind;
 
 /// What Strata knows about one model.
@@ -136,13 +138,6 @@ pub fn model_label(model: &str) -> &str {
     lookup_model(model).map_or(model, |info| info.label)
 }
 
-fn is_snapshot_suffix(rest: &str) -> bool {
-    rest == "latest"
-        || (!rest.is_empty()
-            && rest.bytes().all(|b| b.is_ascii_digit() || b == b'-')
-            && rest.bytes().filter(u8::is_ascii_digit).count() >= 4)
-}
-
 /// The default compaction threshold: [`DEFAULT_COMPACTION_PERCENT`] of the
 /// window, but never so high that a full-length answer would not fit.
 pub fn default_compaction_threshold(context_window: u64, max_output_tokens: u64) -> u64 {
@@ -166,6 +161,17 @@ mod tests {
                     .iter()
                     .all(|other| other.id != info.id),
                 "{} twice",
+                info.id
+            );
+        }
+    }
+
+    #[test]
+    fn every_catalog_model_has_a_row_in_the_price_table() {
+        for info in MODEL_CATALOG {
+            assert!(
+                strata_protocol::lookup_price(info.id).is_some(),
+                "{} has no price row (a row may say it has no price, but it must exist)",
                 info.id
             );
         }
