@@ -145,6 +145,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            cache_anchors: Vec::new(),
         };
         let events: Vec<_> = gateway.stream_response(request).collect().await;
         assert!(

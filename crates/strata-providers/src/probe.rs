@@ -114,6 +114,7 @@ pub async fn test_connection(
             tool_choice: None,
             max_output_tokens: Some(limit),
             session_id: None,
+            cache_anchors: Vec::new(),
         })
         .await?;
     Ok(started.elapsed())

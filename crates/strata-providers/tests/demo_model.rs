@@ -49,6 +49,7 @@ fn request(input: Vec<ResponseItem>) -> ModelRequest {
         tool_choice: Some(ToolChoice::Auto),
         max_output_tokens: None,
         session_id: None,
+        cache_anchors: Vec::new(),
     }
 }
 
@@ -414,6 +415,7 @@ fn summary_request(input: Vec<ResponseItem>) -> ModelRequest {
         tool_choice: None,
         max_output_tokens: None,
         session_id: None,
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -76,6 +76,7 @@ fn request() -> ModelRequest {
         tool_choice: Some(ToolChoice::Auto),
         max_output_tokens: Some(4096),
         session_id: None,
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -32,6 +32,7 @@ impl Agent {
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
             session_id: None,
+            cache_anchors: Vec::new(),
         };
         tokio::select! {
             biased;

@@ -109,5 +109,6 @@ pub(crate) fn summary_request(
         tool_choice: None,
         max_output_tokens: None,
         session_id: None,
+        cache_anchors: Vec::new(),
     }
 }

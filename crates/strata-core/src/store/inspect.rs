@@ -156,6 +156,7 @@ pub fn round_requests(
                         tool_choice: round.tool_choice.clone(),
                         max_output_tokens: round.max_output_tokens,
                         session_id: None,
+                        cache_anchors: Vec::new(),
                     },
                     context_tokens: reported.as_ref().and_then(TokenUsage::context_tokens),
                     usage: reported,

@@ -312,6 +312,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            cache_anchors: Vec::new(),
         };
         assert_eq!(call_ids(&request, 2), ["demo_call_5", "demo_call_6"]);
     }
@@ -343,6 +344,7 @@ mod tests {
             tool_choice: None,
             max_output_tokens: None,
             session_id: None,
+            cache_anchors: Vec::new(),
         };
         let first = call_ids(&request, 1);
         assert_ne!(first[0], "demo_call_1");

@@ -334,6 +334,7 @@ mod tests {
                 tool_choice: Some(ToolChoice::None),
                 max_output_tokens: None,
                 session_id: None,
+                cache_anchors: Vec::new(),
             };
             match plan(&request) {
                 Step::Answer(text) => text,

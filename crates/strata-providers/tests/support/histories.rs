@@ -106,6 +106,7 @@ pub fn round_request(model: &str, round: u128, tools_offered: bool) -> ModelRequ
         tool_choice: tools_offered.then_some(ToolChoice::Auto),
         max_output_tokens: Some(4096),
         session_id: Some(session()),
+        cache_anchors: Vec::new(),
     }
 }
 
@@ -121,6 +122,7 @@ pub fn short_request(model: &str) -> ModelRequest {
         tool_choice: Some(ToolChoice::Auto),
         max_output_tokens: Some(256),
         session_id: Some(session()),
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -65,6 +65,7 @@ pub fn simple_request(system: &str, user: &str) -> ModelRequest {
         tool_choice: None,
         max_output_tokens: None,
         session_id: None,
+        cache_anchors: Vec::new(),
     }
 }
 
