@@ -50,6 +50,14 @@ pub struct ModelRequest {
     /// nothing (the server's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+    /// Where the context manager keeps the history byte-identical, as counts
+    /// of leading `input` items, oldest first: the prefix the previous round
+    /// cached up to, and the one the next eviction will leave alone. A
+    /// provider with explicit cache breakpoints (Anthropic) marks them, so an
+    /// eviction rewrites its cache only after the first. Empty for requests
+    /// outside a session's rounds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_anchors: Vec<u32>,
 }
 
 /// Why a response ended.

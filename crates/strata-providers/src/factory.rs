@@ -148,6 +148,7 @@ mod tests {
             max_output_tokens: None,
             session_id: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         };
         let events: Vec<_> = gateway.stream_response(request).collect().await;
         assert!(

@@ -115,6 +115,7 @@ pub async fn test_connection(
             max_output_tokens: Some(limit),
             session_id: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         })
         .await?;
     Ok(started.elapsed())

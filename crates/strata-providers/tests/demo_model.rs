@@ -50,6 +50,7 @@ fn request(input: Vec<ResponseItem>) -> ModelRequest {
         max_output_tokens: None,
         session_id: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 
@@ -417,6 +418,7 @@ fn summary_request(input: Vec<ResponseItem>) -> ModelRequest {
         max_output_tokens: None,
         session_id: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -78,6 +78,7 @@ fn request() -> ModelRequest {
         max_output_tokens: Some(4096),
         session_id: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -18,4 +18,13 @@ tool_choice?: ToolChoice | null, max_output_tokens?: number | null,
  * providers derive a stable, non-reversible prompt-cache key from it
  * (OpenAI's `prompt_cache_key`). Never sent as is.
  */
-session_id?: SessionId | null, };
+session_id?: SessionId | null, 
+/**
+ * Where the context manager keeps the history byte-identical, as counts
+ * of leading `input` items, oldest first: the prefix the previous round
+ * cached up to, and the one the next eviction will leave alone. A
+ * provider with explicit cache breakpoints (Anthropic) marks them, so an
+ * eviction rewrites its cache only after the first. Empty for requests
+ * outside a session's rounds.
+ */
+cache_anchors?: Array<number>, };

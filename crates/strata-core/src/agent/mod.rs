@@ -285,6 +285,11 @@ pub struct Agent {
     /// When the running turn's deadline passes, so a stop after it is told
     /// to the model as the deadline's, not the person's.
     turn_deadline_at: Option<tokio::time::Instant>,
+    /// The stable prefix the last round's request announced
+    /// ([`crate::compaction::cache_anchors`]), so the next one marks it
+    /// again. Not persisted: a resumed session's first round only misses
+    /// this one cache entry.
+    cache_anchor: Option<u32>,
 }
 
 impl Agent {
@@ -353,6 +358,7 @@ impl Agent {
             estimator: Arc::new(CharEstimator),
             calibration: Calibration::default(),
             turn_deadline_at: None,
+            cache_anchor: None,
         }
     }
 

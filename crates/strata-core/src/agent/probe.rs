@@ -30,6 +30,7 @@ impl Agent {
             max_output_tokens: self.config.max_output_tokens,
             session_id: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         };
         tokio::select! {
             biased;

@@ -14,6 +14,7 @@ use strata_protocol::{
 
 use super::overflow::{MAX_OVERFLOW_RECOVERIES, Recovery};
 use super::{Agent, CompactOutcome, TurnReport};
+use crate::compaction::cache_anchors;
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
 
@@ -291,14 +292,18 @@ impl Agent {
     ) -> Result<(ModelRequest, Option<u64>)> {
         let tools = self.round_tool_specs();
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+        let input = self.session.history().items().to_vec();
+        let cache_anchors = cache_anchors(&input, self.cache_anchor);
+        self.cache_anchor = cache_anchors.last().copied();
         let request = ModelRequest {
             model: self.config.model.clone(),
-            input: self.session.history().items().to_vec(),
+            input,
             tools,
             tool_choice,
             max_output_tokens: self.config.max_output_tokens,
             session_id: Some(self.session.id()),
             reasoning: self.reasoning(),
+            cache_anchors,
         };
         // Base sessions write today's round records exactly.
         let estimated = (self.policy() != CompactionPolicy::Base)

@@ -94,6 +94,54 @@ pub fn placeholder(item_id: ItemId, tool: &str, chars: u64, output: &str) -> Str
     )
 }
 
+/// How many leading items of a history the next eviction leaves
+/// byte-identical: those before the first output it could replace
+/// (eviction only replaces whole outputs longer than their placeholder,
+/// oldest first). A provider's prompt cache can anchor there, so an eviction
+/// rewrites only what follows the anchor. A summary rewrites everything: one
+/// deliberate break. A pinned output is never evicted but counts as
+/// replaceable here (the anchor only moves earlier, never past an item that
+/// may change).
+pub fn eviction_stable_prefix(items: &[ResponseItem]) -> usize {
+    let mut tools: HashMap<&str, &str> = HashMap::new();
+    let replaceable = items.iter().position(|item| match item {
+        ResponseItem::FunctionCall(call) => {
+            tools.insert(&call.call_id, &call.name);
+            false
+        }
+        ResponseItem::FunctionCallOutput(output) if !output.output.starts_with(EVICTED_PREFIX) => {
+            let tool = tools
+                .get(output.call_id.as_str())
+                .copied()
+                .unwrap_or("tool");
+            let chars = output.output.chars().count();
+            let text = placeholder(output.id, tool, chars as u64, &output.output);
+            text.chars().count().div_ceil(4) < chars.div_ceil(4)
+        }
+        ResponseItem::FunctionCallOutput(_)
+        | ResponseItem::Message(_)
+        | ResponseItem::CompactionSummary(_)
+        | ResponseItem::Reasoning(_) => false,
+    });
+    replaceable.unwrap_or(items.len())
+}
+
+/// The stable prefixes a round's request announces
+/// ([`strata_protocol::ModelRequest::cache_anchors`]): the one the previous
+/// round announced (`previous`; what the provider cached up to before an
+/// eviction that has happened since) when it is still shorter, then
+/// [`eviction_stable_prefix`]. A stale `previous` (after a summary or an
+/// undo) costs nothing: a breakpoint over a changed prefix is written only
+/// for the tokens it adds past the previous breakpoint.
+pub fn cache_anchors(items: &[ResponseItem], previous: Option<u32>) -> Vec<u32> {
+    let stable = u32::try_from(eviction_stable_prefix(items)).unwrap_or(u32::MAX);
+    previous
+        .filter(|&previous| previous < stable)
+        .into_iter()
+        .chain([stable])
+        .collect()
+}
+
 /// What eviction would do: the outputs (oldest first) and the estimates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvictionPlan {
@@ -210,6 +258,19 @@ mod tests {
         items
     }
 
+    /// The record of `plan`, as the agent appends it.
+    fn record(plan: &EvictionPlan) -> ToolOutputsEvicted {
+        ToolOutputsEvicted {
+            trigger: CompactionTrigger::Auto,
+            context_tokens: None,
+            threshold: 1,
+            low_water: 0,
+            estimated_before: plan.estimated_before,
+            estimated_after: plan.estimated_after,
+            evicted: plan.evicted.clone(),
+        }
+    }
+
     fn estimate() -> Estimate<'static> {
         Estimate::new(&CharEstimator, Calibration::default())
     }
@@ -247,6 +308,47 @@ mod tests {
     }
 
     #[test]
+    fn the_next_eviction_changes_nothing_before_the_stable_prefix() {
+        let mut items = history(10);
+        assert_eq!(eviction_stable_prefix(&items), 3, "up to the first output");
+        // A short output eviction never replaces does not hold the anchor.
+        items.insert(2, ResponseItem::function_call("short", "run_shell", "{}"));
+        items.insert(3, ResponseItem::function_call_output("short", "ok"));
+        let first = plan_eviction(&items, estimate(), 6_000);
+        apply_eviction(&mut items, &record(&first));
+        let stable = eviction_stable_prefix(&items);
+        let before = items[..stable].to_vec();
+        // The session goes on, and the next eviction leaves the prefix alone.
+        for n in 10..14 {
+            items.extend(round(&format!("c{n}"), 4_000));
+        }
+        let second = plan_eviction(&items, estimate(), 0);
+        assert!(!second.evicted.is_empty());
+        apply_eviction(&mut items, &record(&second));
+        assert_eq!(items[..stable], before[..]);
+        assert!(stable > 4, "past the short output: {stable}");
+        // The anchor is the first output eviction can still replace.
+        assert!(
+            matches!(&items[stable], ResponseItem::FunctionCallOutput(o) if o.output.starts_with(EVICTED_PREFIX))
+        );
+    }
+
+    #[test]
+    fn a_round_announces_the_previous_rounds_anchor_until_an_eviction_moves_past_it() {
+        let mut items = history(8);
+        assert_eq!(cache_anchors(&items, None), [3]);
+        // Nothing evicted since: the same anchor, once.
+        assert_eq!(cache_anchors(&items, Some(3)), [3]);
+        let plan = plan_eviction(&items, estimate(), 0);
+        apply_eviction(&mut items, &record(&plan));
+        // After it: the old anchor, where the cache was, then the new one.
+        let anchors = cache_anchors(&items, Some(3));
+        assert_eq!(anchors[0], 3);
+        assert!(anchors[1] > 3 && anchors.len() == 2, "{anchors:?}");
+        assert_eq!(cache_anchors(&items, Some(anchors[1])), [anchors[1]]);
+    }
+
+    #[test]
     fn pinned_outputs_are_never_evicted() {
         let items = history(8);
         let pinned = items[3].id();
@@ -260,16 +362,10 @@ mod tests {
     fn applying_the_record_replaces_exactly_the_named_outputs() {
         let mut items = history(6);
         let plan = plan_eviction(&items, estimate(), 0);
-        let record = ToolOutputsEvicted {
-            trigger: CompactionTrigger::Auto,
-            context_tokens: None,
-            threshold: 1,
-            low_water: 0,
-            estimated_before: plan.estimated_before,
-            estimated_after: plan.estimated_after,
-            evicted: plan.evicted.clone(),
-        };
-        assert_eq!(apply_eviction(&mut items, &record), plan.evicted.len());
+        assert_eq!(
+            apply_eviction(&mut items, &record(&plan)),
+            plan.evicted.len()
+        );
         assert_eq!(estimate().items(&items), plan.estimated_after);
         // Placeholders are not evicted again.
         assert!(plan_eviction(&items, estimate(), 0).evicted.is_empty());

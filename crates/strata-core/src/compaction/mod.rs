@@ -21,9 +21,9 @@ pub use estimate::{
     Calibration, CharEstimator, Estimate, TokenEstimator, estimate_after_compaction, item_text,
 };
 pub use evict::{
-    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, apply_eviction, digest,
-    low_water_mark, placeholder, plan_eviction, plan_eviction_sparing, recent_rounds_start,
-    share_of,
+    EVICTED_PREFIX, EvictionPlan, LOW_WATER_PERCENT, RECENT_ROUNDS_KEPT, apply_eviction,
+    cache_anchors, digest, eviction_stable_prefix, low_water_mark, placeholder, plan_eviction,
+    plan_eviction_sparing, recent_rounds_start, share_of,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
 pub use layered::{

@@ -118,5 +118,6 @@ pub(crate) fn summary_request(
         max_output_tokens: None,
         session_id: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }

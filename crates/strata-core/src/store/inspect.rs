@@ -157,6 +157,7 @@ pub fn round_requests(
                         max_output_tokens: round.max_output_tokens,
                         session_id: None,
                         reasoning: round.reasoning,
+                        cache_anchors: Vec::new(),
                     },
                     context_tokens: reported.as_ref().and_then(TokenUsage::context_tokens),
                     usage: reported,

@@ -2,6 +2,23 @@
 
 use super::*;
 
+impl Outcome {
+    /// The policy, threshold and rounds-run cells every table starts with.
+    fn run_cells(&self) -> String {
+        let marked = if self.default_threshold {
+            ""
+        } else {
+            " (override)"
+        };
+        format!(
+            "{} | {}{marked} | {}",
+            self.policy.as_str(),
+            self.threshold,
+            self.rounds
+        )
+    }
+}
+
 pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String {
     let mut out = format!(
         "{rounds} scripted rounds, window {window} tokens, each policy at its default threshold \
@@ -12,15 +29,8 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
     for o in outcomes {
         let _ = writeln!(
             out,
-            "| {} | {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            o.policy.as_str(),
-            o.threshold,
-            if o.default_threshold {
-                ""
-            } else {
-                " (override)"
-            },
-            o.rounds,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            o.run_cells(),
             o.input,
             (o.input - o.summary_input) / o.rounds.max(1) as u64,
             o.uncached_input,
@@ -115,6 +125,71 @@ pub(super) fn table(outcomes: &[Outcome], rounds: usize, window: u64) -> String 
             }
         }
         out.push('\n');
+    }
+    out
+}
+
+/// Each run's cost in dollars on one Anthropic and one OpenAI model, with
+/// each provider's caching rules (see `money.rs`).
+pub(super) fn money_table(outcomes: &[Outcome]) -> String {
+    let mut out = format!(
+        "Cost in dollars (price table of {PRICE_TABLE_DATE}): {ANTHROPIC_MODEL} with Strata's breakpoints \
+         (5-minute TTL), {OPENAI_MODEL} with automatic prefix caching (5-minute retention); \
+         {ROUND_SECONDS} s a request, pauses between turns of 1–2 minutes and every fourth turn 15 minutes\n\n\
+         | policy | threshold | rounds run | Anthropic uncached / cache read / cache write | {ANTHROPIC_MODEL} | OpenAI uncached / cached | {OPENAI_MODEL} | output tokens |\n\
+         |---|---|---|---|---|---|---|---|\n"
+    );
+    for o in outcomes {
+        let _ = writeln!(
+            out,
+            "| {} | {} / {} / {} | {} | {} / {} | {} | {} |",
+            o.run_cells(),
+            o.anthropic.uncached,
+            o.anthropic.read,
+            o.anthropic.written(),
+            o.anthropic_cost(),
+            o.openai.uncached,
+            o.openai.read,
+            o.openai_cost(),
+            o.output,
+        );
+    }
+    let base = outcomes.iter().find(|o| o.policy == CompactionPolicy::Base);
+    let layered = outcomes
+        .iter()
+        .find(|o| o.policy == CompactionPolicy::Layered && o.default_threshold);
+    if let (Some(base), Some(layered)) = (base, layered) {
+        let ratio = |a: Usd, b: Usd| a.pico() as f64 / b.pico().max(1) as f64;
+        let met = |ok: bool| if ok { "met" } else { "NOT MET" };
+        let (anthropic, openai) = (
+            ratio(layered.anthropic_cost(), base.anthropic_cost()),
+            ratio(layered.openai_cost(), base.openai_cost()),
+        );
+        let _ = writeln!(
+            out,
+            "\nlayered / base in dollars: {ANTHROPIC_MODEL} {anthropic:.2}, {OPENAI_MODEL} {openai:.2}"
+        );
+        for other in outcomes.iter().filter(|o| !o.default_threshold) {
+            let _ = writeln!(
+                out,
+                "layered at {} (override) / base in dollars: {ANTHROPIC_MODEL} {:.2}, {OPENAI_MODEL} {:.2}",
+                other.threshold,
+                ratio(other.anthropic_cost(), base.anthropic_cost()),
+                ratio(other.openai_cost(), base.openai_cost()),
+            );
+        }
+        let never_more = outcomes
+            .iter()
+            .filter(|o| o.policy == CompactionPolicy::Layered)
+            .all(|o| !o.costs_more_than(base));
+        let _ = writeln!(
+            out,
+            "money targets for layered: at most half of base on {ANTHROPIC_MODEL}: {}; at most 60% of base on \
+             {OPENAI_MODEL}: {}; no layered row over base on either model: {}",
+            met(anthropic <= 0.5),
+            met(openai <= 0.6),
+            met(never_more),
+        );
     }
     out
 }

@@ -3,16 +3,23 @@
 //! messages, in that order), at most four per request, and reads the longest
 //! cached prefix back on the next request. Strata marks:
 //!
-//! 1. the end of the system prompt (or of the tool definitions when there is
-//!    no system prompt): the same for the whole session;
-//! 2. the newest message: everything this round sends, written for the next
+//! 1. the newest message: everything this round sends, written for the next
 //!    round, which appends to it;
-//! 3. the user message the previous round ended with (the one before the
+//! 2. the user message the previous round ended with (the one before the
 //!    newest assistant turn): exactly where the previous round's newest
 //!    breakpoint was, so this round reads that entry even when the tool calls
 //!    and results since then are more blocks than the API looks back over;
-//! 4. the end of the tool definitions when a system prompt follows them, so
-//!    a changed system prompt still finds the tools cached.
+//! 3. the end of each stable prefix the request announces (`ModelRequest::cache_anchors`, from
+//!    [`strata_core::compaction::cache_anchors`]): the one the previous round
+//!    cached, read back after an eviction, and the one the next eviction
+//!    leaves alone, written for it; an eviction then rewrites the cache only
+//!    from the first, not from the system prompt;
+//! 4. the end of the system prompt (or of the tool definitions when there is
+//!    no system prompt), the same for the whole session, when a breakpoint
+//!    is left (the anchors' prefixes hold it);
+//! 5. the end of the tool definitions when a system prompt follows them and
+//!    a breakpoint is left, so a changed system prompt still finds the tools
+//!    cached.
 //!
 //! Only a session's rounds are marked: a request outside one (a compaction
 //! summary, a connection test) is sent once, so a cache write (billed above
@@ -74,23 +81,40 @@ pub(super) fn place_breakpoints(body: &mut MessagesRequest<'_>, model: &str, ttl
         })
         .collect();
 
+    let newest = body.messages.len().checked_sub(1);
+    let previous = previous_round_end(&body.messages).filter(|&index| Some(index) != newest);
+    // The end of each stable prefix the context manager announced, oldest
+    // first: the last message before it that can carry a breakpoint.
+    let mut anchors: Vec<usize> = Vec::new();
+    for &before in &body.stable_before {
+        let end = body.messages[..before.min(body.messages.len())]
+            .iter()
+            .rposition(markable);
+        if let Some(end) = end.filter(|end| ![newest, previous].contains(&Some(*end)))
+            && !anchors.contains(&end)
+        {
+            anchors.push(end);
+        }
+    }
     let mut placed = 0;
-    if caches(head_chars) {
+    for index in [newest, previous]
+        .into_iter()
+        .flatten()
+        .chain(anchors.iter().copied())
+    {
+        if placed < MAX_BREAKPOINTS
+            && caches(message_ends[index])
+            && mark_last_block(&mut body.messages[index], control)
+        {
+            placed += 1;
+        }
+    }
+    if placed < MAX_BREAKPOINTS && caches(head_chars) {
         if let Some(system) = &mut body.system {
             system.mark(control);
             placed += 1;
         } else if let Some(tool) = body.tools.last_mut() {
             tool.cache_control = Some(control);
-            placed += 1;
-        }
-    }
-    let newest = body.messages.len().checked_sub(1);
-    let previous = previous_round_end(&body.messages).filter(|&index| Some(index) != newest);
-    for index in [newest, previous].into_iter().flatten() {
-        if placed < MAX_BREAKPOINTS
-            && caches(message_ends[index])
-            && mark_last_block(&mut body.messages[index], control)
-        {
             placed += 1;
         }
     }
@@ -110,6 +134,13 @@ fn previous_round_end(messages: &[Turn<'_>]) -> Option<usize> {
     messages[..assistant]
         .iter()
         .rposition(|turn| turn.role == "user")
+}
+
+/// Whether a message has a block that can carry a breakpoint.
+fn markable(turn: &Turn<'_>) -> bool {
+    turn.content
+        .iter()
+        .any(|block| matches!(block, Block::Text { .. } | Block::ToolResult { .. }))
 }
 
 /// Puts the breakpoint on the message's last block that can carry one

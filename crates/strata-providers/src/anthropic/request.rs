@@ -30,6 +30,10 @@ pub struct MessagesRequest<'a> {
     /// Whether the request is a round of a session (and so worth caching).
     #[serde(skip)]
     pub(super) in_session: bool,
+    /// For each of the request's cache anchors, the first message past it:
+    /// the messages before it are a stable prefix worth a breakpoint.
+    #[serde(skip)]
+    pub(super) stable_before: Vec<usize>,
 }
 
 /// The system prompt: plain text, or one text block when it carries a
@@ -133,7 +137,16 @@ pub fn render_request(
     let (system, items) = split_system(&request.input);
     let mut system = system.map(str::to_string);
     let mut messages: Vec<Turn<'_>> = Vec::new();
-    for item in items {
+    // The anchors as indexes into `items` (the system prompt split off).
+    let offset = request.input.len() - items.len();
+    let anchors: Vec<usize> = request
+        .cache_anchors
+        .iter()
+        .filter_map(|&anchor| usize::try_from(anchor).ok()?.checked_sub(offset))
+        .filter(|&anchor| anchor > 0)
+        .collect();
+    let mut stable_before = Vec::new();
+    for (index, item) in items.iter().enumerate() {
         let (role, block) = match item {
             ResponseItem::Message(m) => match m.role {
                 Role::User => ("user", text_block(&m.content)),
@@ -185,7 +198,17 @@ pub fn render_request(
                 content: vec![block],
             }),
         }
+        // The message holding the first item past an anchor (or the first
+        // item sent after it) ends that stable prefix.
+        let at = messages.len() - 1;
+        while anchors
+            .get(stable_before.len())
+            .is_some_and(|&anchor| index >= anchor)
+        {
+            stable_before.push(at);
+        }
     }
+    stable_before.resize(anchors.len(), messages.len());
     for turn in &mut messages {
         if turn.role == "user" {
             // Tool results must come before any text in their message.
@@ -216,6 +239,7 @@ pub fn render_request(
         tool_choice,
         thinking,
         in_session: request.session_id.is_some(),
+        stable_before,
     };
     place_breakpoints(&mut body, &request.model, ttl);
     body

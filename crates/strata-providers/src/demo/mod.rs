@@ -355,6 +355,7 @@ mod tests {
             max_output_tokens: None,
             session_id: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         };
         assert_eq!(call_ids(&request, 2), ["demo_call_5", "demo_call_6"]);
     }
@@ -388,6 +389,7 @@ mod tests {
             max_output_tokens: None,
             session_id: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         };
         let first = call_ids(&request, 1);
         assert_ne!(first[0], "demo_call_1");

@@ -335,6 +335,7 @@ mod tests {
                 max_output_tokens: None,
                 session_id: None,
                 reasoning: None,
+                cache_anchors: Vec::new(),
             };
             match plan(&request) {
                 Step::Answer(text) => text,

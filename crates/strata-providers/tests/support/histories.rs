@@ -107,6 +107,7 @@ pub fn round_request(model: &str, round: u128, tools_offered: bool) -> ModelRequ
         max_output_tokens: Some(4096),
         session_id: Some(session()),
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 
@@ -123,6 +124,7 @@ pub fn short_request(model: &str) -> ModelRequest {
         max_output_tokens: Some(256),
         session_id: Some(session()),
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 

@@ -67,6 +67,7 @@ pub fn simple_request(system: &str, user: &str) -> ModelRequest {
         max_output_tokens: None,
         session_id: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }
 }
 
