@@ -46,6 +46,7 @@ fn printed(entry: &TranscriptEntry) -> Vec<String> {
         TranscriptEntry::User { text, .. } | TranscriptEntry::Assistant { text, .. } => {
             vec![first_line(text)]
         }
+        TranscriptEntry::Thinking { text, .. } => vec!["thinking".to_owned(), first_line(text)],
         TranscriptEntry::Tool(tool) => {
             let mut lines = vec![format!("→ {}", tool.name)];
             if let Some(output) = &tool.output {
