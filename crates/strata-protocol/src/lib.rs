@@ -78,7 +78,7 @@ pub use model::{
 };
 pub use output::{
     CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
-    CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
+    CompactionList, CostOutput, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
     SessionDeleted, SessionStarted,
 };
 pub use pricing::{
