@@ -63,8 +63,6 @@ fn sessions_show_states_the_cost_and_its_json_carries_typed_fields() {
     assert_eq!(cost.price_as_of, "config");
 
     let unpriced = session_costing(&home, "unpriced", "my-local-model", None);
-    let shown = home
-        .run(&["sessions", "show", &unpriced.to_string()])
-        .ok();
+    let shown = home.run(&["sessions", "show", &unpriced.to_string()]).ok();
     assert!(shown.contains("cost: no price"), "{shown}");
 }
