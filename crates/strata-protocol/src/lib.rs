@@ -80,7 +80,7 @@ pub use model::{
 };
 pub use output::{
     CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
-    CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
+    CompactionList, CostOutput, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
     SessionDeleted, SessionStarted,
 };
 pub use plan::{Plan, PlanStep, PlanStepStatus};

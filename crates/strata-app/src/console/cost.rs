@@ -3,18 +3,11 @@
 //! sums, and what each compaction cost against what it saved. Pure functions
 //! of the records' figures.
 
-use strata_protocol::{
-    ChartPoint, Cost, PriceQuote, SessionCost, StepMoney, TokenUsageRecord, TurnCost, Usd,
-};
+use strata_protocol::{ChartPoint, Cost, PriceQuote, SessionCost, StepMoney, TurnCost, Usd};
 
 /// A round's cost: the one its usage record carries; for a file written
 /// before costs were recorded, the built-in table's for its model today.
-pub fn round_cost(record: &TokenUsageRecord, model: &str) -> Option<Cost> {
-    record
-        .cost
-        .clone()
-        .or_else(|| PriceQuote::builtin(model).map(|quote| quote.cost(&record.usage)))
-}
+pub use strata_core::store::usage_cost as round_cost;
 
 fn add(sum: &mut Option<Cost>, cost: &Cost) {
     match sum {
@@ -122,7 +115,7 @@ pub fn step_money(
 #[cfg(test)]
 mod tests {
     use chrono::Utc;
-    use strata_protocol::{ModelPrice, TokenUsage};
+    use strata_protocol::{ModelPrice, TokenUsage, TokenUsageRecord};
 
     use super::*;
 
