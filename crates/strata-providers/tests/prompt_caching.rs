@@ -219,8 +219,12 @@ async fn anthropic_sends_the_profiles_ttl_on_every_breakpoint() {
 async fn anthropic_sends_no_breakpoint_below_the_models_minimum() {
     let short = anthropic_body(short_request(SONNET), CacheTtl::FiveMinutes).await;
     assert!(breakpoints(&short).is_empty(), "{short}");
-    // The plain system prompt stays plain text without a breakpoint.
-    assert_eq!(short["system"], "Be brief.");
+    // The system prompt is one text block in every round of a session,
+    // marked or not, so its bytes never change with the breakpoints.
+    assert_eq!(
+        short["system"],
+        json!([{"type": "text", "text": "Be brief."}])
+    );
 
     // About 1,500 tokens of system prompt caches on Sonnet (1,024) but not
     // on Haiku 4.5 (4,096), nor do the first messages after it.
