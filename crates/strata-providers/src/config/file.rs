@@ -40,7 +40,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use strata_protocol::CompactionPolicy;
 
 use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
-use crate::cache::CacheTtl;
+use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 
@@ -163,6 +163,10 @@ pub struct ProfileConfig {
     /// default, so sessions are stateless.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<bool>,
+    /// OpenAI prompt-cache retention, `"in_memory"` or `"24h"` (Responses
+    /// and Chat Completions; sent where the model accepts it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_retention: Option<PromptCacheRetention>,
 }
 
 impl ProfileConfig {
@@ -177,6 +181,7 @@ impl ProfileConfig {
             compaction_threshold: None,
             cache_ttl: None,
             store: None,
+            prompt_cache_retention: None,
         }
     }
 }
@@ -379,6 +384,16 @@ fn check_profile(
     if profile.store.is_some() && profile.kind != ProviderKind::OpenaiResponses {
         problems.push(format!(
             "{at}.store: only openai-responses profiles can let the server store responses"
+        ));
+    }
+    if profile.prompt_cache_retention.is_some()
+        && !matches!(
+            profile.kind,
+            ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat
+        )
+    {
+        problems.push(format!(
+            "{at}.prompt_cache_retention: only openai-responses and openai-chat profiles set an OpenAI prompt-cache retention"
         ));
     }
     if name.is_empty()

@@ -13,7 +13,7 @@ use strata_core::StrataPaths;
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
 use super::{ProviderKind, ProviderKindExt};
-use crate::cache::CacheTtl;
+use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::client::HttpOptions;
 use crate::error::{ProviderError, Result};
 use crate::keys::KeyStore;
@@ -105,6 +105,9 @@ pub struct ProviderProfile {
     pub cache_ttl: CacheTtl,
     /// Responses API `store` (the profile's `store`, else `false`).
     pub store: bool,
+    /// OpenAI `prompt_cache_retention` (the profile's, else the server's
+    /// default).
+    pub prompt_cache_retention: Option<PromptCacheRetention>,
 }
 
 /// A profile with its key loaded, and the transport settings of the config
@@ -283,6 +286,7 @@ pub fn resolve_profile(
         metadata_source,
         cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
         store: base.store.filter(|_| same_kind).unwrap_or(false),
+        prompt_cache_retention: base.prompt_cache_retention.filter(|_| same_kind),
     })
 }
 

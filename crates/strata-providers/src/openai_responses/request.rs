@@ -5,7 +5,7 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
-use crate::cache::prompt_cache_key;
+use crate::cache::{PromptCacheRetention, prompt_cache_key, prompt_cache_retention_for};
 use crate::render::{split_system, tools_and_choice};
 
 /// What a stateless request asks back: reasoning items carry their
@@ -34,6 +34,9 @@ pub struct ResponsesRequest<'a> {
     /// Routes a session's rounds to the same prompt cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_key: Option<String>,
+    /// The profile's retention, when the model accepts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_retention: Option<PromptCacheRetention>,
 }
 
 #[derive(Debug, Serialize)]
@@ -98,7 +101,12 @@ enum Choice<'a> {
 }
 
 /// The body for `POST /responses`; `store` is the profile's choice.
-pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> ResponsesRequest<'_> {
+pub fn render_request(
+    request: &ModelRequest,
+    stream: bool,
+    store: bool,
+    retention: Option<PromptCacheRetention>,
+) -> ResponsesRequest<'_> {
     let (system, items) = split_system(&request.input);
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     ResponsesRequest {
@@ -115,6 +123,8 @@ pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> Resp
         store,
         include: if store { &[] } else { STATELESS_INCLUDE },
         prompt_cache_key: request.session_id.map(prompt_cache_key),
+        prompt_cache_retention: retention
+            .and_then(|wanted| prompt_cache_retention_for(&request.model, wanted)),
     }
 }
 
