@@ -95,7 +95,7 @@ describe("a session another process holds", () => {
     const setPolicy = undefined;
     render(
       <ContextControls
-        compaction={{ sessionId: "s1", gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered" }, undo: null, setPolicy }}
+        compaction={{ sessionId: "s1", gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered", cost: { unpriced_rounds: 0, turns: [], steps: [] } }, undo: null, setPolicy }}
         running={false}
       />,
     );

@@ -4,6 +4,7 @@ import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
 import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
+import { SessionCostBadge } from "./components/SessionCostBadge";
 import { Conversation } from "./components/Conversation";
 import type { ConsoleDockProps } from "./console/ConsoleDock";
 import { undoableSummary, useSessionCompaction } from "./console/useCompactionStatus";
@@ -249,7 +250,10 @@ function AppWindow() {
       )}
       <footer className="app-footer">
         {view ? (
-          <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
+          <>
+            <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
+            {gauge && <SessionCostBadge cost={gauge.cost} />}
+          </>
         ) : (
           <span className="gauge gauge-empty">No session open</span>
         )}

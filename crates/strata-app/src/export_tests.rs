@@ -63,6 +63,7 @@ fn sample() -> SessionRead {
                 kept: 2,
                 summarizer_model: "strata-demo".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 5,
             },
         })),

@@ -137,6 +137,7 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
                 at: record.ts,
                 summary: summary.clone(),
                 summary_excerpt: one_line(&summary.summary, EXCERPT_CHARS),
+                cost: summary.metadata.summarizer_cost.as_ref().map(Into::into),
             })
         })
         .collect();
@@ -185,6 +186,17 @@ pub fn compactions(ctx: &Context, query: &str, json: bool) -> crate::error::Resu
             visible_inline(&meta.summarizer_model),
             meta.duration_ms
         )?;
+        let cost = meta.summarizer_cost.as_ref().map_or_else(
+            || "no price".to_owned(),
+            |cost| {
+                format!(
+                    "{} (prices of {})",
+                    cost.usd,
+                    visible_inline(&cost.price_as_of)
+                )
+            },
+        );
+        writeln!(out, "  cost:      {cost}")?;
         writeln!(out, "  summary:   {}", entry.summary_excerpt)?;
     }
     if entries.is_empty() {

@@ -57,9 +57,22 @@ fn header(read: &SessionRead) -> String {
     let created = created_line(&read.records)
         .map(|line| format!("{} · ", visible_inline(&line)))
         .unwrap_or_default();
+    let tally = strata_core::store::session_cost(&meta.model, &read.records);
+    let cost = match (&tally.total, tally.unpriced_rounds) {
+        (Some(total), 0) => format!("cost {} (prices of {})", total.usd, total.price_as_of),
+        (Some(total), n) => format!(
+            "cost {} (prices of {}) + {n} model calls with no price",
+            total.usd, total.price_as_of
+        ),
+        (None, _) => "cost: no price".to_owned(),
+    };
     let facts = paint(
         DIM,
-        format!("{created}compaction policy: {}", state.policy().as_str()),
+        format!(
+            "{created}compaction policy: {} · {}",
+            state.policy().as_str(),
+            visible_inline(&cost)
+        ),
     );
     format!(
         "{} {}\n{}\n{facts}\n\n",

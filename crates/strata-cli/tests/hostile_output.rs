@@ -139,6 +139,7 @@ fn hostile_session(home: &Home) -> SessionId {
                 kept: 1,
                 summarizer_model: format!("summarizer {HOSTILE}"),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 1,
             },
         })

@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         output_tokens: Some(40),
         ..Default::default()
     };
-    session.record_usage(usage, None)?;
+    session.record_usage(usage, None, None)?;
 
     let history = session.history();
     let decision = decide_compaction(history.last_usage(), 8_000, history.items());
@@ -61,6 +61,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             kept: u32::try_from(plan.kept())?,
             summarizer_model: "strata-demo".into(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 0,
         },
     })?;

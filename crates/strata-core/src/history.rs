@@ -293,6 +293,7 @@ mod tests {
     fn usage(input: u64) -> RecordBody {
         RecordBody::TokenUsage(TokenUsageRecord {
             round_id: None,
+            cost: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 ..TokenUsage::default()

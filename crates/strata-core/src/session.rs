@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use strata_protocol::{
-    CompactionSummary, ItemId, Record, RecordBody, ResponseItem, RoundId, SessionId, SessionMeta,
-    SessionRepaired, TitleSet, TokenUsage, TokenUsageRecord, TornTailMoved,
+    CompactionSummary, Cost, ItemId, Record, RecordBody, ResponseItem, RoundId, SessionId,
+    SessionMeta, SessionRepaired, TitleSet, TokenUsage, TokenUsageRecord, TornTailMoved,
 };
 
 use crate::error::{CoreError, Result};
@@ -174,8 +174,13 @@ impl LiveSession {
         &mut self,
         usage: TokenUsage,
         round_id: Option<RoundId>,
+        cost: Option<Cost>,
     ) -> Result<Applied> {
-        self.append(RecordBody::TokenUsage(TokenUsageRecord { round_id, usage }))
+        self.append(RecordBody::TokenUsage(TokenUsageRecord {
+            round_id,
+            usage,
+            cost,
+        }))
     }
 
     /// Commits a compaction summary (which replaces the history) and syncs.

@@ -206,6 +206,7 @@ fn summary_for(session: &LiveSession, step: usize) -> CompactionSummary {
             kept: plan.kept() as u32,
             summarizer_model: "gpt-5.4-mini".into(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 1,
         },
     }
@@ -264,7 +265,9 @@ fn drive(session: &mut LiveSession, actions: &[Action]) {
                     output_tokens: Some(*output),
                     ..TokenUsage::default()
                 };
-                session.record_usage(usage, Some(RoundId::new())).unwrap();
+                session
+                    .record_usage(usage, Some(RoundId::new()), None)
+                    .unwrap();
             }
             Action::NonHistory(kind) => {
                 let body = non_history_body(kind, session, step);

@@ -46,6 +46,7 @@ fn summary_for(session: &LiveSession, text: &str) -> CompactionSummary {
             kept: plan.kept() as u32,
             summarizer_model: "gpt-5.4-mini".into(),
             summarizer_usage: Some(Box::new(usage(7000, 200))),
+            summarizer_cost: None,
             duration_ms: 1500,
         },
     }
@@ -103,7 +104,7 @@ fn resume_replays_compaction_instead_of_returning_the_uncompacted_transcript() {
     session
         .commit_item(ResponseItem::assistant("Found it."))
         .unwrap();
-    session.record_usage(usage(9000, 100), None).unwrap();
+    session.record_usage(usage(9000, 100), None, None).unwrap();
     let summary = summary_for(&session, "The user wants the parser fixed.");
     assert_eq!(
         session.commit_compaction(summary.clone()).unwrap(),
@@ -227,9 +228,9 @@ fn replay_restores_the_last_usage_after_the_last_compaction() {
     session.commit_item(ResponseItem::assistant("two")).unwrap();
     assert_eq!(resumed_usage(&store), None, "no round has reported");
 
-    session.record_usage(usage(5000, 10), None).unwrap();
+    session.record_usage(usage(5000, 10), None, None).unwrap();
     session
-        .record_usage(usage(9000, 20), Some(RoundId::new()))
+        .record_usage(usage(9000, 20), Some(RoundId::new()), None)
         .unwrap();
     assert_eq!(resumed_usage(&store), Some(usage(9000, 20)), "the last one");
 
@@ -242,7 +243,7 @@ fn replay_restores_the_last_usage_after_the_last_compaction() {
     );
 
     session.commit_item(ResponseItem::user("three")).unwrap();
-    session.record_usage(usage(1200, 30), None).unwrap();
+    session.record_usage(usage(1200, 30), None, None).unwrap();
     assert_eq!(resumed_usage(&store), Some(usage(1200, 30)));
     assert_eq!(session.history().last_usage(), Some(&usage(1200, 30)));
     drop(session);

@@ -57,6 +57,7 @@ fn compacted(store: &SessionStore, after: usize, reply_bytes: usize) -> LiveSess
                     ..TokenUsage::default()
                 },
                 None,
+                None,
             )
             .unwrap();
     }

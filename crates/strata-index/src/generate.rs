@@ -321,6 +321,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
         let input = 2_000 + 400 * u64::from(input_items);
         writer.write(RecordBody::TokenUsage(TokenUsageRecord {
             round_id: Some(round_id),
+            cost: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 cached_input_tokens: Some(input / 2),
@@ -365,6 +366,7 @@ fn compact(writer: &mut Writer, rng: &mut fastrand::Rng) -> Result<()> {
                 kept: 0,
                 summarizer_model: "gpt-5.4-mini".to_owned(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: rng.u64(800..6_000),
             },
         },

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::{
-    CompactionPolicy, CompactionTrigger, CompactionUndone, CompactionView, ItemId,
-    LayeredCompaction, ResponseItem, SessionId, ToolOutputsEvicted,
+    CompactionPolicy, CompactionTrigger, CompactionUndone, CompactionView, Cost, ItemId,
+    LayeredCompaction, ResponseItem, SessionId, ToolOutputsEvicted, Usd,
 };
 
 /// `open_console`: the console's snapshot of a session; its log rows cut to
@@ -120,6 +120,103 @@ pub struct ChartPoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub estimated_input_tokens: Option<u64>,
+    /// Input written to the provider's cache this round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_write_tokens: Option<u64>,
+    /// What the round cost (as recorded, else at today's table; none without
+    /// a price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<Cost>,
+    /// 1-based turn the round belongs to.
+    #[serde(default)]
+    pub turn: u32,
+    /// Where this round's request stopped repeating the previous round's,
+    /// and why: what the provider's prompt cache could no longer serve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_break: Option<CacheBreak>,
+}
+
+/// Why a round's request no longer began with the previous round's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheBreakCause {
+    Compaction,
+    Eviction,
+    Pin,
+    Undo,
+    ToolList,
+    SystemPrompt,
+    ModelSwitch,
+    /// The history changed in a way no record between the rounds explains.
+    Other,
+}
+
+/// The first item of a round's request that differs from the previous
+/// round's request at the same position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CacheBreak {
+    /// 0-based position in the request's input.
+    pub index: u32,
+    /// The item now at that position (none when the request got shorter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub item_id: Option<ItemId>,
+    pub cause: CacheBreakCause,
+}
+
+/// One turn's cost.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TurnCost {
+    /// 1-based.
+    pub turn: u32,
+    pub rounds: u32,
+    /// Its priced rounds' sum; none when no round of it had a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<Cost>,
+}
+
+/// What the session cost so far: its rounds and its summary calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionCost {
+    /// Rounds and summaries together; none when nothing had a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub total: Option<Cost>,
+    /// The summary calls' part of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub summaries: Option<Cost>,
+    /// Rounds that reported usage but had no price (shown as "no price").
+    pub unpriced_rounds: u32,
+    pub turns: Vec<TurnCost>,
+    /// Each compaction step's cost against its savings (by the step's
+    /// `record_index`), when the rounds around it had a price. Kept here,
+    /// beside the totals, so it grows with every round without resending
+    /// the steps.
+    pub steps: Vec<StepMoney>,
+}
+
+/// What a compaction cost against what it saved, at the rounds' prices.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StepMoney {
+    /// The step's record, as in [`ConsoleStep`].
+    pub record_index: u32,
+    /// The summary call (none for an eviction, or without a price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub summary: Option<Usd>,
+    /// The next round's input the cache no longer served (up to what the
+    /// round before had sent), at the input rate less the cached rate.
+    pub cache_given_up: Usd,
+    /// The freed tokens not resent by the rounds after it (until the next
+    /// step), at each round's cached rate.
+    pub saved: Usd,
+    pub rounds_after: u32,
+    pub price_as_of: String,
 }
 
 /// Where a compaction happened on the chart.
@@ -240,6 +337,9 @@ pub struct GaugeReading {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub circuit_reason: Option<String>,
+    /// What the session cost so far.
+    #[serde(default)]
+    pub cost: SessionCost,
 }
 
 /// The summary `undo_compaction` would undo now, or why none.

@@ -33,7 +33,7 @@ pub struct ListSessionItems {
     pub session_id: SessionId,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct SessionItems {
     /// [`CONTRACT_FORMAT_VERSION`].
@@ -42,6 +42,15 @@ pub struct SessionItems {
     pub kind: OutputKind,
     pub session_id: SessionId,
     pub items: Vec<RecordedItem>,
+    /// What the session cost so far (rounds and summary calls), when
+    /// anything in it had a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<crate::CostOutput>,
+    /// Rounds that reported usage without a price: their tokens count, their
+    /// cost is unknown.
+    #[serde(default)]
+    pub unpriced_rounds: u32,
 }
 
 /// `pin_item`: pins (`pinned`) or unpins `item` (an id or a unique prefix

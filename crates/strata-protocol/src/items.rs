@@ -134,6 +134,11 @@ pub struct CompactionMetadata {
     /// the largest kind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summarizer_usage: Option<Box<TokenUsage>>,
+    /// What the summary call cost, at the price the session used then
+    /// (absent without a price, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub summarizer_cost: Option<crate::Cost>,
     pub duration_ms: u64,
 }
 
@@ -256,6 +261,7 @@ mod tests {
                 kept: 0,
                 summarizer_model: "m".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 1,
             },
         };
@@ -282,6 +288,7 @@ mod tests {
                     input_tokens: Some(900),
                     ..TokenUsage::default()
                 })),
+                summarizer_cost: None,
                 duration_ms: 1200,
             },
         });

@@ -126,6 +126,7 @@ mod tests {
                     kept: 1,
                     summarizer_model: "m".into(),
                     summarizer_usage: None,
+                    summarizer_cost: None,
                     duration_ms: 5,
                 },
             }),

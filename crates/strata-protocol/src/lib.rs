@@ -35,6 +35,7 @@ pub use commands::{
     COMMAND_NAMES, COMMANDS, Command, CommandInfo, Handler, OpenExternalLink, PickWorkspace,
 };
 pub use connection::{ConnectionReport, ListModels, ModelList, ProviderDraft, TestConnection};
+pub use console::{CacheBreak, CacheBreakCause, SessionCost, StepMoney, TurnCost};
 pub use console::{
     ChartMarker, ChartPoint, ConsoleStep, ConsoleUpdate, ConsoleView, GaugeReading, LogFamily,
     LogKind, LogRow, LogTone, ModelGroupId, ModelViewGroup, OpenConsole, StepFigures, TokenFigure,
@@ -77,12 +78,12 @@ pub use model::{
 };
 pub use output::{
     CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
-    CompactionList, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
+    CompactionList, CostOutput, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,
     SessionDeleted, SessionStarted,
 };
 pub use pricing::{
-    BilledTokens, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE, PRICE_TABLE_DATE,
-    PriceRow, Usd, is_snapshot_suffix, lookup_price,
+    BilledTokens, CONFIG_PRICE_AS_OF, Cost, MicroUsdPerMtok, ModelPrice, PICO_PER_USD, PRICE_TABLE,
+    PRICE_TABLE_DATE, PriceQuote, PriceRow, Usd, is_snapshot_suffix, lookup_price,
 };
 pub use provider::{
     ProfileChange, ProfileSet, ProviderKind, UnknownProviderKind, endpoint_without_secrets,

@@ -108,7 +108,7 @@ pub struct SessionContext {
 
 /// `strata compactions S --json`: every compaction of the session, oldest
 /// first (base summaries and layered ones alike).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionList {
     pub v: u32,
@@ -122,13 +122,38 @@ pub struct CompactionList {
 /// the session file and the desktop's views hold it (`id`, `summary`,
 /// `metadata`: trigger, reason, tokens, threshold, removed, kept,
 /// summarizer, duration).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionEntry {
     pub at: DateTime<Utc>,
     pub summary: CompactionSummary,
     /// The summary's start, on one line.
     pub summary_excerpt: String,
+    /// What the summary call cost, when it had a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<CostOutput>,
+}
+
+/// A cost in the CLI's `--json` outputs: dollars as a number (converted
+/// once from the exact integer), the exact pico-dollars, and the date of
+/// the prices used (`config` for a profile's own price).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct CostOutput {
+    pub cost_usd: f64,
+    pub cost_pico_usd: u64,
+    pub price_as_of: String,
+}
+
+impl From<&crate::Cost> for CostOutput {
+    fn from(cost: &crate::Cost) -> Self {
+        CostOutput {
+            cost_usd: cost.usd.as_dollars_f64(),
+            cost_pico_usd: cost.usd.pico(),
+            price_as_of: cost.price_as_of.clone(),
+        }
+    }
 }
 
 /// How a `strata compact` ended.

@@ -189,6 +189,38 @@ impl Cost {
     }
 }
 
+/// The price a session's rounds are billed at, and the date it is from:
+/// the built-in row for the model, or the profile's `[profiles.X.price]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PriceQuote {
+    pub price: ModelPrice,
+    /// `YYYY-MM-DD` of the table row, or `config`.
+    pub as_of: String,
+}
+
+/// What a profile's own price is dated as.
+pub const CONFIG_PRICE_AS_OF: &str = "config";
+
+impl PriceQuote {
+    /// The built-in table's price for `model`; `None` when the table has no
+    /// row for it or the row has no price.
+    pub fn builtin(model: &str) -> Option<PriceQuote> {
+        let row = lookup_price(model)?;
+        row.price.map(|price| PriceQuote {
+            price,
+            as_of: row.as_of.to_owned(),
+        })
+    }
+
+    /// The cost of `usage` at this price.
+    pub fn cost(&self, usage: &TokenUsage) -> Cost {
+        Cost {
+            usd: self.price.cost(usage),
+            price_as_of: self.as_of.clone(),
+        }
+    }
+}
+
 /// One row of the built-in table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PriceRow {

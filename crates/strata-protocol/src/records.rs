@@ -17,6 +17,7 @@ use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvict
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
+use crate::pricing::Cost;
 use crate::provider::ProfileSet;
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
 use crate::usage::TokenUsage;
@@ -316,6 +317,14 @@ pub struct TokenUsageRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_id: Option<RoundId>,
     pub usage: TokenUsage,
+    /// What the round cost at the price the session used then, with that
+    /// price's date, so a later price-table change never rewrites history.
+    /// Absent for a model without a price, and in files written before it
+    /// existed (readers then price them at today's table, which says its
+    /// date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<Cost>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -65,6 +65,7 @@ pub fn agent_config(profile: &ProviderProfile) -> AgentConfig {
         compact_threshold: profile.compaction_threshold,
         context_window: Some(profile.context_window),
         max_output_tokens: u32::try_from(profile.max_output_tokens).ok(),
+        price: profile.price.clone(),
         ..AgentConfig::new(profile.kind.as_str(), profile.model.clone())
     }
 }

@@ -332,6 +332,7 @@ fn demo_usage_equals_an_independent_tiktoken_count_of_the_request() {
             kept: 1,
             summarizer_model: DEMO_MODEL.into(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 1,
         },
     });

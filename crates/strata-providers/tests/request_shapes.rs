@@ -48,6 +48,7 @@ fn history() -> Vec<ResponseItem> {
                 kept: 1,
                 summarizer_model: "test-model".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 900,
             },
         }),

@@ -206,8 +206,10 @@ export class Harness {
     return h;
   }
 
-  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base" } = {}) {
+  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base", profileToml = [] } = {}) {
     this.name = name;
+    // Extra lines for the mock profile's config (e.g. its own `[profiles.mock.price]`).
+    this.profileToml = profileToml;
     this.threshold = threshold;
     this.contextWindow = contextWindow;
     // Extra environment for the app and the CLI (e.g. STRATA_LOG).
@@ -254,6 +256,8 @@ export class Harness {
         `context_window = ${this.contextWindow}`,
         "max_output_tokens = 4000",
         `compaction_threshold = ${this.threshold}`,
+        "",
+        ...this.profileToml,
         "",
       ].join("\n"),
     );

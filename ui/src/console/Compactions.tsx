@@ -1,3 +1,5 @@
+import type { StepMoney } from "../bindings/StepMoney";
+import { StepMoneyLine } from "./CostView";
 import { useEffect, useRef, useState } from "react";
 import { TipButton } from "../components/Tooltip";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
@@ -81,6 +83,8 @@ interface CardProps {
   /** Why Undo would be refused now, when it would. */
   undoRefused?: string | null;
   figures: StepFigures;
+  /** What it cost against what it saved, when priced. */
+  money?: StepMoney | null;
   /** A later record undid this compaction. */
   undone?: boolean;
   running?: boolean;
@@ -89,7 +93,7 @@ interface CardProps {
 }
 
 /** One compaction: its numbers, its summary, and links to the transcript and the before/after view. */
-export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undoRefused = null, figures, undone = false, running = false, onFork }: CardProps) {
+export function CompactionCard({ view, number, of, focused, onReveal, layered = null, policy, onUndo, undoRefused = null, figures, money = null, undone = false, running = false, onFork }: CardProps) {
   const [expanded, setExpanded] = useState(false);
   const [sheetOpen, setSheetOpen] = useState(false);
   const [comparing, setComparing] = useState(false);
@@ -193,6 +197,7 @@ export function CompactionCard({ view, number, of, focused, onReveal, layered = 
         <span data-testid="compaction-duration">{formatDuration(metadata.duration_ms)}</span>
       </p>
       <FiguresLine figures={figures} testId="compaction-estimate" />
+      {money && <StepMoneyLine money={money} />}
       {layered && layered.folded_out > 0 && (
         <p className="card-meta" data-testid="compaction-folded-out">
           {layered.folded_out} oldest {layered.folded_out === 1 ? "original" : "originals"} left out of the summariser's input
@@ -262,10 +267,13 @@ interface ListProps {
   onUndo?: () => Promise<void>;
   running?: boolean;
   onFork?: (number: number) => void;
+  /** Each step's cost against its savings (the gauge's), by record index. */
+  money?: StepMoney[];
 }
 
 /** Every compaction step, newest first: summaries, evictions, undos and refusals. */
-export function CompactionList({ steps, undo, focused, onReveal, onUndo, running = false, onFork }: ListProps) {
+export function CompactionList({ steps, undo, focused, onReveal, onUndo, running = false, onFork, money = [] }: ListProps) {
+  const moneyAt = (index: number) => money.find((m) => m.record_index === index) ?? null;
   if (steps.length === 0) {
     return (
       <div className="console-hint" data-testid="compactions-empty">
@@ -299,6 +307,7 @@ export function CompactionList({ steps, undo, focused, onReveal, onUndo, running
                 layered={step.layered ?? null}
                 policy={step.policy}
                 figures={step.figures}
+                money={moneyAt(step.record_index)}
                 onUndo={offered ? onUndo : undefined}
                 undoRefused={available === id ? null : refused}
                 undone={step.undone}

@@ -4,6 +4,7 @@ import type { ConsoleContext } from "../components/DebugConsolePanel";
 import { useAppState } from "../state/StoreProvider";
 import { CompactionList, CompactionsTile } from "./Compactions";
 import { ContextChart } from "./ContextChart";
+import { CostView } from "./CostView";
 import { ContextControls, IneffectiveWarnings } from "./ContextControls";
 import { DriftTable } from "./DriftTable";
 import { EventLog } from "./EventLog";
@@ -66,6 +67,7 @@ export function CompactionsSection({ context }: { context: ConsoleContext }) {
             onUndo={context.undoCompaction}
             running={context.transcript.runningTurn !== null}
             onFork={context.forkBeforeCompaction}
+            money={view.gauge.cost.steps}
           />
         </div>
       )}
@@ -88,4 +90,8 @@ export function LogSection({ context }: { context: ConsoleContext }) {
       )}
     </Loaded>
   );
+}
+
+export function CostSection({ context }: { context: ConsoleContext }) {
+  return <Loaded sessionId={idOf(context)}>{(view) => <CostView view={view} />}</Loaded>;
 }

@@ -129,7 +129,7 @@ describe("a layered summary card", () => {
 });
 
 /** The fold's reading for the fixture's status, after a compaction (an estimate). */
-const gauge: GaugeReading = { tokens: 2_100, estimated: true, threshold: status.threshold, context_window: 32_000, policy: status.policy, threshold_setting: "80%" };
+const gauge: GaugeReading = { tokens: 2_100, estimated: true, threshold: status.threshold, context_window: 32_000, policy: status.policy, threshold_setting: "80%", cost: { unpriced_rounds: 0, turns: [], steps: [] } };
 
 function compactionState(overrides: Partial<SessionCompaction> = {}): SessionCompaction {
   return { sessionId: CONSOLE_SESSION, gauge, undo: null, setPolicy: vi.fn(async () => {}), ...overrides };
@@ -245,7 +245,7 @@ describe("warnings and the circuit breaker", () => {
 });
 
 describe("DriftTable", () => {
-  const point = (round: number, estimated: number | undefined, input: number) => ({ round, ts: "2026-11-29T09:00:00.000Z", input_tokens: input, context_tokens: input + 10, ...(estimated !== undefined ? { estimated_input_tokens: estimated } : {}) });
+  const point = (round: number, estimated: number | undefined, input: number) => ({ round, turn: 1, ts: "2026-11-29T09:00:00.000Z", input_tokens: input, context_tokens: input + 10, ...(estimated !== undefined ? { estimated_input_tokens: estimated } : {}) });
 
   it("folds away by default and shows each model call's estimated input against the reported input", async () => {
     const user = userEvent.setup();

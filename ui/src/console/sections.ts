@@ -1,6 +1,6 @@
 import { createElement } from "react";
 import type { ConsoleSection } from "../components/DebugConsolePanel";
-import { CompactionsSection, LogSection, ModelSection } from "./ConsoleSections";
+import { CompactionsSection, CostSection, LogSection, ModelSection } from "./ConsoleSections";
 import "./console.css";
 
 /**
@@ -17,5 +17,6 @@ export const consoleSections: ConsoleSection[] = [
     render: (context) => createElement(CompactionsSection, { context }),
   },
   { id: "model", title: "Model view", render: (context) => createElement(ModelSection, { context }) },
+  { id: "cost", title: "Cost and cache", render: (context) => createElement(CostSection, { context }) },
   { id: "log", title: "Rounds and events", render: (context) => createElement(LogSection, { context }) },
 ];

@@ -5,6 +5,7 @@ import type { ConsoleUpdate } from "../bindings/ConsoleUpdate";
 import type { ConsoleView } from "../bindings/ConsoleView";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { LogRow } from "../bindings/LogRow";
+import { NO_COST } from "../console/money";
 
 export interface ConsoleState {
   /** The session the snapshot is of (or is being fetched for). */
@@ -32,7 +33,7 @@ export function emptyConsoleView(sessionId: string, threshold: number, contextWi
     markers: [],
     steps: [],
     model_view: [],
-    gauge: { estimated: false, threshold, ...(contextWindow !== undefined ? { context_window: contextWindow } : {}), policy: "layered" },
+    gauge: { estimated: false, threshold, ...(contextWindow !== undefined ? { context_window: contextWindow } : {}), policy: "layered", cost: NO_COST },
     undo: { kind: "refused", reason: "Nothing to undo: the session has no compaction." },
   };
 }

@@ -75,12 +75,12 @@ describe("live events, applied as Rust batched them", () => {
       markers: [],
       steps: [],
       model_view: [],
-      gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered" },
+      gauge: { tokens: 100, estimated: false, threshold: 8000, policy: "layered", cost: { unpriced_rounds: 0, turns: [], steps: [] } },
       undo: { kind: "refused", reason: "Nothing to undo: the session has no compaction." },
     };
     const h = harness({ sessionId: SESSION, view: held, loading: false, loadingOlder: false, error: null });
     const row = { index: 4, record_index: 4, family: "debug" as const, kind: "usage" as const, tone: "neutral" as const, title: "Usage: 940 context tokens", detail: "900 in · 40 out" };
-    const gauge = { tokens: 940, estimated: false, threshold: 8000, policy: "layered" as const };
+    const gauge = { tokens: 940, estimated: false, threshold: 8000, policy: "layered" as const, cost: { unpriced_rounds: 0, turns: [], steps: [] } };
     const withConsole: LiveEvent = { ...usage(1), console: { records: 5, rows: [row], chart: [], markers: [], gauge, undo: held.undo } };
     h.actions.receive(SESSION, [withConsole]);
     const console = h.store.get().console.view;

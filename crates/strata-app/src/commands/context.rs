@@ -209,11 +209,14 @@ impl App {
                 .store()
                 .open_reader(request.session_id, ReadMode::Browsing)?;
             let replay = read.replay();
+            let tally = strata_core::store::session_cost(&read.meta.model, &read.records);
             Ok(SessionItems {
                 v: CONTRACT_FORMAT_VERSION,
                 kind: OutputKind::SessionItems,
                 session_id: request.session_id,
                 items: recorded_items(&read.records, replay.history()),
+                cost: tally.total.as_ref().map(Into::into),
+                unpriced_rounds: u32::try_from(tally.unpriced_rounds).unwrap_or(u32::MAX),
             })
         })
         .await

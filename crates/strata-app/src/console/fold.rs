@@ -9,11 +9,13 @@ use std::collections::{BTreeSet, HashMap};
 use strata_core::Replay;
 use strata_core::compaction::{Calibration, Estimate};
 use strata_protocol::{
-    AgentEvent, ChartMarker, ChartPoint, CompactionPolicy, ConsoleStep, ConsoleUpdate, DebugEvent,
-    EventEnvelope, GaugeReading, LogRow, ModelViewGroup, Record, RecordBody, ResponseItem, RoundId,
-    UndoState,
+    AgentEvent, CacheBreakCause, ChartMarker, ChartPoint, CompactionPolicy, ConsoleStep,
+    ConsoleUpdate, Cost, DebugEvent, EventEnvelope, GaugeReading, LogRow, ModelViewGroup, Record,
+    RecordBody, ResponseItem, RoundId, SessionCost, UndoState,
 };
 
+use super::cache::{self, RequestShape};
+use super::cost::{self, RoundFacts};
 use super::rows::{self, Row};
 use super::{model_view, steps, to_u32};
 
@@ -39,6 +41,14 @@ pub struct ConsoleFold {
     history_changed: bool,
     /// A step still waiting for the first usage reported after it.
     awaiting_usage: bool,
+    /// Per chart point: its round record's index and model.
+    round_records: Vec<usize>,
+    round_models: Vec<String>,
+    /// The last round's request, and the steps recorded since.
+    last_request: Option<RequestShape>,
+    steps_since_round: Vec<CacheBreakCause>,
+    turns: u32,
+    summary_costs: Vec<Cost>,
 }
 
 impl ConsoleFold {
@@ -62,6 +72,7 @@ impl ConsoleFold {
                 policy: CompactionPolicy::Base,
                 threshold_setting: None,
                 circuit_reason: None,
+                cost: SessionCost::default(),
             },
             undo: UndoState::Refused {
                 reason: NOTHING_TO_UNDO.to_owned(),
@@ -72,6 +83,12 @@ impl ConsoleFold {
             steps_changed: false,
             history_changed: false,
             awaiting_usage: false,
+            round_records: Vec::new(),
+            round_models: Vec::new(),
+            last_request: None,
+            steps_since_round: Vec::new(),
+            turns: 0,
+            summary_costs: Vec::new(),
         }
     }
 
@@ -229,6 +246,7 @@ impl ConsoleFold {
         }
         let round = to_u32(self.chart.len() + 1);
         let row = rows::record_row(&record.body, round);
+        self.costs_and_cache(&record.body, index);
         self.chart_and_gauge(&record);
         self.records.push(record);
         if let Some(row) = row {
@@ -239,6 +257,7 @@ impl ConsoleFold {
     fn chart_and_gauge(&mut self, record: &Record) {
         match &record.body {
             RecordBody::Round(round) => {
+                let cache_break = self.request_sent(round);
                 self.chart.push(ChartPoint {
                     round: to_u32(self.chart.len() + 1),
                     ts: record.ts,
@@ -247,6 +266,10 @@ impl ConsoleFold {
                     output_tokens: None,
                     cached_tokens: None,
                     estimated_input_tokens: round.estimated_input_tokens,
+                    cache_write_tokens: None,
+                    cost: None,
+                    turn: self.turns.max(1),
+                    cache_break,
                 });
                 self.round_at.insert(round.round_id, self.chart.len() - 1);
                 self.points_changed.insert(self.chart.len() - 1);
@@ -263,6 +286,9 @@ impl ConsoleFold {
                     point.input_tokens = usage.usage.input_tokens;
                     point.output_tokens = usage.usage.output_tokens;
                     point.cached_tokens = usage.usage.cached_input_tokens;
+                    point.cache_write_tokens = usage.usage.cache_write_input_tokens;
+                    let model = at.and_then(|i| self.round_models.get(i));
+                    point.cost = cost::round_cost(usage, model.map_or("", String::as_str));
                     if let Some(i) = at {
                         self.points_changed.insert(i);
                     }
@@ -319,6 +345,51 @@ impl ConsoleFold {
         self.history_changed = true;
     }
 
+    /// What the cache view and the costs keep of a record before it is
+    /// folded into the chart.
+    fn costs_and_cache(&mut self, body: &RecordBody, index: usize) {
+        if let Some(cause) = cache::step_cause(body) {
+            self.steps_since_round.push(cause);
+        }
+        match body {
+            RecordBody::TurnStarted(_) => self.turns += 1,
+            RecordBody::Round(round) => {
+                self.round_records.push(index);
+                self.round_models.push(round.model.clone());
+            }
+            RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary)) => {
+                self.summary_costs
+                    .extend(summary.metadata.summarizer_cost.clone());
+            }
+            RecordBody::LayeredCompaction(layered) => {
+                self.summary_costs
+                    .extend(layered.summary.metadata.summarizer_cost.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// The round's request as the history stands when it is recorded, and
+    /// where it stopped repeating the previous one.
+    fn request_sent(
+        &mut self,
+        round: &strata_protocol::RoundRecord,
+    ) -> Option<strata_protocol::CacheBreak> {
+        let replay = self.replay.as_ref()?;
+        let items = replay.history().items();
+        let sent = usize::try_from(round.input_items)
+            .unwrap_or(usize::MAX)
+            .min(items.len());
+        let shape = RequestShape::new(&round.model, &round.tools, &items[..sent]);
+        let between = std::mem::take(&mut self.steps_since_round);
+        let found = self
+            .last_request
+            .as_ref()
+            .and_then(|prev| cache::cache_break(prev, &shape, &between));
+        self.last_request = Some(shape);
+        found
+    }
+
     fn marker(
         &mut self,
         summary_id: strata_protocol::ItemId,
@@ -362,6 +433,51 @@ impl ConsoleFold {
                 model_view::groups(replay.history().items(), self.last_summary_after());
             self.undo = undo_state(replay, &self.records, self.gauge.threshold);
         }
+        self.gauge.cost = cost::session_cost(&self.chart, &self.summary_costs);
+        self.gauge.cost.steps = self.priced_steps();
+    }
+
+    /// Each compaction step's money, from the rounds on either side of it.
+    fn priced_steps(&self) -> Vec<strata_protocol::StepMoney> {
+        let facts = |i: usize| RoundFacts {
+            input: self.chart[i].input_tokens,
+            cached: self.chart[i].cached_tokens,
+            price: self
+                .round_models
+                .get(i)
+                .and_then(|model| strata_protocol::PriceQuote::builtin(model)),
+        };
+        let at: Vec<u32> = self.steps.iter().map(steps::record_index).collect();
+        let rounds = &self.round_records[..self.chart.len().min(self.round_records.len())];
+        let mut priced = Vec::new();
+        for (n, step) in self.steps.iter().enumerate() {
+            let (figures, summary) = match step {
+                ConsoleStep::Summary { figures, view, .. } => {
+                    (figures, view.summary.metadata.summarizer_cost.as_ref())
+                }
+                ConsoleStep::Eviction { figures, .. } => (figures, None),
+                ConsoleStep::Undo { .. } | ConsoleStep::Refused { .. } => continue,
+            };
+            let from = usize::try_from(at[n]).unwrap_or(usize::MAX);
+            let until = at.get(n + 1).map_or(usize::MAX, |&next| {
+                usize::try_from(next).unwrap_or(usize::MAX)
+            });
+            let before = rounds.iter().rposition(|&record| record < from).map(facts);
+            let after: Vec<RoundFacts> = rounds
+                .iter()
+                .enumerate()
+                .filter(|&(_, &record)| record > from && record < until)
+                .map(|(i, _)| facts(i))
+                .collect();
+            priced.extend(cost::step_money(
+                at[n],
+                figures.freed.tokens,
+                summary,
+                before.as_ref(),
+                &after,
+            ));
+        }
+        priced
     }
 
     fn last_summary_after(&self) -> Option<Vec<strata_protocol::ItemId>> {

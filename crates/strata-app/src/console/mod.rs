@@ -6,6 +6,8 @@
 //! the records the turn appended, read from the file's tail, and the live
 //! events the file does not keep. Read-only.
 
+mod cache;
+mod cost;
 pub mod fold;
 mod model_view;
 pub mod rows;

@@ -39,6 +39,7 @@ fn round(id: RoundId) -> Record {
 fn usage(id: RoundId, input: u64, output: u64) -> Record {
     Record::now(RecordBody::TokenUsage(TokenUsageRecord {
         round_id: Some(id),
+        cost: None,
         usage: TokenUsage {
             input_tokens: Some(input),
             output_tokens: Some(output),

@@ -390,6 +390,7 @@ pub(super) fn layered(kept: Vec<ItemId>) -> strata_protocol::LayeredCompaction {
                 kept: 3,
                 summarizer_model: "demo".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 5,
             },
         },

@@ -69,6 +69,7 @@ fn summary() -> CompactionSummary {
             kept: 0,
             summarizer_model: "demo".to_owned(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 5,
         },
     }

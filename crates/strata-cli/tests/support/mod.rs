@@ -197,6 +197,7 @@ impl Home {
                     ..TokenUsage::default()
                 },
                 None,
+                None,
             )
             .unwrap();
         session
@@ -220,6 +221,7 @@ impl Home {
                     kept: 2,
                     summarizer_model: "gpt-test-mini".into(),
                     summarizer_usage: None,
+                    summarizer_cost: None,
                     duration_ms: 42,
                 },
             })

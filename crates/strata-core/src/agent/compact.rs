@@ -227,6 +227,7 @@ impl Agent {
                  history was too long to summarize)"
             ));
         }
+        let summarizer_cost = self.config.summary_cost(&model, usage.as_ref());
         let summary = CompactionSummary {
             id: ItemId::new(),
             summary: text,
@@ -238,6 +239,7 @@ impl Agent {
                 removed: u32::try_from(plan.removed()).unwrap_or(u32::MAX),
                 kept: u32::try_from(plan.kept()).unwrap_or(u32::MAX),
                 summarizer_model: model,
+                summarizer_cost,
                 summarizer_usage: usage.map(Box::new),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             },

@@ -348,6 +348,7 @@ impl Agent {
             ));
         }
         let kept_count = plan.leading.len() + plan.kept.len();
+        let summarizer_cost = self.config.summary_cost(&summarizer_model, usage.as_ref());
         let summary = CompactionSummary {
             id: ItemId::new(),
             summary: text,
@@ -359,6 +360,7 @@ impl Agent {
                 removed: u32::try_from(items.len() - kept_count).unwrap_or(u32::MAX),
                 kept: u32::try_from(kept_count).unwrap_or(u32::MAX),
                 summarizer_model,
+                summarizer_cost,
                 summarizer_usage: usage.map(Box::new),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             },

@@ -109,8 +109,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use strata_protocol::{
-    ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
-    ProfileSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
+    ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, Cost, ModelError,
+    PriceQuote, ProfileSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting,
+    TokenUsage, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;
@@ -162,6 +163,10 @@ pub struct AgentConfig {
     /// The longest a whole turn may run, rounds and tools together; past it
     /// the turn stops as if cancelled and fails with an error naming it.
     pub turn_deadline: Duration,
+    /// The price the session's rounds are billed at (the profile's, else
+    /// the built-in table's); each usage record carries its cost at it.
+    /// `None`: no price known, so rounds record tokens only.
+    pub price: Option<PriceQuote>,
 }
 
 impl AgentConfig {
@@ -176,6 +181,23 @@ impl AgentConfig {
             threshold_setting: None,
             compaction: None,
             turn_deadline: DEFAULT_TURN_DEADLINE,
+            price: None,
+        }
+    }
+
+    /// The cost of a round of this session's model.
+    pub fn round_cost(&self, usage: &TokenUsage) -> Option<Cost> {
+        self.price.as_ref().map(|quote| quote.cost(usage))
+    }
+
+    /// The cost of a summary call made with `model`: the session's price
+    /// when it is the session's model, else the built-in table's.
+    pub fn summary_cost(&self, model: &str, usage: Option<&TokenUsage>) -> Option<Cost> {
+        let usage = usage?;
+        if model == self.model {
+            self.round_cost(usage)
+        } else {
+            PriceQuote::builtin(model).map(|quote| quote.cost(usage))
         }
     }
 

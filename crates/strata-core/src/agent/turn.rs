@@ -465,7 +465,9 @@ impl Agent {
             if let Some(reported) = context_tokens {
                 self.calibrate(reported);
             }
-            self.session.record_usage(usage.clone(), Some(round_id))?;
+            let cost = self.config.round_cost(&usage);
+            self.session
+                .record_usage(usage.clone(), Some(round_id), cost)?;
             self.events.debug(DebugEvent::UsageReported {
                 turn_id,
                 round_id,

@@ -161,6 +161,7 @@ pub(crate) mod test_support {
                 kept: 0,
                 summarizer_model: "test-model".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 0,
             },
         }

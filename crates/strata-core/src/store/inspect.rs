@@ -219,6 +219,7 @@ mod tests {
     fn usage(round_id: Option<RoundId>, input: u64) -> Record {
         Record::now(RecordBody::TokenUsage(TokenUsageRecord {
             round_id,
+            cost: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 output_tokens: Some(10),
@@ -240,6 +241,7 @@ mod tests {
                 kept: 0,
                 summarizer_model: "m".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 5,
             },
         })

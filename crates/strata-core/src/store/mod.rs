@@ -37,6 +37,7 @@
 //! # }
 //! ```
 
+mod cost;
 mod inspect;
 mod reader;
 mod replay;
@@ -54,6 +55,7 @@ use crate::error::{CoreError, Result};
 use crate::paths::StrataPaths;
 use crate::session::LiveSession;
 
+pub use cost::{CostTally, session_cost, usage_cost};
 pub use inspect::{compaction_views, round_count, round_requests};
 pub use reader::{
     ReadMode, ReadReport, SessionRead, SkippedLine, TornTail, parse_session, read_session_file,

@@ -73,6 +73,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         )),
         RecordBody::TokenUsage(TokenUsageRecord {
             round_id: Some(round_id),
+            cost: None,
             usage: TokenUsage {
                 input_tokens: Some(1200),
                 cached_input_tokens: Some(1000),
@@ -127,6 +128,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
                 kept: 2,
                 summarizer_model: "m".into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 9,
             },
         })),
@@ -170,6 +172,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
                     kept: 2,
                     summarizer_model: "m".into(),
                     summarizer_usage: None,
+                    summarizer_cost: None,
                     duration_ms: 9,
                 },
             },

@@ -56,6 +56,7 @@ pub fn summary(text: &str) -> CompactionSummary {
             kept: 0,
             summarizer_model: "m".into(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 1,
         },
     }

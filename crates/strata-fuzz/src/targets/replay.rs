@@ -72,6 +72,7 @@ fn bodies(data: &[u8]) -> Vec<RecordBody> {
                 6 => RecordBody::ResponseItem(ResponseItem::CompactionSummary(summary(arg))),
                 7 => RecordBody::TokenUsage(TokenUsageRecord {
                     round_id: None,
+                    cost: None,
                     usage: TokenUsage {
                         input_tokens: Some(u64::from(arg) * 100),
                         ..TokenUsage::default()
@@ -119,6 +120,7 @@ fn summary(arg: u8) -> CompactionSummary {
             kept: 0,
             summarizer_model: "fuzz".into(),
             summarizer_usage: None,
+            summarizer_cost: None,
             duration_ms: 0,
         },
     }

@@ -18,6 +18,10 @@
 //! kind = "anthropic"
 //! cache_ttl = "1h"              # prompt-cache TTL: "5m" (default) or "1h"
 //!
+//! [profiles.claude.price]       # optional, dollars per MTok (see `price.rs`);
+//! input = 3.0                   # else the built-in table's price for the model,
+//! output = 15.0                 # and a model without one shows "no price"
+//!
 //! [models."my-local-model"]    # limits of models the catalog lacks
 //! context_window = 32768
 //! max_output_tokens = 4096
@@ -39,7 +43,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use strata_protocol::CompactionPolicy;
 
-use super::{NetworkConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
+use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
@@ -167,6 +171,10 @@ pub struct ProfileConfig {
     /// and Chat Completions; sent where the model accepts it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<PromptCacheRetention>,
+    /// The profile's own price, dollars per million tokens (`price.rs`);
+    /// else the built-in table's for its model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<PriceConfig>,
 }
 
 impl ProfileConfig {
@@ -182,6 +190,7 @@ impl ProfileConfig {
             cache_ttl: None,
             store: None,
             prompt_cache_retention: None,
+            price: None,
         }
     }
 }

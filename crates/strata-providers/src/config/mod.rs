@@ -9,6 +9,7 @@
 mod catalog;
 mod file;
 mod network;
+mod price;
 mod resolve;
 
 use std::path::Path;
@@ -21,6 +22,7 @@ pub use catalog::{
 };
 pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig, ToolsConfig};
 pub use network::NetworkConfig;
+pub use price::{PriceConfig, profile_price};
 pub use resolve::{
     ANTHROPIC_API_KEY_ENV, EnvLookup, MetadataSource, OPENAI_API_KEY_ENV, OPENAI_BASE_URL_ENV,
     ProfileFlags, ProfileOrigin, ProviderProfile, ResolvedProfile, load_and_resolve, process_env,

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use strata_core::StrataPaths;
+use strata_protocol::PriceQuote;
 
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
@@ -108,6 +109,10 @@ pub struct ProviderProfile {
     /// OpenAI `prompt_cache_retention` (the profile's, else the server's
     /// default).
     pub prompt_cache_retention: Option<PromptCacheRetention>,
+    /// What its rounds cost: the profile's `price` (kept only while the
+    /// profile's model is used), else the built-in table's for the model;
+    /// `None` when neither prices it.
+    pub price: Option<PriceQuote>,
 }
 
 /// A profile with its key loaded, and the transport settings of the config
@@ -271,6 +276,7 @@ pub fn resolve_profile(
         .unwrap_or_else(|| catalog::default_compaction_threshold(context_window, max_output_tokens))
         .clamp(1, context_window - 1);
 
+    let price = super::profile_price(base.price.as_ref().filter(|_| same_model), &model);
     Ok(ProviderProfile {
         name,
         origin,
@@ -287,6 +293,7 @@ pub fn resolve_profile(
         cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
         store: base.store.filter(|_| same_kind).unwrap_or(false),
         prompt_cache_retention: base.prompt_cache_retention.filter(|_| same_kind),
+        price,
     })
 }
 

@@ -331,6 +331,7 @@ mod tests {
                 kept: 0,
                 summarizer_model: DEMO_MODEL.into(),
                 summarizer_usage: None,
+                summarizer_cost: None,
                 duration_ms: 0,
             },
         };
