@@ -177,6 +177,7 @@ pub fn list_item(summary: &strata_index::SessionSummary) -> SessionListItem {
         item_count: count(summary.items),
         compaction_count: count(summary.compactions),
         forked_from: summary.forked_from.clone(),
+        cost: summary.cost.clone(),
     }
 }
 

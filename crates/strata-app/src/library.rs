@@ -15,7 +15,7 @@ use strata_providers::{ProfileFlags, ProviderKind};
 use crate::catalog::{self, Note};
 use crate::error::{AppError, AppResult};
 use crate::settings::DEMO_PROFILE_IDS;
-use crate::views::list_item_of_replay;
+use crate::views::list_item_of_records;
 use crate::{App, validate};
 
 /// Sessions per page when the caller does not say.
@@ -131,7 +131,7 @@ impl App {
         // as the person's own; a write then says what stops it.
         let held_elsewhere = live.is_none() && self.store.is_held(id).unwrap_or(false);
         SessionView {
-            summary: list_item_of_replay(replay),
+            summary: list_item_of_records(replay, &records),
             context: history.items().to_vec(),
             context_tokens: last_usage.as_ref().and_then(|usage| usage.context_tokens()),
             last_usage,
@@ -190,7 +190,7 @@ impl App {
     /// is not a session any more).
     pub fn session_row(&self, id: SessionId) -> AppResult<Option<SessionListItem>> {
         match self.store.open_reader(id, ReadMode::Browsing) {
-            Ok(read) => Ok(Some(list_item_of_replay(&read.replay()))),
+            Ok(read) => Ok(Some(list_item_of_records(&read.replay(), &read.records))),
             Err(strata_core::CoreError::SessionNotFound { .. }) => Ok(None),
             Err(error) => Err(AppError::from(error)),
         }

@@ -27,5 +27,17 @@ pub fn list_item_of_replay(state: &Replay) -> SessionListItem {
                 parent_session_id: forked.parent_session_id,
                 point: forked.point.clone(),
             }),
+        cost: None,
+    }
+}
+
+/// A sidebar row from a whole file's replay and records, its cost included.
+pub fn list_item_of_records(
+    state: &Replay,
+    records: &[strata_protocol::Record],
+) -> SessionListItem {
+    SessionListItem {
+        cost: strata_core::store::session_cost(&state.meta().model, records).total,
+        ..list_item_of_replay(state)
     }
 }

@@ -282,8 +282,9 @@ pub enum ApprovalArg {
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
     /// Every session, most recently updated first (read from the
-    /// library's index, which is rebuilt from the files when missing).
-    List(JsonArgs),
+    /// library's index, which is rebuilt from the files when missing), with
+    /// what each cost.
+    List(ListArgs),
 
     /// Searches the text of every session (messages, tool calls and
     /// outputs, summaries) for QUERY as literal text, case ignored; prints
@@ -305,6 +306,24 @@ pub enum SessionsCommand {
     /// checkpoint (the copy a resume starts from) against it; exits 3 when
     /// one disagrees.
     Verify(SessionJsonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The order: `updated` (newest first, the default) or `cost` (the
+    /// dearest first; sessions without a price last).
+    #[arg(long, value_enum, default_value_t = ListSort::Updated)]
+    pub sort: ListSort,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListSort {
+    #[default]
+    Updated,
+    Cost,
 }
 
 #[derive(Debug, Args)]

@@ -71,7 +71,7 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Resume(args) => run::resume(&ctx, args),
         Command::Compact(args) => run::compact(&ctx, args),
         Command::Chat(args) => repl::chat(&ctx, args),
-        Command::Sessions(SessionsCommand::List(args)) => sessions::list(&ctx, args.json),
+        Command::Sessions(SessionsCommand::List(args)) => sessions::list(&ctx, &args),
         Command::Sessions(SessionsCommand::Show(args)) if args.json => {
             items::show_items(&ctx, &args.session)
         }

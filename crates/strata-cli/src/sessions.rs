@@ -12,19 +12,25 @@ use strata_protocol::{
 
 use crate::error::CliError;
 
-use crate::cli::SearchArgs;
+use crate::cli::{ListArgs, ListSort, SearchArgs};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, paint};
 use crate::visible::{json_safe, visible_inline};
 
 /// `strata sessions list [--json]`: every session, read from the library's
 /// index (the same typed page the desktop's `list_sessions` returns).
-pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
+pub fn list(ctx: &Context, args: &ListArgs) -> crate::error::Result<()> {
+    let json = args.json;
     let mut out = ctx.out.stdout();
-    let page = ctx.app.list_sessions_blocking(&ListSessions {
+    let mut page = ctx.app.list_sessions_blocking(&ListSessions {
         limit: Some(u32::MAX),
         ..ListSessions::default()
     })?;
+    if args.sort == ListSort::Cost {
+        // Stable: equal costs keep the newest-first order.
+        page.sessions
+            .sort_by_key(|session| std::cmp::Reverse(session.cost.as_ref().map(|cost| cost.usd)));
+    }
     say_notice(ctx, page.notice.as_deref())?;
     if json {
         writeln!(out, "{}", json_safe(&serde_json::to_string(&page)?))?;
@@ -45,9 +51,13 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
             1 => "  1 compaction".to_owned(),
             n => format!("  {n} compactions"),
         };
+        let cost = session
+            .cost
+            .as_ref()
+            .map_or_else(|| "no price".to_owned(), |cost| cost.usd.to_string());
         writeln!(
             out,
-            "{}  {}  {}  {:>4} items{}",
+            "{}  {}  {}  {:>4} items  {cost}{}",
             paint(BOLD, session.id),
             session.updated_at.format("%Y-%m-%d %H:%M"),
             paint(

@@ -4,7 +4,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::types::Value;
 use serde::Serialize;
-use strata_protocol::{ForkOrigin, SessionId};
+use strata_protocol::{Cost, ForkOrigin, SessionId, Usd};
 
 use crate::Index;
 use crate::error::{IndexError, Result};
@@ -81,6 +81,11 @@ pub struct SessionSummary {
     /// The session this one was forked from, and where in it, when it is
     /// a fork.
     pub forked_from: Option<ForkOrigin>,
+    /// What it cost (rounds and summary calls); `None` when nothing in it
+    /// had a price.
+    pub cost: Option<Cost>,
+    /// Rounds that reported usage without a price.
+    pub unpriced_rounds: u64,
 }
 
 /// One search match.
@@ -150,7 +155,8 @@ pub fn snippet_spans(snippet: &str) -> Vec<SnippetSpan> {
 
 const SUMMARY_COLUMNS: &str = "s.id, s.explicit_title, s.first_user_message, s.workspace,
     s.provider_kind, s.model, s.created_ms, s.updated_ms, s.records, s.items, s.turns,
-    s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_point";
+    s.rounds, s.compactions, s.skipped_lines, s.parent_session, s.fork_point, s.cost_pico,
+    s.cost_as_of, s.unpriced_rounds";
 
 impl Index {
     /// A page of the sessions the index holds, newest update first. Call
@@ -297,6 +303,7 @@ fn fork_origin(parent: Option<String>, point: Option<String>) -> Option<ForkOrig
 }
 
 fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
+    let cost_pico = count(row.get(16)?);
     Ok(SessionSummary {
         id: parse_id(row.get(0)?)?,
         title: title(row.get(1)?, row.get(2)?),
@@ -312,5 +319,10 @@ fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionSummary> {
         compactions: count(row.get(12)?),
         skipped_lines: count(row.get(13)?),
         forked_from: fork_origin(row.get(14)?, row.get(15)?),
+        cost: row.get::<_, Option<String>>(17)?.map(|price_as_of| Cost {
+            usd: Usd(cost_pico),
+            price_as_of,
+        }),
+        unpriced_rounds: count(row.get(18)?),
     })
 }

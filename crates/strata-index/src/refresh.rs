@@ -276,7 +276,8 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
     let mut statement = transaction.prepare_cached(
         "SELECT rowid, file_size, file_mtime_ns, explicit_title, first_user_message, updated_ms,
                 records, items, turns, rounds, compactions, skipped_lines, indexed_offset,
-                last_record_offset, last_record_hash, writing, parent_session, fork_point
+                last_record_offset, last_record_hash, writing, parent_session, fork_point,
+                cost_pico, cost_as_of, unpriced_rounds, cost_model
          FROM sessions WHERE id = ?1",
     )?;
     let row = statement
@@ -303,6 +304,10 @@ fn load(transaction: &Transaction<'_>, id: SessionId) -> Result<Option<Indexed>>
                     last_record_hash: row.get(14)?,
                     parent_session: row.get(16)?,
                     fork_point: row.get(17)?,
+                    cost_pico: row.get(18)?,
+                    cost_as_of: row.get(19)?,
+                    unpriced_rounds: row.get(20)?,
+                    cost_model: row.get(21)?,
                 },
                 writing: row.get::<_, i64>(15)? != 0,
             })
@@ -322,7 +327,8 @@ fn update(transaction: &Transaction<'_>, rowid: i64, facts: &Facts, stamp: Stamp
                 records = ?5, items = ?6, turns = ?7, rounds = ?8, compactions = ?9,
                 skipped_lines = ?10, file_size = ?11, file_mtime_ns = ?12, indexed_offset = ?13,
                 last_record_offset = ?14, last_record_hash = ?15, parent_session = ?16,
-                fork_point = ?17
+                fork_point = ?17, cost_pico = ?18, cost_as_of = ?19, unpriced_rounds = ?20,
+                cost_model = ?21
              WHERE rowid = ?1",
         )?
         .execute(params![
@@ -343,6 +349,10 @@ fn update(transaction: &Transaction<'_>, rowid: i64, facts: &Facts, stamp: Stamp
             facts.last_record_hash,
             facts.parent_session,
             facts.fork_point,
+            facts.cost_pico,
+            facts.cost_as_of,
+            facts.unpriced_rounds,
+            facts.cost_model,
         ])?;
     Ok(())
 }
@@ -366,9 +376,10 @@ fn insert(
             "INSERT INTO sessions (id, file_name, explicit_title, first_user_message, workspace,
                 provider_kind, model, created_ms, updated_ms, records, items, turns, rounds,
                 compactions, skipped_lines, parent_session, fork_point, file_size, file_mtime_ns,
-                indexed_offset, last_record_offset, last_record_hash)
+                indexed_offset, last_record_offset, last_record_hash, cost_pico, cost_as_of,
+                unpriced_rounds, cost_model)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
         )?
         .execute(params![
             id.to_string(),
@@ -393,6 +404,10 @@ fn insert(
             as_i64(facts.indexed_offset),
             as_i64(facts.last_record_offset),
             facts.last_record_hash,
+            facts.cost_pico,
+            facts.cost_as_of,
+            facts.unpriced_rounds,
+            facts.cost_model,
         ])?;
     Ok(transaction.last_insert_rowid())
 }

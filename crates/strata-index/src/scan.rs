@@ -50,6 +50,28 @@ pub(crate) struct Facts {
     /// Where the last complete line starts, and its hash.
     pub last_record_offset: u64,
     pub last_record_hash: String,
+    /// What the session cost so far, in pico-dollars, and the newest price
+    /// date among its parts (`None`: nothing had a price).
+    pub cost_pico: i64,
+    pub cost_as_of: Option<String>,
+    pub unpriced_rounds: i64,
+    /// The last round's model: what an unrecorded usage is priced by.
+    pub cost_model: Option<String>,
+}
+
+impl Facts {
+    fn add_cost(&mut self, cost: Option<&strata_protocol::Cost>) {
+        let Some(cost) = cost else { return };
+        let pico = i64::try_from(cost.usd.pico()).unwrap_or(i64::MAX);
+        self.cost_pico = self.cost_pico.saturating_add(pico);
+        if self
+            .cost_as_of
+            .as_deref()
+            .is_none_or(|date| cost.price_as_of.as_str() > date)
+        {
+            self.cost_as_of = Some(cost.price_as_of.clone());
+        }
+    }
 }
 
 /// Reads the complete lines from `facts.indexed_offset` on, folding them
@@ -118,7 +140,22 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
             facts.fork_point = serde_json::to_string(&forked.point).ok();
         }
         RecordBody::TurnStarted(_) => facts.turns += 1,
-        RecordBody::Round(_) => facts.rounds += 1,
+        RecordBody::Round(round) => {
+            facts.rounds += 1;
+            facts.cost_model = Some(round.model.clone());
+        }
+        RecordBody::TokenUsage(usage) => {
+            let model = facts
+                .cost_model
+                .clone()
+                .or_else(|| facts.meta.as_ref().map(|meta| meta.model.clone()))
+                .unwrap_or_default();
+            let cost = strata_core::store::usage_cost(usage, &model);
+            if cost.is_none() {
+                facts.unpriced_rounds += 1;
+            }
+            facts.add_cost(cost.as_ref());
+        }
         RecordBody::TitleSet(title) => {
             // A blank title clears a rename back to the derived title.
             let title = title.title.trim();
@@ -144,7 +181,6 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::Checkpoint(_)
         | RecordBody::CompactionPolicy(_)
         | RecordBody::CompactionGuard(_)
-        | RecordBody::TokenUsage(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)
         | RecordBody::Error(_)
@@ -184,6 +220,7 @@ fn fold_item(facts: &mut Facts, item: &ResponseItem, pieces: &mut Vec<Piece>) {
         )),
         ResponseItem::CompactionSummary(summary) => {
             facts.compactions += 1;
+            facts.add_cost(summary.metadata.summarizer_cost.as_ref());
             pieces.push(piece(
                 Some(summary.id.to_string()),
                 "summary",

@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{IndexError, Result};
 
 /// Bumped whenever a table or what is extracted into it changes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const TABLES: &str = "
 CREATE TABLE sessions (
@@ -41,8 +41,16 @@ CREATE TABLE sessions (
     last_record_hash TEXT NOT NULL,
     -- 1 while a Strata process holds the session open for writing: a cheap
     -- refresh stats these files even when the folder did not change.
-    writing INTEGER NOT NULL DEFAULT 0
+    writing INTEGER NOT NULL DEFAULT 0,
+    -- What the session cost (strata-core's store::cost): exact pico-dollars,
+    -- the newest price date among its parts (NULL: nothing had a price),
+    -- rounds without a price, and the model the next usage is priced by.
+    cost_pico INTEGER NOT NULL DEFAULT 0,
+    cost_as_of TEXT,
+    unpriced_rounds INTEGER NOT NULL DEFAULT 0,
+    cost_model TEXT
 );
+CREATE INDEX sessions_by_cost ON sessions (cost_pico DESC, id DESC);
 CREATE INDEX sessions_by_updated ON sessions (updated_ms DESC, id DESC);
 CREATE INDEX sessions_writing ON sessions (writing) WHERE writing = 1;
 -- The sessions folder's mtime at the last full stat pass, kept only when it

@@ -170,6 +170,12 @@ pub struct SessionListItem {
     /// `session_forked` record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<ForkOrigin>,
+    /// What the session cost (rounds and summary calls), from the library
+    /// index or the file; absent when nothing in it had a price, and in rows
+    /// built from a live session's state alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<crate::Cost>,
 }
 
 /// The parent a fork came from and where in it, for the sidebar's lineage.

@@ -4,6 +4,7 @@ import type { ExportFormat, SessionListItem } from "../api/types";
 import { folderName, formatRelativeTime, shortId } from "../lib/format";
 import { forkPointLabel, holdsSession, sessionTitle, type SessionNode } from "../lib/lineage";
 import { useClickOutside } from "../hooks/useClickOutside";
+import { formatUsd } from "../console/money";
 
 /** What a row lets the person do, and which session is open. */
 export interface RowActions {
@@ -160,6 +161,11 @@ function SessionRow({ session, activeId, onOpen, onRename, onExport, onAskDelete
             <span>
               {session.item_count} {session.item_count === 1 ? "item" : "items"}
             </span>
+            {session.cost && (
+              <span className="session-cost" data-testid="session-row-cost">
+                {formatUsd(session.cost.usd)}
+              </span>
+            )}
             {session.compaction_count > 0 && (
               <span className="badge badge-compaction">
                 {session.compaction_count} {session.compaction_count === 1 ? "compaction" : "compactions"}

@@ -53,6 +53,13 @@ describe("SessionSidebar", () => {
     expect(row).not.toHaveTextContent("1 items");
   });
 
+  it("shows what a session cost, and nothing for one without a price", () => {
+    const priced = { ...sessions[0]!, cost: { usd: 1_230_000_000_000, price_as_of: "2026-12-02" } };
+    render(<SessionSidebar sessions={[priced, sessions[1]!]} activeId={null} query="" onQueryChange={() => {}} onNew={() => {}} onOpen={() => {}} onRename={() => {}} onDelete={() => {}} onExport={() => {}} />);
+    expect(screen.getByRole("button", { name: /^Streaming JSON parser/ })).toHaveTextContent("$1.23");
+    expect(screen.getAllByTestId("session-row-cost")).toHaveLength(1);
+  });
+
   it("searches as the person types", async () => {
     const { handlers, user } = setup();
     await user.type(screen.getByRole("searchbox", { name: "Search sessions" }), "parser");

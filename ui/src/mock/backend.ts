@@ -209,7 +209,7 @@ export class MockBackend {
         const summary: SessionListItem = { id, workspace: request.workspace, provider_kind: this.active().kind, model: this.active().model, created_at: now, updated_at: now, item_count: 1, compaction_count: 0 };
         const view: SessionView = { summary, records: [], context: [], threshold: this.active().compact_threshold, context_window: this.active().context_window, live: true, held_elsewhere: false, record_count: 0 };
         const console = emptyConsoleView(id, this.active().compact_threshold, this.active().context_window ?? undefined);
-        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] }, console, items: { v: 1, kind: "session_items", session_id: id, items: [] }, tool_outputs: {} });
+        this.sessions.unshift({ view, transcript: [], compaction_views: [], rounds: { total: 0, offset: 0, rounds: [] }, console, items: { v: 1, kind: "session_items", session_id: id, items: [], unpriced_rounds: 0 }, tool_outputs: {} });
         return summary;
       },
       rename_session: (request) => {
