@@ -157,7 +157,12 @@ pub async fn evaluate_compaction(
             fixture.estimated_tokens = launched.agent.estimated_context_tokens();
         }
         profile.get_or_insert_with(|| launched.profile.clone());
-        let evaluated = evaluate_policy(&mut launched.agent, policy, cancel).await?;
+        let mut evaluated = evaluate_policy(&mut launched.agent, policy, cancel).await?;
+        evaluated.cost = launched
+            .profile
+            .price
+            .as_ref()
+            .map(|price| price.cost(&evaluated.usage));
         policies.push(evaluated);
     }
     let (Some(fixture), Some(profile)) = (fixture, profile) else {
@@ -167,7 +172,9 @@ pub async fn evaluate_compaction(
     for policy in &policies {
         usage.accumulate(&policy.usage);
     }
+    let cost = profile.price.as_ref().map(|price| price.cost(&usage));
     Ok(CompactionEval {
+        cost,
         v: CONTRACT_FORMAT_VERSION,
         kind: OutputKind::CompactionEval,
         provider_kind: profile.kind,
@@ -262,6 +269,7 @@ async fn evaluate_policy(
         probes,
         requests,
         usage,
+        cost: None,
     })
 }
 

@@ -7,7 +7,7 @@
 use std::io::Write;
 
 use strata_app::eval::{EvalOptions, evaluate_compaction};
-use strata_protocol::{CompactResult, CompactionEval, PolicyEval, TokenUsage};
+use strata_protocol::{CompactResult, CompactionEval, Cost, PolicyEval, TokenUsage};
 use strata_providers::ProfileFlags;
 use strata_providers::config::process_env;
 
@@ -72,9 +72,10 @@ fn render(eval: &CompactionEval) -> String {
         text.push_str(&render_policy(policy));
     }
     text.push_str(&format!(
-        "\ntotal: {} requests; {}\n{}\n",
+        "\ntotal: {} requests; {}; {}\n{}\n",
         eval.requests,
         usage_line(&eval.usage),
+        cost_line(eval.cost.as_ref()),
         paint(
             DIM,
             "scores count the planted facts each answer names (text matched, case ignored); \
@@ -119,11 +120,24 @@ fn render_policy(policy: &PolicyEval) -> String {
         ));
     }
     text.push_str(&format!(
-        "{} requests; {}\n",
+        "{} requests; {}; {}\n",
         policy.requests,
-        usage_line(&policy.usage)
+        usage_line(&policy.usage),
+        cost_line(policy.cost.as_ref())
     ));
     text
+}
+
+/// What a policy or the whole run cost, or that the model has no price.
+fn cost_line(cost: Option<&Cost>) -> String {
+    match cost {
+        Some(cost) => format!(
+            "cost {} (prices of {})",
+            cost.usd,
+            one_line(&cost.price_as_of, 40)
+        ),
+        None => "no price".to_owned(),
+    }
 }
 
 fn usage_line(usage: &TokenUsage) -> String {

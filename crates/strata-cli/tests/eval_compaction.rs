@@ -49,21 +49,21 @@ fn eval_compaction_scores_each_policys_answers_against_the_planted_facts() {
         }
         json_text(probe_answer(&last_user(body)), 1000, 20)
     });
-    let eval = |extra: &[&str]| {
+    let eval_on = |model: &str, extra: &[&str]| {
         let mut args = vec![
             "eval",
             "compaction",
             "--provider",
             "openai-responses",
             "--model",
-            "gpt-eval",
+            model,
             "--base-url",
             &server.base_url,
         ];
         args.extend_from_slice(extra);
         home.run(&args)
     };
-
+    let eval = |extra: &[&str]| eval_on("gpt-eval", extra);
     let run = eval(&["--json"]);
     assert_eq!(run.code, 0, "{run:#?}");
     let lines = run.json_lines();
@@ -106,6 +106,9 @@ fn eval_compaction_scores_each_policys_answers_against_the_planted_facts() {
     }
     assert_eq!(result.requests, 10);
     assert_eq!(result.usage.input_tokens, Some(14_000));
+    // `gpt-eval` has no price: no cost, said so.
+    assert_eq!(result.cost, None);
+    assert!(result.policies.iter().all(|p| p.cost.is_none()));
 
     // What went over the wire: per policy one summary, then four probes
     // asked of the compacted history, not streamed, tools offered but not
@@ -144,9 +147,31 @@ fn eval_compaction_scores_each_policys_answers_against_the_planted_facts() {
         "policy base compacted",
         "policy layered compacted",
         "total: 10 requests",
+        "output 280 tokens, as reported; no price",
     ] {
         assert!(run.stdout.contains(line), "{line:?} in {}", run.stdout);
     }
+
+    // A priced model: each policy's cost and the total, at the table's
+    // price with its date. 7,000 input tokens at $2.50 and 280 output
+    // tokens at $15 per million: $0.0217 a policy.
+    let run = eval_on("gpt-5.4", &["--json"]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let result: CompactionEval = serde_json::from_value(run.json_lines()[0].clone()).unwrap();
+    for policy in &result.policies {
+        let cost = policy.cost.as_ref().expect("gpt-5.4 is priced");
+        assert_eq!(cost.usd, strata_protocol::Usd(21_700_000_000), "{policy:?}");
+        assert_eq!(cost.price_as_of, strata_protocol::PRICE_TABLE_DATE);
+    }
+    let total = result.cost.expect("a total");
+    assert_eq!(total.usd, strata_protocol::Usd(2 * 21_700_000_000));
+    let run = eval_on("gpt-5.4", &[]);
+    assert!(
+        run.stdout.contains("cost $0.02 (prices of ")
+            && run.stdout.contains("cost $0.04 (prices of "),
+        "{}",
+        run.stdout
+    );
     // Nothing was written to the person's sessions.
     assert!(home.store().list().unwrap().is_empty());
 }

@@ -15,6 +15,7 @@ use ts_rs::TS;
 use crate::context::{CompactionPolicy, CompactionPreview};
 use crate::ids::{ItemId, SessionId};
 use crate::items::{CompactionSummary, ResponseItem};
+use crate::pricing::Cost;
 use crate::provider::{ProfileSet, ProviderKind};
 use crate::tools::ApprovalPolicy;
 use crate::usage::TokenUsage;
@@ -236,6 +237,11 @@ pub struct CompactionEval {
     /// The usage the provider reported for them, summed (fields it never
     /// reported stay absent).
     pub usage: TokenUsage,
+    /// What that usage cost at the profile's price (its own, else the
+    /// built-in table's), with the price's date; absent when neither prices
+    /// the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 /// The recorded session an evaluation replays.
@@ -271,6 +277,9 @@ pub struct PolicyEval {
     /// Requests this policy made (the summary with its retries, the probes).
     pub requests: u32,
     pub usage: TokenUsage,
+    /// What this policy's requests cost (see [`CompactionEval::cost`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 /// One probe question, the facts its answer must name, and what it named.

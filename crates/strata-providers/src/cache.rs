@@ -25,6 +25,48 @@ impl CacheTtl {
     }
 }
 
+/// How long OpenAI keeps a prompt-cache entry: a profile's
+/// `prompt_cache_retention = "in_memory" | "24h"`, sent as the request field
+/// of that name (Responses and Chat Completions). Unset, the server's
+/// default applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PromptCacheRetention {
+    /// Kept in memory, cleared after 5 to 10 minutes of inactivity and
+    /// always within an hour.
+    #[serde(rename = "in_memory")]
+    InMemory,
+    /// Extended caching: kept up to 24 hours.
+    #[serde(rename = "24h")]
+    Extended,
+}
+
+/// Which retention a model accepts, from OpenAI's prompt-caching guide and
+/// the field's description in its OpenAPI document: gpt-5.5, gpt-5.5-pro
+/// and later models only `24h`; gpt-5.4, gpt-5.3-codex, gpt-5.2, the
+/// gpt-5.1 family, gpt-5, gpt-5-codex and gpt-4.1 both; any other model
+/// neither (the field is not sent).
+pub fn prompt_cache_retention_for(
+    model: &str,
+    wanted: PromptCacheRetention,
+) -> Option<PromptCacheRetention> {
+    const EXTENDED_ONLY: &[&str] = &["gpt-5.5"];
+    const BOTH: &[&str] = &[
+        "gpt-5.4",
+        "gpt-5.3-codex",
+        "gpt-5.2",
+        "gpt-5.1",
+        "gpt-5-codex",
+        "gpt-5",
+        "gpt-4.1",
+    ];
+    let family = |prefixes: &[&str]| prefixes.iter().any(|prefix| model.starts_with(prefix));
+    // `gpt-5` must not take in `gpt-5.5` and later: look at 24h-only first.
+    if family(EXTENDED_ONLY) {
+        return (wanted == PromptCacheRetention::Extended).then_some(wanted);
+    }
+    family(BOTH).then_some(wanted)
+}
+
 /// What a gateway sends about caching and server-side state, from the
 /// profile: Anthropic's breakpoint TTL and whether the Responses API may
 /// keep the conversation (`store`).
@@ -34,6 +76,8 @@ pub struct CacheOptions {
     /// `store` on Responses requests; `false` (stateless, reasoning carried
     /// as `encrypted_content`) unless the profile opts in.
     pub store: bool,
+    /// OpenAI's `prompt_cache_retention`, when the profile sets one.
+    pub retention: Option<PromptCacheRetention>,
 }
 
 /// The smallest prompt prefix, in tokens, that a Claude model caches; a
@@ -96,6 +140,25 @@ mod tests {
             2048
         );
         assert_eq!(anthropic_min_cacheable_tokens("claude-opus-4-6"), 4096);
+    }
+
+    #[test]
+    fn retention_is_sent_only_in_a_form_the_model_accepts() {
+        use PromptCacheRetention::{Extended, InMemory};
+        for model in ["gpt-5.4", "gpt-5.1-codex-max", "gpt-5", "gpt-4.1-mini"] {
+            assert_eq!(prompt_cache_retention_for(model, Extended), Some(Extended));
+            assert_eq!(prompt_cache_retention_for(model, InMemory), Some(InMemory));
+        }
+        assert_eq!(
+            prompt_cache_retention_for("gpt-5.5", Extended),
+            Some(Extended)
+        );
+        assert_eq!(prompt_cache_retention_for("gpt-5.5-pro", InMemory), None);
+        assert_eq!(prompt_cache_retention_for("gpt-4o", Extended), None);
+        assert_eq!(prompt_cache_retention_for("llama3", InMemory), None);
+        let read: PromptCacheRetention = serde_json::from_str("\"24h\"").unwrap();
+        assert_eq!(read, Extended);
+        assert!(serde_json::from_str::<PromptCacheRetention>("\"1h\"").is_err());
     }
 
     #[test]

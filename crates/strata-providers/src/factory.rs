@@ -47,6 +47,7 @@ pub fn gateway_with(
     let cache = CacheOptions {
         ttl: profile.cache_ttl,
         store: profile.store,
+        retention: profile.prompt_cache_retention,
     };
     Ok(http_gateway_with(
         profile.kind,

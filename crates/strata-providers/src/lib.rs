@@ -26,7 +26,10 @@ pub mod sse;
 mod wire;
 
 pub use anthropic::AnthropicGateway;
-pub use cache::{CacheOptions, CacheTtl, anthropic_min_cacheable_tokens, prompt_cache_key};
+pub use cache::{
+    CacheOptions, CacheTtl, PromptCacheRetention, anthropic_min_cacheable_tokens, prompt_cache_key,
+    prompt_cache_retention_for,
+};
 pub use chat::{ChatCompletionsGateway, MaxTokensField};
 pub use classify::redact;
 pub use client::{HttpClient, HttpOptions};

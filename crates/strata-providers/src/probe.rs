@@ -58,10 +58,15 @@ pub fn http_gateway_with(
     cache: CacheOptions,
 ) -> Arc<dyn ModelGateway> {
     match kind {
-        ProviderKind::OpenaiResponses => {
-            Arc::new(OpenAiResponsesGateway::new(client, endpoint).with_store(cache.store))
-        }
-        ProviderKind::OpenaiChat => Arc::new(ChatCompletionsGateway::new(client, endpoint)),
+        ProviderKind::OpenaiResponses => Arc::new(
+            OpenAiResponsesGateway::new(client, endpoint)
+                .with_store(cache.store)
+                .with_prompt_cache_retention(cache.retention),
+        ),
+        ProviderKind::OpenaiChat => Arc::new(
+            ChatCompletionsGateway::new(client, endpoint)
+                .with_prompt_cache_retention(cache.retention),
+        ),
         ProviderKind::Anthropic => Arc::new(
             AnthropicGateway::new(client, endpoint)
                 .with_default_max_tokens(max_tokens)

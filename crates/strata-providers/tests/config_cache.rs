@@ -6,12 +6,20 @@
 mod support;
 
 use strata_providers::config::{ProfileFlags, ResolvedProfile, StrataConfig, resolve_profile};
-use strata_providers::{ApiKey, CacheTtl, gateway_with};
+use strata_providers::{ApiKey, CacheTtl, PromptCacheRetention, gateway_with};
 use support::histories::round_request;
 use support::*;
 
 fn parse(text: &str) -> StrataConfig {
     StrataConfig::parse(text, "config.toml".as_ref()).unwrap()
+}
+
+/// What the config check says about `text`, which it must refuse.
+fn problems(text: &str) -> Vec<String> {
+    match StrataConfig::parse(text, "config.toml".as_ref()) {
+        Err(strata_providers::ProviderError::ConfigInvalid { problems, .. }) => problems,
+        other => panic!("{other:?}"),
+    }
 }
 
 fn resolved(config: &StrataConfig, name: &str) -> ResolvedProfile {
@@ -90,10 +98,7 @@ cache_ttl = "1h"
 kind = "anthropic"
 store = true
 "#;
-    let problems = match StrataConfig::parse(text, "config.toml".as_ref()) {
-        Err(strata_providers::ProviderError::ConfigInvalid { problems, .. }) => problems,
-        other => panic!("{other:?}"),
-    };
+    let problems = problems(text);
     assert!(
         problems
             .iter()
@@ -126,4 +131,39 @@ async fn the_profiles_choices_reach_the_request_body() {
     assert_eq!(claude["system"][0]["cache_control"]["ttl"], "1h");
     let gpt = received[1].json();
     assert_eq!(gpt["store"], true);
+}
+
+#[tokio::test]
+async fn prompt_cache_retention_is_an_openai_profile_option_that_reaches_the_body() {
+    let server = TestServer::start(vec![Reply::status(400, "{}")]).await;
+    let text = two_profiles(&server.base_url, "").replace(
+        "api_key = { env = \"OPENAI_API_KEY\" }",
+        "api_key = { env = \"OPENAI_API_KEY\" }\nprompt_cache_retention = \"24h\"",
+    );
+    let config = parse(&text);
+    let gpt = resolved(&config, "gpt");
+    assert_eq!(
+        gpt.profile.prompt_cache_retention,
+        Some(PromptCacheRetention::Extended)
+    );
+    assert_eq!(
+        resolved(&config, "claude").profile.prompt_cache_retention,
+        None
+    );
+    assert_eq!(parse(&config.to_toml().unwrap()), config);
+    let gateway = gateway_with(&gpt, fast_options(1)).unwrap();
+    let _ = collect(gateway.stream_response(round_request("gpt-5.4", 2, true))).await;
+    assert_eq!(server.received()[0].json()["prompt_cache_retention"], "24h");
+
+    // Not on an Anthropic profile, and only the API's two values.
+    let wrong = "[profiles.claude]\nkind = \"anthropic\"\nprompt_cache_retention = \"24h\"\n";
+    let problems = problems(wrong);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("profiles.claude.prompt_cache_retention")),
+        "{problems:?}"
+    );
+    let bad = "[profiles.gpt]\nkind = \"openai-chat\"\nprompt_cache_retention = \"1h\"\n";
+    assert!(StrataConfig::parse(bad, "config.toml".as_ref()).is_err());
 }

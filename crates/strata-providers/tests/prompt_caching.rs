@@ -10,6 +10,7 @@ mod support;
 use serde_json::{Value, json};
 use strata_core::ModelGateway;
 use strata_protocol::{ModelRequest, SessionId};
+use strata_providers::PromptCacheRetention::{Extended, InMemory};
 use strata_providers::anthropic::MAX_BREAKPOINTS;
 use strata_providers::{
     AnthropicGateway, CacheTtl, ChatCompletionsGateway, OpenAiResponsesGateway, prompt_cache_key,
@@ -219,8 +220,12 @@ async fn anthropic_sends_the_profiles_ttl_on_every_breakpoint() {
 async fn anthropic_sends_no_breakpoint_below_the_models_minimum() {
     let short = anthropic_body(short_request(SONNET), CacheTtl::FiveMinutes).await;
     assert!(breakpoints(&short).is_empty(), "{short}");
-    // The plain system prompt stays plain text without a breakpoint.
-    assert_eq!(short["system"], "Be brief.");
+    // The system prompt is one text block in every round of a session,
+    // marked or not, so its bytes never change with the breakpoints.
+    assert_eq!(
+        short["system"],
+        json!([{"type": "text", "text": "Be brief."}])
+    );
 
     // About 1,500 tokens of system prompt caches on Sonnet (1,024) but not
     // on Haiku 4.5 (4,096), nor do the first messages after it.
@@ -343,4 +348,67 @@ async fn stateless_requests_send_encrypted_reasoning_back_as_received_and_drop_t
     );
     let stored = sent(responses_with(true), request).await.json();
     assert!(stored["input"].as_array().unwrap().contains(&bare));
+}
+
+#[tokio::test]
+async fn the_profiles_prompt_cache_retention_is_sent_where_the_model_accepts_it() {
+    let responses = |retention| {
+        move |server: &TestServer| -> Box<dyn ModelGateway> {
+            Box::new(
+                OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k")))
+                    .with_prompt_cache_retention(Some(retention)),
+            )
+        }
+    };
+    let body = sent(responses(Extended), round_request("gpt-5.4", 2, true))
+        .await
+        .json();
+    insta::assert_json_snapshot!("responses_prompt_cache_retention_24h", body);
+    // gpt-5.5 takes only `24h`; gpt-4o takes neither: nothing is sent.
+    for (model, retention) in [("gpt-5.5", InMemory), ("gpt-4o", Extended)] {
+        let body = sent(responses(retention), round_request(model, 2, true))
+            .await
+            .json();
+        assert!(
+            body.get("prompt_cache_retention").is_none(),
+            "{model}: {body}"
+        );
+    }
+    let chat = |server: &TestServer| -> Box<dyn ModelGateway> {
+        Box::new(
+            ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(Some("k")))
+                .with_prompt_cache_key(true)
+                .with_prompt_cache_retention(Some(InMemory)),
+        )
+    };
+    let body = sent(chat, round_request("gpt-4.1", 2, true)).await.json();
+    insta::assert_json_snapshot!("chat_prompt_cache_retention_in_memory", body);
+    // A compatible server (no cache key) gets neither field.
+    let compatible = |server: &TestServer| -> Box<dyn ModelGateway> {
+        Box::new(
+            ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(None))
+                .with_prompt_cache_key(false)
+                .with_prompt_cache_retention(Some(InMemory)),
+        )
+    };
+    let body = sent(compatible, round_request("gpt-4.1", 2, true))
+        .await
+        .json();
+    assert!(body.get("prompt_cache_retention").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn anthropic_marks_the_announced_cache_anchors_within_four_breakpoints() {
+    let mut request = round_request(SONNET, 6, true);
+    request.cache_anchors = vec![3, 7];
+    let body = anthropic_body(request, CacheTtl::FiveMinutes).await;
+    insta::assert_json_snapshot!("anthropic_round_6_with_anchors", pointers(&body));
+    let at = pointers(&body);
+    assert_eq!(at.len(), MAX_BREAKPOINTS, "{at:?}");
+    // The newest message, the previous round's end and both anchors; the
+    // system prompt (held by every anchor's prefix) gives way.
+    assert!(!at.contains(&"/system/0".to_owned()), "{at:?}");
+    // Without anchors the system prompt is marked as before.
+    let plain = anthropic_body(round_request(SONNET, 6, true), CacheTtl::FiveMinutes).await;
+    assert!(pointers(&plain).contains(&"/system/0".to_owned()));
 }

@@ -25,6 +25,7 @@ use strata_core::ModelGateway;
 use strata_protocol::{ModelEvent, ModelRequest, ReasoningEffort, ResponseItem};
 use strata_providers::{
     AnthropicGateway, CacheTtl, ChatCompletionsGateway, MaxTokensField, OpenAiResponsesGateway,
+    PromptCacheRetention::{Extended, InMemory},
     WireFormat, replay,
 };
 use support::histories::*;
@@ -264,23 +265,46 @@ async fn every_responses_body_validates_against_openais_create_response() {
     let Some(wire) = wire() else { return };
     let reasoning = recorded_reasoning(&wire).await;
     assert!(reasoning.get("encrypted_content").is_some());
-    let mut requests = requests("gpt-5.4");
-    requests.extend(requests_of("gpt-5"));
-    requests.extend(requests_of("gpt-5.1-codex-max"));
-    requests.push(with_reasoning(
+    let mut all = requests("gpt-5.4");
+    all.extend(requests_of("gpt-5"));
+    all.extend(requests_of("gpt-5.1-codex-max"));
+    all.push(with_reasoning(
         round_request("gpt-5.4", 2, true),
         "openai-responses",
         reasoning.clone(),
     ));
-    for store in [false, true] {
+    let retentions = [None, Some(InMemory), Some(Extended)];
+    for (store, retention) in [false, true]
+        .into_iter()
+        .zip(retentions.into_iter().cycle())
+    {
         let make = |server: &TestServer| -> Box<dyn ModelGateway> {
             Box::new(
                 OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k")))
-                    .with_store(store),
+                    .with_store(store)
+                    .with_prompt_cache_retention(retention),
             )
         };
-        for body in bodies(make, requests.clone()).await {
+        for body in bodies(make, all.clone()).await {
             assert_valid(responses_errors(schemas, &body), &body);
+        }
+    }
+    // Each retention the profile can set, on a model that takes both and on
+    // one that takes only `24h`.
+    for (model, retention) in [
+        ("gpt-5.4", InMemory),
+        ("gpt-5.4", Extended),
+        ("gpt-5.5", Extended),
+    ] {
+        let make = |server: &TestServer| -> Box<dyn ModelGateway> {
+            Box::new(
+                OpenAiResponsesGateway::new(client(fast_options(1)), server.endpoint(Some("k")))
+                    .with_prompt_cache_retention(Some(retention)),
+            )
+        };
+        for body in bodies(make, requests(model)).await {
+            assert_valid(responses_errors(schemas, &body), &body);
+            assert_eq!(body["prompt_cache_retention"], json!(retention), "{body}");
         }
     }
     // The recorded reasoning item goes back exactly as it came.
@@ -323,6 +347,19 @@ async fn every_chat_body_validates_against_openais_create_chat_completion_reques
             }
         }
     }
+    for retention in [InMemory, Extended] {
+        let make = |server: &TestServer| -> Box<dyn ModelGateway> {
+            Box::new(
+                ChatCompletionsGateway::new(client(fast_options(1)), server.endpoint(Some("k")))
+                    .with_prompt_cache_key(true)
+                    .with_prompt_cache_retention(Some(retention)),
+            )
+        };
+        for body in bodies(make, requests("gpt-4.1")).await {
+            assert_valid(chat_errors(schemas, &body), &body);
+            assert_eq!(body["prompt_cache_retention"], json!(retention), "{body}");
+        }
+    }
 }
 
 #[tokio::test]
@@ -357,6 +394,10 @@ async fn every_anthropic_body_validates_against_the_messages_schema() {
             "anthropic",
             json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}),
         ));
+        // A round after an eviction: four breakpoints, two of them anchors.
+        let mut anchored = round_request("claude-sonnet-4-5", 6, true);
+        anchored.cache_anchors = vec![3, 7];
+        requests.push(anchored);
         for body in bodies(make, requests).await {
             assert_valid(anthropic_errors(schemas, &body), &body);
         }

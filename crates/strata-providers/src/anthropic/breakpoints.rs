@@ -66,6 +66,12 @@ pub(super) fn place_breakpoints(body: &mut MessagesRequest<'_>, model: &str, ttl
         return;
     }
     let control = CacheControl::new(ttl);
+    // One form for the system prompt in every round, marked or not, so the
+    // prefix before the messages is byte-identical whichever breakpoints
+    // this round has room for.
+    if let Some(system) = &mut body.system {
+        system.set_block(None);
+    }
     let minimum = anthropic_min_cacheable_tokens(model);
     let caches = |chars: usize| u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX) >= minimum;
 

@@ -46,8 +46,8 @@ pub(super) enum System {
 }
 
 impl System {
-    /// The prompt as one block with `control` on it.
-    pub(super) fn mark(&mut self, control: CacheControl) {
+    /// The prompt as one block, with `control` on it when given.
+    pub(super) fn set_block(&mut self, control: Option<CacheControl>) {
         let text = match self {
             System::Text(text) => std::mem::take(text),
             System::Blocks([block]) => std::mem::take(&mut block.text),
@@ -55,8 +55,13 @@ impl System {
         *self = System::Blocks([SystemBlock {
             kind: "text",
             text,
-            cache_control: Some(control),
+            cache_control: control,
         }]);
+    }
+
+    /// The prompt as one block with `control` on it.
+    pub(super) fn mark(&mut self, control: CacheControl) {
+        self.set_block(Some(control));
     }
 }
 

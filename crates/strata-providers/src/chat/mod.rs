@@ -10,6 +10,7 @@ mod stream;
 use serde_json::Value;
 use strata_protocol::{ModelError, ModelRequest, ModelResponse};
 
+use crate::cache::PromptCacheRetention;
 use crate::client::{HttpClient, PreparedRequest};
 use crate::http::{HttpGateway, WireProtocol};
 use crate::render::Endpoint;
@@ -55,6 +56,8 @@ pub struct ChatProtocol {
     max_tokens_field: MaxTokensField,
     /// Whether requests carry `prompt_cache_key` (OpenAI's own API).
     prompt_cache_key: bool,
+    /// The profile's `prompt_cache_retention`, sent with the key.
+    retention: Option<PromptCacheRetention>,
 }
 
 impl ChatCompletionsGateway {
@@ -67,6 +70,7 @@ impl ChatCompletionsGateway {
             protocol: ChatProtocol {
                 max_tokens_field,
                 prompt_cache_key,
+                retention: None,
             },
         }
     }
@@ -75,6 +79,13 @@ impl ChatCompletionsGateway {
     /// OpenAI's own API, off for compatible servers unless asked for.
     pub fn with_prompt_cache_key(mut self, send: bool) -> Self {
         self.protocol.prompt_cache_key = send;
+        self
+    }
+
+    /// The profile's `prompt_cache_retention`: sent with the cache key (to
+    /// OpenAI's own API), where the model accepts it.
+    pub fn with_prompt_cache_retention(mut self, retention: Option<PromptCacheRetention>) -> Self {
+        self.protocol.retention = retention;
         self
     }
 
@@ -97,7 +108,7 @@ impl WireProtocol for ChatProtocol {
             request,
             stream,
             self.max_tokens_field,
-            self.prompt_cache_key,
+            self.prompt_cache_key.then_some(self.retention),
         );
         PreparedRequest::post(endpoint, "/chat/completions", &body)?.bearer_auth()
     }

@@ -5,8 +5,8 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
-use crate::cache::prompt_cache_key;
 use crate::reasoning::reasoning_form;
+use crate::cache::{PromptCacheRetention, prompt_cache_key, prompt_cache_retention_for};
 use crate::render::{split_system, tools_and_choice};
 
 /// The JSON body for `POST /chat/completions`.
@@ -33,6 +33,8 @@ pub struct ChatRequest<'a> {
     /// says take one (OpenAI's reasoning models, xAI's grok-3-mini).
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_retention: Option<PromptCacheRetention>,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,13 +98,14 @@ struct ChoiceName<'a> {
     name: &'a str,
 }
 
-/// The body for `POST /chat/completions`; `cache_key` says whether the
-/// server takes `prompt_cache_key`.
+/// The body for `POST /chat/completions`. `cache` is `None` when the server
+/// takes no `prompt_cache_key` (a compatible server), else the profile's
+/// `prompt_cache_retention` (sent where the model accepts it).
 pub fn render_request(
     request: &ModelRequest,
     stream: bool,
     max_tokens: MaxTokensField,
-    cache_key: bool,
+    cache: Option<Option<PromptCacheRetention>>,
 ) -> ChatRequest<'_> {
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     let limit = |field| request.max_output_tokens.filter(|_| max_tokens == field);
@@ -119,11 +122,14 @@ pub fn render_request(
         max_completion_tokens: limit(MaxTokensField::MaxCompletionTokens),
         prompt_cache_key: request
             .session_id
-            .filter(|_| cache_key)
+            .filter(|_| cache.is_some())
             .map(prompt_cache_key),
         reasoning_effort: request
             .reasoning
             .and_then(|effort| reasoning_form(&request.model).effort_name(effort)),
+        prompt_cache_retention: cache
+            .flatten()
+            .and_then(|wanted| prompt_cache_retention_for(&request.model, wanted)),
     }
 }
 

@@ -45,7 +45,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use strata_protocol::{CompactionPolicy, ReasoningEffort};
 
 use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
-use crate::cache::CacheTtl;
+use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::error::{ProviderError, Result};
 use crate::keys::{KeyStoreChoice, line_of};
 
@@ -172,6 +172,10 @@ pub struct ProfileConfig {
     /// (each provider's form; nothing is sent to models that do not reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+    /// OpenAI prompt-cache retention, `"in_memory"` or `"24h"` (Responses
+    /// and Chat Completions; sent where the model accepts it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_retention: Option<PromptCacheRetention>,
     /// The profile's own price, dollars per million tokens (`price.rs`);
     /// else the built-in table's for its model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +195,7 @@ impl ProfileConfig {
             cache_ttl: None,
             store: None,
             reasoning: None,
+            prompt_cache_retention: None,
             price: None,
         }
     }
@@ -394,6 +399,16 @@ fn check_profile(
     if profile.store.is_some() && profile.kind != ProviderKind::OpenaiResponses {
         problems.push(format!(
             "{at}.store: only openai-responses profiles can let the server store responses"
+        ));
+    }
+    if profile.prompt_cache_retention.is_some()
+        && !matches!(
+            profile.kind,
+            ProviderKind::OpenaiResponses | ProviderKind::OpenaiChat
+        )
+    {
+        problems.push(format!(
+            "{at}.prompt_cache_retention: only openai-responses and openai-chat profiles set an OpenAI prompt-cache retention"
         ));
     }
     if name.is_empty()

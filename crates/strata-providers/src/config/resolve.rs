@@ -15,7 +15,7 @@ use strata_protocol::PriceQuote;
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
 use super::{ProviderKind, ProviderKindExt};
-use crate::cache::CacheTtl;
+use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::client::HttpOptions;
 use crate::error::{ProviderError, Result};
 use crate::keys::KeyStore;
@@ -110,6 +110,9 @@ pub struct ProviderProfile {
     /// The profile's `reasoning`; `None` sends no setting (the server's
     /// default) until a session sets one.
     pub reasoning: Option<ReasoningEffort>,
+    /// OpenAI `prompt_cache_retention` (the profile's, else the server's
+    /// default).
+    pub prompt_cache_retention: Option<PromptCacheRetention>,
     /// What its rounds cost: the profile's `price` (kept only while the
     /// profile's model is used), else the built-in table's for the model;
     /// `None` when neither prices it.
@@ -294,6 +297,7 @@ pub fn resolve_profile(
         cache_ttl: base.cache_ttl.filter(|_| same_kind).unwrap_or_default(),
         store: base.store.filter(|_| same_kind).unwrap_or(false),
         reasoning: base.reasoning,
+        prompt_cache_retention: base.prompt_cache_retention.filter(|_| same_kind),
         price,
     })
 }

@@ -8,6 +8,7 @@ mod stream;
 use serde_json::Value;
 use strata_protocol::{ModelError, ModelRequest, ModelResponse};
 
+use crate::cache::PromptCacheRetention;
 use crate::client::{HttpClient, PreparedRequest};
 use crate::http::{HttpGateway, WireProtocol};
 use crate::render::Endpoint;
@@ -26,6 +27,7 @@ pub type OpenAiResponsesGateway = HttpGateway<ResponsesProtocol>;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ResponsesProtocol {
     store: bool,
+    retention: Option<PromptCacheRetention>,
 }
 
 impl OpenAiResponsesGateway {
@@ -43,6 +45,13 @@ impl OpenAiResponsesGateway {
         self.protocol.store = store;
         self
     }
+
+    /// The profile's `prompt_cache_retention`, sent where the model accepts
+    /// it ([`prompt_cache_retention_for`](crate::prompt_cache_retention_for)).
+    pub fn with_prompt_cache_retention(mut self, retention: Option<PromptCacheRetention>) -> Self {
+        self.protocol.retention = retention;
+        self
+    }
 }
 
 impl WireProtocol for ResponsesProtocol {
@@ -57,7 +66,7 @@ impl WireProtocol for ResponsesProtocol {
         PreparedRequest::post(
             endpoint,
             "/responses",
-            &render_request(request, stream, self.store),
+            &render_request(request, stream, self.store, self.retention),
         )?
         .bearer_auth()
     }

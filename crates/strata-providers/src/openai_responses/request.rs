@@ -5,8 +5,8 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::PROVIDER;
-use crate::cache::prompt_cache_key;
 use crate::reasoning::reasoning_form;
+use crate::cache::{PromptCacheRetention, prompt_cache_key, prompt_cache_retention_for};
 use crate::render::{split_system, tools_and_choice};
 
 /// What a stateless request asks back: reasoning items carry their
@@ -39,6 +39,9 @@ pub struct ResponsesRequest<'a> {
     /// summary asked for so the thinking can be shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Reasoning>,
+    /// The profile's retention, when the model accepts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_retention: Option<PromptCacheRetention>,
 }
 
 /// `reasoning: {effort, summary: "auto"}`.
@@ -110,7 +113,12 @@ enum Choice<'a> {
 }
 
 /// The body for `POST /responses`; `store` is the profile's choice.
-pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> ResponsesRequest<'_> {
+pub fn render_request(
+    request: &ModelRequest,
+    stream: bool,
+    store: bool,
+    retention: Option<PromptCacheRetention>,
+) -> ResponsesRequest<'_> {
     let (system, items) = split_system(&request.input);
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     ResponsesRequest {
@@ -134,6 +142,8 @@ pub fn render_request(request: &ModelRequest, stream: bool, store: bool) -> Resp
                 effort,
                 summary: "auto",
             }),
+        prompt_cache_retention: retention
+            .and_then(|wanted| prompt_cache_retention_for(&request.model, wanted)),
     }
 }
 

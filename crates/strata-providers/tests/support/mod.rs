@@ -4,6 +4,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod caching;
 pub mod histories;
 pub mod thinking_rule;
 pub mod tls;
@@ -452,6 +453,15 @@ async fn serve(
         other => other,
     };
     log.lock().unwrap().push(request);
+    respond(socket, reply, disconnects).await;
+}
+
+/// Answers a request already read with `reply`.
+async fn respond(
+    mut socket: impl AsyncRead + AsyncWrite + Unpin,
+    reply: Reply,
+    disconnects: mpsc::UnboundedSender<()>,
+) {
     match reply {
         Reply::Full {
             status,
