@@ -5,8 +5,8 @@ use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
 use super::MaxTokensField;
-use crate::reasoning::reasoning_form;
 use crate::cache::{PromptCacheRetention, prompt_cache_key, prompt_cache_retention_for};
+use crate::reasoning::reasoning_form;
 use crate::render::{split_system, tools_and_choice};
 
 /// The JSON body for `POST /chat/completions`.

@@ -7,9 +7,7 @@
 use strata_protocol::is_snapshot_suffix;
 
 use super::ProviderKind;
-use crate::reasoning::{
-    CODEX_EFFORTS, GPT5_EFFORTS, GPT51_EFFORTS, GROK_EFFORTS, ReasoningForm,
-};
+use crate::reasoning::{CODEX_EFFORTS, GPT5_EFFORTS, GPT51_EFFORTS, GROK_EFFORTS, ReasoningForm};
 
 /// What Strata knows about one model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use strata_core::StrataPaths;
-use strata_protocol::ReasoningEffort;
 use strata_protocol::PriceQuote;
+use strata_protocol::ReasoningEffort;
 
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
