@@ -140,6 +140,10 @@ impl App {
             live: live.is_some(),
             held_elsewhere,
             profile: replay.profile().cloned(),
+            reasoning: replay
+                .reasoning()
+                .or_else(|| self.view_profile(replay).and_then(|p| p.reasoning)),
+            can_reason: model_can_reason(replay),
             record_count: to_u32(replay.records()),
             records,
         }
@@ -243,4 +247,12 @@ mod tests {
         assert_eq!(page_bounds(Some(4_950), Some(10_000)), (4_950, 200));
         assert_eq!(page_bounds(Some(3), Some(0)), (3, 0));
     }
+}
+
+/// Whether the model the session talks to now takes a reasoning setting.
+fn model_can_reason(replay: &strata_core::Replay) -> bool {
+    let model = replay
+        .profile()
+        .map_or(replay.meta().model.as_str(), |profile| profile.model.as_str());
+    strata_providers::reasoning_form(model).can_reason()
 }

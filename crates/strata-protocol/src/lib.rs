@@ -51,7 +51,7 @@ pub use contract::{
     GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds, ListSessions,
     OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, SaveLayout,
     SaveSettings, SearchHit, SearchHitKind, SearchResults, SearchSessions, SendMessage,
-    SessionExport, SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, StopTurn,
+    SessionExport, SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, SetReasoning, StopTurn,
     SwitchProfile, TextRange, WatchLibrary,
 };
 pub use contract::{
