@@ -219,7 +219,8 @@ pub struct SessionView {
     pub reasoning: Option<ReasoningEffort>,
     /// Whether the session's model takes a reasoning setting (the catalog
     /// says so); the desktop's control is disabled, saying why, when not.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
     pub can_reason: bool,
     /// Records in the file; `records` holds those from the requested one on,
     /// so the next read can start here.

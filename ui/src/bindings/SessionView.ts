@@ -52,7 +52,7 @@ reasoning?: ReasoningEffort,
  * Whether the session's model takes a reasoning setting (the catalog
  * says so); the desktop's control is disabled, saying why, when not.
  */
-can_reason: boolean, 
+can_reason?: boolean, 
 /**
  * Records in the file; `records` holds those from the requested one on,
  * so the next read can start here.

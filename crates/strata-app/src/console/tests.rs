@@ -33,6 +33,7 @@ fn round(id: RoundId) -> Record {
         max_output_tokens: None,
         input_items: 3,
         estimated_input_tokens: None,
+        reasoning: None,
     }))
 }
 

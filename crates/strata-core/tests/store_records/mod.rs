@@ -53,6 +53,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             max_output_tokens: Some(4096),
             input_items: 2,
             estimated_input_tokens: None,
+            reasoning: None,
         }),
         RecordBody::Retry(RetryRecord {
             round_id: Some(round_id),

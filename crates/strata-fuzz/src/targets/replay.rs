@@ -87,6 +87,7 @@ fn bodies(data: &[u8]) -> Vec<RecordBody> {
                     max_output_tokens: None,
                     input_items: u32::from(arg),
                     estimated_input_tokens: None,
+                    reasoning: None,
                 }),
                 9 => RecordBody::TurnStarted(TurnStarted { turn_id: turn }),
                 10 => RecordBody::TurnFinished(TurnFinished {
