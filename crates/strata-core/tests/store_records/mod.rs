@@ -233,6 +233,9 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             }),
             aborted_calls: vec!["call_9".into()],
         }),
+        RecordBody::ReasoningSet(strata_protocol::ReasoningSet {
+            effort: strata_protocol::ReasoningEffort::High,
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -264,6 +267,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::Checkpoint(_)
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
+            | RecordBody::ReasoningSet(_)
             | RecordBody::Unknown(_) => {}
         }
     }
