@@ -9,9 +9,8 @@ use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
 use strata_protocol::{
-    ReasoningEffort,
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
-    ProfileSet, SessionId, SessionStarted, ThresholdSetting,
+    ProfileSet, ReasoningEffort, SessionId, SessionStarted, ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
 use strata_providers::{

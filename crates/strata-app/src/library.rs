@@ -253,6 +253,8 @@ mod tests {
 fn model_can_reason(replay: &strata_core::Replay) -> bool {
     let model = replay
         .profile()
-        .map_or(replay.meta().model.as_str(), |profile| profile.model.as_str());
+        .map_or(replay.meta().model.as_str(), |profile| {
+            profile.model.as_str()
+        });
     strata_providers::reasoning_form(model).can_reason()
 }

@@ -434,7 +434,8 @@ fn parse_threshold(text: &str) -> Result<ThresholdSetting, String> {
 }
 
 fn parse_reasoning(text: &str) -> Result<ReasoningEffort, String> {
-    text.parse().map_err(|error: strata_protocol::UnknownReasoningEffort| error.to_string())
+    text.parse()
+        .map_err(|error: strata_protocol::UnknownReasoningEffort| error.to_string())
 }
 
 fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {

@@ -106,7 +106,11 @@ pub fn render(entry: &TranscriptEntry) -> String {
             format!("{label}{unsaved}\n{}", indented(text, "  "))
         }
         TranscriptEntry::Thinking { text, .. } => {
-            format!("{}\n{}", paint(DIM, "thinking"), paint(DIM, indented(text, "  ")))
+            format!(
+                "{}\n{}",
+                paint(DIM, "thinking"),
+                paint(DIM, indented(text, "  "))
+            )
         }
         TranscriptEntry::Tool(tool) => tool_card(tool),
         TranscriptEntry::Compaction {

@@ -23,6 +23,7 @@ mod tests {
     use ts_rs::{Config, Dependency, ExportError, TS, TypeVisitor};
 
     use crate::CompactionEval;
+    use crate::ReasoningEffort;
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
         ApprovalRequest, CheckThreshold, CommandError, CommandErrorKind, CompactFinished,
@@ -34,11 +35,10 @@ mod tests {
         PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage,
         SaveLayout, SaveSettings, SearchResults, SearchSessions, SendMessage, SendOutcome,
         SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
-        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, SetReasoning, Settings,
-        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
-        TurnReport, WatchLibrary,
+        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy,
+        SetReasoning, Settings, StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText,
+        TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
     };
-    use crate::ReasoningEffort;
     use crate::{
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
         SessionForkView, SessionItems, UndoCompaction,

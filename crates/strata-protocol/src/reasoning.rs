@@ -153,13 +153,17 @@ mod tests {
 
     #[test]
     fn each_providers_reasoning_shows_its_own_text() {
-        let thinking = item(json!({"type": "thinking", "thinking": "Let me see.", "signature": "s"}));
+        let thinking =
+            item(json!({"type": "thinking", "thinking": "Let me see.", "signature": "s"}));
         assert_eq!(thinking.readable_text().as_deref(), Some("Let me see."));
         let summary = item(json!({"type": "reasoning", "id": "rs_1", "summary": [
             {"type": "summary_text", "text": "First."},
             {"type": "summary_text", "text": "Second."}
         ], "encrypted_content": "x"}));
-        assert_eq!(summary.readable_text().as_deref(), Some("First.\n\nSecond."));
+        assert_eq!(
+            summary.readable_text().as_deref(),
+            Some("First.\n\nSecond.")
+        );
         let content = item(json!({"type": "reasoning_content", "text": "Hmm."}));
         assert_eq!(content.readable_text().as_deref(), Some("Hmm."));
     }

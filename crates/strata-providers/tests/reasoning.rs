@@ -53,7 +53,10 @@ async fn responses_requests_carry_the_effort_with_a_summary() {
     )
     .await
     .json();
-    assert_eq!(body["reasoning"], json!({"effort": "high", "summary": "auto"}));
+    assert_eq!(
+        body["reasoning"],
+        json!({"effort": "high", "summary": "auto"})
+    );
     insta::assert_json_snapshot!(
         "responses_reasoning_high",
         sent(
@@ -71,8 +74,16 @@ async fn responses_requests_carry_the_effort_with_a_summary() {
     // Off is the model's least effort; a model that does not reason gets
     // no field.
     for (model, effort, expected) in [
-        ("gpt-5", ReasoningEffort::Off, json!({"effort": "minimal", "summary": "auto"})),
-        ("gpt-5.4", ReasoningEffort::Max, json!({"effort": "xhigh", "summary": "auto"})),
+        (
+            "gpt-5",
+            ReasoningEffort::Off,
+            json!({"effort": "minimal", "summary": "auto"}),
+        ),
+        (
+            "gpt-5.4",
+            ReasoningEffort::Max,
+            json!({"effort": "xhigh", "summary": "auto"}),
+        ),
         ("gpt-5.1-codex-max", ReasoningEffort::Off, Value::Null),
         ("gpt-4o", ReasoningEffort::High, Value::Null),
     ] {
@@ -125,7 +136,10 @@ async fn anthropic_requests_think_within_a_budget_that_fits_max_tokens() {
     let body = sent(anthropic, thinking_request(SONNET, ReasoningEffort::Medium))
         .await
         .json();
-    assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 8192}));
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192})
+    );
     assert_eq!(thinking_rule(&body), None);
     insta::assert_json_snapshot!(
         "anthropic_thinking_medium",
@@ -178,7 +192,12 @@ fn stream(round: u32, tail: &[Value], stop: &str) -> Vec<u8> {
     events.push(json!({"type": "message_stop"}));
     events
         .iter()
-        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()))
+        .map(|event| {
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                event["type"].as_str().unwrap()
+            )
+        })
         .collect::<String>()
         .into_bytes()
 }
@@ -186,7 +205,9 @@ fn stream(round: u32, tail: &[Value], stop: &str) -> Vec<u8> {
 fn tool_round(round: u32) -> Vec<u8> {
     stream(
         round,
-        &[json!({"type": "tool_use", "id": format!("toolu_{round}"), "name": "read_file", "input": {}})],
+        &[
+            json!({"type": "tool_use", "id": format!("toolu_{round}"), "name": "read_file", "input": {}}),
+        ],
         "tool_use",
     )
 }
@@ -240,7 +261,11 @@ async fn a_multi_round_tool_turn_with_thinking_passes_the_thinking_rules() {
     let server = TestServer::start(vec![
         judged(tool_round(1)),
         judged(tool_round(2)),
-        judged(stream(3, &[json!({"type": "text", "text": "Done."})], "end_turn")),
+        judged(stream(
+            3,
+            &[json!({"type": "text", "text": "Done."})],
+            "end_turn",
+        )),
     ])
     .await;
     let gateway = anthropic(&server);
@@ -386,7 +411,10 @@ async fn chat_sends_reasoning_content_back_only_on_the_turns_that_called_tools()
         .collect();
     assert_eq!(assistants.len(), 2);
     assert_eq!(assistants[0].get("reasoning_content"), None);
-    assert_eq!(assistants[1]["reasoning_content"], "I should read src/parser.rs.");
+    assert_eq!(
+        assistants[1]["reasoning_content"],
+        "I should read src/parser.rs."
+    );
     assert_eq!(assistants[1]["tool_calls"][0]["id"], "call_1");
     assert!(!body.to_string().contains("Plain answer thinking."));
 }

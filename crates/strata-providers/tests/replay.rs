@@ -369,7 +369,11 @@ fn streamed_thinking(outcome: Outcome, path: &str) -> Outcome {
             }
         }
     }
-    assert_eq!(streamed, readable.join(""), "fixture {path}: streamed thinking");
+    assert_eq!(
+        streamed,
+        readable.join(""),
+        "fixture {path}: streamed thinking"
+    );
     Outcome {
         events,
         error: outcome.error,

@@ -110,7 +110,8 @@ use std::time::Duration;
 
 use strata_protocol::{
     ApprovalPolicy, CompactionPolicy, CompactionPolicyRecord, CompactionSummary, ModelError,
-    ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role, SessionId, ThresholdSetting, TurnId, TurnOutcome,
+    ProfileSet, ReasoningEffort, ReasoningSet, RecordBody, ResponseItem, Role, SessionId,
+    ThresholdSetting, TurnId, TurnOutcome,
 };
 
 pub use approvals::ApprovalBroker;

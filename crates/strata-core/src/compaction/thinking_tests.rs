@@ -82,10 +82,9 @@ fn history(rounds: &[(Round, bool)]) -> (Vec<ResponseItem>, Vec<(String, Vec<Ite
 /// Every call left in `after` still has its round's reasoning, before it.
 fn thinking_kept(after: &[ResponseItem], owners: &[(String, Vec<ItemId>)]) -> Result<(), String> {
     for (call_id, thoughts) in owners {
-        let Some(at) = after
-            .iter()
-            .position(|item| matches!(item, ResponseItem::FunctionCall(c) if &c.call_id == call_id))
-        else {
+        let Some(at) = after.iter().position(
+            |item| matches!(item, ResponseItem::FunctionCall(c) if &c.call_id == call_id),
+        ) else {
             continue;
         };
         for thought in thoughts {

@@ -5,9 +5,7 @@
 //! `[models]` table override them.
 
 use super::ProviderKind;
-use crate::reasoning::{
-    CODEX_EFFORTS, GPT5_EFFORTS, GPT51_EFFORTS, GROK_EFFORTS, ReasoningForm,
-};
+use crate::reasoning::{CODEX_EFFORTS, GPT5_EFFORTS, GPT51_EFFORTS, GROK_EFFORTS, ReasoningForm};
 
 /// What Strata knows about one model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

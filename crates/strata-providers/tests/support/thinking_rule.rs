@@ -82,7 +82,9 @@ pub fn thinking_rule(body: &Value) -> Option<String> {
     }
     let budget = thinking.budget_tokens.unwrap_or(0);
     if budget < 1024 {
-        return Some("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024".into());
+        return Some(
+            "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024".into(),
+        );
     }
     if budget >= body.max_tokens {
         return Some("`max_tokens` must be greater than `thinking.budget_tokens`".into());
