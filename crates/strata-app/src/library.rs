@@ -237,6 +237,16 @@ pub(crate) fn page_bounds(offset: Option<u32>, limit: Option<u32>) -> (usize, us
     (to_usize(offset.unwrap_or(0)), to_usize(limit))
 }
 
+/// Whether the model the session talks to now takes a reasoning setting.
+fn model_can_reason(replay: &strata_core::Replay) -> bool {
+    let model = replay
+        .profile()
+        .map_or(replay.meta().model.as_str(), |profile| {
+            profile.model.as_str()
+        });
+    strata_providers::reasoning_form(model).can_reason()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,14 +257,4 @@ mod tests {
         assert_eq!(page_bounds(Some(4_950), Some(10_000)), (4_950, 200));
         assert_eq!(page_bounds(Some(3), Some(0)), (3, 0));
     }
-}
-
-/// Whether the model the session talks to now takes a reasoning setting.
-fn model_can_reason(replay: &strata_core::Replay) -> bool {
-    let model = replay
-        .profile()
-        .map_or(replay.meta().model.as_str(), |profile| {
-            profile.model.as_str()
-        });
-    strata_providers::reasoning_form(model).can_reason()
 }
