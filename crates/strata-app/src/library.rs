@@ -140,6 +140,10 @@ impl App {
             live: live.is_some(),
             held_elsewhere,
             profile: replay.profile().cloned(),
+            reasoning: replay
+                .reasoning()
+                .or_else(|| self.view_profile(replay).and_then(|p| p.reasoning)),
+            can_reason: model_can_reason(replay),
             record_count: to_u32(replay.records()),
             records,
         }
@@ -231,6 +235,16 @@ pub(crate) fn holds_item(
 pub(crate) fn page_bounds(offset: Option<u32>, limit: Option<u32>) -> (usize, usize) {
     let limit = limit.unwrap_or(DEFAULT_ROUND_PAGE).min(MAX_ROUND_PAGE);
     (to_usize(offset.unwrap_or(0)), to_usize(limit))
+}
+
+/// Whether the model the session talks to now takes a reasoning setting.
+fn model_can_reason(replay: &strata_core::Replay) -> bool {
+    let model = replay
+        .profile()
+        .map_or(replay.meta().model.as_str(), |profile| {
+            profile.model.as_str()
+        });
+    strata_providers::reasoning_form(model).can_reason()
 }
 
 #[cfg(test)]

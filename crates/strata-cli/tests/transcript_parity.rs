@@ -43,7 +43,9 @@ fn desktop_entries(home: &Home, id: SessionId) -> Vec<TranscriptEntry> {
 fn printed(entry: &TranscriptEntry) -> Vec<String> {
     let first_line = |text: &str| text.lines().next().unwrap_or_default().to_owned();
     match entry {
-        TranscriptEntry::User { text, .. } | TranscriptEntry::Assistant { text, .. } => {
+        TranscriptEntry::User { text, .. }
+        | TranscriptEntry::Assistant { text, .. }
+        | TranscriptEntry::Thinking { text, .. } => {
             vec![first_line(text)]
         }
         TranscriptEntry::Thinking { text, .. } => vec!["thinking".to_owned(), first_line(text)],

@@ -160,6 +160,7 @@ fn non_history_body(kind: &NonHistory, session: &LiveSession, step: usize) -> Re
             max_output_tokens: None,
             input_items: session.history().len() as u32,
             estimated_input_tokens: None,
+            reasoning: None,
         }),
         NonHistory::Retry => RecordBody::Retry(RetryRecord {
             round_id: None,

@@ -23,6 +23,7 @@ mod tests {
     use ts_rs::{Config, Dependency, ExportError, TS, TypeVisitor};
 
     use crate::CompactionEval;
+    use crate::ReasoningEffort;
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
         ApprovalRequest, CheckThreshold, CommandError, CommandErrorKind, CompactFinished,
@@ -34,9 +35,9 @@ mod tests {
         PreviewCompaction, ProfileView, ProviderKindInfo, RecordBody, RenameSession, RoundPage,
         SaveLayout, SaveSettings, SearchResults, SearchSessions, SendMessage, SendOutcome,
         SessionContext, SessionDeleted, SessionExport, SessionListItem, SessionPage,
-        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy, Settings,
-        StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText, TranscriptPage, TranscriptUpdate,
-        TurnReport, WatchLibrary,
+        SessionStarted, SessionVerification, SessionView, SetApiKey, SetCompactionPolicy,
+        SetReasoning, Settings, StopTurn, SwitchProfile, ThresholdCheck, ToolOutputText,
+        TranscriptPage, TranscriptUpdate, TurnReport, WatchLibrary,
     };
     use crate::{
         CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
@@ -130,6 +131,8 @@ mod tests {
         // preview and threshold check.
         GetCompactionStatus::export_all(&cfg)?;
         SetCompactionPolicy::export_all(&cfg)?;
+        SetReasoning::export_all(&cfg)?;
+        ReasoningEffort::export_all(&cfg)?;
         PreviewCompaction::export_all(&cfg)?;
         CheckThreshold::export_all(&cfg)?;
         CompactionStatus::export_all(&cfg)?;

@@ -19,6 +19,7 @@ use crate::desktop::{ExportFormat, SessionListItem, Settings};
 use crate::ids::{ItemId, SessionId};
 use crate::output::OutputKind;
 use crate::provider::ProviderKind;
+use crate::reasoning::ReasoningEffort;
 use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
 use crate::records::ApprovalDecision;
 
@@ -476,6 +477,15 @@ pub struct GetCompactionStatus {
 pub struct SetCompactionPolicy {
     pub session_id: SessionId,
     pub policy: CompactionPolicy,
+}
+
+/// `set_reasoning`: how hard the session's model thinks from its next
+/// round on (a `reasoning_set` record when it changes); refused while a
+/// turn runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetReasoning {
+    pub session_id: SessionId,
+    pub effort: ReasoningEffort,
 }
 
 /// `preview_compaction`: what a compaction would do now, the same preview

@@ -12,6 +12,7 @@ use crate::context::{CompactionPolicy, ThresholdSetting};
 use crate::ids::{SessionId, TurnId};
 use crate::items::{CompactionSummary, ResponseItem};
 use crate::provider::{ProfileSet, ProviderKind};
+use crate::reasoning::ReasoningEffort;
 use crate::recall::ForkPoint;
 use crate::records::{Record, SessionRecordTs, TurnOutcome};
 use crate::tools::ApprovalPolicy;
@@ -217,6 +218,16 @@ pub struct SessionView {
     /// provider kind and model of their `session_meta`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileSet>,
+    /// The session's reasoning setting: its last `reasoning_set`, else its
+    /// profile's; `None` when neither says (the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reasoning: Option<ReasoningEffort>,
+    /// Whether the session's model takes a reasoning setting (the catalog
+    /// says so); the desktop's control is disabled, saying why, when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub can_reason: bool,
     /// Records in the file; `records` holds those from the requested one on,
     /// so the next read can start here.
     pub record_count: u32,

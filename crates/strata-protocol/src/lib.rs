@@ -54,8 +54,8 @@ pub use contract::{
     GetRoundRequests, GetSettings, GetToolOutput, LibraryChange, ListProviderKinds, ListSessions,
     OpenSession, OpenTranscript, PreviewCompaction, ProviderKindInfo, RenameSession, SaveLayout,
     SaveSettings, SearchHit, SearchHitKind, SearchResults, SearchSessions, SendMessage,
-    SessionExport, SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, StopTurn,
-    SwitchProfile, TextRange, WatchLibrary,
+    SessionExport, SessionPage, SessionVerification, SetApiKey, SetCompactionPolicy, SetReasoning,
+    StopTurn, SwitchProfile, TextRange, WatchLibrary,
 };
 pub use contract::{
     CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,

@@ -84,8 +84,7 @@ fn a_repair_is_a_version_five_record_that_round_trips() {
         }),
         aborted_calls: vec!["call_1".into()],
     }));
-    assert_eq!(repaired.v, RECORD_FORMAT_VERSION);
-    assert_eq!(RECORD_FORMAT_VERSION, 5);
+    assert_eq!(repaired.v, 5);
     let value = serde_json::to_value(&repaired).unwrap();
     assert_eq!(value["type"], "session_repaired");
     assert_eq!(value["payload"]["torn_tail"]["bytes"], 12);
@@ -193,4 +192,21 @@ fn a_round_keeps_the_agents_estimate_and_older_rounds_read_without_one() {
     let value = serde_json::to_value(&record).unwrap();
     assert_eq!(value["payload"]["estimated_input_tokens"], 1_234);
     assert_eq!(round_trip(&record), record);
+}
+
+#[test]
+fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
+    let set = Record::now(RecordBody::ReasoningSet(crate::ReasoningSet {
+        effort: crate::ReasoningEffort::High,
+    }));
+    assert_eq!(set.v, RECORD_FORMAT_VERSION);
+    assert_eq!(RECORD_FORMAT_VERSION, 6);
+    let value = serde_json::to_value(&set).unwrap();
+    assert_eq!(value["type"], "reasoning_set");
+    assert_eq!(value["payload"], serde_json::json!({"effort": "high"}));
+    assert_eq!(round_trip(&set), set);
+    // A round written before the setting existed reads without one.
+    let old = r#"{"turn_id":"019a0000-0000-7000-8000-000000000001","round_id":"019a0000-0000-7000-8000-000000000002","provider_kind":"demo","model":"m","input_items":3}"#;
+    let round: crate::RoundRecord = serde_json::from_str(old).unwrap();
+    assert_eq!(round.reasoning, None);
 }

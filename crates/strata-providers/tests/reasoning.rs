@@ -371,3 +371,50 @@ async fn the_rule_server_refuses_a_budget_that_does_not_fit() {
     });
     assert!(format!("{outcome:?}").contains("greater than `thinking.budget_tokens`"));
 }
+
+/// A Chat Completions server's reasoning item, as the decoder keeps it.
+fn chat_reasoning(text: &str) -> ResponseItem {
+    ResponseItem::Reasoning(strata_protocol::ReasoningItem {
+        id: ItemId::new(),
+        provider: "openai-chat".into(),
+        payload: json!({"type": "reasoning_content", "text": text}),
+    })
+}
+
+#[tokio::test]
+async fn chat_sends_reasoning_content_back_only_on_the_turns_that_called_tools() {
+    // DeepSeek's thinking-mode guide: between two user messages, the
+    // reasoning of a reply that called tools must be passed back; that of a
+    // reply without calls is not (older reasoners refused it).
+    let mut request = short_request("deepseek-chat");
+    request.input.extend([
+        chat_reasoning("Plain answer thinking."),
+        ResponseItem::assistant("Hello."),
+        ResponseItem::user("Read the parser."),
+        chat_reasoning("I should read src/parser.rs."),
+        ResponseItem::assistant("Reading it."),
+        ResponseItem::function_call("call_1", "read_file", r#"{"path":"src/parser.rs"}"#),
+        ResponseItem::function_call_output("call_1", "fn parse() {}"),
+    ]);
+    let chat = |server: &TestServer| -> Box<dyn ModelGateway> {
+        Box::new(ChatCompletionsGateway::new(
+            client(fast_options(1)),
+            server.endpoint(Some("k")),
+        ))
+    };
+    let body = sent(chat, request).await.json();
+    let assistants: Vec<&Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "assistant")
+        .collect();
+    assert_eq!(assistants.len(), 2);
+    assert_eq!(assistants[0].get("reasoning_content"), None);
+    assert_eq!(
+        assistants[1]["reasoning_content"],
+        "I should read src/parser.rs."
+    );
+    assert_eq!(assistants[1]["tool_calls"][0]["id"], "call_1");
+    assert!(!body.to_string().contains("Plain answer thinking."));
+}

@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::json;
 use strata_core::ModelGateway;
-use strata_protocol::{ModelError, ModelEvent, ModelRequest, StopReason};
+use strata_protocol::{ModelError, ModelEvent, ModelRequest, ResponseItem, StopReason};
 use strata_providers::{
     AnthropicGateway, ChatCompletionsGateway, OpenAiResponsesGateway, RetryPolicy, WireFormat,
 };
@@ -342,8 +342,41 @@ async fn every_recorded_stream_yields_its_expected_events_however_the_bytes_are_
     assert_eq!(fixtures.len(), 18, "fixtures: {fixtures:?}");
     for path in fixtures {
         let bytes = wire.read(&path);
-        let outcome = replay_both_ways(format_of(&path), &bytes).await;
+        let outcome = streamed_thinking(replay_both_ways(format_of(&path), &bytes).await, &path);
         assert_eq!(outcome, expected(&wire, &path), "fixture {path}");
+    }
+}
+
+/// `outcome` without its streamed thinking, once that is checked: the
+/// deltas join to the readable text of the reasoning items that follow
+/// (summaries apart by a blank line, as the items' text is).
+fn streamed_thinking(outcome: Outcome, path: &str) -> Outcome {
+    let mut streamed = String::new();
+    let mut readable = Vec::new();
+    let mut events = Vec::new();
+    for event in outcome.events {
+        match event {
+            ModelEvent::ReasoningDelta { delta } => streamed.push_str(&delta),
+            other => {
+                if let ModelEvent::Reasoning {
+                    item: ResponseItem::Reasoning(item),
+                } = &other
+                    && let Some(text) = item.readable_text()
+                {
+                    readable.push(text);
+                }
+                events.push(other);
+            }
+        }
+    }
+    assert_eq!(
+        streamed,
+        readable.join(""),
+        "fixture {path}: streamed thinking"
+    );
+    Outcome {
+        events,
+        error: outcome.error,
     }
 }
 
@@ -374,7 +407,7 @@ async fn every_recorded_stream_yields_the_same_events_through_a_local_http_serve
         let bytes = wire.read(&path);
         let server = TestServer::start(vec![Reply::sse(&bytes, 61)]).await;
         let stream = gateway(&path, &server).stream_response(hello_request());
-        let outcome = collect(stream).await;
+        let outcome = streamed_thinking(collect(stream).await, &path);
         assert_eq!(outcome, expected(&wire, &path), "fixture {path} over HTTP");
         let received = server.received();
         assert_eq!(received.len(), 1, "fixture {path}: one request, no retry");

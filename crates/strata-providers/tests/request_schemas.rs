@@ -146,6 +146,16 @@ fn chat_errors(schemas: &Schemas, body: &Value) -> Vec<String> {
             Some("tool") => "ChatCompletionRequestToolMessage",
             other => panic!("{at}: a message of role {other:?}"),
         };
+        // The one extension sent: `reasoning_content` on an assistant
+        // message that called tools, which DeepSeek's thinking mode
+        // requires back (its reasoning items come only from such servers).
+        let mut message = message.clone();
+        if let Some(fields) = message.as_object_mut()
+            && fields.contains_key("tool_calls")
+        {
+            fields.remove("reasoning_content");
+        }
+        let message = &message;
         check(&schemas.openai_closed(def), message, &at, &mut errors);
         for (n, call) in message["tool_calls"]
             .as_array()

@@ -8,6 +8,7 @@ import type { CommandError } from "../bindings/CommandError";
 import type { CommandErrorKind } from "../bindings/CommandErrorKind";
 import { COMMAND_ERROR_KINDS, type Commands } from "../bindings/Commands";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
+import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ExportFormat } from "../bindings/ExportFormat";
@@ -228,6 +229,9 @@ export const setCompactionPolicy = (session_id: SessionId, policy: CompactionPol
   call("set_compaction_policy", { session_id, policy });
 
 /** What a compaction would do now: the preview of `strata compact --preview --json` (read-only, no model call). */
+/** How hard the session's model thinks from its next round on. */
+export const setReasoning = (session_id: SessionId, effort: ReasoningEffort) => call("set_reasoning", { session_id, effort });
+
 export const previewCompaction = (session_id: SessionId) => call("preview_compaction", { session_id });
 
 /** Validates a threshold (`80%`, `12000`, `left:20000`) and resolves it against a profile's window, in Rust. */

@@ -5,6 +5,7 @@ import type { CompactionPolicyRecord } from "./CompactionPolicyRecord";
 import type { CompactionSpan } from "./CompactionSpan";
 import type { ItemId } from "./ItemId";
 import type { ProfileSet } from "./ProfileSet";
+import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SessionForked } from "./SessionForked";
 import type { StateSheet } from "./StateSheet";
 
@@ -37,6 +38,10 @@ profile?: ProfileSet | null,
  * The last `compaction_policy`.
  */
 policy?: CompactionPolicyRecord | null, 
+/**
+ * The last `reasoning_set`.
+ */
+reasoning?: ReasoningEffort | null, 
 /**
  * The model of the last `round`.
  */

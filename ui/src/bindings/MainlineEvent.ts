@@ -14,7 +14,7 @@ export type MainlineEvent = { "kind": "turn_started", turn_id: TurnId,
 /**
  * The user message that opened the turn.
  */
-user_message: ResponseItem, } | { "kind": "text_delta", turn_id: TurnId, round_id: RoundId, delta: string, } | { "kind": "message_committed", turn_id: TurnId, item: ResponseItem, } | { "kind": "tool_call_started", turn_id: TurnId, call_id: string, name: string, arguments: string, } | { "kind": "tool_call_finished", turn_id: TurnId, call_id: string, name: string, status: ToolCallStatus, 
+user_message: ResponseItem, } | { "kind": "text_delta", turn_id: TurnId, round_id: RoundId, delta: string, } | { "kind": "reasoning_delta", turn_id: TurnId, round_id: RoundId, delta: string, } | { "kind": "message_committed", turn_id: TurnId, item: ResponseItem, } | { "kind": "tool_call_started", turn_id: TurnId, call_id: string, name: string, arguments: string, } | { "kind": "tool_call_finished", turn_id: TurnId, call_id: string, name: string, status: ToolCallStatus, 
 /**
  * The output as it entered history (capped).
  */

@@ -38,7 +38,11 @@ model?: string, turn_id?: TurnId,
 /**
  * Pinned: kept verbatim through every compaction.
  */
-pinned?: boolean, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, 
+pinned?: boolean, } | { "kind": "thinking", id: string, text: string, 
+/**
+ * Still arriving.
+ */
+streaming: boolean, turn_id?: TurnId, } | { "kind": "tool" } & ToolEntry | { "kind": "compaction", id: string, summary: CompactionSummary, state_sheet?: string, 
 /**
  * The compaction was undone (`compaction_undone`): the model sees
  * the history from before it again.

@@ -10,6 +10,7 @@ import { sessionProfile } from "../lib/profiles";
 import { sessionTitle } from "../lib/lineage";
 import { Composer } from "./Composer";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
+import { ReasoningControl } from "./ReasoningControl";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
 import { PlanPanel } from "./PlanPanel";
 import { TranscriptFind, type TranscriptFindHandle } from "./TranscriptFind";
@@ -50,6 +51,8 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const send = useCallback((text: string) => void actions.send(text), [actions]);
   const settings = useAppState((s) => s.settings);
   const profileSet = useAppState((s) => s.view?.profile ?? null);
+  const reasoning = useAppState((s) => s.view?.reasoning ?? null);
+  const canReason = useAppState((s) => s.view?.can_reason ?? false);
   const profileId = settings ? sessionProfile(settings.profiles, summary, profileSet)?.id : undefined;
   const lastUserText = lastUserMessage(transcript);
   // The ways out of a provider failure, each at its cause: send the last message again
@@ -183,6 +186,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
       ) : (
         transcriptView
       )}
+      <ReasoningControl value={reasoning} canReason={canReason} running={running} heldReason={live ? undefined : HELD_SHORT} onChange={(effort) => void actions.setReasoning(effort)} />
       <Composer
         value={draft}
         onChange={setDraft}

@@ -11,7 +11,8 @@ export interface ListboxOption<T extends string> {
 interface ListboxProps<T extends string> {
   /** The id of the button, for a `<label htmlFor>`. */
   id: string;
-  value: T;
+  /** `null`: no choice yet (the placeholder shows). */
+  value: T | null;
   options: readonly ListboxOption<T>[];
   onChange: (value: T) => void;
   /** Shown when `value` is none of the options. */

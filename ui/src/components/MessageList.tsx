@@ -4,7 +4,7 @@ import type { ApprovalDecision } from "../api/types";
 import type { Recovery } from "../bindings/Recovery";
 import { outOfContext, pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
-import { AssistantMessage, UserMessage } from "./Messages";
+import { AssistantMessage, ThinkingBlock, UserMessage } from "./Messages";
 import { ToolCallCard } from "./ToolCallCard";
 import {
   CompactionDivider,
@@ -149,6 +149,8 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
       );
     case "assistant":
       return <AssistantMessage entry={entry} history={history} />;
+    case "thinking":
+      return <ThinkingBlock entry={entry} />;
     case "tool":
       return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} />;
     case "compaction": {

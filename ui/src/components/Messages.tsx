@@ -1,3 +1,5 @@
+import { useState } from "react";
+
 import type { Entry } from "../state/transcript";
 import { CopyButton } from "./CopyButton";
 import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
@@ -37,6 +39,31 @@ export function UserMessage({ entry, onEdit, onRetry, history }: UserMessageProp
         </div>
       )}
     </article>
+  );
+}
+
+/**
+ * What the model thought before its answer (a reasoning summary, thinking text): open while it
+ * streams, folded once it is done. Plain text, never markup: the model's words are not HTML.
+ */
+export function ThinkingBlock({ entry }: { entry: Of<"thinking"> }) {
+  const [open, setOpen] = useState(entry.streaming);
+  const bodyId = `${entry.id}-thinking`;
+  const shown = open || entry.streaming;
+  return (
+    <section className="thinking-block" data-item-id={entry.id} data-testid="thinking-block" aria-label="Thinking" aria-busy={entry.streaming}>
+      <button type="button" className="thinking-toggle" aria-expanded={shown} aria-controls={bodyId} onClick={() => setOpen(!shown)}>
+        <span className="thinking-chevron" aria-hidden="true">
+          {shown ? "▾" : "▸"}
+        </span>
+        {entry.streaming ? "Thinking…" : "Thinking"}
+      </button>
+      {shown && (
+        <p id={bodyId} className="thinking-text">
+          {entry.text}
+        </p>
+      )}
+    </section>
   );
 }
 

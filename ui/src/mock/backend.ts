@@ -281,6 +281,7 @@ export class MockBackend {
         return { total: rounds.total, offset: Math.min(offset, rounds.total), rounds: rounds.rounds.slice(offset, offset + limit) };
       },
       compaction_status: (request) => this.status(request.session_id),
+      set_reasoning: (request) => request.effort,
       set_compaction_policy: (request) => {
         this.policies.set(request.session_id, request.policy);
         return this.status(request.session_id);

@@ -6,6 +6,7 @@
 import * as api from "../api/commands";
 import { toCommandFailure } from "../api/commands";
 import type { ApprovalDecision, ExportFormat, Settings } from "../api/types";
+import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
@@ -471,6 +472,18 @@ export function createActions(store: Store) {
         void actions.loadConsole(sessionId);
       } catch (error) {
         set({ toast: { tone: "error", text: `${pinned ? "Not pinned" : "Not unpinned"}: ${toCommandFailure(error).message}` } });
+      }
+    },
+
+    /** Sets how hard the open session's model thinks from its next round on (a `reasoning_set` record). */
+    async setReasoning(effort: ReasoningEffort) {
+      const sessionId = openId();
+      if (!sessionId) return;
+      try {
+        const set_to = await api.setReasoning(sessionId, effort);
+        set((s) => (s.view?.summary.id === sessionId ? { view: { ...s.view, reasoning: set_to } } : {}));
+      } catch (error) {
+        set({ toast: { tone: "error", text: `Reasoning not changed: ${toCommandFailure(error).message}` } });
       }
     },
 

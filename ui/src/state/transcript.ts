@@ -117,7 +117,7 @@ export function applyUpdates(entries: Entry[], updates: TranscriptUpdate[]): Ent
       case "append_text": {
         const at = indexOf(next, update.id);
         const entry = next[at];
-        if (entry?.kind === "assistant") next[at] = { ...entry, text: entry.text + update.delta };
+        if (entry?.kind === "assistant" || entry?.kind === "thinking") next[at] = { ...entry, text: entry.text + update.delta };
         break;
       }
     }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    AnswerApproval, GetToolOutput, SendMessage, SendOutcome, StopTurn, ToolOutputText, TurnReport,
+    AnswerApproval, GetToolOutput, ReasoningEffort, ReasoningSet, RecordBody, SendMessage,
+    SendOutcome, SetReasoning, StopTurn, ToolOutputText, TurnReport,
 };
 
 use crate::App;
@@ -85,6 +86,34 @@ impl App {
                 call_id: request.call_id,
                 output,
             })
+        })
+        .await
+    }
+
+    /// `set_reasoning`: a `reasoning_set` record when the setting changes,
+    /// as `resume --reasoning` writes; a live session closes so its next
+    /// turn resumes with it. Refused while something runs in the session.
+    pub async fn set_reasoning(
+        self: &Arc<Self>,
+        request: SetReasoning,
+    ) -> CommandResult<ReasoningEffort> {
+        let id = request.session_id;
+        let _opening = self.live.opening.lock().await;
+        self.close_locked(id)?;
+        self.blocking(move |app| {
+            let mut session = app.store().open_writer(id)?;
+            app.check_not_stale(id)?;
+            if session.state().reasoning() != Some(request.effort) {
+                session
+                    .append(RecordBody::ReasoningSet(ReasoningSet {
+                        effort: request.effort,
+                    }))
+                    .and_then(|_| session.sync())?;
+                tracing::info!(session = %id, effort = %request.effort, "reasoning set");
+            }
+            drop(session);
+            app.mark_own_write(id);
+            Ok(request.effort)
         })
         .await
     }

@@ -92,6 +92,7 @@ pub(super) fn kinds(entries: &[TranscriptEntry]) -> Vec<&'static str> {
         .map(|e| match e {
             TranscriptEntry::User { .. } => "user",
             TranscriptEntry::Assistant { .. } => "assistant",
+            TranscriptEntry::Thinking { .. } => "thinking",
             TranscriptEntry::Tool(_) => "tool",
             TranscriptEntry::Compaction { .. } => "compaction",
             TranscriptEntry::Eviction { .. } => "eviction",
@@ -581,4 +582,34 @@ fn a_plan_card_that_did_not_run_carries_no_plan() {
         duration_ms: 0,
     });
     assert_eq!(live.tool("p1").plan, None);
+fn streamed_thinking_grows_one_entry_above_the_answer_that_takes_its_items_id() {
+    let mut live = Live::new();
+    live.start("Hi");
+    let (turn_id, round_id) = (live.turn, live.round);
+    for delta in ["Let me ", "look."] {
+        live.main(MainlineEvent::ReasoningDelta {
+            turn_id,
+            round_id,
+            delta: delta.into(),
+        });
+    }
+    live.delta("Hello");
+    let thinking = ResponseItem::Reasoning(strata_protocol::ReasoningItem {
+        id: strata_protocol::ItemId::new(),
+        provider: "anthropic".into(),
+        payload: serde_json::json!({"type": "thinking", "thinking": "Let me look.", "signature": "s"}),
+    });
+    for item in [thinking.clone(), ResponseItem::assistant("Hello")] {
+        live.main(MainlineEvent::MessageCommitted { turn_id, item });
+    }
+    live.finish(TurnOutcome::Completed);
+    assert_eq!(
+        kinds(live.entries()),
+        ["user", "thinking", "assistant", "turn_end"]
+    );
+    assert!(matches!(
+        &live.entries()[1],
+        TranscriptEntry::Thinking { id, text, streaming: false, .. }
+            if *id == thinking.id().to_string() && text == "Let me look."
+    ));
 }

@@ -53,6 +53,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             max_output_tokens: Some(4096),
             input_items: 2,
             estimated_input_tokens: None,
+            reasoning: None,
         }),
         RecordBody::Retry(RetryRecord {
             round_id: Some(round_id),
@@ -235,6 +236,9 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             }),
             aborted_calls: vec!["call_9".into()],
         }),
+        RecordBody::ReasoningSet(strata_protocol::ReasoningSet {
+            effort: strata_protocol::ReasoningEffort::High,
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -266,6 +270,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::Checkpoint(_)
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
+            | RecordBody::ReasoningSet(_)
             | RecordBody::Unknown(_) => {}
         }
     }

@@ -327,7 +327,14 @@ data: {"type":"message_stop"}
 "#;
         let (events, error) = run(sse);
         assert_eq!(error, None);
-        match &events[0] {
+        // The thinking streams as it comes, then the whole block follows.
+        assert_eq!(
+            events[0],
+            ModelEvent::ReasoningDelta {
+                delta: "Let me think".into()
+            }
+        );
+        match &events[1] {
             ModelEvent::Reasoning {
                 item: ResponseItem::Reasoning(item),
             } => {

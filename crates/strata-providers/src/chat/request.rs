@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 
-use super::MaxTokensField;
+use super::{MaxTokensField, PROVIDER};
 use crate::cache::{PromptCacheRetention, prompt_cache_key, prompt_cache_retention_for};
 use crate::reasoning::reasoning_form;
 use crate::render::{split_system, tools_and_choice};
@@ -52,6 +52,12 @@ struct ChatMessage<'a> {
     tool_calls: Option<Vec<ToolCall<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
+    /// The round's reasoning, on an assistant message that called tools
+    /// only: DeepSeek's thinking-mode guide requires it back for tool-call
+    /// turns and ignores it (older reasoners refused it) elsewhere. An
+    /// extension of compatible servers; only their reasoning items carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,13 +165,19 @@ fn render_tool_choice(choice: &ToolChoice) -> Choice<'_> {
 fn render_messages(input: &[ResponseItem]) -> Vec<ChatMessage<'_>> {
     let (system, items) = split_system(input);
     let mut messages = Vec::new();
+    // The reasoning of the reply being rendered, until its calls take it.
+    let mut reasoning: Option<String> = None;
     if let Some(system) = system {
         messages.push(text_message("system", system.to_string()));
     }
     for item in items {
         match item {
             ResponseItem::Message(m) => match m.role {
-                Role::User => push_text(&mut messages, "user", &m.content),
+                Role::User => {
+                    // A reply without calls: its reasoning is not sent.
+                    reasoning = None;
+                    push_text(&mut messages, "user", &m.content);
+                }
                 Role::Assistant => push_text(&mut messages, "assistant", &m.content),
                 // `developer` is OpenAI-only; compatible servers know `system`.
                 Role::System | Role::Developer => push_text(&mut messages, "system", &m.content),
@@ -187,12 +199,16 @@ fn render_messages(input: &[ResponseItem]) -> Vec<ChatMessage<'_>> {
                 match messages.last_mut() {
                     Some(last) if last.role == "assistant" => {
                         last.tool_calls.get_or_insert_with(Vec::new).push(tool_call);
+                        if let Some(text) = reasoning.take() {
+                            last.reasoning_content = Some(text);
+                        }
                     }
                     _ => messages.push(ChatMessage {
                         role: "assistant",
                         content: None,
                         tool_calls: Some(vec![tool_call]),
                         tool_call_id: None,
+                        reasoning_content: reasoning.take(),
                     }),
                 }
             }
@@ -201,9 +217,13 @@ fn render_messages(input: &[ResponseItem]) -> Vec<ChatMessage<'_>> {
                 content: Some(output.output.clone()),
                 tool_calls: None,
                 tool_call_id: Some(&output.call_id),
+                reasoning_content: None,
             }),
+            ResponseItem::Reasoning(item) if item.provider == PROVIDER => {
+                reasoning = item.readable_text();
+            }
             ResponseItem::Reasoning(_) => {
-                tracing::debug!("reasoning items are not sent to Chat Completions");
+                tracing::debug!("not sending another provider's reasoning to Chat Completions");
             }
         }
     }
@@ -216,6 +236,7 @@ fn text_message(role: &'static str, text: String) -> ChatMessage<'static> {
         content: Some(text),
         tool_calls: None,
         tool_call_id: None,
+        reasoning_content: None,
     }
 }
 
