@@ -21,6 +21,12 @@ tool_choice?: ToolChoice | null, max_output_tokens?: number | null,
  */
 session_id?: SessionId | null, 
 /**
+ * How hard to think, when the session or profile says: each provider
+ * renders it in its own form for models that reason. `None` sends
+ * nothing (the server's default).
+ */
+reasoning?: ReasoningEffort | null, 
+/**
  * Where the context manager keeps the history byte-identical, as counts
  * of leading `input` items, oldest first: the prefix the previous round
  * cached up to, and the one the next eviction will leave alone. A

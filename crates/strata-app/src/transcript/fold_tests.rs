@@ -582,6 +582,9 @@ fn a_plan_card_that_did_not_run_carries_no_plan() {
         duration_ms: 0,
     });
     assert_eq!(live.tool("p1").plan, None);
+}
+
+#[test]
 fn streamed_thinking_grows_one_entry_above_the_answer_that_takes_its_items_id() {
     let mut live = Live::new();
     live.start("Hi");
