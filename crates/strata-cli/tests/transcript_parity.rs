@@ -48,7 +48,6 @@ fn printed(entry: &TranscriptEntry) -> Vec<String> {
         | TranscriptEntry::Thinking { text, .. } => {
             vec![first_line(text)]
         }
-        TranscriptEntry::Thinking { text, .. } => vec!["thinking".to_owned(), first_line(text)],
         TranscriptEntry::Tool(tool) => {
             let mut lines = vec![format!("→ {}", tool.name)];
             if let Some(output) = &tool.output {
