@@ -182,8 +182,13 @@ fn the_rule_check_refuses_compacting_away_the_latest_request_and_records_it() {
     let home = Home::new();
     let id = demo_session(&home);
     let session = id.to_string();
-    let pasted = "[State sheet] pasted back: go on with the notes files, never edit vendor/.";
-    let resumed = home.run(&["resume", &session, "-p", pasted, "--provider", "demo"]);
+    // Longer than the demo model's echo of it (160 characters), which the
+    // sheet keeps as the latest finished turn's final message.
+    let pasted = format!(
+        "[State sheet] pasted back: go on with the notes files, never edit vendor/.{}",
+        " Then check them again.".repeat(8)
+    );
+    let resumed = home.run(&["resume", &session, "-p", &pasted, "--provider", "demo"]);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
     let before = items(&home, id);
     let last = before.last().unwrap().id.to_string();
