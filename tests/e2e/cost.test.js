@@ -1,7 +1,7 @@
 // Issue 22, the money part, end to end: a profile with its own price in
 // config.toml ([profiles.mock.price]), a session whose rounds the mock
 // provider reports with cached input, and the real app showing what it
-// cost (beside the context gauge and in the console's Cost and cache tab)
+// cost (beside the context gauge and in the console's Cost tab)
 // and the cache chart. Light and dark screenshots land in
 // $CARGO_TARGET_DIR/screenshots.
 
@@ -47,7 +47,7 @@ describe("what a session cost (issue 22)", { timeout: 240_000 }, () => {
 
     await h.waitFor("the session's total beside the gauge", () => norm(document.querySelector("[data-testid=session-cost-badge]")?.textContent) === "$0.0064");
     await h.click("button", "Debug console");
-    await h.click("[role=tab]", "Cost and cache");
+    await h.click("[role=tab]", "Cost");
     const total = await h.waitFor("the session's cost", () => norm(document.querySelector("[data-testid=session-cost]")?.textContent) || null);
     assert.match(total, /^Session: \$0\.0064 · at the profile's own price/);
     await h.waitFor("two bars in the cache chart", () => document.querySelectorAll("[data-testid=cache-bar]").length === 2);

@@ -17,6 +17,6 @@ export const consoleSections: ConsoleSection[] = [
     render: (context) => createElement(CompactionsSection, { context }),
   },
   { id: "model", title: "Model view", render: (context) => createElement(ModelSection, { context }) },
-  { id: "cost", title: "Cost and cache", render: (context) => createElement(CostSection, { context }) },
+  { id: "cost", title: "Cost", render: (context) => createElement(CostSection, { context }) },
   { id: "log", title: "Rounds and events", render: (context) => createElement(LogSection, { context }) },
 ];
