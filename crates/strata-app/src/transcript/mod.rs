@@ -254,6 +254,9 @@ mod fold_tests;
 #[cfg(test)]
 #[path = "fold_failure_tests.rs"]
 mod fold_failure_tests;
+#[cfg(test)]
+#[path = "fold_plan_tests.rs"]
+mod fold_plan_tests;
 
 #[cfg(test)]
 #[path = "fold_session_tests.rs"]
