@@ -4,7 +4,6 @@ import { AppHeader, DemoBanner } from "./components/AppHeader";
 import { BroadWorkspaceDialog } from "./components/BroadWorkspaceDialog";
 import { CircuitBanner } from "./components/CircuitBanner";
 import { ContextGauge } from "./components/ContextGauge";
-import { SessionCostBadge } from "./components/SessionCostBadge";
 import { Conversation } from "./components/Conversation";
 import type { ConsoleDockProps } from "./console/ConsoleDock";
 import { undoableSummary, useSessionCompaction } from "./console/useCompactionStatus";
@@ -187,6 +186,7 @@ function AppWindow() {
         onToggleSidebar={toggleSidebar}
         sessionProvider={summary ? sessionProviderName(settings?.profiles ?? [], summary, view?.profile) : null}
         health={health}
+        cost={summary ? gauge?.cost : null}
         consoleOpen={consoleOpen}
         onToggleConsole={actions.toggleConsole}
         onOpenSettings={() => actions.setSettingsOpen(true)}
@@ -252,7 +252,6 @@ function AppWindow() {
         {view ? (
           <>
             <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
-            {gauge && <SessionCostBadge cost={gauge.cost} />}
           </>
         ) : (
           <span className="gauge gauge-empty">No session open</span>

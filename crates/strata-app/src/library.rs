@@ -190,6 +190,17 @@ impl App {
         Ok(())
     }
 
+    /// The sidebar row to answer a rename or a profile switch with: the
+    /// whole file's, so the row keeps its cost (a replay alone has none),
+    /// else the replay's `fallback` when the file is gone.
+    pub fn row_after_write(
+        &self,
+        id: SessionId,
+        fallback: SessionListItem,
+    ) -> AppResult<SessionListItem> {
+        Ok(self.session_row(id)?.unwrap_or(fallback))
+    }
+
     /// The session's current sidebar row; `None` when its file is gone (or
     /// is not a session any more).
     pub fn session_row(&self, id: SessionId) -> AppResult<Option<SessionListItem>> {

@@ -206,8 +206,10 @@ export class Harness {
     return h;
   }
 
-  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base", profileToml = [] } = {}) {
+  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base", profileToml = [], model = MODEL } = {}) {
     this.name = name;
+    // The mock profile's model: the catalog's entry for it decides what the app offers (reasoning).
+    this.model = model;
     // Extra lines for the mock profile's config (e.g. its own `[profiles.mock.price]`).
     this.profileToml = profileToml;
     this.threshold = threshold;
@@ -250,7 +252,7 @@ export class Harness {
         "",
         "[profiles.mock]",
         'kind = "openai-responses"',
-        `model = "${MODEL}"`,
+        `model = "${this.model}"`,
         `base_url = "${this.mock.baseUrl}"`,
         'api_key = { file = "mock-key.txt" }',
         `context_window = ${this.contextWindow}`,

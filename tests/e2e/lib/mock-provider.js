@@ -77,13 +77,41 @@ export class StreamController {
     this.res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** The message's output index: after the reasoning item, when there is one. */
+  get messageIndex() {
+    return this.reasoningItem ? 1 : 0;
+  }
+
+  /**
+   * A reasoning item before the answer, as `reasoning.summary: "auto"` streams it: its summary
+   * text in `chunks` deltas, then the whole item with its `encrypted_content` (what a stateless
+   * request sends back).
+   */
+  reasoning(summary, encrypted, chunks = 3) {
+    if (this.messageStarted || this.calls?.length) throw new Error("the reasoning item comes first");
+    const itemId = id("rs");
+    const at = { item_id: itemId, output_index: 0, summary_index: 0 };
+    this.send("response.output_item.added", { output_index: 0, item: { id: itemId, type: "reasoning", summary: [] } });
+    this.send("response.reasoning_summary_part.added", { ...at, part: { type: "summary_text", text: "" } });
+    const size = Math.max(1, Math.ceil(summary.length / chunks));
+    for (let from = 0; from < summary.length; from += size) {
+      this.send("response.reasoning_summary_text.delta", { ...at, delta: summary.slice(from, from + size) });
+    }
+    this.send("response.reasoning_summary_text.done", { ...at, text: summary });
+    this.send("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text: summary } });
+    const item = { id: itemId, type: "reasoning", summary: [{ type: "summary_text", text: summary }], encrypted_content: encrypted };
+    this.send("response.output_item.done", { output_index: 0, item });
+    this.reasoningItem = item;
+  }
+
   startMessage() {
     if (this.messageStarted) return;
     this.messageStarted = true;
-    this.send("response.output_item.added", { output_index: 0, item: messageItem(this.itemId, "", "in_progress") });
+    const index = this.messageIndex;
+    this.send("response.output_item.added", { output_index: index, item: messageItem(this.itemId, "", "in_progress") });
     this.send("response.content_part.added", {
       item_id: this.itemId,
-      output_index: 0,
+      output_index: index,
       content_index: 0,
       part: { type: "output_text", annotations: [], logprobs: [], text: "" },
     });
@@ -94,7 +122,7 @@ export class StreamController {
     this.text += text;
     this.send("response.output_text.delta", {
       item_id: this.itemId,
-      output_index: 0,
+      output_index: this.messageIndex,
       content_index: 0,
       delta: text,
       logprobs: [],
@@ -103,13 +131,14 @@ export class StreamController {
 
   /** Ends the message and the response with `usage`, and closes the stream. */
   complete(usageFigures = usage({ input: 100, output: 10 })) {
-    const output = [];
+    const output = this.reasoningItem ? [this.reasoningItem] : [];
     if (this.messageStarted) {
+      const index = this.messageIndex;
       const part = { type: "output_text", annotations: [], logprobs: [], text: this.text };
-      this.send("response.output_text.done", { item_id: this.itemId, output_index: 0, content_index: 0, text: this.text, logprobs: [] });
-      this.send("response.content_part.done", { item_id: this.itemId, output_index: 0, content_index: 0, part });
+      this.send("response.output_text.done", { item_id: this.itemId, output_index: index, content_index: 0, text: this.text, logprobs: [] });
+      this.send("response.content_part.done", { item_id: this.itemId, output_index: index, content_index: 0, part });
       const item = messageItem(this.itemId, this.text);
-      this.send("response.output_item.done", { output_index: 0, item });
+      this.send("response.output_item.done", { output_index: index, item });
       output.push(item);
     }
     for (const call of this.calls ?? []) output.push(call);
@@ -122,7 +151,7 @@ export class StreamController {
 
   /** A function call item, its arguments in two deltas. */
   functionCall(name, args) {
-    const index = (this.messageStarted ? 1 : 0) + (this.calls?.length ?? 0);
+    const index = this.messageIndex + (this.messageStarted ? 1 : 0) + (this.calls?.length ?? 0);
     const itemId = id("fc");
     const callId = `call_${randomBytes(8).toString("hex")}`;
     const argumentsText = JSON.stringify(args);

@@ -1,4 +1,6 @@
 import type { AppInfo, SessionListItem } from "../api/types";
+import type { SessionCost } from "../bindings/SessionCost";
+import { SessionCostBadge } from "./SessionCostBadge";
 import { TipButton } from "./Tooltip";
 import { HEALTH_TEXT, type ProviderHealth } from "../lib/providerHealth";
 
@@ -13,6 +15,8 @@ interface AppHeaderProps {
   sessionProvider?: string | null;
   /** How the provider fared on the latest request: the dot turns amber while retrying, red after a failure. */
   health?: ProviderHealth;
+  /** What the open session cost so far, shown beside its model. */
+  cost?: SessionCost | null;
   consoleOpen: boolean;
   onToggleConsole: () => void;
   onOpenSettings: () => void;
@@ -29,6 +33,7 @@ export function AppHeader({
   onToggleSidebar,
   sessionProvider,
   health = "ok",
+  cost,
   consoleOpen,
   onToggleConsole,
   onOpenSettings,
@@ -57,13 +62,16 @@ export function AppHeader({
       </div>
       <div className="header-center">
         {session ? (
-          <span className="model-chip" title="The model this session talks to" data-health={health}>
-            <span className={`model-dot ${health}`} role="img" aria-label={HEALTH_TEXT[health]} title={HEALTH_TEXT[health]} data-testid="provider-dot" />
-            <span className="model-label">{sessionProvider ?? "Provider"}</span>
-            {/* A profile named after its model ("OpenAI Responses · gpt-5.4") says it once. */}
-            {!sessionProvider?.endsWith(session.model) && <span className="model-name">{session.model}</span>}
-            {demo && <span className="badge badge-demo">Demo</span>}
-          </span>
+          <>
+            <span className="model-chip" title="The model this session talks to" data-health={health}>
+              <span className={`model-dot ${health}`} role="img" aria-label={HEALTH_TEXT[health]} title={HEALTH_TEXT[health]} data-testid="provider-dot" />
+              <span className="model-label">{sessionProvider ?? "Provider"}</span>
+              {/* A profile named after its model ("OpenAI Responses · gpt-5.4") says it once. */}
+              {!sessionProvider?.endsWith(session.model) && <span className="model-name">{session.model}</span>}
+              {demo && <span className="badge badge-demo">Demo</span>}
+            </span>
+            {cost && <SessionCostBadge cost={cost} />}
+          </>
         ) : (
           profile && (
             <TipButton className="model-chip" onClick={onOpenSettings} tip="Change the model in Settings">

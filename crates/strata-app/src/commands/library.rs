@@ -179,16 +179,16 @@ impl App {
         self.blocking(move |app| match live {
             Some(mut live) => {
                 live.agent.set_title(title)?;
-                Ok(list_item_of_replay(live.agent.session().state()))
+                app.row_after_write(id, list_item_of_replay(live.agent.session().state()))
             }
             None => {
                 let mut session = app.store.open_writer(id)?;
                 session.set_title(title).and_then(|()| session.sync())?;
-                let item = list_item_of_replay(session.state());
+                let fallback = list_item_of_replay(session.state());
                 drop(session);
                 app.mark_own_write(id);
                 catalog::note(&app.paths, id, Note::Appended);
-                Ok(item)
+                app.row_after_write(id, fallback)
             }
         })
         .await

@@ -171,11 +171,11 @@ impl App {
                 .append(strata_protocol::RecordBody::ProfileSet(record))
                 .and_then(|_| session.sync())?;
             tracing::info!(session = %id, profile = %profile_id, "session switched to another profile");
-            let item = list_item_of_replay(session.state());
+            let fallback = list_item_of_replay(session.state());
             drop(session);
             app.mark_own_write(id);
             catalog::note(&app.paths, id, Note::Appended);
-            Ok(item)
+            app.row_after_write(id, fallback)
         })
         .await
     }
