@@ -8,6 +8,7 @@ pub mod error;
 pub mod export;
 pub mod gateway;
 pub mod history;
+pub mod mcp;
 pub mod paths;
 pub mod plan;
 pub mod private;
