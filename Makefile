@@ -6,7 +6,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/strata/target
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: all setup build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-1m bench-desktop bench-context
+.PHONY: all setup mcp-npm build test fmt-check clippy rust-tests ui-tests e2e screenshots run run-cli fmt ui-build icons package bindings soak fuzz bench bench-1m bench-desktop bench-context
 
 all: build
 
@@ -35,7 +35,12 @@ fmt-check: setup
 clippy: setup ui-build
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 
-rust-tests: setup ui-build
+# The real npm MCP servers strata-mcp's tests start, pinned in
+# crates/strata-mcp/tests/npm, installed into ~/.cache/strata/npm.
+mcp-npm: setup
+	@scripts/mcp-npm-servers.sh
+
+rust-tests: setup ui-build mcp-npm
 	scripts/cargo-tests.sh
 
 # The UI's type check, lint and component tests (Vitest, IPC mocked).

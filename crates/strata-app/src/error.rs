@@ -91,6 +91,7 @@ fn from_index(error: IndexError) -> CommandError {
         IndexError::Core(_)
         | IndexError::Io { .. }
         | IndexError::Sqlite(_)
+        | IndexError::Listing(_)
         | IndexError::SchemaMismatch => CommandErrorKind::Io,
     };
     tracing::warn!(%error, "session index failed");

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
+use strata_core::tools::SandboxMode;
 use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
@@ -49,6 +50,9 @@ pub struct LaunchOptions {
     /// Lets the tools work in a folder as broad as the home folder or `/`
     /// (refused by default).
     pub allow_broad_workspace: bool,
+    /// How `run_shell` commands are confined; `None` is off (not yet
+    /// recorded in the session: a resumed one needs the flag again).
+    pub sandbox: Option<SandboxMode>,
 }
 
 impl LaunchOptions {
@@ -62,6 +66,7 @@ impl LaunchOptions {
             compaction: None,
             reasoning: None,
             allow_broad_workspace: false,
+            sandbox: None,
         }
     }
 }
@@ -116,8 +121,15 @@ impl Launched {
             .as_deref()
             .map(|url| format!(" at {}", strata_protocol::endpoint_without_secrets(url)))
             .unwrap_or_default();
+        let sandbox = match self.agent.sandbox() {
+            (SandboxMode::Off, _) => String::new(),
+            (mode, None) => format!(" · sandbox {mode}"),
+            (_, Some(reason)) => {
+                format!(" · {reason}: every shell command asks first")
+            }
+        };
         format!(
-            "{} ({}){at} · {} · approval {} · compacts at {} tokens",
+            "{} ({}){at} · {} · approval {}{sandbox} · compacts at {} tokens",
             self.profile.model_label,
             self.profile.kind.as_str(),
             self.agent.workspace().display(),
@@ -229,10 +241,11 @@ fn parts(
     options: &LaunchOptions,
     policy: ApprovalPolicy,
 ) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
-    let config = ToolConfig {
+    let mut config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
+    config.sandbox.mode = options.sandbox.unwrap_or(SandboxMode::Off);
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
         CoreError::BroadWorkspace { .. } => AppError::from(error),

@@ -35,6 +35,7 @@ pub mod context;
 pub mod error;
 pub mod eval;
 pub mod export;
+pub mod imported;
 pub mod launch;
 pub mod library;
 pub mod live;

@@ -33,6 +33,16 @@ pub(crate) fn to_usize(value: u32) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
+/// The hits a search asks for, within [`MAX_SEARCH_PAGE`].
+pub(crate) fn search_limit(request: &SearchSessions) -> usize {
+    to_usize(
+        request
+            .limit
+            .unwrap_or(DEFAULT_SEARCH_PAGE)
+            .min(MAX_SEARCH_PAGE),
+    )
+}
+
 pub(crate) fn to_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
@@ -92,12 +102,7 @@ impl App {
     pub fn search_sessions_blocking(&self, request: &SearchSessions) -> AppResult<SearchResults> {
         let query = validate::search_query(&request.query)?;
         let offset = to_usize(request.offset.unwrap_or(0));
-        let limit = to_usize(
-            request
-                .limit
-                .unwrap_or(DEFAULT_SEARCH_PAGE)
-                .min(MAX_SEARCH_PAGE),
-        );
+        let limit = search_limit(request);
         let filters = catalog::filters(request);
         let page = self.catalog.with(&self.paths, |index| {
             catalog::refresh(index)?;

@@ -3,6 +3,7 @@
 
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use strata_core::tools::SandboxMode;
 use strata_protocol::{CompactionPolicy, ProviderKind, ReasoningEffort, ThresholdSetting};
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
@@ -267,6 +268,15 @@ pub struct AgentFlags {
     #[arg(long, value_name = "LEVEL", value_parser = parse_reasoning)]
     pub reasoning: Option<ReasoningEffort>,
 
+    /// How shell commands are confined (Linux: Landlock and a network
+    /// namespace): `workspace-write` (writes only in the workspace and a
+    /// temp folder, no network), `read-only` (no writes in the workspace
+    /// either) or `off` (the default: commands run with your rights).
+    /// Where the kernel cannot give the mode, every shell command asks
+    /// first. Not yet recorded in the session: give it again on resume.
+    #[arg(long, value_name = "MODE", value_parser = parse_sandbox)]
+    pub sandbox: Option<SandboxMode>,
+
     /// One JSON object per line: a session line, then every event.
     #[arg(long)]
     pub json: bool,
@@ -301,6 +311,8 @@ pub enum SessionsCommand {
     /// The transcript as the person saw it: every item in write order,
     /// including items later compacted away, with compactions and errors
     /// (`--json`: every item's id, whether the model sees it, pinned or not).
+    /// An id no Strata session has may name a Codex, Claude Code or Copilot
+    /// CLI session under $HOME, shown read-only.
     Show(SessionJsonArgs),
 
     /// Writes the transcript as Markdown, or the session's records as JSON lines.
@@ -324,6 +336,10 @@ pub struct ListArgs {
     /// dearest first; sessions without a price last).
     #[arg(long, value_enum, default_value_t = ListSort::Updated)]
     pub sort: ListSort,
+    /// Also the Codex, Claude Code and Copilot CLI sessions under $HOME,
+    /// read-only (`--json`: a second line, `{"imported": [...]}`).
+    #[arg(long)]
+    pub all_tools: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -369,6 +385,13 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", default_value_t = 50,
           value_parser = clap::value_parser!(u32).range(1..=500))]
     pub limit: u32,
+
+    /// Also the Codex, Claude Code and Copilot CLI sessions under $HOME
+    /// (read-only, from the library's index of them), their hits after
+    /// Strata's with their source (`--json`: a second line,
+    /// `{"imported_hits": [...]}`).
+    #[arg(long)]
+    pub all_tools: bool,
 
     /// One JSON object (`SearchResults`) instead of text.
     #[arg(long)]
@@ -455,6 +478,11 @@ fn parse_threshold(text: &str) -> Result<ThresholdSetting, String> {
 fn parse_reasoning(text: &str) -> Result<ReasoningEffort, String> {
     text.parse()
         .map_err(|error: strata_protocol::UnknownReasoningEffort| error.to_string())
+}
+
+fn parse_sandbox(text: &str) -> Result<SandboxMode, String> {
+    SandboxMode::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a sandbox mode (workspace-write, read-only, off)"))
 }
 
 fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {

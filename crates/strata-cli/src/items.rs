@@ -6,6 +6,7 @@
 
 use std::io::Write;
 
+use strata_core::CoreError;
 use strata_protocol::{ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction};
 
 use crate::cli::{CompactArgs, ForkArgs, PinArgs};
@@ -26,8 +27,16 @@ fn print_json<T: serde::Serialize>(ctx: &Context, value: &T) -> crate::error::Re
 }
 
 /// `strata sessions show SESSION --json`: one `SessionItems` object.
+/// An id no Strata session has may name another tool's session: its
+/// `ImportedSession` then.
 pub fn show_items(ctx: &Context, query: &str) -> crate::error::Result<()> {
-    let session_id = ctx.resolve(query)?;
+    let session_id = match ctx.resolve(query) {
+        Ok(id) => id,
+        Err(missing @ CoreError::SessionNotFound { .. }) => {
+            return crate::imported::show_instead(ctx, query, true, missing);
+        }
+        Err(error) => return Err(error.into()),
+    };
     let items = runtime()?.block_on(ctx.app.session_items(ListSessionItems { session_id }))?;
     print_json(ctx, &items)
 }

@@ -44,6 +44,7 @@ fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
         compaction: flags.compaction,
         reasoning: flags.reasoning,
         allow_broad_workspace: flags.allow_broad_workspace,
+        sandbox: flags.sandbox,
         ..LaunchOptions::new(policy, interactive)
     }
 }

@@ -22,6 +22,7 @@ mod context;
 mod error;
 mod eval;
 mod export;
+mod imported;
 mod items;
 mod launch;
 mod preview;

@@ -34,7 +34,8 @@ pub fn list(ctx: &Context, args: &ListArgs) -> crate::error::Result<()> {
     say_notice(ctx, page.notice.as_deref())?;
     if json {
         writeln!(out, "{}", json_safe(&serde_json::to_string(&page)?))?;
-        return Ok(());
+        drop(out);
+        return imported_too(ctx, args);
     }
     if page.sessions.is_empty() {
         writeln!(
@@ -42,7 +43,6 @@ pub fn list(ctx: &Context, args: &ListArgs) -> crate::error::Result<()> {
             "no sessions in {}",
             visible_inline(&ctx.store.root().display().to_string())
         )?;
-        return Ok(());
     }
     for session in &page.sessions {
         let title = visible_inline(session.title.as_deref().unwrap_or("(untitled)"));
@@ -73,6 +73,15 @@ pub fn list(ctx: &Context, args: &ListArgs) -> crate::error::Result<()> {
             paint(DIM, visible_inline(&session.workspace))
         )?;
     }
+    drop(out);
+    imported_too(ctx, args)
+}
+
+/// With `--all-tools`, the other tools' sessions after Strata's.
+fn imported_too(ctx: &Context, args: &ListArgs) -> crate::error::Result<()> {
+    if args.all_tools {
+        crate::imported::list(ctx, args.json)?;
+    }
     Ok(())
 }
 
@@ -88,7 +97,7 @@ fn say_notice(ctx: &Context, notice: Option<&str>) -> crate::error::Result<()> {
 /// `strata sessions search QUERY [filters] [--json]`: hits from the
 /// library's index, newest text first.
 pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
-    let results = ctx.app.search_sessions_blocking(&SearchSessions {
+    let request = SearchSessions {
         query: args.query.clone(),
         workspace: args.workspace.clone(),
         model: args.model.clone(),
@@ -96,19 +105,16 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
         updated_until: args.until,
         offset: None,
         limit: Some(args.limit),
-    })?;
+    };
+    let results = ctx.app.search_sessions_blocking(&request)?;
     say_notice(ctx, ctx.app.take_library_notice().as_deref())?;
     let mut out = ctx.out.stdout();
     if args.json {
         writeln!(out, "{}", json_safe(&serde_json::to_string(&results)?))?;
-        return Ok(());
-    }
-    if results.hits.is_empty() {
-        writeln!(
-            ctx.out.stderr(),
-            "nothing matches {}",
-            visible_inline(&results.query)
-        )?;
+        drop(out);
+        if args.all_tools {
+            crate::imported::search(ctx, &request, true)?;
+        }
         return Ok(());
     }
     for hit in &results.hits {
@@ -129,6 +135,20 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> crate::error::Result<()> {
             paint(DIM, item),
             marked_snippet(hit),
         )?;
+    }
+    drop(out);
+    let imported = if args.all_tools {
+        crate::imported::search(ctx, &request, false)?
+    } else {
+        0
+    };
+    if results.hits.is_empty() && imported == 0 {
+        writeln!(
+            ctx.out.stderr(),
+            "nothing matches {}",
+            visible_inline(&results.query)
+        )?;
+        return Ok(());
     }
     if results.total_capped || results.total as usize > results.hits.len() {
         let plus = if results.total_capped { "+" } else { "" };

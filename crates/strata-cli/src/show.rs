@@ -9,6 +9,7 @@ use strata_app::transcript::text::{
     lower_first, outcome_text, trigger_name,
 };
 use strata_app::transcript::{TurnNumbers, from_read, instructions};
+use strata_core::CoreError;
 use strata_core::store::SessionRead;
 use strata_protocol::{CompactionProblem, ToolEntry, TranscriptEntry};
 use strata_providers::config::model_label;
@@ -23,7 +24,13 @@ use crate::visible::visible_inline;
 const OUTPUT_LINES: usize = 12;
 
 pub fn show(ctx: &Context, query: &str) -> crate::error::Result<()> {
-    let read = ctx.browse(query)?;
+    let read = match ctx.browse(query) {
+        Ok(read) => read,
+        Err(missing @ CoreError::SessionNotFound { .. }) => {
+            return crate::imported::show_instead(ctx, query, false, missing);
+        }
+        Err(error) => return Err(error.into()),
+    };
     let mut out = ctx.out.stdout();
     write!(out, "{}", header(&read))?;
     for (role, text) in instructions(&read.records) {

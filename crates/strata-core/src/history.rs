@@ -295,6 +295,7 @@ mod tests {
         RecordBody::TokenUsage(TokenUsageRecord {
             round_id: None,
             cost: None,
+            price: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 ..TokenUsage::default()

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use strata_protocol::{
-    CompactionSummary, Cost, ItemId, Record, RecordBody, ResponseItem, RoundId, SessionId,
-    SessionMeta, SessionRepaired, TitleSet, TokenUsage, TokenUsageRecord, TornTailMoved,
+    CompactionSummary, Cost, ItemId, PriceQuote, Record, RecordBody, ResponseItem, RoundId,
+    SessionId, SessionMeta, SessionRepaired, TitleSet, TokenUsage, TokenUsageRecord, TornTailMoved,
 };
 
 use crate::error::{CoreError, Result};
@@ -180,6 +180,23 @@ impl LiveSession {
             round_id,
             usage,
             cost,
+            price: None,
+        }))
+    }
+
+    /// Records a round's usage with its cost at `quote` and the rates
+    /// themselves, so readers price it as it was billed.
+    pub fn record_priced_usage(
+        &mut self,
+        usage: TokenUsage,
+        round_id: Option<RoundId>,
+        quote: Option<&PriceQuote>,
+    ) -> Result<Applied> {
+        self.append(RecordBody::TokenUsage(TokenUsageRecord {
+            round_id,
+            cost: quote.map(|quote| quote.cost(&usage)),
+            price: quote.map(|quote| quote.price),
+            usage,
         }))
     }
 

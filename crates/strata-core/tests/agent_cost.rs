@@ -70,6 +70,15 @@ async fn each_round_records_its_cost_at_the_sessions_price() {
         recorded_costs(&harness, id),
         [dated(2_400_000_000), dated(2_000_000_000)]
     );
+    // Each also carries the rates themselves, which readers price by.
+    let rates: Vec<_> = of_type(&harness.records(id), "token_usage")
+        .into_iter()
+        .map(|body| match body {
+            RecordBody::TokenUsage(record) => record.price,
+            other => panic!("not a usage record: {other:?}"),
+        })
+        .collect();
+    assert_eq!(rates, [Some(quote().price), Some(quote().price)]);
     harness.assert_reopens_to(agent);
 }
 

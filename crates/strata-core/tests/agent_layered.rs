@@ -426,3 +426,47 @@ async fn without_a_switch_the_same_shrink_is_a_pre_turn_compaction() {
         "{triggers:?}"
     );
 }
+
+#[tokio::test]
+async fn a_resumed_session_marks_again_the_cache_prefix_its_last_round_announced() {
+    let mut harness = layered(100_000);
+    six_reads_reporting(&harness, 7_010);
+    harness
+        .gateway
+        .push_round(text_round("Read them all.", Some(usage(7_100, 10))));
+    let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
+    run_turn(&mut agent, "Read the six parts.").await;
+    let id = agent.id();
+    drop(agent);
+    let announced = harness
+        .records(id)
+        .iter()
+        .rev()
+        .find_map(|record| match &record.body {
+            RecordBody::Round(round) => Some(round.cache_anchors.clone()),
+            _ => None,
+        })
+        .expect("a round record");
+    let [anchor] = announced[..] else {
+        panic!("one stable prefix before any eviction: {announced:?}")
+    };
+
+    // Resumed under a lower threshold: the first turn evicts before its
+    // request, which moves the stable prefix on; the request still marks
+    // the one the provider cached before the pause.
+    harness.config.compact_threshold = 6_000;
+    let (mut agent, _events) = harness.resume(id, auto(), ApprovalBroker::non_interactive());
+    harness.gateway.push_round(text_round("Go on.", None));
+    run_turn(&mut agent, "Go on.").await;
+    let sent = harness.gateway.last_request();
+    assert!(
+        outputs(&sent.input)
+            .iter()
+            .any(|output| output.starts_with(EVICTED_PREFIX)),
+        "the resumed turn evicted first"
+    );
+    assert_eq!(sent.cache_anchors.len(), 2, "{:?}", sent.cache_anchors);
+    assert_eq!(sent.cache_anchors[0], anchor);
+    assert!(sent.cache_anchors[1] > anchor);
+    harness.assert_reopens_to(agent);
+}

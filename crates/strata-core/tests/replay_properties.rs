@@ -161,6 +161,7 @@ fn non_history_body(kind: &NonHistory, session: &LiveSession, step: usize) -> Re
             input_items: session.history().len() as u32,
             estimated_input_tokens: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         }),
         NonHistory::Retry => RecordBody::Retry(RetryRecord {
             round_id: None,

@@ -1,9 +1,9 @@
 //! Fuzzing Strata on stable Rust: targets for the session record reader,
-//! the three stream decoders, replay with compactions and the workspace
-//! path resolver ([`targets`]); a seeded mutation loop with shape feedback
-//! that runs them for a set time ([`campaign`]); and the crash inputs it
-//! found, kept under `crates/strata-fuzz/crashes/<target>/` and replayed by
-//! this crate's tests.
+//! the three stream decoders, replay with compactions, the workspace path
+//! resolver and other agents' session readers ([`targets`]); a seeded
+//! mutation loop with shape feedback that runs them for a set time
+//! ([`campaign`]); and the crash inputs it found, kept under
+//! `crates/strata-fuzz/crashes/<target>/` and replayed by this crate's tests.
 
 pub mod campaign;
 pub mod mutate;

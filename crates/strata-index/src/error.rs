@@ -17,6 +17,8 @@ pub enum IndexError {
     Core(#[from] strata_core::CoreError),
     #[error("session index: its tables are not the ones this version of Strata makes")]
     SchemaMismatch,
+    #[error("imported session listing: {0}")]
+    Listing(#[from] serde_json::Error),
     #[error("invalid list cursor {0:?}")]
     BadCursor(String),
 }

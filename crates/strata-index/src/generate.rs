@@ -291,6 +291,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
             input_items,
             estimated_input_tokens: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         }))?;
         let last = round + 1 == rounds;
         let words = rng.usize(10..80);
@@ -323,6 +324,7 @@ fn turn(writer: &mut Writer, rng: &mut fastrand::Rng, shape: &Shape, model: &str
         writer.write(RecordBody::TokenUsage(TokenUsageRecord {
             round_id: Some(round_id),
             cost: None,
+            price: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 cached_input_tokens: Some(input / 2),

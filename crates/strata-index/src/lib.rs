@@ -18,6 +18,7 @@ mod error;
 mod fold;
 mod folder;
 pub mod generate;
+mod imported;
 mod pieces;
 mod query;
 mod recover;
@@ -34,6 +35,7 @@ use strata_core::StrataPaths;
 use strata_protocol::SessionId;
 
 pub use error::{IndexError, Result};
+pub use imported::{ImportedHit, ImportedRefresh, UnreadableImport};
 pub use query::{
     Filters, Page, PageRequest, SearchHit, SearchPage, SessionSummary, SnippetSpan, TOTAL_CAP,
     snippet_spans,

@@ -31,7 +31,8 @@ pub enum Failure {
 /// it ([`Index::run_recovering`] acts only on [`Failure::Damaged`]).
 pub fn classify(error: &IndexError) -> Failure {
     match error {
-        IndexError::SchemaMismatch => Failure::Damaged,
+        // A stored listing line that no longer reads is the index's damage.
+        IndexError::SchemaMismatch | IndexError::Listing(_) => Failure::Damaged,
         IndexError::Sqlite(error) => match error.sqlite_error_code() {
             Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Failure::Damaged,
             Some(

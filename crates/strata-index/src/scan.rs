@@ -233,7 +233,7 @@ fn fold_item(facts: &mut Facts, item: &ResponseItem, pieces: &mut Vec<Piece>) {
 }
 
 /// The text cut to [`MAX_PIECE_BYTES`] at a character boundary.
-fn cut(text: &str) -> &str {
+pub(crate) fn cut(text: &str) -> &str {
     let mut end = text.len().min(MAX_PIECE_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;

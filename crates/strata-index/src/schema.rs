@@ -11,7 +11,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{IndexError, Result};
 
 /// Bumped whenever a table or what is extracted into it changes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const TABLES: &str = "
 CREATE TABLE sessions (
@@ -81,6 +81,40 @@ END;
 CREATE TRIGGER pieces_removed AFTER DELETE ON pieces BEGIN
     INSERT INTO texts (texts, rowid, body) VALUES ('delete', old.rowid, old.body);
 END;
+-- Other tools' sessions (see imported.rs), read-only from their files under
+-- the home folder: source is codex, claude or copilot (Strata's own are the
+-- sessions above), listing the strata-import listing line as JSON.
+CREATE TABLE imported (
+    rowid INTEGER PRIMARY KEY,
+    source TEXT NOT NULL CHECK (source IN ('codex', 'claude', 'copilot')),
+    path TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
+    updated_ms INTEGER,
+    listing TEXT NOT NULL,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL
+);
+-- Their text, in a full-text table of its own with the same tokenizer:
+-- Strata's search walks `texts` alone, unslowed by the other tools' text.
+CREATE TABLE imported_pieces (
+    rowid INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES imported (rowid),
+    item INTEGER,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX imported_pieces_by_session ON imported_pieces (session);
+CREATE VIRTUAL TABLE imported_texts USING fts5 (
+    body, content = 'imported_pieces', content_rowid = 'rowid', tokenize = 'trigram',
+    detail = 'none', columnsize = 0
+);
+CREATE TRIGGER imported_pieces_added AFTER INSERT ON imported_pieces BEGIN
+    INSERT INTO imported_texts (rowid, body) VALUES (new.rowid, new.body);
+END;
+CREATE TRIGGER imported_pieces_removed AFTER DELETE ON imported_pieces BEGIN
+    INSERT INTO imported_texts (imported_texts, rowid, body)
+        VALUES ('delete', old.rowid, old.body);
+END;
 ";
 
 const DROP: &str = "
@@ -90,6 +124,11 @@ DROP TABLE IF EXISTS texts;
 DROP TABLE IF EXISTS pieces;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS folder;
+DROP TRIGGER IF EXISTS imported_pieces_added;
+DROP TRIGGER IF EXISTS imported_pieces_removed;
+DROP TABLE IF EXISTS imported_texts;
+DROP TABLE IF EXISTS imported_pieces;
+DROP TABLE IF EXISTS imported;
 ";
 
 /// Makes the tables match [`SCHEMA_VERSION`], emptying an index of another

@@ -20,7 +20,7 @@ use crate::scan::{MATCH_END, MATCH_START};
 use crate::{Index, fold};
 
 /// Trigram search needs at least three characters; shorter queries scan.
-const TRIGRAM: usize = 3;
+pub(crate) const TRIGRAM: usize = 3;
 /// Characters either side of a match in a snippet.
 const SCAN_CONTEXT_CHARS: usize = 40;
 /// Bytes of a candidate's text read first (most matches of a common query
@@ -109,7 +109,7 @@ fn from_clause(by_trigrams: bool, filtered: bool) -> &'static str {
 /// Trigrams of `literal` that cover every character of it: one starting at
 /// every third character, and the last. A piece holding the literal holds
 /// them all; FTS5 walks one doclist per trigram, so fewer walk faster.
-fn covering_trigrams(literal: &str) -> Vec<String> {
+pub(crate) fn covering_trigrams(literal: &str) -> Vec<String> {
     let chars: Vec<char> = literal.chars().collect();
     let last = chars.len().saturating_sub(TRIGRAM);
     let mut starts: Vec<usize> = (0..=last).step_by(TRIGRAM).collect();
@@ -253,7 +253,7 @@ fn hit(connection: &rusqlite::Connection, rowid: i64, needle: &[char]) -> Result
 /// The first match of `needle` in `text` between [`MATCH_START`] and
 /// [`MATCH_END`], with some context either side; an ellipsis where text
 /// was cut. (Indexed text never holds the marks.)
-fn snippet(text: &str, needle: &[char]) -> String {
+pub(crate) fn snippet(text: &str, needle: &[char]) -> String {
     let Some((start, end)) = fold::find(text, needle) else {
         return text.chars().take(2 * SCAN_CONTEXT_CHARS).collect();
     };

@@ -60,6 +60,37 @@ fn side(path: &Path, suffix: &str) -> PathBuf {
 }
 
 /// A good index of the library, written and closed (its WAL folded in).
+/// SQLite's page size, as the index is made.
+const PAGE: usize = 4096;
+
+/// Pages 1 to N hold the schema (the schema table's b-tree): page 1, and
+/// when it is an interior page, its children (allocated as the tables were
+/// created, before any data).
+fn schema_pages(database: &[u8]) -> usize {
+    let header = 100;
+    // 0x05: an interior table b-tree page; 0x0d: a leaf (all on page 1).
+    if database[header] != 0x05 {
+        return 1;
+    }
+    let page_number = |at: usize| {
+        usize::try_from(u32::from_be_bytes(database[at..at + 4].try_into().unwrap())).unwrap()
+    };
+    let cells = usize::from(u16::from_be_bytes([
+        database[header + 3],
+        database[header + 4],
+    ]));
+    let mut last = page_number(header + 8);
+    for cell in 0..cells {
+        let pointer = header + 12 + 2 * cell;
+        let offset = usize::from(u16::from_be_bytes([
+            database[pointer],
+            database[pointer + 1],
+        ]));
+        last = last.max(page_number(offset));
+    }
+    last
+}
+
 fn built_index(paths: &StrataPaths) -> Vec<u8> {
     let (_, notices, index) = listed(paths);
     assert!(notices.is_empty(), "{notices:?}");
@@ -177,13 +208,18 @@ fn a_folder_where_the_index_file_should_be_is_left_alone_and_the_files_listed() 
 
 #[test]
 fn an_index_damaged_past_its_first_page_is_rebuilt_when_the_listing_finds_it() {
-    // Page 1 (the header and the schema) intact: the open succeeds and the
+    // The header and the schema's pages intact: the open succeeds and the
     // damage is found by the refresh reading the tables.
     let (_home, paths, store) = library();
     let ids = sessions(&store, 40);
     let mut damaged = built_index(&paths);
-    assert!(damaged.len() > 3 * 4096, "{}", damaged.len());
-    for byte in &mut damaged[4096..] {
+    let first_data_byte = schema_pages(&damaged) * PAGE;
+    assert!(
+        damaged.len() > first_data_byte + 3 * PAGE,
+        "{}",
+        damaged.len()
+    );
+    for byte in &mut damaged[first_data_byte..] {
         *byte = fastrand::u8(..);
     }
     std::fs::write(index_path(&paths), &damaged).unwrap();

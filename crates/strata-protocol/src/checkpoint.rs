@@ -67,6 +67,9 @@ pub struct CheckpointState {
     /// The model of the last `round`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_round_model: Option<String>,
+    /// The last stable prefix the last `round` announced for caching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_cache_anchor: Option<u32>,
     /// A `profile_set` switching the session to another profile came after
     /// the last `round`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

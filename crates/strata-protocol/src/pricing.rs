@@ -341,6 +341,18 @@ pub const PRICE_TABLE: &[PriceRow] = &[
         "https://github.com/CommitBrief/commitbrief/wiki/Provider-OpenAI (rates from openai.com/api/pricing, 2026-05-27; secondary)",
     ),
     anthropic(
+        "claude-opus-4-6",
+        usd(5, 0),
+        usd(25, 0),
+        "https://platform.claude.com/docs/en/about-claude/pricing",
+    ),
+    anthropic(
+        "claude-sonnet-4-6",
+        usd(3, 0),
+        usd(15, 0),
+        "https://platform.claude.com/docs/en/models/sonnet-4-6/overview and https://platform.claude.com/docs/en/about-claude/pricing",
+    ),
+    anthropic(
         "claude-sonnet-4-5",
         usd(3, 0),
         usd(15, 0),

@@ -38,6 +38,8 @@ fn every_catalog_model_has_a_dated_sourced_row_and_unknown_models_have_none() {
         "gpt-4o",
         "gpt-4o-mini",
         "claude-sonnet-4-5",
+        "claude-opus-4-6",
+        "claude-sonnet-4-6",
         "claude-haiku-4-5",
         "claude-opus-4-1",
         "deepseek-chat",

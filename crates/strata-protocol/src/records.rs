@@ -17,7 +17,7 @@ use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvict
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
-use crate::pricing::Cost;
+use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
 use crate::reasoning::{ReasoningEffort, ReasoningSet};
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
@@ -321,6 +321,13 @@ pub struct RoundRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub reasoning: Option<ReasoningEffort>,
+    /// The stable prefixes the request announced for caching (items before
+    /// each index), so a resumed session marks the last one again and its
+    /// first round reads the cache the previous round wrote. Absent in
+    /// `base` sessions, when none was announced, and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<u32>>", optional)]
+    pub cache_anchors: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -336,6 +343,13 @@ pub struct TokenUsageRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cost: Option<Cost>,
+    /// The rates `cost` was computed at: what the console prices the cache a
+    /// compaction gave up and saved by, so a profile's own price (which the
+    /// built-in table does not know) is used there too. Absent where `cost`
+    /// is, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub price: Option<ModelPrice>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

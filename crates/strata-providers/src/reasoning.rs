@@ -17,6 +17,10 @@ pub enum ReasoningForm {
     /// Anthropic extended thinking: `thinking: {type: "enabled",
     /// budget_tokens}`.
     ThinkingBudget,
+    /// Anthropic adaptive thinking, for models where a fixed budget is
+    /// deprecated: `thinking: {type: "adaptive"}` with the setting as
+    /// `output_config: {effort}`; the model decides how much to think.
+    AdaptiveEffort,
     /// The offline demo model: a short thinking text when reasoning is on.
     Demo,
 }
@@ -92,6 +96,18 @@ pub fn reasoning_form(model: &str) -> ReasoningForm {
     lookup_model(model).map_or(ReasoningForm::None, |info| info.reasoning)
 }
 
+/// The `output_config.effort` an adaptive-thinking model is sent for
+/// `effort`; `off` sends no thinking at all.
+pub fn adaptive_effort(effort: ReasoningEffort) -> Option<&'static str> {
+    match effort {
+        ReasoningEffort::Off => None,
+        ReasoningEffort::Low => Some("low"),
+        ReasoningEffort::Medium => Some("medium"),
+        ReasoningEffort::High => Some("high"),
+        ReasoningEffort::Max => Some("max"),
+    }
+}
+
 /// The API's smallest thinking budget.
 pub const MIN_THINKING_BUDGET: u32 = 1024;
 
@@ -135,6 +151,17 @@ mod tests {
             reasoning_form("claude-sonnet-4-5-20250929"),
             ReasoningForm::ThinkingBudget
         );
+        // Claude 4.6 models think adaptively (a budget is deprecated there).
+        assert_eq!(
+            reasoning_form("claude-opus-4-6"),
+            ReasoningForm::AdaptiveEffort
+        );
+        assert_eq!(
+            reasoning_form("claude-sonnet-4-6"),
+            ReasoningForm::AdaptiveEffort
+        );
+        assert_eq!(adaptive_effort(ReasoningEffort::Off), None);
+        assert_eq!(adaptive_effort(ReasoningEffort::Max), Some("max"));
         assert_eq!(reasoning_form("gpt-5"), ReasoningForm::Effort(GPT5_EFFORTS));
         assert_eq!(reasoning_form("gpt-4o"), ReasoningForm::None);
         assert_eq!(reasoning_form("my-local-model"), ReasoningForm::None);

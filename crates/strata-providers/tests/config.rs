@@ -234,6 +234,8 @@ fn catalog_lookups_give_limits_and_kinds() {
         "gpt-5.4",
         "gpt-5.1-codex-max",
         "gpt-4.1-mini",
+        "claude-opus-4-6",
+        "claude-sonnet-4-6",
         "claude-haiku-4-5",
         "claude-opus-4-1",
         "deepseek-chat",

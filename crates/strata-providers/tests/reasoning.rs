@@ -19,6 +19,8 @@ use support::thinking_rule::thinking_rule;
 use support::*;
 
 const SONNET: &str = "claude-sonnet-4-5";
+/// A model that thinks adaptively, at an effort, rather than to a budget.
+const OPUS_46: &str = "claude-opus-4-6";
 
 fn anthropic(server: &TestServer) -> Box<dyn ModelGateway> {
     Box::new(
@@ -168,6 +170,44 @@ async fn anthropic_requests_think_within_a_budget_that_fits_max_tokens() {
     }
 }
 
+#[tokio::test]
+async fn adaptive_models_think_adaptively_at_the_settings_effort() {
+    for (effort, expected) in [
+        (ReasoningEffort::Low, "low"),
+        (ReasoningEffort::Medium, "medium"),
+        (ReasoningEffort::High, "high"),
+        (ReasoningEffort::Max, "max"),
+    ] {
+        let body = sent(anthropic, thinking_request(OPUS_46, effort))
+            .await
+            .json();
+        assert_eq!(body["thinking"], json!({"type": "adaptive"}), "{effort}");
+        assert_eq!(body["output_config"], json!({"effort": expected}));
+        assert_eq!(thinking_rule(&body), None);
+    }
+    // Adaptive thinking counts toward `max_tokens` too: the round's small
+    // limit is raised as far as the setting's budget would have needed.
+    let body = sent(anthropic, thinking_request(OPUS_46, ReasoningEffort::High))
+        .await
+        .json();
+    assert_eq!(body["max_tokens"], 16_384 + 4096);
+    insta::assert_json_snapshot!(
+        "anthropic_adaptive_high",
+        sent(anthropic, short_thinking(OPUS_46, ReasoningEffort::High))
+            .await
+            .json()
+    );
+    // Off and a forced tool send neither field.
+    let mut forced = thinking_request(OPUS_46, ReasoningEffort::High);
+    forced.tool_choice = Some(ToolChoice::Required);
+    for request in [thinking_request(OPUS_46, ReasoningEffort::Off), forced] {
+        let body = sent(anthropic, request).await.json();
+        assert_eq!(body.get("thinking"), None, "{body:#}");
+        assert_eq!(body.get("output_config"), None, "{body:#}");
+        assert_eq!(body["max_tokens"], 4096);
+    }
+}
+
 // A multi-round tool turn through the rule-enforcing server.
 
 /// An Anthropic event stream of one thinking block, then `tail` blocks.
@@ -258,6 +298,16 @@ fn committed(events: &[ModelEvent]) -> Vec<ResponseItem> {
 
 #[tokio::test]
 async fn a_multi_round_tool_turn_with_thinking_passes_the_thinking_rules() {
+    // With a budget, and adaptively: the same rules hold for both.
+    for (model, thinking) in [
+        (SONNET, json!({"type": "enabled", "budget_tokens": 16_384})),
+        (OPUS_46, json!({"type": "adaptive"})),
+    ] {
+        multi_round_tool_turn_passes_the_thinking_rules(model, thinking).await;
+    }
+}
+
+async fn multi_round_tool_turn_passes_the_thinking_rules(model: &str, thinking: Value) {
     let server = TestServer::start(vec![
         judged(tool_round(1)),
         judged(tool_round(2)),
@@ -269,11 +319,11 @@ async fn a_multi_round_tool_turn_with_thinking_passes_the_thinking_rules() {
     ])
     .await;
     let gateway = anthropic(&server);
-    let mut request = thinking_request(SONNET, ReasoningEffort::High);
+    let mut request = thinking_request(model, ReasoningEffort::High);
     let mut live_thinking = String::new();
     for round in 1..=3 {
         let outcome = collect(gateway.stream_response(request.clone())).await;
-        assert_eq!(outcome.error, None, "round {round} was refused");
+        assert_eq!(outcome.error, None, "{model}: round {round} was refused");
         for event in &outcome.events {
             if let ModelEvent::ReasoningDelta { delta } = event {
                 live_thinking.push_str(delta);
@@ -284,7 +334,7 @@ async fn a_multi_round_tool_turn_with_thinking_passes_the_thinking_rules() {
     let received = server.received();
     assert_eq!(received.len(), 3);
     for body in received.iter().map(Received::json) {
-        assert_eq!(body["thinking"]["budget_tokens"], 16_384);
+        assert_eq!(body["thinking"], thinking);
         assert_eq!(thinking_rule(&body), None);
     }
     // Round 3's request sent round 2's thinking back first in the turn

@@ -390,14 +390,15 @@ async fn every_anthropic_body_validates_against_the_messages_schema() {
             "anthropic",
             thinking.clone(),
         ));
-        for effort in ReasoningEffort::ALL {
-            let mut thinking_on = with_reasoning(
-                round_request("claude-sonnet-4-5", 3, true),
-                "anthropic",
-                thinking.clone(),
-            );
-            thinking_on.reasoning = Some(effort);
-            requests.push(thinking_on);
+        // Every setting with a thinking block sent back: to a budget, and
+        // adaptively at an effort.
+        for model in ["claude-sonnet-4-5", "claude-opus-4-6"] {
+            for effort in ReasoningEffort::ALL {
+                let mut thinking_on =
+                    with_reasoning(round_request(model, 3, true), "anthropic", thinking.clone());
+                thinking_on.reasoning = Some(effort);
+                requests.push(thinking_on);
+            }
         }
         requests.push(with_reasoning(
             round_request("claude-opus-4-1", 2, true),

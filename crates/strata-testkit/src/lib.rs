@@ -32,6 +32,9 @@ pub const SKIP_PREFIX: &str = "SKIPPED (no ../shared): ";
 pub const WIRE: &str = "fixtures/wire";
 /// The providers' published request-body schemas, inside the shared folder.
 pub const API: &str = "fixtures/api";
+/// Other agents' real session files (Codex, Claude Code, Copilot CLI), with
+/// their provenance, inside the shared folder.
+pub const SESSIONS: &str = "fixtures/sessions";
 
 /// The workspace root (the folder holding `crates/`).
 pub fn workspace_root() -> PathBuf {

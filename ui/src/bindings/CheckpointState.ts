@@ -47,6 +47,10 @@ reasoning?: ReasoningEffort | null,
  */
 last_round_model?: string | null, 
 /**
+ * The last stable prefix the last `round` announced for caching.
+ */
+last_cache_anchor?: number | null, 
+/**
  * A `profile_set` switching the session to another profile came after
  * the last `round`.
  */

@@ -22,4 +22,11 @@ estimated_input_tokens?: number | null,
  * The reasoning setting the request carried; absent when none was set
  * and in files written before it existed.
  */
-reasoning?: ReasoningEffort, };
+reasoning?: ReasoningEffort, 
+/**
+ * The stable prefixes the request announced for caching (items before
+ * each index), so a resumed session marks the last one again and its
+ * first round reads the cache the previous round wrote. Absent in
+ * `base` sessions, when none was announced, and in older files.
+ */
+cache_anchors?: Array<number>, };

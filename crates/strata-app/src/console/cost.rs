@@ -160,6 +160,7 @@ mod tests {
         let recorded = TokenUsageRecord {
             round_id: None,
             usage: usage.clone(),
+            price: None,
             cost: Some(Cost {
                 usd: Usd(7),
                 price_as_of: "2025-01-01".into(),

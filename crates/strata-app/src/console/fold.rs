@@ -10,8 +10,8 @@ use strata_core::Replay;
 use strata_core::compaction::{Calibration, Estimate};
 use strata_protocol::{
     AgentEvent, CacheBreakCause, ChartMarker, ChartPoint, CompactionPolicy, ConsoleStep,
-    ConsoleUpdate, Cost, DebugEvent, EventEnvelope, GaugeReading, LogRow, ModelViewGroup, Record,
-    RecordBody, ResponseItem, RoundId, SessionCost, UndoState,
+    ConsoleUpdate, Cost, DebugEvent, EventEnvelope, GaugeReading, LogRow, ModelViewGroup,
+    PriceQuote, Record, RecordBody, ResponseItem, RoundId, SessionCost, UndoState,
 };
 
 use super::cache::{self, RequestShape};
@@ -44,6 +44,8 @@ pub struct ConsoleFold {
     /// Per chart point: its round record's index and model.
     round_records: Vec<usize>,
     round_models: Vec<String>,
+    /// Per chart point: the price its usage record says it was billed at.
+    round_prices: HashMap<usize, PriceQuote>,
     /// The last round's request, and the steps recorded since.
     last_request: Option<RequestShape>,
     steps_since_round: Vec<CacheBreakCause>,
@@ -85,6 +87,7 @@ impl ConsoleFold {
             awaiting_usage: false,
             round_records: Vec::new(),
             round_models: Vec::new(),
+            round_prices: HashMap::new(),
             last_request: None,
             steps_since_round: Vec::new(),
             turns: 0,
@@ -291,6 +294,10 @@ impl ConsoleFold {
                     point.cost = cost::round_cost(usage, model.map_or("", String::as_str));
                     if let Some(i) = at {
                         self.points_changed.insert(i);
+                        if let (Some(price), Some(cost)) = (usage.price, &usage.cost) {
+                            let as_of = cost.price_as_of.clone();
+                            self.round_prices.insert(i, PriceQuote { price, as_of });
+                        }
                     }
                 }
                 if let Some(tokens) = usage.usage.context_tokens() {
@@ -444,10 +451,12 @@ impl ConsoleFold {
         let facts = |i: usize| RoundFacts {
             input: self.chart[i].input_tokens,
             cached: self.chart[i].cached_tokens,
-            price: self
-                .round_models
-                .get(i)
-                .and_then(|model| strata_protocol::PriceQuote::builtin(model)),
+            // As billed; files from before rates were recorded: today's table.
+            price: self.round_prices.get(&i).cloned().or_else(|| {
+                self.round_models
+                    .get(i)
+                    .and_then(|model| PriceQuote::builtin(model))
+            }),
         };
         let at: Vec<u32> = self.steps.iter().map(steps::record_index).collect();
         let rounds = &self.round_records[..self.chart.len().min(self.round_records.len())];

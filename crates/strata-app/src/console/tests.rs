@@ -3,9 +3,10 @@
 use chrono::Utc;
 use proptest::prelude::*;
 use strata_protocol::{
-    CompactionTrigger, ConsoleStep, EvictedOutput, ItemId, LogKind, ModelGroupId, Record,
-    RecordBody, ResponseItem, RoundId, RoundRecord, SessionId, SessionMeta, TokenUsage,
-    TokenUsageRecord, ToolOutputsEvicted, TurnId, UndoState,
+    CONFIG_PRICE_AS_OF, CompactionTrigger, ConsoleStep, EvictedOutput, ItemId, LogKind,
+    ModelGroupId, ModelPrice, PriceQuote, Record, RecordBody, ResponseItem, RoundId, RoundRecord,
+    SessionId, SessionMeta, TokenUsage, TokenUsageRecord, ToolOutputsEvicted, TurnId, UndoState,
+    Usd,
 };
 
 use super::rows::tokens;
@@ -34,6 +35,7 @@ fn round(id: RoundId) -> Record {
         input_items: 3,
         estimated_input_tokens: None,
         reasoning: None,
+        cache_anchors: Vec::new(),
     }))
 }
 
@@ -41,6 +43,7 @@ fn usage(id: RoundId, input: u64, output: u64) -> Record {
     Record::now(RecordBody::TokenUsage(TokenUsageRecord {
         round_id: Some(id),
         cost: None,
+        price: None,
         usage: TokenUsage {
             input_tokens: Some(input),
             output_tokens: Some(output),
@@ -250,4 +253,56 @@ proptest! {
         };
         prop_assert_eq!(figures.freed.tokens, before.saturating_sub(after));
     }
+}
+
+fn priced_usage(id: RoundId, input: u64, cached: u64, quote: &PriceQuote) -> Record {
+    let usage = TokenUsage {
+        input_tokens: Some(input),
+        cached_input_tokens: Some(cached),
+        output_tokens: Some(10),
+        ..TokenUsage::default()
+    };
+    Record::now(RecordBody::TokenUsage(TokenUsageRecord {
+        round_id: Some(id),
+        cost: Some(quote.cost(&usage)),
+        price: Some(quote.price),
+        usage,
+    }))
+}
+
+#[test]
+fn a_compactions_money_is_priced_at_the_rates_its_rounds_were_billed_at() {
+    // A profile's own price for a model the built-in table does not know.
+    let quote = PriceQuote {
+        price: ModelPrice {
+            input: 2_000_000,
+            cached_input: Some(500_000),
+            cache_write_5m: None,
+            cache_write_1h: None,
+            output: 8_000_000,
+        },
+        as_of: CONFIG_PRICE_AS_OF.into(),
+    };
+    let (a, b, c) = (RoundId::new(), RoundId::new(), RoundId::new());
+    let records = [
+        meta(),
+        round(a),
+        priced_usage(a, 2_000, 0, &quote),
+        eviction(2_300, 1_400),
+        round(b),
+        priced_usage(b, 1_500, 300, &quote),
+        round(c),
+        priced_usage(c, 1_600, 1_500, &quote),
+    ];
+    let fold = ConsoleFold::of_records(&records, 2_000, None);
+    let [money] = fold.gauge().cost.steps.as_slice() else {
+        panic!("one priced step: {:?}", fold.gauge().cost.steps)
+    };
+    assert_eq!(money.price_as_of, CONFIG_PRICE_AS_OF);
+    // The next round re-sent 1,500 of the 2,000 tokens and read 300 from
+    // cache: 1,200 at the input rate less the cached rate.
+    assert_eq!(money.cache_given_up, Usd(1_200 * (2_000_000 - 500_000)));
+    // Each of the two rounds after no longer resent the 900 freed tokens.
+    assert_eq!(money.saved, Usd(2 * 900 * 500_000));
+    assert_eq!(money.rounds_after, 2);
 }

@@ -97,11 +97,12 @@ mod calls;
 mod compact;
 mod events;
 mod guards;
+pub(crate) mod instructions;
 mod layered;
 mod overflow;
 mod pins;
 mod probe;
-mod prompt;
+pub(crate) mod prompt;
 mod turn;
 
 use std::path::Path;
@@ -117,9 +118,10 @@ use strata_protocol::{
 pub use approvals::ApprovalBroker;
 pub use compact::MAX_SUMMARY_ATTEMPTS;
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
+pub use instructions::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, CLAUDE_FILE, agents_instructions};
 pub use layered::CIRCUIT_BREAKER_FAILURES;
 pub use overflow::MAX_OVERFLOW_RECOVERIES;
-pub use prompt::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, agents_instructions, default_system_prompt};
+pub use prompt::default_system_prompt;
 
 use crate::compaction::{
     Calibration, CharEstimator, DEFAULT_COMPACTION_THRESHOLD, TokenEstimator, resolve_threshold,
@@ -287,8 +289,8 @@ pub struct Agent {
     turn_deadline_at: Option<tokio::time::Instant>,
     /// The stable prefix the last round's request announced
     /// ([`crate::compaction::cache_anchors`]), so the next one marks it
-    /// again. Not persisted: a resumed session's first round only misses
-    /// this one cache entry.
+    /// again; a resumed session starts from the one its last round record
+    /// kept.
     cache_anchor: Option<u32>,
 }
 
@@ -347,6 +349,7 @@ impl Agent {
 
     fn assemble(session: LiveSession, parts: AgentParts) -> Self {
         let events = EventEmitter::new(parts.events, session.id());
+        let cache_anchor = session.state().last_cache_anchor();
         Self {
             session,
             gateway: parts.gateway,
@@ -358,7 +361,7 @@ impl Agent {
             estimator: Arc::new(CharEstimator),
             calibration: Calibration::default(),
             turn_deadline_at: None,
-            cache_anchor: None,
+            cache_anchor,
         }
     }
 
@@ -402,7 +405,11 @@ impl Agent {
     }
 
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {
-        let system = default_system_prompt(self.tools.workspace(), &self.tools.specs());
+        let system = prompt::system_prompt(
+            self.tools.workspace(),
+            &self.tools.specs(),
+            self.tools.shell_reach(),
+        );
         self.session.commit_item(ResponseItem::system(system))?;
         if let Some(text) = agents {
             self.session
@@ -442,6 +449,14 @@ impl Agent {
 
     pub fn workspace(&self) -> &Path {
         self.tools.workspace()
+    }
+
+    /// The shell sandbox's mode, and why it cannot be had if it cannot.
+    pub fn sandbox(&self) -> (crate::tools::SandboxMode, Option<String>) {
+        (
+            self.tools.config().sandbox.mode,
+            self.tools.sandbox_unavailable(),
+        )
     }
 
     /// Where approval requests wait; clone it to answer from elsewhere.

@@ -306,8 +306,8 @@ impl Agent {
             cache_anchors,
         };
         // Base sessions write today's round records exactly.
-        let estimated = (self.policy() != CompactionPolicy::Base)
-            .then(|| self.estimated_request_tokens(&request));
+        let base = self.policy() == CompactionPolicy::Base;
+        let estimated = (!base).then(|| self.estimated_request_tokens(&request));
         self.session.append(RecordBody::Round(RoundRecord {
             turn_id,
             round_id,
@@ -319,6 +319,11 @@ impl Agent {
             input_items: u32::try_from(request.input.len()).unwrap_or(u32::MAX),
             estimated_input_tokens: estimated,
             reasoning: request.reasoning,
+            cache_anchors: if base {
+                Vec::new()
+            } else {
+                request.cache_anchors.clone()
+            },
         }))?;
         self.events.debug(DebugEvent::RoundStarted {
             turn_id,
@@ -471,9 +476,11 @@ impl Agent {
             if let Some(reported) = context_tokens {
                 self.calibrate(reported);
             }
-            let cost = self.config.round_cost(&usage);
-            self.session
-                .record_usage(usage.clone(), Some(round_id), cost)?;
+            self.session.record_priced_usage(
+                usage.clone(),
+                Some(round_id),
+                self.config.price.as_ref(),
+            )?;
             self.events.debug(DebugEvent::UsageReported {
                 turn_id,
                 round_id,

@@ -47,32 +47,17 @@ pub fn serialize_history_for_summary_prompt(history: &[ResponseItem]) -> String 
                 out,
                 "[{n}] reasoning ({}):\n{}",
                 reasoning.provider,
-                reasoning_text(&reasoning.payload)
+                // Each provider's own readable part (Anthropic's thinking,
+                // an OpenAI summary, `reasoning_content`), never its
+                // encrypted or redacted payload.
+                reasoning
+                    .readable_text()
+                    .unwrap_or_else(|| "(opaque reasoning, not shown)".to_owned())
             ),
         };
         out.push('\n');
     }
     out
-}
-
-/// The readable part of an opaque reasoning item: its summary texts when the
-/// provider gave any, else a note that it was opaque.
-fn reasoning_text(payload: &serde_json::Value) -> String {
-    let texts: Vec<&str> = payload
-        .get("summary")
-        .and_then(serde_json::Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|p| p.get("text")?.as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    if texts.is_empty() {
-        "(opaque reasoning, not shown)".to_owned()
-    } else {
-        texts.join("\n")
-    }
 }
 
 /// The non-streaming request for a summary of `history`: the instructions as

@@ -84,6 +84,45 @@ fn decide_compaction_triggers_with_the_exact_reason_text() {
 }
 
 #[test]
+fn the_summarizer_reads_each_providers_thinking_and_never_its_sealed_payloads() {
+    let reasoning = |provider: &str, payload: serde_json::Value| {
+        ResponseItem::Reasoning(ReasoningItem {
+            id: ItemId::new(),
+            provider: provider.into(),
+            payload,
+        })
+    };
+    let history = vec![
+        ResponseItem::user("Fix the parser."),
+        reasoning(
+            "anthropic",
+            serde_json::json!({"type": "thinking", "thinking": "The lexer drops tabs.", "signature": "SIG-SECRET"}),
+        ),
+        reasoning(
+            "anthropic",
+            serde_json::json!({"type": "redacted_thinking", "data": "REDACTED-BLOB"}),
+        ),
+        reasoning(
+            "openai-responses",
+            serde_json::json!({"type": "reasoning", "summary": [], "encrypted_content": "ENC-BLOB"}),
+        ),
+    ];
+    let text = serialize_history_for_summary_prompt(&history);
+    assert!(
+        text.contains("[2] reasoning (anthropic):\nThe lexer drops tabs."),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("(opaque reasoning, not shown)").count(),
+        2,
+        "{text}"
+    );
+    for sealed in ["SIG-SECRET", "REDACTED-BLOB", "ENC-BLOB"] {
+        assert!(!text.contains(sealed), "{sealed} leaked: {text}");
+    }
+}
+
+#[test]
 fn serialize_renders_every_item_kind() {
     let history = vec![
         ResponseItem::system("SYSTEM TEXT"),

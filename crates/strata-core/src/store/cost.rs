@@ -86,6 +86,7 @@ mod tests {
                 input_tokens: Some(input),
                 ..TokenUsage::default()
             },
+            price: None,
             cost: cost.map(|pico| Cost {
                 usd: Usd(pico),
                 price_as_of: "config".into(),

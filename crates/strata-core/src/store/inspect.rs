@@ -214,6 +214,7 @@ mod tests {
             input_items,
             estimated_input_tokens: Some(u64::from(input_items) * 10),
             reasoning: None,
+            cache_anchors: Vec::new(),
         }));
         (round_id, record)
     }
@@ -222,6 +223,7 @@ mod tests {
         Record::now(RecordBody::TokenUsage(TokenUsageRecord {
             round_id,
             cost: None,
+            price: None,
             usage: TokenUsage {
                 input_tokens: Some(input),
                 output_tokens: Some(10),

@@ -45,6 +45,8 @@ pub struct Replay {
     reasoning: Option<ReasoningEffort>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
+    /// The last stable prefix the last `round` record announced.
+    last_cache_anchor: Option<u32>,
     /// A `profile_set` switching the session to another profile came after
     /// the last `round` record.
     switched_since_round: bool,
@@ -90,6 +92,7 @@ impl Replay {
             policy: None,
             reasoning: None,
             last_round_model: None,
+            last_cache_anchor: None,
             switched_since_round: false,
             last_state_sheet: None,
             guards: CompactionGuards::default(),
@@ -129,6 +132,7 @@ impl Replay {
                     self.inconsistent_rounds += 1;
                 }
                 self.last_round_model = Some(round.model.clone());
+                self.last_cache_anchor = round.cache_anchors.last().copied();
                 self.switched_since_round = false;
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
@@ -183,6 +187,7 @@ impl Replay {
             policy,
             reasoning,
             last_round_model,
+            last_cache_anchor,
             last_state_sheet,
             switched_since_round,
             guards,
@@ -211,6 +216,7 @@ impl Replay {
                 policy: policy.clone(),
                 reasoning: *reasoning,
                 last_round_model: last_round_model.clone(),
+                last_cache_anchor: *last_cache_anchor,
                 last_state_sheet: last_state_sheet.clone(),
                 switched_since_round: *switched_since_round,
                 summary_failures_in_a_row: guards.failures_in_a_row,
@@ -254,6 +260,7 @@ impl Replay {
             policy: state.policy.clone(),
             reasoning: state.reasoning,
             last_round_model: state.last_round_model.clone(),
+            last_cache_anchor: state.last_cache_anchor,
             last_state_sheet: state.last_state_sheet.clone(),
             switched_since_round: state.switched_since_round,
             guards: CompactionGuards {
@@ -393,6 +400,11 @@ impl Replay {
     /// The model the last round was sent to.
     pub fn last_round_model(&self) -> Option<&str> {
         self.last_round_model.as_deref()
+    }
+
+    /// The last stable prefix the last round announced for caching.
+    pub fn last_cache_anchor(&self) -> Option<u32> {
+        self.last_cache_anchor
     }
 
     /// Whether the session moved to another model or profile since its

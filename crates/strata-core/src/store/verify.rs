@@ -108,6 +108,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         policy,
         reasoning,
         last_round_model,
+        last_cache_anchor,
         last_state_sheet,
         switched_since_round,
         summary_failures_in_a_row,
@@ -142,6 +143,10 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         (
             "last_round_model",
             *last_round_model == theirs.last_round_model,
+        ),
+        (
+            "last_cache_anchor",
+            *last_cache_anchor == theirs.last_cache_anchor,
         ),
         (
             "last_state_sheet",

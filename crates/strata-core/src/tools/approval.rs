@@ -4,6 +4,10 @@
 //! "Allow for this session" is remembered per tool *kind*, not per tool
 //! name: allowing one `write_file` also lets later `apply_edit` calls run,
 //! since both change files; allowing a shell command allows later commands.
+//!
+//! A shell command whose configured sandbox cannot be had (the kernel lacks
+//! it, the launcher is missing) is asked for every time, under `auto` too
+//! and after "allow for this session": it would run unconfined.
 
 use std::collections::HashSet;
 
@@ -70,7 +74,16 @@ impl SessionApprovals {
         if call.kind() == ToolKind::Read {
             return ApprovalCheck::Run;
         }
+        let every_time = call.sandbox_unavailable().is_some();
         match self.policy {
+            ApprovalPolicy::Auto | ApprovalPolicy::Ask if every_time => {
+                match call.approval_request(call_id) {
+                    Some(request) => ApprovalCheck::Ask(request),
+                    None => ApprovalCheck::Refuse(ToolError::Denied {
+                        what: call.denial_subject(),
+                    }),
+                }
+            }
             ApprovalPolicy::Auto => ApprovalCheck::Run,
             ApprovalPolicy::ReadOnly => {
                 ApprovalCheck::Refuse(ToolError::ReadOnly { tool: call.name() })

@@ -70,7 +70,17 @@ pub(crate) fn parse<T: DeserializeOwned>(tool: &'static str, arguments: &str) ->
 }
 
 /// The specs of every built-in tool, in [`names::ALL`] order.
-pub(crate) fn specs(max_timeout_ms: u64, default_timeout_ms: u64) -> Vec<ToolSpec> {
+/// How `run_shell` says its commands run, by sandbox: the default for no
+/// sandbox, and one line each for the two modes.
+pub(crate) const SHELL_UNCONFINED: &str = "with the user's rights (no sandbox)";
+
+/// `shell_rights` completes "Run a command with 'sh -c' in the workspace
+/// folder ..." ([`SHELL_UNCONFINED`] or a sandbox's own words).
+pub(crate) fn specs(
+    max_timeout_ms: u64,
+    default_timeout_ms: u64,
+    shell_rights: &str,
+) -> Vec<ToolSpec> {
     let spec = |name: &str, description: &str, parameters: serde_json::Value| ToolSpec {
         name: name.to_owned(),
         description: description.to_owned(),
@@ -152,8 +162,8 @@ pub(crate) fn specs(max_timeout_ms: u64, default_timeout_ms: u64) -> Vec<ToolSpe
         spec(
             names::RUN_SHELL,
             &format!(
-                "Run a command with 'sh -c' in the workspace folder with the user's rights (no \
-                 sandbox). Output (stdout and stderr interleaved) and the exit code are \
+                "Run a command with 'sh -c' in the workspace folder {shell_rights}. Output \
+                 (stdout and stderr interleaved) and the exit code are \
                  returned. Timeout {default_timeout_ms} ms unless given, at most \
                  {max_timeout_ms} ms; processes left running are killed. Only PATH, HOME, \
                  LANG and such basic variables are set. May need the user's approval."
@@ -177,7 +187,7 @@ mod tests {
 
     #[test]
     fn specs_cover_every_tool_name_in_order_with_object_schemas() {
-        let specs = specs(600_000, 60_000);
+        let specs = specs(600_000, 60_000, SHELL_UNCONFINED);
         let listed: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(listed, names::ALL);
         for spec in &specs {
@@ -201,7 +211,7 @@ mod tests {
 
     #[test]
     fn run_shell_says_it_runs_with_the_users_rights_and_no_sandbox() {
-        let specs = specs(600_000, 60_000);
+        let specs = specs(600_000, 60_000, SHELL_UNCONFINED);
         let shell = specs.iter().find(|s| s.name == names::RUN_SHELL).unwrap();
         let text = &shell.description;
         assert!(

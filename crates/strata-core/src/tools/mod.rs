@@ -38,10 +38,14 @@ pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use output::OutputCap;
 pub use secrets::is_secret_path;
-pub use shell::{ExitSignals, SHELL_ENV_ALLOWED, end_all_commands, end_commands_on_signals};
+pub use shell::{
+    ExitSignals, SANDBOX_EXEC_VAR, SHELL_ENV_ALLOWED, ShellSandbox, end_all_commands,
+    end_commands_on_signals,
+};
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
 };
+pub use strata_sandbox::{FORCE_UNSUPPORTED_VAR, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub(crate) use workspace::read_agents_head;
 pub use workspace::resolve_beneath;
@@ -98,6 +102,8 @@ pub struct ToolConfig {
     /// Environment variables `run_shell` commands get besides
     /// [`SHELL_ENV_ALLOWED`] and `LC_*`: names the person chose to pass.
     pub shell_env: Vec<String>,
+    /// How `run_shell` commands are confined.
+    pub sandbox: ShellSandbox,
 }
 
 impl Default for ToolConfig {
@@ -116,6 +122,7 @@ impl Default for ToolConfig {
             allow_broad_workspace: false,
             open_strategy: OpenStrategy::Kernel,
             shell_env: Vec::new(),
+            sandbox: ShellSandbox::default(),
         }
     }
 }
@@ -168,6 +175,9 @@ enum Action {
         /// The command as approvals and denials show it: redacted.
         shown: String,
         cwd: PathBuf,
+        /// Why the configured sandbox cannot confine it, when it cannot:
+        /// then it waits for the person whatever the policy.
+        sandbox_unavailable: Option<String>,
     },
 }
 
@@ -201,8 +211,31 @@ impl PreparedCall {
     /// allow-for-session memory, which [`SessionApprovals`] adds). Under
     /// `read-only` writes and shell are refused, not asked: see
     /// [`SessionApprovals::check`].
+    /// A shell command whose sandbox cannot be had waits under `auto` too.
     pub fn needs_approval(&self, policy: ApprovalPolicy) -> bool {
-        self.kind() != ToolKind::Read && policy == ApprovalPolicy::Ask
+        let unconfined = self.sandbox_unavailable().is_some();
+        self.kind() != ToolKind::Read
+            && match policy {
+                ApprovalPolicy::Ask => true,
+                ApprovalPolicy::Auto => unconfined,
+                ApprovalPolicy::ReadOnly => false,
+            }
+    }
+
+    /// Why this call cannot be sandboxed as configured, if it cannot: the
+    /// approvals then ask for it every time, under `auto` too.
+    pub fn sandbox_unavailable(&self) -> Option<&str> {
+        match &self.action {
+            Action::Shell {
+                sandbox_unavailable,
+                ..
+            } => sandbox_unavailable.as_deref(),
+            Action::List(_)
+            | Action::Read(_)
+            | Action::Search(_)
+            | Action::Write(_)
+            | Action::Edit(_) => None,
+        }
     }
 
     /// What an approval would show; `None` for reads.
@@ -249,6 +282,7 @@ pub struct ToolRegistry {
     workspace: Workspace,
     config: ToolConfig,
     redactor: Redactor,
+    confinement: shell::Confinement,
 }
 
 impl ToolRegistry {
@@ -266,10 +300,16 @@ impl ToolRegistry {
             .map_err(CoreError::io("open the workspace", path))?
             .with_strategy(config.open_strategy);
         let redactor = Redactor::new(config.secrets.iter().cloned());
+        let confinement =
+            shell::Confinement::settle(&config.sandbox, workspace.root(), &config.protected_paths);
+        if let Some(reason) = confinement.unavailable() {
+            tracing::warn!(%reason, "every shell command will wait for approval");
+        }
         Ok(Self {
             workspace,
             config,
             redactor,
+            confinement,
         })
     }
 
@@ -282,13 +322,25 @@ impl ToolRegistry {
         &self.config
     }
 
+    /// Why shell commands cannot be sandboxed as configured, if they
+    /// cannot (for the front end to say once).
+    pub fn sandbox_unavailable(&self) -> Option<String> {
+        self.confinement.unavailable()
+    }
+
     /// Every tool's name, description and argument schema.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         args::specs(
             ms(self.config.shell_max_timeout),
             ms(self.config.shell_default_timeout),
+            self.confinement.shell_rights(),
         )
+    }
+
+    /// The system prompt's words for what shell commands can reach.
+    pub fn shell_reach(&self) -> &'static str {
+        self.confinement.shell_reach()
     }
 
     /// Parses and checks a call, resolves its paths inside the workspace and
@@ -353,6 +405,7 @@ impl ToolRegistry {
                         timeout,
                     },
                     cwd: self.workspace.root().to_owned(),
+                    sandbox_unavailable: self.confinement.unavailable(),
                 }
             }
             unknown => {
@@ -414,7 +467,8 @@ impl ToolRegistry {
             }
             Action::Shell { plan, cwd, .. } => {
                 let (limit, env) = (self.config.shell_capture_bytes, &self.config.shell_env);
-                match shell::run(plan, cwd, env, limit, &self.redactor, cancel).await {
+                let confinement = &self.confinement;
+                match shell::run(plan, confinement, cwd, env, limit, &self.redactor, cancel).await {
                     Ok(run) => return self.finish(run.text, run.status, run.exit_code, started),
                     Err(error) => Err(error),
                 }

@@ -261,13 +261,18 @@ pub fn resolve_beneath(root: &Path, path: &str, strategy: OpenStrategy) -> ToolR
     Ok(workspace.abs(&resolved))
 }
 
-/// The start of the workspace's `AGENTS.md` (at most `max` bytes) and its
-/// size, found and opened like a `read_file` call; `None` when there is none.
-pub(crate) fn read_agents_head(root: &Path, max: u64) -> ToolResult<Option<(Vec<u8>, u64)>> {
+/// The start of the instructions file `name` in folder `root` (at most
+/// `max` bytes) and its size, found and opened beneath `root` like a
+/// `read_file` call; `None` when there is none.
+pub(crate) fn read_agents_head(
+    root: &Path,
+    name: &'static str,
+    max: u64,
+) -> ToolResult<Option<(Vec<u8>, u64)>> {
     let guard = SecretGuard::new(&super::ToolConfig::default().protected_paths, &[]);
     let workspace = Workspace::open(root, guard)
         .map_err(|error| ToolError::io("could not open", &root.to_string_lossy(), &error))?;
-    let resolved = match workspace.resolve(crate::agent::AGENTS_FILE) {
+    let resolved = match workspace.resolve(name) {
         Ok(resolved) if resolved.exists => resolved,
         Ok(_) | Err(ToolError::NotFound { .. }) => return Ok(None),
         Err(error) => return Err(error),
@@ -279,7 +284,7 @@ pub(crate) fn read_agents_head(root: &Path, max: u64) -> ToolResult<Option<(Vec<
     };
     beneath::read_head(file, max)
         .map(Some)
-        .map_err(|refusal| refusal_error(refusal, &resolved.display, max, "AGENTS.md"))
+        .map_err(|refusal| refusal_error(refusal, &resolved.display, max, name))
 }
 
 /// Whether the path, read as text, climbs above where it starts: such a path

@@ -54,6 +54,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             input_items: 2,
             estimated_input_tokens: None,
             reasoning: None,
+            cache_anchors: Vec::new(),
         }),
         RecordBody::Retry(RetryRecord {
             round_id: Some(round_id),
@@ -75,6 +76,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::TokenUsage(TokenUsageRecord {
             round_id: Some(round_id),
             cost: None,
+            price: None,
             usage: TokenUsage {
                 input_tokens: Some(1200),
                 cached_input_tokens: Some(1000),

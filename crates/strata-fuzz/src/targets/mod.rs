@@ -3,6 +3,7 @@
 //! records, events or errors it produced): the mutation loop keeps inputs
 //! with a shape it has not seen, a cheap stand-in for coverage feedback.
 
+mod import;
 mod paths;
 mod record_reader;
 mod replay;
@@ -10,6 +11,7 @@ mod streams;
 
 use std::path::Path;
 
+use strata_import::Tool;
 use strata_providers::WireFormat;
 
 /// A shape: inputs with different shapes exercised different behaviour.
@@ -49,16 +51,25 @@ pub enum Target {
     Replay,
     /// Paths through the file tools' workspace resolver.
     Paths,
+    /// Bytes through the Codex rollout reader.
+    CodexSession,
+    /// Bytes through the Claude Code session reader.
+    ClaudeSession,
+    /// Bytes through the Copilot CLI events reader.
+    CopilotSession,
 }
 
 impl Target {
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 9] = [
         Target::RecordReader,
         Target::ResponsesStream,
         Target::ChatStream,
         Target::AnthropicStream,
         Target::Replay,
         Target::Paths,
+        Target::CodexSession,
+        Target::ClaudeSession,
+        Target::CopilotSession,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +80,9 @@ impl Target {
             Target::AnthropicStream => "anthropic-stream",
             Target::Replay => "replay",
             Target::Paths => "paths",
+            Target::CodexSession => "codex-session",
+            Target::ClaudeSession => "claude-session",
+            Target::CopilotSession => "copilot-session",
         }
     }
 
@@ -85,6 +99,9 @@ impl Target {
             Target::AnthropicStream => streams::run(WireFormat::AnthropicMessages, data),
             Target::Replay => replay::run(data),
             Target::Paths => paths::run(data),
+            Target::CodexSession => import::run(Tool::Codex, data),
+            Target::ClaudeSession => import::run(Tool::ClaudeCode, data),
+            Target::CopilotSession => import::run(Tool::CopilotCli, data),
         }
     }
 
@@ -98,6 +115,9 @@ impl Target {
             Target::AnthropicStream => streams::seeds(wire, "anthropic"),
             Target::Replay => replay::seeds(),
             Target::Paths => paths::seeds(),
+            Target::CodexSession => import::seeds(Tool::Codex),
+            Target::ClaudeSession => import::seeds(Tool::ClaudeCode),
+            Target::CopilotSession => import::seeds(Tool::CopilotCli),
         }
     }
 
@@ -106,7 +126,12 @@ impl Target {
     pub fn seeds_from_wire(self) -> bool {
         match self {
             Target::ResponsesStream | Target::ChatStream | Target::AnthropicStream => true,
-            Target::RecordReader | Target::Replay | Target::Paths => false,
+            Target::RecordReader
+            | Target::Replay
+            | Target::Paths
+            | Target::CodexSession
+            | Target::ClaudeSession
+            | Target::CopilotSession => false,
         }
     }
 
@@ -116,6 +141,9 @@ impl Target {
             Target::RecordReader => record_reader::DICTIONARY,
             Target::ResponsesStream | Target::ChatStream | Target::AnthropicStream => {
                 streams::DICTIONARY
+            }
+            Target::CodexSession | Target::ClaudeSession | Target::CopilotSession => {
+                import::DICTIONARY
             }
             Target::Replay | Target::Paths => &[],
         }

@@ -73,6 +73,7 @@ fn bodies(data: &[u8]) -> Vec<RecordBody> {
                 7 => RecordBody::TokenUsage(TokenUsageRecord {
                     round_id: None,
                     cost: None,
+                    price: None,
                     usage: TokenUsage {
                         input_tokens: Some(u64::from(arg) * 100),
                         ..TokenUsage::default()
@@ -89,6 +90,7 @@ fn bodies(data: &[u8]) -> Vec<RecordBody> {
                     input_items: u32::from(arg),
                     estimated_input_tokens: None,
                     reasoning: None,
+                    cache_anchors: Vec::new(),
                 }),
                 9 => RecordBody::TurnStarted(TurnStarted { turn_id: turn }),
                 10 => RecordBody::TurnFinished(TurnFinished {

@@ -7,7 +7,9 @@ use strata_protocol::{ModelRequest, ResponseItem, Role, ToolChoice, ToolSpec};
 use super::PROVIDER;
 use super::breakpoints::{CacheControl, place_breakpoints};
 use crate::cache::CacheTtl;
-use crate::reasoning::{ReasoningForm, fit_thinking, reasoning_form, thinking_budget};
+use crate::reasoning::{
+    ReasoningForm, adaptive_effort, fit_thinking, reasoning_form, thinking_budget,
+};
 use crate::render::{arguments_object, split_system, tools_and_choice};
 
 /// The JSON body for `POST /messages`.
@@ -23,10 +25,13 @@ pub struct MessagesRequest<'a> {
     pub(super) tools: Vec<Tool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Choice<'a>>,
-    /// Extended thinking, when the session asks for it and the model takes
-    /// a budget.
+    /// Extended thinking, when the session asks for it and the model
+    /// thinks (with a budget, or adaptively).
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<Thinking>,
+    /// The effort an adaptive-thinking model is asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig>,
     /// Whether the request is a round of a session (and so worth caching).
     #[serde(skip)]
     pub(super) in_session: bool,
@@ -115,12 +120,18 @@ pub(super) struct Tool<'a> {
     pub(super) cache_control: Option<CacheControl>,
 }
 
-/// `thinking: {type: "enabled", budget_tokens}`.
+/// `thinking: {type: "enabled", budget_tokens}` or `{type: "adaptive"}`.
 #[derive(Debug, Serialize)]
-struct Thinking {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    budget_tokens: u32,
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Thinking {
+    Enabled { budget_tokens: u32 },
+    Adaptive,
+}
+
+/// `output_config: {effort}`.
+#[derive(Debug, Serialize)]
+struct OutputConfig {
+    effort: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -224,16 +235,19 @@ pub fn render_request(
     let (tools, tool_choice) = tools_and_choice(request, render_tool, render_tool_choice);
     let system = system.map(System::Text);
     let max_tokens = request.max_output_tokens.unwrap_or(default_max_tokens);
-    let (thinking, max_tokens) = match thinking_for(request, max_tokens, default_max_tokens) {
-        Some((budget_tokens, max_tokens)) => (
-            Some(Thinking {
-                kind: "enabled",
+    let (thinking, output_config, max_tokens) =
+        match thinking_for(request, max_tokens, default_max_tokens) {
+            Some(WireThinking::Budget {
                 budget_tokens,
-            }),
-            max_tokens,
-        ),
-        None => (None, max_tokens),
-    };
+                max_tokens,
+            }) => (Some(Thinking::Enabled { budget_tokens }), None, max_tokens),
+            Some(WireThinking::Adaptive { effort, max_tokens }) => (
+                Some(Thinking::Adaptive),
+                Some(OutputConfig { effort }),
+                max_tokens,
+            ),
+            None => (None, None, max_tokens),
+        };
     let mut body = MessagesRequest {
         model: &request.model,
         max_tokens,
@@ -243,6 +257,7 @@ pub fn render_request(
         tools,
         tool_choice,
         thinking,
+        output_config,
         in_session: request.session_id.is_some(),
         stable_before,
     };
@@ -250,15 +265,31 @@ pub fn render_request(
     body
 }
 
-/// The thinking budget and raised `max_tokens` for `request`, when its
-/// setting asks for thinking and its model takes a budget. A request that
+/// How a request thinks on the wire, with the `max_tokens` it goes with.
+enum WireThinking {
+    Budget {
+        budget_tokens: u32,
+        max_tokens: u32,
+    },
+    Adaptive {
+        effort: &'static str,
+        max_tokens: u32,
+    },
+}
+
+/// The thinking for `request`, when its setting asks for thinking and its
+/// model thinks: a budget with `max_tokens` raised to fit it, or adaptive
+/// thinking at an effort, with `max_tokens` raised as far as that budget
+/// would have been (adaptive thinking counts toward it too). A request that
 /// forces a tool gets none: the API refuses thinking with a forced tool
 /// choice. (Strata sends no `temperature`, `top_k` or `top_p`, which the API
 /// also restricts with thinking on.)
-fn thinking_for(request: &ModelRequest, max_tokens: u32, ceiling: u32) -> Option<(u32, u32)> {
-    if reasoning_form(&request.model) != ReasoningForm::ThinkingBudget {
-        return None;
-    }
+fn thinking_for(request: &ModelRequest, max_tokens: u32, ceiling: u32) -> Option<WireThinking> {
+    let adaptive = match reasoning_form(&request.model) {
+        ReasoningForm::ThinkingBudget => false,
+        ReasoningForm::AdaptiveEffort => true,
+        ReasoningForm::None | ReasoningForm::Effort(_) | ReasoningForm::Demo => return None,
+    };
     if matches!(
         request.tool_choice,
         Some(ToolChoice::Required | ToolChoice::Tool { .. })
@@ -269,8 +300,20 @@ fn thinking_for(request: &ModelRequest, max_tokens: u32, ceiling: u32) -> Option
         tracing::debug!("not thinking in a tool turn that began without thinking");
         return None;
     }
-    let budget = thinking_budget(request.reasoning?)?;
-    fit_thinking(budget, max_tokens, ceiling.max(max_tokens))
+    let effort = request.reasoning?;
+    let budget = thinking_budget(effort)?;
+    let (budget_tokens, max_tokens) = fit_thinking(budget, max_tokens, ceiling.max(max_tokens))?;
+    Some(if adaptive {
+        WireThinking::Adaptive {
+            effort: adaptive_effort(effort)?,
+            max_tokens,
+        }
+    } else {
+        WireThinking::Budget {
+            budget_tokens,
+            max_tokens,
+        }
+    })
 }
 
 /// Whether the history ends in a tool turn (calls and their results, no

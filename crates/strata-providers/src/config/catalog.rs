@@ -83,6 +83,24 @@ pub const MODEL_CATALOG: &[ModelInfo] = &[
     model("gpt-4o-mini", ProviderKind::OpenaiChat, 128_000, 16_384),
     reasons(
         model(
+            "claude-opus-4-6",
+            ProviderKind::Anthropic,
+            1_000_000,
+            128_000,
+        ),
+        ReasoningForm::AdaptiveEffort,
+    ),
+    reasons(
+        model(
+            "claude-sonnet-4-6",
+            ProviderKind::Anthropic,
+            1_000_000,
+            128_000,
+        ),
+        ReasoningForm::AdaptiveEffort,
+    ),
+    reasons(
+        model(
             "claude-sonnet-4-5",
             ProviderKind::Anthropic,
             200_000,

@@ -77,17 +77,22 @@ pub fn thinking_rule(body: &Value) -> Option<String> {
         Err(error) => return Some(format!("malformed request body: {error}")),
     };
     let thinking = body.thinking.as_ref()?;
-    if thinking.kind != "enabled" {
-        return None;
-    }
-    let budget = thinking.budget_tokens.unwrap_or(0);
-    if budget < 1024 {
-        return Some(
-            "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024".into(),
-        );
-    }
-    if budget >= body.max_tokens {
-        return Some("`max_tokens` must be greater than `thinking.budget_tokens`".into());
+    match thinking.kind.as_str() {
+        "enabled" => {
+            let budget = thinking.budget_tokens.unwrap_or(0);
+            if budget < 1024 {
+                return Some(
+                    "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+                        .into(),
+                );
+            }
+            if budget >= body.max_tokens {
+                return Some("`max_tokens` must be greater than `thinking.budget_tokens`".into());
+            }
+        }
+        // Adaptive thinking has no budget, and the same rules otherwise.
+        "adaptive" => {}
+        _ => return None,
     }
     if let Some(choice) = &body.tool_choice
         && !matches!(choice.kind.as_str(), "auto" | "none")

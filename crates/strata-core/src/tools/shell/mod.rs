@@ -8,6 +8,7 @@
 mod capture;
 mod env;
 mod procs;
+mod sandbox;
 mod supervisor;
 mod tree;
 
@@ -26,6 +27,8 @@ use super::error::{ToolError, ToolResult};
 use super::output::Redactor;
 use capture::Capture;
 pub use env::SHELL_ENV_ALLOWED;
+pub(crate) use sandbox::Confinement;
+pub use sandbox::{SANDBOX_EXEC_VAR, ShellSandbox};
 pub use supervisor::{ExitSignals, end_all_commands, end_commands_on_signals};
 
 /// How long output may keep flowing after the command itself exited (from
@@ -61,6 +64,7 @@ enum Ended {
 
 pub(crate) async fn run(
     plan: &ShellPlan,
+    confinement: &Confinement,
     cwd: &Path,
     env_names: &[String],
     capture_limit: usize,
@@ -80,23 +84,41 @@ pub(crate) async fn run(
     // One pipe for both streams keeps their order as the command wrote them.
     let (reader, writer) = std::io::pipe().map_err(spawn_error)?;
     let writer_err = writer.try_clone().map_err(spawn_error)?;
-    let mut command = match supervisor::pdeathsig_wrapper() {
-        Some(setpriv) => {
-            let mut command = std::process::Command::new(setpriv);
-            command.args(["--pdeathsig", "KILL", "--", "sh"]);
-            command
-        }
-        None => std::process::Command::new("sh"),
-    };
+    let mut command =
+        match confinement {
+            // The launcher sets the parent-death signal itself.
+            Confinement::Sandboxed {
+                launcher, policy, ..
+            } => strata_sandbox::launcher_command(launcher, policy, &plan.command).map_err(
+                |error| ToolError::Spawn {
+                    message: error.to_string(),
+                },
+            )?,
+            Confinement::Off | Confinement::Unavailable { .. } => {
+                let mut command = match supervisor::pdeathsig_wrapper() {
+                    Some(setpriv) => {
+                        let mut command = std::process::Command::new(setpriv);
+                        command.args(["--pdeathsig", "KILL", "--", "sh"]);
+                        command
+                    }
+                    None => std::process::Command::new("sh"),
+                };
+                command.arg("-c").arg(&plan.command);
+                command
+            }
+        };
     command
-        .arg("-c")
-        .arg(&plan.command)
         .current_dir(cwd)
         .env_clear()
         .envs(env::allowed_env(std::env::vars_os(), env_names))
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer_err);
+    if let Confinement::Sandboxed { policy, .. } = confinement {
+        // The session's own temp folder, the one place besides the
+        // workspace the sandbox lets it write.
+        command.env("TMPDIR", &policy.temp_dir);
+    }
     // Dropped (with our copies of the pipe's write end) once started, or
     // the reader would never see the end of the output.
     let mut child = supervisor::spawn(command).await.map_err(spawn_error)?;
@@ -158,6 +180,26 @@ pub(crate) async fn run(
     if !all_killed {
         text.push_str(SURVIVORS_NOTE);
         text.push('\n');
+    }
+    let exited_code = match &ended {
+        Ended::Exited(Ok(status)) => status.code(),
+        Ended::Exited(Err(_)) | Ended::TimedOut | Ended::Cancelled => None,
+    };
+    match confinement {
+        Confinement::Sandboxed { policy, .. } => {
+            for line in strata_sandbox::explain_refusal(policy, cwd, &text, exited_code) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+        Confinement::Unavailable { .. } => {
+            if let Some(reason) = confinement.unavailable() {
+                text.push_str(&format!(
+                    "[sandbox: {reason}; this command ran unconfined because the person allowed it]\n"
+                ));
+            }
+        }
+        Confinement::Off => {}
     }
     let timeout_ms = plan.timeout.as_millis();
     let (status, exit_code) = match ended {
@@ -228,6 +270,7 @@ mod tests {
         let cancel = CancellationToken::new();
         run(
             &plan,
+            &Confinement::Off,
             dir.path(),
             &[],
             capture_limit,

@@ -1,0 +1,158 @@
+//! How `run_shell` confines a command: through `strata-sandbox-exec`
+//! (Landlock and a network namespace) when the configured mode can be had,
+//! and never silently without it when it cannot: then the call says so and
+//! the approvals ask for every command (see `approval.rs`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use strata_sandbox::{SandboxMode, SandboxPolicy, SandboxSupport};
+
+/// Overrides where the launcher is looked for (its full path).
+pub const SANDBOX_EXEC_VAR: &str = "STRATA_SANDBOX_EXEC";
+
+/// The sandbox settings of a session's tools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellSandbox {
+    pub mode: SandboxMode,
+    /// Whether commands may use the network.
+    pub network: bool,
+    /// More folders commands may write to, besides the workspace and the
+    /// session's temp folder.
+    pub writable_roots: Vec<PathBuf>,
+    /// Folders and files commands may not read (the tools' protected paths
+    /// are added to it).
+    pub read_deny: Vec<PathBuf>,
+    /// The launcher to use instead of the one found beside the executable
+    /// (or named by `STRATA_SANDBOX_EXEC`).
+    pub launcher: Option<PathBuf>,
+}
+
+impl Default for ShellSandbox {
+    /// Off until a front end turns it on: the mode comes from the person's
+    /// settings or the command line.
+    fn default() -> Self {
+        Self {
+            mode: SandboxMode::Off,
+            network: false,
+            writable_roots: Vec::new(),
+            read_deny: dirs::home_dir()
+                .map(|home| strata_sandbox::default_read_deny(&home))
+                .unwrap_or_default(),
+            launcher: None,
+        }
+    }
+}
+
+/// What a registry's commands run under, settled once when it is made.
+#[derive(Clone, Debug)]
+pub(crate) enum Confinement {
+    /// The person turned the sandbox off.
+    Off,
+    /// Through the launcher under this policy; the temp folder lives as
+    /// long as the registry.
+    Sandboxed {
+        launcher: PathBuf,
+        policy: SandboxPolicy,
+        _temp: Arc<tempfile::TempDir>,
+    },
+    /// The mode was asked for and cannot be had: each command waits for
+    /// the person and runs unconfined only once they allowed it.
+    Unavailable { mode: SandboxMode, reason: String },
+}
+
+impl Confinement {
+    pub(crate) fn settle(settings: &ShellSandbox, workspace: &Path, protected: &[PathBuf]) -> Self {
+        if settings.mode == SandboxMode::Off {
+            return Self::Off;
+        }
+        let unavailable = |reason: String| Self::Unavailable {
+            mode: settings.mode,
+            reason,
+        };
+        let Some(launcher) = settings.launcher.clone().or_else(find_launcher) else {
+            return unavailable(format!(
+                "the sandbox launcher {} was not found beside Strata",
+                strata_sandbox::LAUNCHER_NAME
+            ));
+        };
+        let temp = match tempfile::Builder::new().prefix("strata-shell-").tempdir() {
+            Ok(temp) => temp,
+            Err(error) => return unavailable(format!("no session temp folder: {error}")),
+        };
+        let temp_dir = std::fs::canonicalize(temp.path()).unwrap_or_else(|_| temp.path().into());
+        let mut policy = SandboxPolicy::new(settings.mode, workspace, &temp_dir, None);
+        policy.network = settings.network;
+        policy.writable_roots = settings.writable_roots.clone();
+        policy.read_deny = settings.read_deny.clone();
+        policy.read_deny.extend(protected.iter().cloned());
+        let support = match SandboxSupport::probe_with(&launcher) {
+            Ok(support) => support,
+            Err(error) => return unavailable(format!("the sandbox launcher failed: {error}")),
+        };
+        match support.missing_for(&policy) {
+            Some(missing) => unavailable(format!("this kernel lacks {missing}")),
+            None => Self::Sandboxed {
+                launcher,
+                policy,
+                _temp: Arc::new(temp),
+            },
+        }
+    }
+
+    /// Completes the tool description's "Run a command ... in the
+    /// workspace folder ...".
+    pub(crate) fn shell_rights(&self) -> &'static str {
+        match self {
+            Self::Sandboxed { policy, .. } => match (policy.mode, policy.network) {
+                (SandboxMode::ReadOnly, false) => {
+                    "in a read-only sandbox (writes only in $TMPDIR; no network)"
+                }
+                (SandboxMode::ReadOnly, true) => "in a read-only sandbox (writes only in $TMPDIR)",
+                (SandboxMode::WorkspaceWrite | SandboxMode::Off, false) => {
+                    "in a sandbox (writes only in the workspace and $TMPDIR; no network)"
+                }
+                (SandboxMode::WorkspaceWrite | SandboxMode::Off, true) => {
+                    "in a sandbox (writes only in the workspace and $TMPDIR)"
+                }
+            },
+            Self::Off | Self::Unavailable { .. } => crate::tools::args::SHELL_UNCONFINED,
+        }
+    }
+
+    /// The system prompt's sentence on what commands reach.
+    pub(crate) fn shell_reach(&self) -> &'static str {
+        match self {
+            Self::Sandboxed { .. } => {
+                "and run_shell runs in a sandbox: writes outside the workspace are refused, and \
+                 a refusal says which rule refused it."
+            }
+            Self::Off | Self::Unavailable { .. } => crate::agent::prompt::SHELL_UNCONFINED_REACH,
+        }
+    }
+
+    /// Why commands cannot be confined as configured, if they cannot.
+    pub(crate) fn unavailable(&self) -> Option<String> {
+        match self {
+            Self::Unavailable { mode, reason } => {
+                Some(format!("the {mode} sandbox is unavailable ({reason})"))
+            }
+            Self::Off | Self::Sandboxed { .. } => None,
+        }
+    }
+}
+
+/// `STRATA_SANDBOX_EXEC`, else the launcher beside the current executable,
+/// else one folder up (test binaries live in `target/*/deps`).
+fn find_launcher() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(SANDBOX_EXEC_VAR) {
+        return Some(PathBuf::from(path)).filter(|path| path.is_file());
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?;
+    [Some(dir), dir.parent()]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join(strata_sandbox::LAUNCHER_NAME))
+        .find(|path| path.is_file())
+}

@@ -1,0 +1,19 @@
+use std::path::PathBuf;
+
+/// Why a session file could not be read at all. A file that opens is always
+/// read: bad lines inside it become warnings, never errors.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("opening {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("starting the zstd decoder for {path}: {source}")]
+    Decoder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
