@@ -52,7 +52,7 @@ ui-tests: setup $(UI_DEPS)
 # DISPLAY), talking to a local mock provider, on a throwaway STRATA_HOME.
 # Writes screenshots under target/screenshots/; fails if zero tests ran.
 e2e: setup ui-build
-	cargo build -p strata-desktop -p strata-cli --locked
+	cargo build -p strata-desktop -p strata-cli -p strata-sandbox --locked
 	scripts/e2e.sh
 
 # Runs the end-to-end tests and refreshes docs/screenshots/ from their PNGs.
@@ -96,11 +96,14 @@ bench-desktop: setup ui-build
 # An interactive `strata chat` session on the offline demo model, working in
 # this folder (STRATA_HOME moves where the session is kept).
 run-cli: setup
+	cargo build -p strata-sandbox --locked
 	cargo run -p strata-cli --bin strata --locked -- chat --provider demo
 
 # The desktop app on the configured profile (the offline demo model when
-# nothing is configured); STRATA_HOME moves everything it writes.
+# nothing is configured); STRATA_HOME moves everything it writes. The
+# sandbox launcher is built beside it, where run_shell looks for it.
 run: setup ui-build
+	cargo build -p strata-sandbox --locked
 	cargo run -p strata-desktop --locked
 
 # The Tauri CLI (for icons and the .deb) comes from npm, pinned in

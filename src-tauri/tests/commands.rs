@@ -147,9 +147,10 @@ fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
     assert!(view.live);
     assert_eq!(
         view.records.len(),
-        4,
-        "session_meta, the compaction policy, the system prompt and the profile it was made on"
+        5,
+        "session_meta, the compaction policy, the system prompt, the profile it was made on and its sandbox"
     );
+    assert_eq!(view.sandbox, Some(strata_protocol::SandboxMode::Off));
     assert_eq!(
         view.profile.as_ref().map(|p| p.provider_kind),
         Some(strata_protocol::ProviderKind::Demo)

@@ -287,6 +287,7 @@ function AppWindow() {
           profiles={settings.profiles}
           defaultProfile={settings.active_profile}
           defaultApproval={settings.approval_policy}
+          defaultSandbox={settings.sandbox ?? "off"}
           onBrowse={actions.browseWorkspace}
           onCancel={actions.closeNewSession}
           onStart={(choice) => {

@@ -50,8 +50,10 @@ pub struct LaunchOptions {
     /// Lets the tools work in a folder as broad as the home folder or `/`
     /// (refused by default).
     pub allow_broad_workspace: bool,
-    /// How `run_shell` commands are confined; `None` is off (not yet
-    /// recorded in the session: a resumed one needs the flag again).
+    /// How `run_shell` commands are confined from now on (recorded when it
+    /// changes); `None` keeps a resumed session's recorded mode, and a
+    /// session that recorded none gets the config's `[tools] sandbox`
+    /// (off when absent).
     pub sandbox: Option<SandboxMode>,
 }
 
@@ -121,8 +123,9 @@ impl Launched {
             .as_deref()
             .map(|url| format!(" at {}", strata_protocol::endpoint_without_secrets(url)))
             .unwrap_or_default();
+        // The sandbox beside the policy, always: together they say what a
+        // command may do without asking.
         let sandbox = match self.agent.sandbox() {
-            (SandboxMode::Off, _) => String::new(),
             (mode, None) => format!(" · sandbox {mode}"),
             (_, Some(reason)) => {
                 format!(" · {reason}: every shell command asks first")
@@ -139,7 +142,17 @@ impl Launched {
     }
 }
 
-/// A new session in `workspace`, its profile recorded.
+/// The sandbox a session's commands run in: the flag's, else the mode the
+/// session recorded, else the config's, else off.
+pub fn sandbox_mode(
+    flag: Option<SandboxMode>,
+    recorded: Option<SandboxMode>,
+    configured: Option<SandboxMode>,
+) -> SandboxMode {
+    flag.or(recorded).or(configured).unwrap_or(SandboxMode::Off)
+}
+
+/// A new session in `workspace`, its profile and sandbox recorded.
 pub fn start(
     store: &SessionStore,
     paths: &StrataPaths,
@@ -149,7 +162,8 @@ pub fn start(
 ) -> AppResult<Launched> {
     let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
     let policy = options.policy.unwrap_or_default();
-    let (mut parts, events) = parts(&resolved, env, workspace, options, policy)?;
+    let sandbox = sandbox_mode(options.sandbox, None, resolved.sandbox);
+    let (mut parts, events) = parts(&resolved, env, workspace, options, policy, sandbox)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
@@ -163,6 +177,7 @@ pub fn start(
     if let Some(effort) = options.reasoning {
         agent.set_reasoning(effort)?;
     }
+    agent.set_sandbox(sandbox)?;
     tracing::info!(session = %agent.id(), workspace = %workspace.display(), "session created");
     let note = WritingNote::new(paths, agent.id());
     Ok(Launched {
@@ -204,7 +219,12 @@ pub fn resume(
     // The flag's policy for this run, else the one the session recorded.
     let recorded_policy = session.state().profile().and_then(|set| set.approval);
     let policy = options.policy.or(recorded_policy).unwrap_or_default();
-    let (parts, events) = parts(&chosen.resolved, env, &workspace, options, policy)?;
+    let sandbox = sandbox_mode(
+        options.sandbox,
+        session.state().sandbox(),
+        chosen.resolved.sandbox,
+    );
+    let (parts, events) = parts(&chosen.resolved, env, &workspace, options, policy, sandbox)?;
     let profile = &chosen.resolved.profile;
     let mut agent =
         Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
@@ -221,6 +241,7 @@ pub fn resume(
     if let Some(effort) = options.reasoning {
         agent.set_reasoning(effort)?;
     }
+    agent.set_sandbox(sandbox)?;
     tracing::info!(session = %id, legacy = chosen.legacy, "session resumed");
     Ok(Launched {
         agent,
@@ -240,12 +261,13 @@ fn parts(
     workspace: &Path,
     options: &LaunchOptions,
     policy: ApprovalPolicy,
+    sandbox: SandboxMode,
 ) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
     let mut config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
-    config.sandbox.mode = options.sandbox.unwrap_or(SandboxMode::Off);
+    config.sandbox.mode = sandbox;
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
         CoreError::BroadWorkspace { .. } => AppError::from(error),

@@ -149,6 +149,7 @@ impl App {
                 .reasoning()
                 .or_else(|| self.view_profile(replay).and_then(|p| p.reasoning)),
             can_reason: model_can_reason(replay),
+            sandbox: replay.sandbox(),
             record_count: to_u32(replay.records()),
             records,
         }

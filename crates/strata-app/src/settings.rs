@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use strata_core::StrataPaths;
 use strata_protocol::{
-    ApprovalPolicy, CompactionPolicy, ProfileView, Settings, Theme, ThresholdSetting,
+    ApprovalPolicy, CompactionPolicy, ProfileView, SandboxMode, Settings, Theme, ThresholdSetting,
 };
-use strata_providers::config::{EnvLookup, ProfileOrigin};
+use strata_providers::config::{EnvLookup, ProfileOrigin, ToolsConfig};
 use strata_providers::{
     ApiKeySource, KeyStore, ProfileConfig, ProfileFlags, ProviderKind, ProviderProfile,
     StrataConfig, config::resolve_profile,
@@ -221,6 +221,7 @@ pub fn settings_of(
         theme: prefs.theme,
         compaction_policy: config.compaction_policy.unwrap_or_default(),
         compact_threshold: prefs.compact_threshold,
+        sandbox: config.tools.sandbox.unwrap_or(SandboxMode::Off),
     })
 }
 
@@ -291,7 +292,12 @@ pub fn config_from_settings(
         profiles,
         models: existing.models.clone(),
         network: existing.network.clone(),
-        tools: existing.tools.clone(),
+        // Written when chosen: the command line's new sessions follow it.
+        tools: ToolsConfig {
+            sandbox: (existing.tools.sandbox.is_some() || settings.sandbox != SandboxMode::Off)
+                .then_some(settings.sandbox),
+            ..existing.tools.clone()
+        },
         // Written when chosen, so the command line's new sessions follow it.
         compaction_policy: (existing.compaction_policy.is_some()
             || settings.compaction_policy != CompactionPolicy::default())

@@ -33,6 +33,7 @@ fn settings(profiles: Vec<ProfileView>, active: &str) -> Settings {
         theme: Theme::Dark,
         compaction_policy: strata_protocol::CompactionPolicy::Layered,
         compact_threshold: None,
+        sandbox: strata_protocol::SandboxMode::Off,
     }
 }
 
@@ -231,4 +232,31 @@ fn the_default_compaction_policy_goes_to_the_config_file_and_reads_back() {
     let read = settings_of(&config, prefs, &no_env, &mut keys).unwrap();
     assert_eq!(read.compaction_policy, CompactionPolicy::Off);
     assert_eq!(read.compact_threshold, Some(ThresholdSetting::Percent(70)));
+}
+
+#[test]
+fn a_chosen_sandbox_goes_to_the_config_files_tools_table_and_reads_back() {
+    use strata_protocol::SandboxMode;
+    let (_home, paths) = paths();
+    let existing = StrataConfig::default();
+    let demo = || settings(vec![view("demo", ViewKind::Demo, "")], "demo");
+    // Off, never chosen: nothing written.
+    let same = config_from_settings(&demo(), &existing).unwrap();
+    assert_eq!(same.tools.sandbox, None);
+    let mut chosen = demo();
+    chosen.sandbox = SandboxMode::WorkspaceWrite;
+    let config = config_from_settings(&chosen, &existing).unwrap();
+    assert_eq!(config.tools.sandbox, Some(SandboxMode::WorkspaceWrite));
+    let text = toml::to_string(&config).unwrap();
+    assert!(
+        text.contains("[tools]\nsandbox = \"workspace-write\""),
+        "{text}"
+    );
+    let mut keys = KeyPresence::new(&config, &paths, &no_env);
+    let read = settings_of(&config, DesktopPrefs::default(), &no_env, &mut keys).unwrap();
+    assert_eq!(read.sandbox, SandboxMode::WorkspaceWrite);
+    // Turned off again after it was chosen: written, so it stays off.
+    chosen.sandbox = SandboxMode::Off;
+    let off = config_from_settings(&chosen, &config).unwrap();
+    assert_eq!(off.tools.sandbox, Some(SandboxMode::Off));
 }

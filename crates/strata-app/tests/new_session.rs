@@ -92,3 +92,49 @@ fn a_session_starts_on_the_chosen_profile_and_policy_and_its_folder_and_session_
         );
     });
 }
+
+#[test]
+fn a_session_records_the_sandbox_chosen_for_it_else_the_settings_one() {
+    use strata_protocol::{OpenSession, SandboxMode};
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let paths = StrataPaths::under(home.path());
+    std::fs::create_dir_all(&paths.config).unwrap();
+    std::fs::write(paths.config_file(), "[tools]\nsandbox = \"read-only\"\n").unwrap();
+    let app = Arc::new(App::new(paths, |_| None));
+    runtime().block_on(async {
+        let settings = app.get_settings(GetSettings {}).await.unwrap();
+        assert_eq!(settings.sandbox, SandboxMode::ReadOnly);
+        let sandbox_of = |id| {
+            let app = app.clone();
+            async move {
+                app.open_session(OpenSession {
+                    session_id: id,
+                    from_record: None,
+                    without_records: true,
+                    at_item: None,
+                })
+                .await
+                .unwrap()
+                .sandbox
+            }
+        };
+        let chosen = app
+            .create_session(CreateSession {
+                workspace: workspace.path().display().to_string(),
+                sandbox: Some(SandboxMode::Off),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(sandbox_of(chosen.id).await, Some(SandboxMode::Off));
+        let default = app
+            .create_session(CreateSession {
+                workspace: workspace.path().display().to_string(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(sandbox_of(default.id).await, Some(SandboxMode::ReadOnly));
+    });
+}

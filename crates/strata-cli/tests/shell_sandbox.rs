@@ -10,8 +10,9 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use strata_protocol::{RecordBody, SandboxMode};
 use support::server::{Reply, ResponsesServer, sse_call, sse_text};
-use support::{Home, has_output, responses_run};
+use support::{Home, announced_id, has_output, responses_run};
 
 /// The launcher cargo built beside `strata`, if it did.
 fn launcher(test: &str) -> Option<PathBuf> {
@@ -24,10 +25,10 @@ fn launcher(test: &str) -> Option<PathBuf> {
     }
 }
 
-/// A model that runs `command` once, then says it is done.
+/// A model that runs `command` once a turn, then says it is done.
 fn server_running(command: String) -> ResponsesServer {
     ResponsesServer::start(move |_, body| {
-        if has_output(body) {
+        if answers_an_output(body) {
             Reply::Sse(sse_text("Done.", 400, 3))
         } else {
             Reply::Sse(sse_call(
@@ -39,6 +40,15 @@ fn server_running(command: String) -> ResponsesServer {
             ))
         }
     })
+}
+
+/// Whether the request's newest item is a tool output (not the turn's
+/// user message).
+fn answers_an_output(body: &Value) -> bool {
+    body["input"]
+        .as_array()
+        .and_then(|items| items.last())
+        .is_some_and(|item| item["type"] == "function_call_output")
 }
 
 /// The shell call's output as the model read it.
@@ -119,5 +129,93 @@ fn without_a_kernel_sandbox_auto_runs_no_command_and_the_session_says_why() {
         !tool_output(&server).contains("[exit code"),
         "{}",
         tool_output(&server)
+    );
+}
+
+/// The `sandbox_set` records of session `id`, in order.
+fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMode> {
+    home.store()
+        .open_reader(id, strata_core::ReadMode::Strict)
+        .unwrap()
+        .records
+        .into_iter()
+        .filter_map(|record| match record.body {
+            RecordBody::SandboxSet(set) => Some(set.mode),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes_it() {
+    let test = "the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes_it";
+    if launcher(test).is_none() {
+        return;
+    }
+    let home = Home::new();
+    let config = home.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[tools]\nsandbox = \"read-only\"\n",
+    )
+    .unwrap();
+    let server = server_running("echo in > made".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr.contains("· sandbox read-only ·"),
+        "{}",
+        run.stderr
+    );
+    assert!(!home.workspace.path().join("made").exists());
+    let id = announced_id(&run.stderr);
+    assert_eq!(sandbox_records(&home, id), [SandboxMode::ReadOnly]);
+
+    // The config changes; the session keeps the mode it recorded.
+    std::fs::write(config.join("config.toml"), "[tools]\nsandbox = \"off\"\n").unwrap();
+    let again = server_running("echo in > made".to_owned());
+    let resumed = home.run(&[
+        "resume",
+        &id.to_string(),
+        "-p",
+        "again",
+        "--base-url",
+        &again.base_url,
+        "--approval",
+        "auto",
+    ]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    assert!(
+        resumed.stderr.contains("· sandbox read-only ·"),
+        "{}",
+        resumed.stderr
+    );
+    assert!(!home.workspace.path().join("made").exists());
+    assert_eq!(sandbox_records(&home, id), [SandboxMode::ReadOnly]);
+
+    // A flag changes it, and the change is recorded for the next resume.
+    let third = server_running("echo in > made".to_owned());
+    let widened = home.run(&[
+        "resume",
+        &id.to_string(),
+        "-p",
+        "write now",
+        "--base-url",
+        &third.base_url,
+        "--approval",
+        "auto",
+        "--sandbox",
+        "workspace-write",
+    ]);
+    assert_eq!(widened.code, 0, "{widened:#?}");
+    assert!(home.workspace.path().join("made").is_file());
+    assert_eq!(
+        sandbox_records(&home, id),
+        [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite]
     );
 }

@@ -24,6 +24,7 @@ mod tests {
 
     use crate::CompactionEval;
     use crate::ReasoningEffort;
+    use crate::SandboxMode;
     use crate::{
         AgentEvent, AnswerApproval, AppInfo, ApprovalDecision, ApprovalKind, ApprovalPolicy,
         ApprovalRequest, CheckThreshold, CommandError, CommandErrorKind, CompactFinished,
@@ -133,6 +134,7 @@ mod tests {
         SetCompactionPolicy::export_all(&cfg)?;
         SetReasoning::export_all(&cfg)?;
         ReasoningEffort::export_all(&cfg)?;
+        SandboxMode::export_all(&cfg)?;
         PreviewCompaction::export_all(&cfg)?;
         CheckThreshold::export_all(&cfg)?;
         CompactionStatus::export_all(&cfg)?;

@@ -15,6 +15,7 @@ use crate::provider::ProfileSet;
 use crate::reasoning::ReasoningEffort;
 use crate::recall::SessionForked;
 use crate::records::CompactionSpan;
+use crate::sandbox::SandboxMode;
 use crate::usage::TokenUsage;
 
 /// What a replay of every record before this one holds.
@@ -64,6 +65,9 @@ pub struct CheckpointState {
     /// The last `reasoning_set`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+    /// The last `sandbox_set`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
     /// The model of the last `round`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_round_model: Option<String>,

@@ -291,6 +291,11 @@ pub struct CreateSession {
     pub profile_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_policy: Option<crate::tools::ApprovalPolicy>,
+    /// The sandbox its shell commands run in (recorded in the session);
+    /// none: the settings' sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox: Option<crate::sandbox::SandboxMode>,
 }
 
 /// `send_message`: the composer's `text`, as typed: one turn of it, or a

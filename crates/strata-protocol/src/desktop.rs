@@ -15,6 +15,7 @@ use crate::provider::{ProfileSet, ProviderKind};
 use crate::reasoning::ReasoningEffort;
 use crate::recall::ForkPoint;
 use crate::records::{Record, SessionRecordTs, TurnOutcome};
+use crate::sandbox::SandboxMode;
 use crate::tools::ApprovalPolicy;
 use crate::usage::TokenUsage;
 
@@ -135,6 +136,14 @@ pub struct Settings {
     /// `left:20000`); none: each profile's own threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compact_threshold: Option<ThresholdSetting>,
+    /// The sandbox new sessions' shell commands run in (the config file's
+    /// `[tools] sandbox`, which the command line reads too; off when absent).
+    #[serde(default = "sandbox_off")]
+    pub sandbox: SandboxMode,
+}
+
+fn sandbox_off() -> SandboxMode {
+    SandboxMode::Off
 }
 
 /// What the header, the footer and the first-run banner show.
@@ -228,6 +237,12 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub can_reason: bool,
+    /// The sandbox the session's shell commands run in: its last
+    /// `sandbox_set`; `None` for sessions from before the record, which
+    /// resume under the settings' sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox: Option<SandboxMode>,
     /// Records in the file; `records` holds those from the requested one on,
     /// so the next read can start here.
     pub record_count: u32,
@@ -300,8 +315,10 @@ mod tests {
             theme: Theme::System,
             compaction_policy: CompactionPolicy::Layered,
             compact_threshold: Some(ThresholdSetting::Left(20_000)),
+            sandbox: SandboxMode::WorkspaceWrite,
         };
         let value = serde_json::to_value(&settings).unwrap();
+        assert_eq!(value["sandbox"], "workspace-write");
         assert_eq!(value["active_profile"], "demo");
         assert_eq!(value["approval_policy"], "read-only");
         assert_eq!(value["theme"], "system");

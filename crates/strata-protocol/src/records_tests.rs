@@ -199,8 +199,7 @@ fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
     let set = Record::now(RecordBody::ReasoningSet(crate::ReasoningSet {
         effort: crate::ReasoningEffort::High,
     }));
-    assert_eq!(set.v, RECORD_FORMAT_VERSION);
-    assert_eq!(RECORD_FORMAT_VERSION, 6);
+    assert_eq!(set.v, 6);
     let value = serde_json::to_value(&set).unwrap();
     assert_eq!(value["type"], "reasoning_set");
     assert_eq!(value["payload"], serde_json::json!({"effort": "high"}));
@@ -209,4 +208,17 @@ fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
     let old = r#"{"turn_id":"019a0000-0000-7000-8000-000000000001","round_id":"019a0000-0000-7000-8000-000000000002","provider_kind":"demo","model":"m","input_items":3}"#;
     let round: crate::RoundRecord = serde_json::from_str(old).unwrap();
     assert_eq!(round.reasoning, None);
+}
+
+#[test]
+fn a_sandbox_mode_is_a_version_seven_record_that_round_trips() {
+    let set = Record::now(RecordBody::SandboxSet(crate::SandboxSet {
+        mode: crate::SandboxMode::ReadOnly,
+    }));
+    assert_eq!(set.v, 7);
+    assert_eq!(set.v, RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&set).unwrap();
+    assert_eq!(value["type"], "sandbox_set");
+    assert_eq!(value["payload"], serde_json::json!({"mode": "read-only"}));
+    assert_eq!(round_trip(&set), set);
 }

@@ -148,6 +148,7 @@ fn through_the_agent() -> Vec<u64> {
         http: HttpOptions::default(),
         shell_env: Vec::new(),
         allow_secret_files: Vec::new(),
+        sandbox: None,
         key_file: None,
         turn_deadline: Duration::from_secs(120),
     };

@@ -133,6 +133,7 @@ mod tests {
             http: HttpOptions::default(),
             shell_env: Vec::new(),
             allow_secret_files: Vec::new(),
+            sandbox: None,
             key_file: None,
             turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
         }

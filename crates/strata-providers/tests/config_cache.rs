@@ -33,6 +33,7 @@ fn resolved(config: &StrataConfig, name: &str) -> ResolvedProfile {
         http: fast_options(1),
         shell_env: Vec::new(),
         allow_secret_files: Vec::new(),
+        sandbox: None,
         key_file: None,
         turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
     }

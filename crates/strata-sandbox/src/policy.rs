@@ -3,46 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-
-/// How `run_shell`'s commands are confined.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// Writes only inside the workspace, the session's temp folder and the
-    /// extra writable roots.
-    #[default]
-    WorkspaceWrite,
-    /// Writes only inside the session's temp folder (compilers and test
-    /// runners need a scratch place); the workspace is read-only.
-    ReadOnly,
-    /// No sandbox: the command runs as the person, with their rights.
-    Off,
-}
-
-impl SandboxMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::WorkspaceWrite => "workspace-write",
-            Self::ReadOnly => "read-only",
-            Self::Off => "off",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "workspace-write" => Some(Self::WorkspaceWrite),
-            "read-only" => Some(Self::ReadOnly),
-            "off" => Some(Self::Off),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use strata_protocol::SandboxMode;
 
 /// The rules one command runs under; the launcher's wire format (JSON in
 /// its argv), so every path is absolute.

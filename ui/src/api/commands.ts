@@ -9,6 +9,7 @@ import type { CommandErrorKind } from "../bindings/CommandErrorKind";
 import { COMMAND_ERROR_KINDS, type Commands } from "../bindings/Commands";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ReasoningEffort } from "../bindings/ReasoningEffort";
+import type { SandboxMode } from "../bindings/SandboxMode";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ExportFormat } from "../bindings/ExportFormat";
@@ -152,7 +153,11 @@ export const searchSessions = (query: string, limit = 30) => call("search_sessio
  * and `approval_policy` are the new-session sheet's choices (none: the active profile, the policy
  * as it is).
  */
-export const createSession = (workspace: string, allow_broad_workspace = false, choice: { profile_id?: string; approval_policy?: ApprovalPolicy } = {}) =>
+export const createSession = (
+  workspace: string,
+  allow_broad_workspace = false,
+  choice: { profile_id?: string; approval_policy?: ApprovalPolicy; sandbox?: SandboxMode } = {},
+) =>
   call("create_session", { workspace, allow_broad_workspace, ...choice });
 
 /** The folders the new-session sheet offers, and the session to reopen on start. */

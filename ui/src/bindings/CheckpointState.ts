@@ -6,6 +6,7 @@ import type { CompactionSpan } from "./CompactionSpan";
 import type { ItemId } from "./ItemId";
 import type { ProfileSet } from "./ProfileSet";
 import type { ReasoningEffort } from "./ReasoningEffort";
+import type { SandboxMode } from "./SandboxMode";
 import type { SessionForked } from "./SessionForked";
 import type { StateSheet } from "./StateSheet";
 
@@ -42,6 +43,10 @@ policy?: CompactionPolicyRecord | null,
  * The last `reasoning_set`.
  */
 reasoning?: ReasoningEffort | null, 
+/**
+ * The last `sandbox_set`.
+ */
+sandbox?: SandboxMode | null, 
 /**
  * The model of the last `round`.
  */

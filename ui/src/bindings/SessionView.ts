@@ -2,6 +2,7 @@
 import type { ProfileSet } from "./ProfileSet";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { ResponseItem } from "./ResponseItem";
+import type { SandboxMode } from "./SandboxMode";
 import type { SessionListItem } from "./SessionListItem";
 import type { SessionRecord } from "./SessionRecord";
 import type { TokenUsage } from "./TokenUsage";
@@ -53,6 +54,12 @@ reasoning?: ReasoningEffort,
  * says so); the desktop's control is disabled, saying why, when not.
  */
 can_reason?: boolean, 
+/**
+ * The sandbox the session's shell commands run in: its last
+ * `sandbox_set`; `None` for sessions from before the record, which
+ * resume under the settings' sandbox.
+ */
+sandbox?: SandboxMode, 
 /**
  * Records in the file; `records` holds those from the requested one on,
  * so the next read can start here.

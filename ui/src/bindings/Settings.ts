@@ -2,6 +2,7 @@
 import type { ApprovalPolicy } from "./ApprovalPolicy";
 import type { CompactionPolicy } from "./CompactionPolicy";
 import type { ProfileView } from "./ProfileView";
+import type { SandboxMode } from "./SandboxMode";
 import type { Theme } from "./Theme";
 import type { ThresholdSetting } from "./ThresholdSetting";
 
@@ -22,4 +23,9 @@ compaction_policy: CompactionPolicy,
  * The threshold override new sessions record (`80%`, `12000`,
  * `left:20000`); none: each profile's own threshold.
  */
-compact_threshold?: ThresholdSetting | null, };
+compact_threshold?: ThresholdSetting | null, 
+/**
+ * The sandbox new sessions' shell commands run in (the config file's
+ * `[tools] sandbox`, which the command line reads too; off when absent).
+ */
+sandbox: SandboxMode, };

@@ -61,6 +61,20 @@ describe("ApprovalPrompt", () => {
     );
   });
 
+  it("says what a shell command in a sandboxed session can reach instead of warning it runs unconfined", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `make` in /w" detail="make" onDecide={() => {}} sandbox="workspace-write" />);
+    expect(screen.queryByTestId("shell-warning")).toBeNull();
+    expect(screen.getByTestId("shell-sandboxed")).toHaveTextContent(
+      "Sandboxed (workspace-write). Commands write only inside the workspace and their temp folder, without network.",
+    );
+  });
+
+  it("warns as unconfined when the session's sandbox is off", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `make` in /w" detail="make" onDecide={() => {}} sandbox="off" />);
+    expect(screen.queryByTestId("shell-sandboxed")).toBeNull();
+    expect(screen.getByTestId("shell-warning")).toHaveTextContent("Not sandboxed.");
+  });
+
   it("gives no shell warning for file tools", () => {
     render(<ApprovalPrompt tool="write_file" summary="write_file src/a.rs" detail={diff} onDecide={() => {}} />);
     expect(screen.queryByTestId("shell-warning")).toBeNull();

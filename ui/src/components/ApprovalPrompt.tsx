@@ -2,6 +2,8 @@ import { useEffect, useRef } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { approvalAction } from "../lib/approvalWords";
 import { destructiveReasons } from "../lib/destructive";
+import { isSandboxed, sandboxHint } from "../lib/sandbox";
+import type { SandboxMode } from "../bindings/SandboxMode";
 
 interface ApprovalPromptProps {
   tool: string;
@@ -9,6 +11,8 @@ interface ApprovalPromptProps {
   detail: string;
   /** Absent in a read-only session: the prompt is shown without buttons. */
   onDecide?: (decision: ApprovalDecision) => void;
+  /** The session's sandbox: what an allowed shell command can reach. */
+  sandbox?: SandboxMode | null;
 }
 
 function DetailView({ detail }: { detail: string }) {
@@ -50,7 +54,7 @@ const SHELL_TOOLS = new Set(["run_shell"]);
  * An inline request to run a tool call: allow once, for the session, or deny. Its Y / A / N keys
  * work anywhere while it waits and the composer is empty (see `useApprovalKeys`), not only here.
  */
-export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalPromptProps) {
+export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null }: ApprovalPromptProps) {
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     // Take the keyboard unless the person is typing somewhere.
@@ -87,7 +91,12 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide }: ApprovalProm
           </div>
         </div>
       )}
-      {shell && (
+      {shell && isSandboxed(sandbox) && (
+        <p className="approval-sandboxed" data-testid="shell-sandboxed">
+          <strong>Sandboxed ({sandbox}).</strong> {sandboxHint(sandbox)}
+        </p>
+      )}
+      {shell && !isSandboxed(sandbox) && (
         <p className="approval-warning" data-testid="shell-warning">
           <span className="approval-warning-icon" aria-hidden="true">
             !

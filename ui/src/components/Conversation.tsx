@@ -53,6 +53,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const profileSet = useAppState((s) => s.view?.profile ?? null);
   const reasoning = useAppState((s) => s.view?.reasoning ?? null);
   const canReason = useAppState((s) => s.view?.can_reason ?? false);
+  const sandbox = useAppState((s) => s.view?.sandbox ?? null);
   const profileId = settings ? sessionProfile(settings.profiles, summary, profileSet)?.id : undefined;
   const lastUserText = lastUserMessage(transcript);
   // The ways out of a provider failure, each at its cause: send the last message again
@@ -144,6 +145,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         history={history}
         sessionTitles={sessionTitles}
         onOpenSession={openSession}
+        sandbox={sandbox}
         onEditLast={live && !running ? editLast : undefined}
         onRetryLast={live && !running ? send : undefined}
         onRecover={live && !running ? recover : undefined}
@@ -161,6 +163,8 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           profile: profileSet,
           profileName: settings ? (sessionProfile(settings.profiles, summary, profileSet)?.label ?? null) : null,
           policy,
+          approval: settings?.approval_policy ?? null,
+          sandbox,
           parentTitle: summary.forked_from ? sessionTitles.get(summary.forked_from.parent_session_id) : undefined,
           onOpenParent: openSession,
         }}

@@ -54,6 +54,8 @@ describe("ConversationHeader", () => {
           profile: { provider_kind: "demo", model: "strata-demo", profile: "demo", change: "created" },
           profileName: "Demo",
           policy: "layered",
+          approval: "auto",
+          sandbox: "workspace-write",
           parentTitle: LONG_TITLE,
           onOpenParent,
         }}
@@ -67,6 +69,7 @@ describe("ConversationHeader", () => {
     const info = screen.getByRole("dialog", { name: "Session info" });
     expect(button).toHaveAttribute("aria-controls", info.id);
     expect(within(info).getByTestId("info-policy")).toHaveTextContent(/^Layered/);
+    expect(within(info).getByTestId("info-approval")).toHaveTextContent("auto · sandbox workspace-write — Commands write only inside the workspace");
     expect(within(info).getByTestId("info-profile")).toHaveTextContent("Demo · strata-demo");
     expect(within(info).getByTestId("info-folder")).toHaveTextContent(fork.workspace);
     expect(within(info).getByTestId("info-created").querySelector("time")).toHaveAttribute("dateTime", fork.created_at);

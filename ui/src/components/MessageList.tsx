@@ -2,6 +2,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState, type Ref } from "react";
 import type { ApprovalDecision } from "../api/types";
 import type { Recovery } from "../bindings/Recovery";
+import type { SandboxMode } from "../bindings/SandboxMode";
 import { outOfContext, pinTarget, type Entry, type FullOutput } from "../state/transcript";
 import type { ItemHistory } from "./ItemActions";
 import { AssistantMessage, ThinkingBlock, UserMessage } from "./Messages";
@@ -98,12 +99,14 @@ interface MessageListProps {
   /** The listed sessions' titles by id, for a fork's link to its parent, and how to open one. */
   sessionTitles?: ReadonlyMap<string, string>;
   onOpenSession?: (sessionId: string) => void;
+  /** The session's sandbox, which shell approvals state. */
+  sandbox?: SandboxMode | null;
 }
 
 /** What every row is offered, the same object while the list's handlers stay the same. */
 type EntryHandlers = Pick<
   MessageListProps,
-  "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history" | "sessionTitles" | "onOpenSession"
+  "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history" | "sessionTitles" | "onOpenSession" | "sandbox"
 >;
 
 interface EntryViewProps {
@@ -152,7 +155,7 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
     case "thinking":
       return <ThinkingBlock entry={entry} />;
     case "tool":
-      return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} />;
+      return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} sandbox={handlers.sandbox} />;
     case "compaction": {
       const undo = handlers.history?.undoCompaction;
       return (
@@ -201,10 +204,10 @@ export function MessageList(props: MessageListProps) {
   // A completed turn's end is an entry (the printed transcript says its rounds) the
   // conversation draws nothing for: no row of its own.
   const entries = useMemo(() => props.entries.filter(drawn), [props.entries]);
-  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession } = props;
+  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox } = props;
   const handlers = useMemo<EntryHandlers>(
-    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession }),
-    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession],
+    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox }),
+    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox],
   );
   const scroller = useRef<HTMLDivElement>(null);
   // Whether the list follows the newest entry: true while the person is at the bottom, false

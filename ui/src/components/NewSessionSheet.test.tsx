@@ -9,7 +9,7 @@ const local = { id: "local", kind: "openai-chat" as const, label: "Local server"
 
 function renderSheet(recent: string[] | null = RECENT, browse: string | null = "/home/ana/picked") {
   const handlers = { onStart: vi.fn(), onCancel: vi.fn(), onBrowse: vi.fn(async () => browse) };
-  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" {...handlers} />);
+  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" defaultSandbox="workspace-write" {...handlers} />);
   return { ...handlers, user: userEvent.setup() };
 }
 
@@ -24,7 +24,7 @@ describe("NewSessionSheet", () => {
     expect(options()[0]).toHaveAttribute("aria-selected", "true");
     expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/projects/ingest");
     await user.keyboard("{Enter}");
-    expect(onStart).toHaveBeenCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask", sandbox: "workspace-write" });
   });
 
   it("filters as the person types, moves with the arrows, and starts with the chosen profile and approval", async () => {
@@ -36,8 +36,11 @@ describe("NewSessionSheet", () => {
     expect(screen.getByRole("combobox", { name: "Folder" })).toHaveAttribute("aria-activedescendant", options()[1]!.id);
     await user.selectOptions(screen.getByRole("combobox", { name: "Profile" }), "local");
     await user.click(screen.getByRole("radio", { name: "Auto" }));
+    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only inside the workspace and their temp folder, without network.");
+    await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox" })).getByRole("radio", { name: "No writes" }));
+    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only in their temp folder, without network.");
     await user.click(screen.getByRole("button", { name: "Start session" }));
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/projects/orders", profileId: "local", approval: "auto" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/projects/orders", profileId: "local", approval: "auto", sandbox: "read-only" });
   });
 
   it("offers a typed full path that is not recent, and says when nothing matches", async () => {
@@ -49,7 +52,7 @@ describe("NewSessionSheet", () => {
     expect(screen.getByRole("button", { name: "Start session" })).toBeDisabled();
     await user.clear(filter);
     await user.type(filter, "/srv/work/new-thing{Enter}");
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/srv/work/new-thing", profileId: "demo", approval: "ask" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/srv/work/new-thing", profileId: "demo", approval: "ask", sandbox: "workspace-write" });
   });
 
   it("puts the folder Browse… picked first and selected; a cancelled picker changes nothing", async () => {
@@ -59,7 +62,7 @@ describe("NewSessionSheet", () => {
     expect(onBrowse).toHaveBeenCalledOnce();
     await waitFor(() => expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/picked"));
     await user.click(screen.getByRole("button", { name: "Start session" }));
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/picked", profileId: "demo", approval: "ask" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/picked", profileId: "demo", approval: "ask", sandbox: "workspace-write" });
   });
 
   it("closes on Escape and Cancel without starting anything", async () => {

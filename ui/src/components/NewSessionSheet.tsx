@@ -1,6 +1,8 @@
 import { useId, useMemo, useState } from "react";
 import { TipLabel } from "./Tooltip";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
+import type { SandboxMode } from "../bindings/SandboxMode";
+import { SANDBOX_MODES, sandboxHint } from "../lib/sandbox";
 import type { ProfileView } from "../bindings/ProfileView";
 import { folderName } from "../lib/format";
 import { Modal } from "./Modal";
@@ -12,6 +14,8 @@ export interface NewSessionChoice {
   workspace: string;
   profileId: string;
   approval: ApprovalPolicy;
+  /** The sandbox this session's shell commands run in (recorded in it). */
+  sandbox: SandboxMode;
 }
 
 interface NewSessionSheetProps {
@@ -20,6 +24,8 @@ interface NewSessionSheetProps {
   profiles: ProfileView[];
   defaultProfile: string;
   defaultApproval: ApprovalPolicy;
+  /** The settings' sandbox for new sessions. */
+  defaultSandbox: SandboxMode;
   /** The native folder picker; `null` when cancelled. */
   onBrowse: () => Promise<string | null>;
   onStart: (choice: NewSessionChoice) => void;
@@ -36,13 +42,14 @@ function isAbsolute(text: string): boolean {
  * move, Enter to start; a typed full path is offered too; Browse… for the system picker), then
  * the profile and the approval policy, all confirmed with one Start.
  */
-export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
+export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, defaultSandbox, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
   const listId = useId();
   const [filter, setFilter] = useState("");
   const [browsed, setBrowsed] = useState<string[]>([]);
   const [active, setActive] = useState(0);
   const [profileId, setProfileId] = useState(defaultProfile);
   const [approval, setApproval] = useState<ApprovalPolicy>(defaultApproval);
+  const [sandbox, setSandbox] = useState<SandboxMode>(defaultSandbox);
   const folders = useMemo(() => {
     const known = [...browsed, ...(recent ?? []).filter((folder) => !browsed.includes(folder))];
     const text = filter.trim();
@@ -52,7 +59,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
   const at = Math.min(active, Math.max(folders.length - 1, 0));
   const workspace = folders[at] ?? null;
   const start = () => {
-    if (workspace) onStart({ workspace, profileId, approval });
+    if (workspace) onStart({ workspace, profileId, approval, sandbox });
   };
   const browse = async () => {
     const folder = await onBrowse();
@@ -126,7 +133,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
             title={folder}
             onMouseDown={(event) => event.preventDefault()}
             onClick={() => setActive(index)}
-            onDoubleClick={() => onStart({ workspace: folder, profileId, approval })}
+            onDoubleClick={() => onStart({ workspace: folder, profileId, approval, sandbox })}
           >
             <strong>{folderName(folder)}</strong> <span className="muted">{folder}</span>
           </li>
@@ -167,6 +174,20 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
           ))}
         </div>
         <p className="muted small">{POLICIES.find((policy) => policy.value === approval)?.hint}</p>
+      </fieldset>
+      <fieldset className="new-session-approval">
+        <legend className="field-label">Shell sandbox (this session)</legend>
+        <div className="segmented" role="radiogroup" aria-label="Shell sandbox">
+          {SANDBOX_MODES.map((mode) => (
+            <TipLabel key={mode.value} className={sandbox === mode.value ? "selected" : undefined} tip={mode.hint}>
+              <input type="radio" name={`${listId}-sandbox`} value={mode.value} checked={sandbox === mode.value} onChange={() => setSandbox(mode.value)} />
+              {mode.label}
+            </TipLabel>
+          ))}
+        </div>
+        <p className="muted small" data-testid="new-session-sandbox-hint">
+          {sandboxHint(sandbox)}
+        </p>
       </fieldset>
     </Modal>
   );

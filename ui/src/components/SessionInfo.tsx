@@ -2,6 +2,9 @@ import { useEffect, useId, useRef, useState } from "react";
 import type { SessionListItem } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { ProfileSet } from "../bindings/ProfileSet";
+import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
+import type { SandboxMode } from "../bindings/SandboxMode";
+import { SANDBOX_MODES } from "../lib/sandbox";
 import { useClickOutside } from "../hooks/useClickOutside";
 
 /** A compaction policy in words. */
@@ -19,6 +22,10 @@ interface SessionInfoProps {
   profileName: string | null;
   /** The session's compaction policy, as its records leave it; null until the console's reading came. */
   policy: CompactionPolicy | null;
+  /** The approval policy the app runs sessions under; null until the settings came. */
+  approval?: ApprovalPolicy | null;
+  /** The sandbox the session's shell commands run in (its last `sandbox_set`); null for a session from before the record. */
+  sandbox?: SandboxMode | null;
   /** The parent's title when the session is a fork and the library lists the parent. */
   parentTitle?: string;
   onOpenParent?: (sessionId: string) => void;
@@ -29,7 +36,7 @@ interface SessionInfoProps {
  * when it was created, its folder and, for a fork, its parent. A button with aria-expanded opens
  * the popover; Escape or a click outside closes it and focus goes back to the button.
  */
-export function SessionInfo({ summary, profile, profileName, policy, parentTitle, onOpenParent }: SessionInfoProps) {
+export function SessionInfo({ summary, profile, profileName, policy, approval = null, sandbox = null, parentTitle, onOpenParent }: SessionInfoProps) {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -77,6 +84,11 @@ export function SessionInfo({ summary, profile, profileName, policy, parentTitle
           <dl>
             <dt>Compaction policy</dt>
             <dd data-testid="info-policy">{policy ? POLICY_LABEL[policy] : "…"}</dd>
+            <dt>Approval and sandbox</dt>
+            <dd data-testid="info-approval">
+              {approval ?? "…"} · {sandbox ? `sandbox ${sandbox}` : "sandbox not recorded"}
+              {sandbox && <span className="muted"> — {SANDBOX_MODES.find((mode) => mode.value === sandbox)?.hint}</span>}
+            </dd>
             <dt>Profile</dt>
             <dd data-testid="info-profile">
               {/* A saved profile's name often says its model already. */}

@@ -36,6 +36,7 @@ const settings: Settings = {
   approval_policy: "ask",
   theme: "system",
   compaction_policy: "layered",
+  sandbox: "off",
 };
 
 function shell(handle: (cmd: string, args: Record<string, unknown>) => unknown = () => null) {

@@ -13,12 +13,13 @@ const settings: Settings = {
   approval_policy: "ask",
   theme: "system",
   compaction_policy: "layered",
+  sandbox: "off",
 };
 
 describe("SettingsDialog", () => {
   it("says beside the approval policy that shell commands run with the person's rights, unsandboxed", () => {
     render(<SettingsDialog settings={settings} onSave={async () => {}} onClose={() => {}} />);
-    const policy = screen.getByRole("group", { name: "Approval policy" });
+    const policy = screen.getByRole("group", { name: "Approval policy and sandbox" });
     expect(policy).toContainElement(screen.getByTestId("settings-shell-warning"));
     expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent(
       "Not sandboxed: a shell command you approve, or that runs under Auto, runs as you, with your rights, outside any sandbox.",
@@ -64,6 +65,20 @@ describe("SettingsDialog", () => {
       [],
     );
     expect(onClose).toHaveBeenCalled();
+  });
+
+  it("shows the sandbox beside the approval policy, warns only when it is off, and saves the chosen one", async () => {
+    const onSave = vi.fn(async () => {});
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={vi.fn()} />);
+    const group = screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" });
+    expect(within(group).getByRole("radio", { name: "No sandbox" })).toBeChecked();
+    expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent("Not sandboxed");
+    await user.click(within(group).getByRole("radio", { name: "Workspace" }));
+    expect(screen.queryByTestId("settings-shell-warning")).not.toBeInTheDocument();
+    expect(screen.getByTestId("settings-shell-sandboxed")).toHaveTextContent("Commands write only inside the workspace and their temp folder, without network.");
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).toHaveBeenCalledWith({ ...settings, sandbox: "workspace-write" }, []);
   });
 
   it("shows the shell's invalid_input message and stays open", async () => {

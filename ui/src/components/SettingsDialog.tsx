@@ -2,6 +2,7 @@ import { memo, useCallback, useRef, useState } from "react";
 import { toCommandFailure } from "../api/commands";
 import type { ApprovalPolicy, Settings, Theme } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { SandboxMode } from "../bindings/SandboxMode";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import {
   fromDraft,
@@ -13,6 +14,7 @@ import {
   type SettingsDraft,
   type SettingsErrors,
 } from "../state/settingsForm";
+import { SANDBOX_MODES, isSandboxed, sandboxHint } from "../lib/sandbox";
 import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
@@ -148,7 +150,7 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
           </div>
         </section>
 
-        <ApprovalSection value={draft.approval_policy} onChange={set} />
+        <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} onChange={set} />
 
         <CompactionSettings policy={draft.compaction_policy} threshold={draft.compact_threshold} thresholdState={thresholdState} onPolicy={setPolicy} onThreshold={setThreshold} />
 
@@ -226,10 +228,11 @@ const ProfileTab = memo(function ProfileTab({ id, label, selected, active, inval
 
 type SetField = <K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => void;
 
-const ApprovalSection = memo(function ApprovalSection({ value, onChange }: { value: ApprovalPolicy; onChange: SetField }) {
+/** The approval policy and the shell sandbox, together: between them they say what runs without asking and what it can reach. */
+const ApprovalSection = memo(function ApprovalSection({ value, sandbox, onChange }: { value: ApprovalPolicy; sandbox: SandboxMode; onChange: SetField }) {
   return (
     <fieldset className="settings-section">
-      <legend>Approval policy</legend>
+      <legend>Approval policy and sandbox</legend>
       {POLICIES.map((policy) => (
         <label key={policy.value} className="radio-row">
           <input type="radio" name="approval-policy" value={policy.value} checked={value === policy.value} onChange={() => onChange("approval_policy", policy.value)} />
@@ -238,14 +241,35 @@ const ApprovalSection = memo(function ApprovalSection({ value, onChange }: { val
           </span>
         </label>
       ))}
-      <p className="settings-shell-warning" data-testid="settings-shell-warning">
-        <span className="approval-warning-icon" aria-hidden="true">
-          !
+      <div className="settings-sandbox">
+        <span className="field-label" id="settings-sandbox-label">
+          Shell sandbox for new sessions
         </span>
-        <span>
-          <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
-        </span>
-      </p>
+        <div className="segmented" role="radiogroup" aria-labelledby="settings-sandbox-label">
+          {SANDBOX_MODES.map((mode) => (
+            <label key={mode.value} className={sandbox === mode.value ? "selected" : undefined} title={mode.hint}>
+              <input type="radio" name="sandbox" value={mode.value} checked={sandbox === mode.value} onChange={() => onChange("sandbox", mode.value)} />
+              {mode.label}
+            </label>
+          ))}
+        </div>
+      </div>
+      {isSandboxed(sandbox) ? (
+        <p className="settings-shell-warning settings-shell-sandboxed" data-testid="settings-shell-sandboxed">
+          <span>
+            <strong>Sandboxed:</strong> {sandboxHint(sandbox)} Where this computer cannot sandbox, every command asks first.
+          </span>
+        </p>
+      ) : (
+        <p className="settings-shell-warning" data-testid="settings-shell-warning">
+          <span className="approval-warning-icon" aria-hidden="true">
+            !
+          </span>
+          <span>
+            <strong>Not sandboxed:</strong> a shell command you approve, or that runs under Auto, {SHELL_RIGHTS_SHORT}
+          </span>
+        </p>
+      )}
     </fieldset>
   );
 });

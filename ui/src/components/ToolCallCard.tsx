@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from "react";
 import type { ApprovalDecision } from "../api/types";
+import type { SandboxMode } from "../bindings/SandboxMode";
 import { formatDuration, prettyJson } from "../lib/format";
 import type { ToolState } from "../bindings/ToolState";
 import { outputTruncated, type FullOutput, type ToolEntry } from "../state/transcript";
@@ -57,6 +58,8 @@ interface ToolCallCardProps {
   onExpand?: (callId: string) => void;
   /** Pin and Fork from here (issue 12), once the output is recorded. */
   history?: ItemHistory;
+  /** The session's sandbox, which its approval prompt states. */
+  sandbox?: SandboxMode | null;
 }
 
 /** The output section: the preview the entry carries, the whole text once it has come. */
@@ -85,7 +88,7 @@ function OutputSection({ tool, full }: { tool: ToolEntry; full?: FullOutput }) {
 export const MIN_SHOWN_DURATION_MS = 10;
 
 /** A tool call: name, arguments, output, duration and status, collapsible. */
-export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCallCardProps) {
+export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox = null }: ToolCallCardProps) {
   const waiting = tool.status === "awaiting_approval";
   const [open, setOpen] = useState(false);
   const bodyId = useId();
@@ -175,6 +178,7 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history }: ToolCa
           summary={tool.approval.summary}
           detail={tool.approval.detail}
           onDecide={onDecide ? (decision) => onDecide(tool.call_id, decision) : undefined}
+          sandbox={sandbox}
         />
       )}
     </section>

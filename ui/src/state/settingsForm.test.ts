@@ -11,6 +11,7 @@ const settings: Settings = {
   approval_policy: "ask",
   theme: "system",
   compaction_policy: "layered",
+  sandbox: "off",
 };
 
 describe("settings validation", () => {

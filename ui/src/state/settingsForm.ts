@@ -2,6 +2,7 @@
 // without rendering. Numbers stay text until they validate.
 import type { ApprovalPolicy, ProfileView, ProviderKind, Settings, Theme } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { SandboxMode } from "../bindings/SandboxMode";
 
 export interface ProfileDraft {
   id: string;
@@ -26,6 +27,8 @@ export interface SettingsDraft {
   compaction_policy: CompactionPolicy;
   /** The threshold override for new sessions as typed (`80%`, `12000`, `left:20000`; empty: each profile's own). Rust validates it. */
   compact_threshold: string;
+  /** The shell sandbox new sessions start with. */
+  sandbox: SandboxMode;
 }
 
 export type ProfileField = "label" | "model" | "base_url" | "context_window";
@@ -44,6 +47,7 @@ export function toDraft(settings: Settings): SettingsDraft {
     theme: settings.theme,
     compaction_policy: settings.compaction_policy,
     compact_threshold: settings.compact_threshold ?? "",
+    sandbox: settings.sandbox ?? "off",
     profiles: settings.profiles.map((p) => ({
       id: p.id,
       kind: p.kind,
@@ -132,6 +136,7 @@ export function fromDraft(draft: SettingsDraft): Settings {
     approval_policy: draft.approval_policy,
     theme: draft.theme,
     compaction_policy: draft.compaction_policy,
+    sandbox: draft.sandbox,
     ...(threshold ? { compact_threshold: threshold } : {}),
     profiles: draft.profiles.map(
       (p): ProfileView => ({

@@ -41,6 +41,7 @@ export const demoSettings: import("../api/types").Settings = {
   approval_policy: "ask",
   theme: "system",
   compaction_policy: "layered",
+  sandbox: "off",
 };
 
 export interface ShellSession {

@@ -124,7 +124,8 @@ impl App {
     /// committed, kept live; the folder is offered first next time. `/` or
     /// the home folder only when the person confirmed it
     /// (`allow_broad_workspace`). An `approval_policy` becomes the
-    /// desktop's first (as saving it in Settings would).
+    /// desktop's first (as saving it in Settings would); a `sandbox` is
+    /// this session's (recorded in it), else the settings' applies.
     pub async fn create_session(
         self: &Arc<Self>,
         request: CreateSession,
@@ -151,6 +152,7 @@ impl App {
                     profile,
                     allow_broad_workspace: request.allow_broad_workspace,
                     compact_threshold: app.prefs().compact_threshold,
+                    sandbox: request.sandbox,
                     ..app.launch_options()
                 };
                 let launched =

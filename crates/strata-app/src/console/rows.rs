@@ -270,6 +270,13 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             format!("Reasoning: {}", set.effort),
             "the next rounds ask the model for this reasoning".into(),
         ),
+        RecordBody::SandboxSet(set) => row(
+            Debug,
+            LogKind::Round,
+            LogTone::Neutral,
+            format!("Sandbox: {}", set.mode),
+            set.mode.reach().into(),
+        ),
         RecordBody::CompactionPolicy(policy) => row(
             Debug,
             LogKind::Compaction,

@@ -502,6 +502,27 @@ impl Agent {
         self.session.sync()
     }
 
+    /// The session's last recorded sandbox mode, if it recorded one.
+    pub fn recorded_sandbox(&self) -> Option<crate::tools::SandboxMode> {
+        self.session.state().sandbox()
+    }
+
+    /// Confines the session's commands by `mode` from the next call on: a
+    /// `sandbox_set` record (made durable at once) when it differs from the
+    /// recorded mode, so replay and a resume read it back. A session that
+    /// recorded none gets its first record here.
+    pub fn set_sandbox(&mut self, mode: crate::tools::SandboxMode) -> Result<()> {
+        if self.tools.config().sandbox.mode != mode {
+            self.tools = self.tools.with_sandbox_mode(mode);
+        }
+        if self.session.state().sandbox() == Some(mode) {
+            return Ok(());
+        }
+        self.session
+            .append(RecordBody::SandboxSet(strata_protocol::SandboxSet { mode }))?;
+        self.session.sync()
+    }
+
     /// Changes the approval policy between turns; tools allowed for the
     /// session stay allowed.
     pub fn set_approval_policy(&mut self, policy: ApprovalPolicy) {

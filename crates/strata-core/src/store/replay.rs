@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use strata_protocol::{
     Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
     CompactionPolicy, CompactionPolicyRecord, CompactionSpan, ItemId, ProfileChange, ProfileSet,
-    ReasoningEffort, Record, RecordBody, ResponseItem, Role, SessionMeta, StateSheet,
+    ReasoningEffort, Record, RecordBody, ResponseItem, Role, SandboxMode, SessionMeta, StateSheet,
 };
 
 use crate::compaction::ineffective_level;
@@ -43,6 +43,8 @@ pub struct Replay {
     policy: Option<CompactionPolicyRecord>,
     /// The last `reasoning_set` record's setting, if any.
     reasoning: Option<ReasoningEffort>,
+    /// The last `sandbox_set` record's mode, if any.
+    sandbox: Option<SandboxMode>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
     /// The last stable prefix the last `round` record announced.
@@ -91,6 +93,7 @@ impl Replay {
             forked_from: None,
             policy: None,
             reasoning: None,
+            sandbox: None,
             last_round_model: None,
             last_cache_anchor: None,
             switched_since_round: false,
@@ -137,6 +140,7 @@ impl Replay {
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
             RecordBody::ReasoningSet(set) => self.reasoning = Some(set.effort),
+            RecordBody::SandboxSet(set) => self.sandbox = Some(set.mode),
             RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
@@ -186,6 +190,7 @@ impl Replay {
             evictions,
             policy,
             reasoning,
+            sandbox,
             last_round_model,
             last_cache_anchor,
             last_state_sheet,
@@ -215,6 +220,7 @@ impl Replay {
                 profile: profile.clone(),
                 policy: policy.clone(),
                 reasoning: *reasoning,
+                sandbox: *sandbox,
                 last_round_model: last_round_model.clone(),
                 last_cache_anchor: *last_cache_anchor,
                 last_state_sheet: last_state_sheet.clone(),
@@ -259,6 +265,7 @@ impl Replay {
             evictions: to_usize(state.evictions),
             policy: state.policy.clone(),
             reasoning: state.reasoning,
+            sandbox: state.sandbox,
             last_round_model: state.last_round_model.clone(),
             last_cache_anchor: state.last_cache_anchor,
             last_state_sheet: state.last_state_sheet.clone(),
@@ -324,6 +331,12 @@ impl Replay {
     /// when it never recorded one (the profile's applies).
     pub fn reasoning(&self) -> Option<ReasoningEffort> {
         self.reasoning
+    }
+
+    /// The session's sandbox mode: its last `sandbox_set`'s; `None` when it
+    /// never recorded one (sessions from before the record existed).
+    pub fn sandbox(&self) -> Option<SandboxMode> {
+        self.sandbox
     }
 
     /// The last `profile_set`: the provider the session talks to now.

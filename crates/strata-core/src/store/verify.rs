@@ -107,6 +107,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         profile,
         policy,
         reasoning,
+        sandbox,
         last_round_model,
         last_cache_anchor,
         last_state_sheet,
@@ -140,6 +141,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("profile", *profile == theirs.profile),
         ("policy", *policy == theirs.policy),
         ("reasoning", *reasoning == theirs.reasoning),
+        ("sandbox", *sandbox == theirs.sandbox),
         (
             "last_round_model",
             *last_round_model == theirs.last_round_model,

@@ -275,6 +275,15 @@ impl PreparedCall {
     }
 }
 
+fn settle_confinement(config: &ToolConfig, workspace: &Workspace) -> shell::Confinement {
+    let confinement =
+        shell::Confinement::settle(&config.sandbox, workspace.root(), &config.protected_paths);
+    if let Some(reason) = confinement.unavailable() {
+        tracing::warn!(%reason, "every shell command will wait for approval");
+    }
+    confinement
+}
+
 /// The tools of one workspace folder. Immutable and shareable; approvals
 /// live in [`SessionApprovals`].
 #[derive(Clone, Debug)]
@@ -300,17 +309,26 @@ impl ToolRegistry {
             .map_err(CoreError::io("open the workspace", path))?
             .with_strategy(config.open_strategy);
         let redactor = Redactor::new(config.secrets.iter().cloned());
-        let confinement =
-            shell::Confinement::settle(&config.sandbox, workspace.root(), &config.protected_paths);
-        if let Some(reason) = confinement.unavailable() {
-            tracing::warn!(%reason, "every shell command will wait for approval");
-        }
+        let confinement = settle_confinement(&config, &workspace);
         Ok(Self {
             workspace,
             config,
             redactor,
             confinement,
         })
+    }
+
+    /// The same tools, their commands confined by `mode` from now on.
+    pub fn with_sandbox_mode(&self, mode: SandboxMode) -> Self {
+        let mut config = self.config.clone();
+        config.sandbox.mode = mode;
+        let confinement = settle_confinement(&config, &self.workspace);
+        Self {
+            workspace: self.workspace.clone(),
+            config,
+            redactor: self.redactor.clone(),
+            confinement,
+        }
     }
 
     /// The canonical workspace folder.

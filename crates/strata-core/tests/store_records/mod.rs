@@ -241,6 +241,9 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::ReasoningSet(strata_protocol::ReasoningSet {
             effort: strata_protocol::ReasoningEffort::High,
         }),
+        RecordBody::SandboxSet(strata_protocol::SandboxSet {
+            mode: strata_protocol::SandboxMode::ReadOnly,
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -273,6 +276,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
             | RecordBody::ReasoningSet(_)
+            | RecordBody::SandboxSet(_)
             | RecordBody::Unknown(_) => {}
         }
     }

@@ -32,6 +32,7 @@
 //! [tools]
 //! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
 //! allow_secret_files = [".env.local", "secrets/"]   # secret files the tools may use (workspace-relative)
+//! sandbox = "workspace-write"   # new sessions' run_shell sandbox: workspace-write, read-only or off
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.
@@ -42,7 +43,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use strata_protocol::{CompactionPolicy, ReasoningEffort};
+use strata_protocol::{CompactionPolicy, ReasoningEffort, SandboxMode};
 
 use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::{CacheTtl, PromptCacheRetention};
@@ -87,11 +88,15 @@ pub struct ToolsConfig {
     /// it. Strata's own config, keys and sessions stay refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow_secret_files: Vec<String>,
+    /// The sandbox `run_shell` runs in for sessions that recorded none
+    /// (new ones; a `--sandbox` flag overrides it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
 }
 
 impl ToolsConfig {
     fn is_empty(&self) -> bool {
-        self.shell_env.is_empty() && self.allow_secret_files.is_empty()
+        self.shell_env.is_empty() && self.allow_secret_files.is_empty() && self.sandbox.is_none()
     }
 
     /// `allow_secret_files` as the tools match them: `/`-separated names,

@@ -11,6 +11,7 @@ use serde::Serialize;
 use strata_core::StrataPaths;
 use strata_protocol::PriceQuote;
 use strata_protocol::ReasoningEffort;
+use strata_protocol::SandboxMode;
 
 use super::catalog::{self, ModelInfo};
 use super::file::{ApiKeySource, ProfileConfig, StrataConfig, check_base_url, key_file_path};
@@ -132,6 +133,8 @@ pub struct ResolvedProfile {
     pub shell_env: Vec<String>,
     /// The config's `[tools] allow_secret_files`, for [`crate::tool_config`].
     pub allow_secret_files: Vec<String>,
+    /// The config's `[tools] sandbox`: sessions that recorded no mode get it.
+    pub sandbox: Option<SandboxMode>,
     /// The key file of an `api_key = { file = ... }` profile (absolute), which
     /// the tools refuse wherever it lies.
     pub key_file: Option<PathBuf>,
@@ -158,6 +161,7 @@ impl ResolvedProfile {
             http: config.network.options(),
             shell_env: config.tools.shell_env.clone(),
             allow_secret_files: config.tools.allowed_secret_files(),
+            sandbox: config.tools.sandbox,
             key_file,
             turn_deadline: config.network.turn_deadline(),
         }

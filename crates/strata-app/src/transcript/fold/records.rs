@@ -93,6 +93,12 @@ impl TranscriptFold {
                     text: format!("Reasoning set to {} from here on.", set.effort),
                 });
             }
+            RecordBody::SandboxSet(set) => {
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: format!("Sandbox {} from here on: {}.", set.mode, set.mode.reach()),
+                });
+            }
             RecordBody::ToolOutputsEvicted(eviction) => {
                 self.push(TranscriptEntry::Eviction {
                     id: id(),
