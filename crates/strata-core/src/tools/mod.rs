@@ -21,6 +21,7 @@ mod args;
 mod beneath;
 mod edit;
 mod error;
+mod external;
 mod fs;
 mod output;
 mod search;
@@ -36,6 +37,10 @@ use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallSta
 pub use approval::{ApprovalCheck, SessionApprovals};
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
+pub use external::{
+    AnyCall, EXTERNAL_PREFIX, ExternalOutput, ExternalTool, ExternalTools, PreparedExternal,
+    ToolHints,
+};
 pub use output::OutputCap;
 pub use secrets::is_secret_path;
 pub use shell::{
@@ -283,6 +288,8 @@ pub struct ToolRegistry {
     config: ToolConfig,
     redactor: Redactor,
     confinement: shell::Confinement,
+    /// Tools from outside the core (MCP servers), when the front end has any.
+    external: Option<external::External>,
 }
 
 impl ToolRegistry {
@@ -310,6 +317,7 @@ impl ToolRegistry {
             config,
             redactor,
             confinement,
+            external: None,
         })
     }
 
