@@ -37,6 +37,7 @@ pub mod eval;
 pub mod export;
 pub mod imported;
 pub mod launch;
+pub mod mcp;
 pub mod library;
 pub mod live;
 pub mod manager;
