@@ -8,12 +8,15 @@ use crate::mcp::approval::{McpApprovalMode, McpServerSettings, McpToolSettings};
 use crate::mcp::fingerprint::{ServerLaunch, tool_definition_hash};
 use crate::tools::{ApprovalCheck, OutputCap, READ_FILE, SessionApprovals, ToolConfig};
 
+/// A call the fake saw: the server's tool name and the arguments.
+type SeenCall = (String, Option<Map<String, Value>>);
+
 /// A fake server's tools: pure routing and approval tests only.
 #[derive(Debug, Default)]
 struct Fake {
     tools: Vec<ExternalTool>,
     reply: String,
-    calls: Mutex<Vec<(String, Option<Map<String, Value>>)>>,
+    calls: Mutex<Vec<SeenCall>>,
 }
 
 impl ExternalTools for Fake {
