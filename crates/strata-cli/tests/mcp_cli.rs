@@ -25,8 +25,9 @@ const ECHO: &str = "mcp__everything__echo";
 const MESSAGE: &str = "hello from the model";
 
 /// Writes a config whose `everything` server is server-everything behind
-/// `tee` (its input copied to the returned log); the server's policy is
-/// `approval`.
+/// `tee` (its input copied to the returned log), with a `sleep` in its
+/// group that no closed pipe would end: only Strata stopping the group
+/// does. The server's policy is `approval`.
 fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
     let log = home.path().join("mcp-input.log");
     let config = home.path().join("config");
@@ -35,7 +36,7 @@ fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
         r#"
 [mcp_servers.everything]
 command = "sh"
-args = ["-c", "tee \"$0\" | exec node \"$1\" stdio", {log:?}, {entry:?}]
+args = ["-c", "sleep 600 & tee \"$0\" | exec node \"$1\" stdio", {log:?}, {entry:?}]
 approval = "{approval}"
 startup_timeout_sec = 30
 
@@ -262,4 +263,80 @@ fn under_ask_the_cli_asks_before_an_mcp_call_and_a_refusal_leaves_the_server_unt
     assert!(sent.contains("tools/list"), "{sent}");
     assert!(!sent.contains("tools/call"), "{sent}");
     assert_all_gone(&groups.lock().unwrap());
+}
+
+/// A model that holds its answer open once the echo tool is offered (the
+/// server is then up), having noted the server's groups.
+fn stalling_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> ResponsesServer {
+    ResponsesServer::start(move |n, body| {
+        if offered(body, ECHO) {
+            groups.lock().unwrap().extend(groups_mentioning(&marker));
+            return Reply::Stall;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        Reply::Sse(sse_call(
+            &format!("call_wait_{n}"),
+            "list_directory",
+            &json!({}),
+            300,
+            8,
+        ))
+    })
+}
+
+/// Runs strata until its server is up and the model stalls, sends it
+/// `signals` (by `kill -NAME`), and returns the server's groups once the
+/// CLI exited.
+fn signalled_run(test: &str, signals: &[&str]) -> Option<BTreeSet<i32>> {
+    let entry = strata_testkit::npm::needs_everything(test)?;
+    let home = Home::new();
+    let log = configure(&home, &entry, "auto");
+    let groups = Arc::new(Mutex::new(BTreeSet::new()));
+    let server = stalling_model(log.display().to_string(), groups.clone());
+    let mut child = home
+        .command()
+        .args(responses_run("echo something", &server.base_url, &[]))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while groups.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the server never came up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for signal in signals {
+        let status = std::process::Command::new("sh")
+            .args(["-c", &format!("kill -{signal} {}", child.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "strata went on after {signals:?}");
+    let groups = groups.lock().unwrap().clone();
+    Some(groups)
+}
+
+#[test]
+fn sigterm_of_the_cli_leaves_no_server_process() {
+    let Some(groups) = signalled_run(
+        "mcp_cli::sigterm_of_the_cli_leaves_no_server_process",
+        &["TERM"],
+    ) else {
+        return;
+    };
+    assert_all_gone(&groups);
+}
+
+#[test]
+fn ctrl_c_at_the_cli_leaves_no_server_process() {
+    let Some(groups) = signalled_run(
+        "mcp_cli::ctrl_c_at_the_cli_leaves_no_server_process",
+        &["INT", "INT"],
+    ) else {
+        return;
+    };
+    assert_all_gone(&groups);
 }
