@@ -11,7 +11,7 @@ use strata_core::{
 };
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
-    ProfileSet, ReasoningEffort, SessionId, SessionStarted, ThresholdSetting,
+    ProfileSet, ProviderKind, ReasoningEffort, SessionId, SessionStarted, ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
 use strata_providers::{
@@ -20,6 +20,7 @@ use strata_providers::{
 
 use crate::catalog::WritingNote;
 use crate::error::{AppError, AppResult, invalid_input};
+use crate::mcp::{McpConfigProblem, McpServers};
 use crate::profile::{self, profile_set};
 
 /// How to build an agent.
@@ -89,6 +90,11 @@ pub struct Launched {
     /// The session predates `profile_set` records and resumed on its
     /// `session_meta`'s kind and model.
     pub legacy: bool,
+    /// The MCP servers this run starts (in the background; none when the
+    /// config has no enabled one).
+    pub mcp: Option<McpServers>,
+    /// `[mcp_servers]` tables that could not be read: each names its server.
+    pub mcp_problems: Vec<McpConfigProblem>,
 }
 
 impl Launched {
@@ -163,7 +169,8 @@ pub fn start(
     let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
     let policy = options.policy.unwrap_or_default();
     let sandbox = sandbox_mode(options.sandbox, None, resolved.sandbox);
-    let (mut parts, events) = parts(&resolved, env, workspace, options, policy, sandbox)?;
+    let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind);
+    let (mut parts, events) = parts(&resolved, env, workspace, options, policy, sandbox, &mcp)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
@@ -189,6 +196,8 @@ pub fn start(
         resumed: false,
         switched: None,
         legacy: false,
+        mcp: mcp.servers,
+        mcp_problems: mcp.problems,
     })
 }
 
@@ -224,7 +233,17 @@ pub fn resume(
         session.state().sandbox(),
         chosen.resolved.sandbox,
     );
-    let (parts, events) = parts(&chosen.resolved, env, &workspace, options, policy, sandbox)?;
+    let config = strata_providers::StrataConfig::load(&paths.config_file())?;
+    let mcp = McpRun::read(&config.mcp_servers, chosen.resolved.profile.kind);
+    let (parts, events) = parts(
+        &chosen.resolved,
+        env,
+        &workspace,
+        options,
+        policy,
+        sandbox,
+        &mcp,
+    )?;
     let profile = &chosen.resolved.profile;
     let mut agent =
         Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
@@ -252,6 +271,8 @@ pub fn resume(
         resumed: true,
         switched,
         legacy: chosen.legacy,
+        mcp: mcp.servers,
+        mcp_problems: mcp.problems,
     })
 }
 
@@ -262,6 +283,7 @@ fn parts(
     options: &LaunchOptions,
     policy: ApprovalPolicy,
     sandbox: SandboxMode,
+    mcp: &McpRun,
 ) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
     let mut config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
@@ -276,6 +298,10 @@ fn parts(
             workspace.display()
         )),
     })?;
+    let tools = match &mcp.servers {
+        Some(servers) => tools.with_external(servers.tools(), mcp.approvals.clone()),
+        None => tools,
+    };
     let broker = if options.interactive {
         ApprovalBroker::interactive()
     } else {
@@ -285,6 +311,32 @@ fn parts(
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
     Ok((parts, events))
+}
+
+/// The MCP servers of one run: read from the config's tables, the enabled
+/// ones started in the background.
+struct McpRun {
+    servers: Option<McpServers>,
+    approvals: strata_core::mcp::approval::McpApprovals,
+    problems: Vec<McpConfigProblem>,
+}
+
+impl McpRun {
+    fn read(tables: &strata_providers::config::McpServerTables, kind: ProviderKind) -> Self {
+        let (entries, problems) = crate::mcp::read_servers(tables);
+        for problem in &problems {
+            tracing::warn!(server = %problem.server, "{problem}");
+        }
+        let servers = entries
+            .iter()
+            .any(|entry| entry.enabled)
+            .then(|| McpServers::start(&entries, crate::mcp::dialect_for(kind)));
+        Self {
+            servers,
+            approvals: crate::mcp::approvals(&entries),
+            problems,
+        }
+    }
 }
 
 fn log_recovery(session: &strata_core::LiveSession) {

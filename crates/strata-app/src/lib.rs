@@ -40,6 +40,7 @@ pub mod launch;
 pub mod library;
 pub mod live;
 pub mod manager;
+pub mod mcp;
 mod memory;
 pub mod outside;
 pub mod preferences;

@@ -32,6 +32,9 @@ pub struct Opened {
     pub profile: String,
     /// What reopening repaired.
     pub recovery: Recovery,
+    /// `[mcp_servers]` tables that could not be read (each names its
+    /// server; the others start).
+    pub mcp_problems: Vec<String>,
 }
 
 impl Opened {
@@ -47,6 +50,11 @@ impl Opened {
             legacy: launched.legacy,
             profile: format!("{} · {}", launched.profile.kind, launched.profile.model),
             recovery: launched.agent.session().recovery().clone(),
+            mcp_problems: launched
+                .mcp_problems
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
         }
     }
 }

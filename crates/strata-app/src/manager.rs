@@ -52,6 +52,8 @@ pub struct LiveAgent {
     /// The index's mark that the session is open for writing (dropped
     /// after the agent, which closes the file).
     pub note: WritingNote,
+    /// The run's MCP servers, stopped when the live session is dropped.
+    pub mcp: Option<crate::mcp::McpServers>,
 }
 
 /// An exclusive hold on a live session for one turn or compaction: the agent
@@ -88,6 +90,7 @@ impl LiveSlot {
             agent,
             events,
             note,
+            mcp,
             ..
         } = launched;
         let broker = agent.broker().clone();
@@ -98,6 +101,7 @@ impl LiveSlot {
                 agent,
                 events,
                 note,
+                mcp,
             })),
             broker,
             cancel: Mutex::new(None),

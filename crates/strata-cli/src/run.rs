@@ -20,7 +20,7 @@ use crate::error::CliError;
 use crate::launch;
 use crate::render::{Answer, Ui};
 use crate::store::Context;
-use crate::style::{BOLD, DIM, paint};
+use crate::style::{BOLD, DIM, WARN, paint};
 use crate::terminal::{self, Interrupts, Lines};
 use crate::visible::visible_inline;
 
@@ -193,6 +193,14 @@ fn announce(ui: &mut Ui, opened: &Opened, json: bool, turns: bool) -> crate::err
         paint(BOLD, opened.session_id),
         paint(DIM, format!(" · {}", visible_inline(&opened.details)))
     ))?;
+    // Each `[mcp_servers]` table that could not be read (the others start).
+    for problem in &opened.mcp_problems {
+        ui.note(format!(
+            "{} {}",
+            paint(WARN, "warning:"),
+            visible_inline(problem)
+        ))?;
+    }
     if turns && opened.policy == ApprovalPolicy::Ask && !opened.asks && !json {
         ui.note(paint(
             DIM,

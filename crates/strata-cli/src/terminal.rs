@@ -75,7 +75,8 @@ impl Interrupts {
         let presses = self.inner.presses.fetch_add(1, Ordering::SeqCst) + 1;
         if presses >= 2 {
             let _ = writeln!(out.stderr(), "\nstrata: error: interrupted");
-            strata_core::tools::end_all_commands();
+            // Commands and MCP servers: nothing Strata started outlives it.
+            strata_core::tools::end_all_children();
             std::process::exit(1);
         }
         let current = self

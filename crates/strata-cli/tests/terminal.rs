@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 use strata_protocol::TurnOutcome;
+use support::pty::{OnTerminal, PROMPT, pty};
 use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
 use support::{Home, announced_id, has_output, last_user, outcomes, output_count, responses_run};
 
@@ -168,92 +169,6 @@ fn on_a_terminal_allow_for_session_asks_once() {
     assert!(shown.contains("Both handled."), "{shown}");
     let workspace = home.workspace.path();
     assert!(workspace.join("one.txt").exists() && workspace.join("two.txt").exists());
-}
-
-/// The approval question.
-const PROMPT: &str = "allow? [y] once";
-
-/// `strata run` on a pseudo-terminal of its own (standard input, output and
-/// error all on it), against `server`, with `--approval ask`.
-struct OnTerminal {
-    master: std::fs::File,
-    child: std::process::Child,
-    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-    reader: std::thread::JoinHandle<()>,
-}
-
-impl OnTerminal {
-    fn start(
-        home: &Home,
-        server: &ResponsesServer,
-        master: std::fs::File,
-        slave: std::fs::File,
-    ) -> Self {
-        use std::io::Read;
-        let mut command = home.command();
-        command
-            .args(responses_run("clean up", &server.base_url, &[]))
-            .env("NO_COLOR", "1")
-            .stdin(slave.try_clone().unwrap())
-            .stdout(slave.try_clone().unwrap())
-            .stderr(slave);
-        let child = command.spawn().unwrap();
-        // Only the child holds the terminal's other end now, so reading
-        // ends when it exits.
-        drop(command);
-        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut output = master.try_clone().unwrap();
-        let sink = shown.clone();
-        let reader = std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            // A pty master reports EIO once the last slave is closed.
-            while let Ok(n @ 1..) = output.read(&mut buf) {
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Self {
-            master,
-            child,
-            shown,
-            reader,
-        }
-    }
-
-    fn shown(&self) -> String {
-        String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned()
-    }
-
-    /// Waits (up to a minute) until the terminal showed `needle` `count`
-    /// times.
-    fn wait_for_count(&self, needle: &str, count: usize) {
-        let start = std::time::Instant::now();
-        while self.shown().matches(needle).count() < count {
-            assert!(
-                start.elapsed() < std::time::Duration::from_secs(60),
-                "the terminal never showed {needle:?}: {}",
-                self.shown()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-    }
-
-    fn type_keys(&mut self, keys: &str) {
-        use std::io::Write;
-        self.master.write_all(keys.as_bytes()).unwrap();
-    }
-
-    fn finish(mut self) -> (i32, String) {
-        let code = self.child.wait().unwrap().code().unwrap();
-        drop(self.master);
-        self.reader.join().unwrap();
-        let shown = String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned();
-        (code, shown)
-    }
-}
-
-fn pty() -> (std::fs::File, std::fs::File) {
-    let pty = nix::pty::openpty(None, None).unwrap();
-    (pty.master.into(), pty.slave.into())
 }
 
 /// A command that shows as `echo harmless` on a raw terminal: the erase-line

@@ -14,6 +14,7 @@
 pub mod catalog;
 pub mod client;
 pub mod config;
+pub mod content;
 pub mod env;
 mod error;
 pub mod process;
@@ -24,7 +25,9 @@ pub mod stdout;
 pub use catalog::{OfferedTool, QuarantinedTool, ServerTools, ToolOffer, offer_tools};
 pub use client::{McpClient, ToolProgress};
 pub use config::{StdioServerConfig, stdio_servers};
+pub use content::result_text;
 pub use error::McpError;
+pub use process::kill_every_server;
 pub use rmcp::model::{CallToolResult, Tool};
 pub use strata_core::mcp::schema::SchemaDialect;
 pub use tokio_util::sync::CancellationToken;

@@ -92,6 +92,7 @@ impl ServerProcess {
         };
         let ring = StderrRing::default();
         tokio::spawn(ring.clone().collect(stderr));
+        live_groups().insert(group.as_raw());
         let process = Self {
             child,
             group,
@@ -122,7 +123,7 @@ impl ServerProcess {
             self.exit = self.child.try_wait().ok().flatten();
             if self.exit.is_some() {
                 self.signal_group(Signal::SIGKILL);
-                self.group_ended = true;
+                self.mark_ended();
             }
         }
         self.exit
@@ -143,7 +144,7 @@ impl ServerProcess {
             self.exit = self.child.wait().await.ok();
         }
         self.sweep_group().await;
-        self.group_ended = true;
+        self.mark_ended();
         self.exit
     }
 
@@ -159,6 +160,11 @@ impl ServerProcess {
             tokio::time::sleep(POLL).await;
         }
         self.signal_group(Signal::SIGKILL);
+    }
+
+    fn mark_ended(&mut self) {
+        self.group_ended = true;
+        live_groups().remove(&self.group.as_raw());
     }
 
     fn group_exists(&self) -> bool {
@@ -198,5 +204,24 @@ impl Drop for ServerProcess {
         if !self.group_ended {
             self.kill_now();
         }
+        live_groups().remove(&self.group.as_raw());
+    }
+}
+
+/// The groups of the servers running now, for [`kill_every_server`].
+fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<i32>> {
+    static LIVE: std::sync::Mutex<std::collections::BTreeSet<i32>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// SIGKILLs the group of every server still running: for an app ending on
+/// a signal, where no destructor runs (hand it to
+/// `strata_core::tools::also_on_exit_signal`). Only groups whose leader
+/// has not been reaped are signalled, so no reused id is hit.
+pub fn kill_every_server() {
+    for group in live_groups().iter() {
+        let _ = killpg(Pid::from_raw(*group), Signal::SIGKILL);
     }
 }

@@ -8,94 +8,20 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::Command;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use strata_mcp::{CancellationToken, McpClient, StdioServerConfig};
 use support::{arguments, is_reaped, text_of};
 use tokio::sync::mpsc;
 
-const PACKAGE: &str = "@modelcontextprotocol/server-everything";
-
-fn npm_cache() -> PathBuf {
-    match std::env::var_os("STRATA_NPM_CACHE") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata/npm")
-        }
-    }
-}
-
-fn pinned_version() -> String {
-    let pinned = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/npm/package.json");
-    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(pinned).unwrap()).unwrap();
-    manifest["dependencies"][PACKAGE]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
-
-/// The server's entry point, or why it cannot run here.
-fn everything_server() -> Result<PathBuf, String> {
-    let node = Command::new("node").arg("--version").output();
-    if !node.is_ok_and(|output| output.status.success()) {
-        return Err("node is not installed".into());
-    }
-    let package = npm_cache().join("node_modules").join(PACKAGE);
-    let installed = std::fs::read_to_string(package.join("package.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|manifest| manifest["version"].as_str().map(str::to_owned));
-    let pinned = pinned_version();
-    match installed {
-        Some(version) if version == pinned => Ok(package.join("dist/index.js")),
-        Some(version) => Err(format!(
-            "{PACKAGE} {version} is installed in {}, not the pinned {pinned}; run scripts/mcp-npm-servers.sh",
-            npm_cache().display()
-        )),
-        None => Err(format!(
-            "{PACKAGE} is not installed in {}; run scripts/mcp-npm-servers.sh",
-            npm_cache().display()
-        )),
-    }
-}
-
-/// How a skip line starts (scripts/cargo-tests.sh counts these lines).
-const SKIP_PREFIX: &str = "SKIPPED (no npm MCP server): ";
-
-/// Says why `test` skips: straight to stderr (the harness captures
-/// `eprintln!` of passing tests) and to `$STRATA_SKIP_LOG` for the summary.
-fn record_skip(test: &str, reason: &str) {
-    let line = format!("{SKIP_PREFIX}{test}: {reason}\n");
-    let _ = std::io::stderr().write_all(line.as_bytes());
-    if let Some(log) = std::env::var_os("STRATA_SKIP_LOG") {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .and_then(|mut file| file.write_all(line.as_bytes()))
-            .expect("recording the skip");
-    }
-}
-
 /// The server's config, or `None` after saying why the test skips.
 fn config_or_skip(test: &str) -> Option<StdioServerConfig> {
-    match everything_server() {
-        Ok(entry) => Some(StdioServerConfig::new(
-            "everything",
-            "node",
-            &[entry.to_str().unwrap(), "stdio"],
-        )),
-        Err(reason) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
-            panic!("{test}: {reason} (CI=true: the npm MCP servers must be installed)")
-        }
-        Err(reason) => {
-            record_skip(test, &reason);
-            None
-        }
-    }
+    let entry = strata_testkit::npm::needs_everything(test)?;
+    Some(StdioServerConfig::new(
+        "everything",
+        "node",
+        &[entry.to_str().unwrap(), "stdio"],
+    ))
 }
 
 #[tokio::test]

@@ -92,6 +92,19 @@ impl ApprovalRequest {
         match &self.kind {
             ApprovalKind::Write { path, .. } => format!("{} {path}", self.tool),
             ApprovalKind::Shell { command, cwd } => format!("run `{command}` in {cwd}"),
+            ApprovalKind::Mcp {
+                server,
+                tool,
+                hints,
+                ..
+            } => {
+                let hints = if hints.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the server's hints, not verified: {})", hints.join(", "))
+                };
+                format!("call {tool} on MCP server {server}{hints}")
+            }
         }
     }
 
@@ -100,6 +113,7 @@ impl ApprovalRequest {
         match &self.kind {
             ApprovalKind::Write { diff, .. } => diff,
             ApprovalKind::Shell { command, .. } => command,
+            ApprovalKind::Mcp { arguments, .. } => arguments,
         }
     }
 }
@@ -112,6 +126,17 @@ pub enum ApprovalKind {
     Write { path: String, diff: String },
     /// A shell command and the folder it runs in.
     Shell { command: String, cwd: String },
+    /// A call of a tool of an MCP server: the server's configured name, the
+    /// tool's name as the server lists it and the call's arguments (both
+    /// escaped: control characters shown as `\u{..}`, secrets redacted),
+    /// and the annotations the server gave, as hints (e.g. `readOnlyHint`):
+    /// the server's word, not verified.
+    Mcp {
+        server: String,
+        tool: String,
+        arguments: String,
+        hints: Vec<String>,
+    },
 }
 
 #[cfg(test)]
@@ -173,6 +198,35 @@ mod tests {
             serde_json::from_value::<ApprovalRequest>(value).unwrap(),
             shell
         );
+    }
+
+    #[test]
+    fn an_mcp_request_names_server_and_tool_and_labels_annotations_as_hints() {
+        let mut mcp = ApprovalRequest {
+            call_id: "call_3".into(),
+            tool: "mcp__everything__echo".into(),
+            kind: ApprovalKind::Mcp {
+                server: "everything".into(),
+                tool: "echo".into(),
+                arguments: r#"{"message":"hi"}"#.into(),
+                hints: vec!["readOnlyHint".into()],
+            },
+        };
+        assert_eq!(
+            mcp.summary(),
+            "call echo on MCP server everything (the server's hints, not verified: readOnlyHint)"
+        );
+        assert_eq!(mcp.detail(), r#"{"message":"hi"}"#);
+        let value = serde_json::to_value(&mcp).unwrap();
+        assert_eq!(value["kind"]["type"], "mcp");
+        assert_eq!(
+            serde_json::from_value::<ApprovalRequest>(value).unwrap(),
+            mcp
+        );
+        if let ApprovalKind::Mcp { hints, .. } = &mut mcp.kind {
+            hints.clear();
+        }
+        assert_eq!(mcp.summary(), "call echo on MCP server everything");
     }
 
     #[test]

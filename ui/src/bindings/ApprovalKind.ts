@@ -3,4 +3,4 @@
 /**
  * What an approval request shows.
  */
-export type ApprovalKind = { "type": "write", path: string, diff: string, } | { "type": "shell", command: string, cwd: string, };
+export type ApprovalKind = { "type": "write", path: string, diff: string, } | { "type": "shell", command: string, cwd: string, } | { "type": "mcp", server: string, tool: string, arguments: string, hints: Array<string>, };

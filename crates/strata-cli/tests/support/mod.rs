@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(unix)]
+pub mod pty;
 pub mod server;
 
 use std::path::{Path, PathBuf};

@@ -78,17 +78,21 @@ impl Agent {
         if let Some(error) = self.approvals.refuse_unprepared(&call.name) {
             return Ok(self.tools.error_outcome(&error));
         }
-        let prepared = match self.tools.prepare(&call.name, &call.arguments) {
+        let prepared = match self.tools.prepare_call(&call.name, &call.arguments) {
             Ok(prepared) => prepared,
             Err(error) => return Ok(self.tools.error_outcome(&error)),
         };
-        match self.approvals.check(&prepared, &call.call_id) {
+        let settings = self.tools.external_settings();
+        match self
+            .approvals
+            .check_call(&prepared, settings, &call.call_id)
+        {
             ApprovalCheck::Run => {}
             ApprovalCheck::Refuse(error) => return Ok(self.tools.error_outcome(&error)),
             ApprovalCheck::Ask(request) => match self.ask(turn_id, &request, cancel).await {
                 Answer::Decided(decision) => {
                     self.record_decision(turn_id, &request, decision)?;
-                    if let Err(error) = self.approvals.resolve(&prepared, decision) {
+                    if let Err(error) = self.approvals.resolve_call(&prepared, decision) {
                         return Ok(self.tools.error_outcome(&error));
                     }
                 }
@@ -118,7 +122,7 @@ impl Agent {
                 }
             },
         }
-        let mut outcome = self.tools.execute(&prepared, cancel).await;
+        let mut outcome = self.tools.execute_call(&prepared, cancel).await;
         if outcome.status == ToolCallStatus::Cancelled {
             // The tool says it stopped; the model should also know why.
             let note = format!("\n[{} while this call ran.]", self.stop_cause());

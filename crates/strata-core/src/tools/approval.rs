@@ -14,7 +14,8 @@ use std::collections::HashSet;
 use strata_protocol::{ApprovalDecision, ApprovalPolicy, ApprovalRequest};
 
 use super::error::{ToolError, ToolResult};
-use super::{PreparedCall, ToolKind};
+use super::{AnyCall, PreparedCall, PreparedExternal, ToolKind};
+use crate::mcp::approval::{McpApprovalCheck, McpApprovals, McpSessionAllowances};
 
 /// What to do with a prepared call before running it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +34,9 @@ pub enum ApprovalCheck {
 pub struct SessionApprovals {
     policy: ApprovalPolicy,
     allowed: HashSet<ToolKind>,
+    /// MCP tools allowed for the session, by server fingerprint and
+    /// definition hash (a changed command or definition asks again).
+    mcp: McpSessionAllowances,
 }
 
 impl SessionApprovals {
@@ -40,6 +44,7 @@ impl SessionApprovals {
         Self {
             policy,
             allowed: HashSet::new(),
+            mcp: McpSessionAllowances::default(),
         }
     }
 
@@ -103,6 +108,56 @@ impl SessionApprovals {
             ApprovalDecision::AllowOnce => Ok(()),
             ApprovalDecision::AllowForSession => {
                 self.allowed.insert(call.kind());
+                Ok(())
+            }
+            ApprovalDecision::Deny => Err(ToolError::Denied {
+                what: call.denial_subject(),
+            }),
+        }
+    }
+
+    /// [`Self::check`] for a call of any tool; an external one is decided
+    /// by [`McpApprovals::check`] under the person's `settings` (none: every
+    /// MCP tool asks, and none may run under `read-only`).
+    pub fn check_call(
+        &self,
+        call: &AnyCall,
+        settings: Option<&McpApprovals>,
+        call_id: &str,
+    ) -> ApprovalCheck {
+        let call = match call {
+            AnyCall::Builtin(call) => return self.check(call, call_id),
+            AnyCall::External(call) => call,
+        };
+        let default = McpApprovals::default();
+        let settings = settings.unwrap_or(&default);
+        match settings.check(self.policy, &self.mcp, call.subject()) {
+            McpApprovalCheck::Run => ApprovalCheck::Run,
+            McpApprovalCheck::Ask => ApprovalCheck::Ask(call.approval_request(call_id)),
+            McpApprovalCheck::RefuseReadOnly => ApprovalCheck::Refuse(ToolError::McpReadOnly {
+                tool: call.tool().spec.name.clone(),
+            }),
+        }
+    }
+
+    /// [`Self::resolve`] for a call of any tool: "allow for this session"
+    /// of an external tool allows exactly that definition on that server.
+    pub fn resolve_call(&mut self, call: &AnyCall, decision: ApprovalDecision) -> ToolResult<()> {
+        match call {
+            AnyCall::Builtin(call) => self.resolve(call, decision),
+            AnyCall::External(call) => self.resolve_external(call, decision),
+        }
+    }
+
+    fn resolve_external(
+        &mut self,
+        call: &PreparedExternal,
+        decision: ApprovalDecision,
+    ) -> ToolResult<()> {
+        match decision {
+            ApprovalDecision::AllowOnce => Ok(()),
+            ApprovalDecision::AllowForSession => {
+                self.mcp.allow(call.subject());
                 Ok(())
             }
             ApprovalDecision::Deny => Err(ToolError::Denied {

@@ -79,13 +79,21 @@ pub enum ToolError {
     ReadOnly { tool: &'static str },
     #[error("The user denied this {what}. Do not retry it; ask the user how to proceed.")]
     Denied { what: String },
+    #[error(
+        "{tool} was refused: this session is read-only (approval policy read-only) and the user has not marked this MCP tool as read-only"
+    )]
+    McpReadOnly { tool: String },
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidMcpArguments { tool: String, message: String },
 }
 
 impl ToolError {
     /// How a call that failed this way ended.
     pub fn status(&self) -> ToolCallStatus {
         match self {
-            ToolError::ReadOnly { .. } | ToolError::Denied { .. } => ToolCallStatus::Denied,
+            ToolError::ReadOnly { .. }
+            | ToolError::Denied { .. }
+            | ToolError::McpReadOnly { .. } => ToolCallStatus::Denied,
             _ => ToolCallStatus::Error,
         }
     }

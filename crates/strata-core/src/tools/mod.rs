@@ -21,6 +21,7 @@ mod args;
 mod beneath;
 mod edit;
 mod error;
+mod external;
 mod fs;
 mod output;
 mod search;
@@ -36,11 +37,15 @@ use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallSta
 pub use approval::{ApprovalCheck, SessionApprovals};
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
+pub use external::{
+    AnyCall, EXTERNAL_PREFIX, ExternalOutput, ExternalTool, ExternalTools, PreparedExternal,
+    ToolHints,
+};
 pub use output::OutputCap;
 pub use secrets::is_secret_path;
 pub use shell::{
-    ExitSignals, SANDBOX_EXEC_VAR, SHELL_ENV_ALLOWED, ShellSandbox, end_all_commands,
-    end_commands_on_signals,
+    ExitSignals, SANDBOX_EXEC_VAR, SHELL_ENV_ALLOWED, ShellSandbox, also_on_exit_signal,
+    end_all_children, end_all_commands, end_commands_on_signals,
 };
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
@@ -292,6 +297,8 @@ pub struct ToolRegistry {
     config: ToolConfig,
     redactor: Redactor,
     confinement: shell::Confinement,
+    /// Tools from outside the core (MCP servers), when the front end has any.
+    external: Option<external::External>,
 }
 
 impl ToolRegistry {
@@ -315,6 +322,7 @@ impl ToolRegistry {
             config,
             redactor,
             confinement,
+            external: None,
         })
     }
 
@@ -324,10 +332,9 @@ impl ToolRegistry {
         config.sandbox.mode = mode;
         let confinement = settle_confinement(&config, &self.workspace);
         Self {
-            workspace: self.workspace.clone(),
             config,
-            redactor: self.redactor.clone(),
             confinement,
+            ..self.clone()
         }
     }
 

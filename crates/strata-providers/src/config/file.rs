@@ -73,6 +73,26 @@ pub struct StrataConfig {
     /// absent); a resumed session keeps the one it recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction_policy: Option<CompactionPolicy>,
+    /// `[mcp_servers.NAME]` tables, kept as written: strata-app reads each
+    /// on its own, so a broken one is an error naming it that does not stop
+    /// the others (or the app).
+    #[serde(default, skip_serializing_if = "McpServerTables::is_empty")]
+    pub mcp_servers: McpServerTables,
+}
+
+/// The `[mcp_servers]` tables as written, by server name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct McpServerTables(pub BTreeMap<String, toml::Value>);
+
+// Floats aside (a NaN timeout is refused when a table is read), the tables
+// compare as values.
+impl Eq for McpServerTables {}
+
+impl McpServerTables {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The `[tools]` table.

@@ -20,7 +20,9 @@ pub use catalog::{
     DEFAULT_COMPACTION_PERCENT, FALLBACK_CONTEXT_WINDOW, FALLBACK_MAX_OUTPUT_TOKENS, MODEL_CATALOG,
     ModelInfo, default_compaction_threshold, lookup_model, model_label,
 };
-pub use file::{ApiKeySource, ModelOverride, ProfileConfig, StrataConfig, ToolsConfig};
+pub use file::{
+    ApiKeySource, McpServerTables, ModelOverride, ProfileConfig, StrataConfig, ToolsConfig,
+};
 pub use network::NetworkConfig;
 pub use price::{PriceConfig, profile_price};
 pub use resolve::{

@@ -29,7 +29,9 @@ use capture::Capture;
 pub use env::SHELL_ENV_ALLOWED;
 pub(crate) use sandbox::Confinement;
 pub use sandbox::{SANDBOX_EXEC_VAR, ShellSandbox};
-pub use supervisor::{ExitSignals, end_all_commands, end_commands_on_signals};
+pub use supervisor::{
+    ExitSignals, also_on_exit_signal, end_all_children, end_all_commands, end_commands_on_signals,
+};
 
 /// How long output may keep flowing after the command itself exited (from
 /// processes it left in the background) before they are killed.

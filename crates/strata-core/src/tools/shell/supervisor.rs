@@ -266,6 +266,32 @@ pub fn end_all_commands() {
     }
 }
 
+fn exit_hooks() -> MutexGuard<'static, Vec<fn()>> {
+    static HOOKS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
+    HOOKS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `hook` too when an exit signal ends the app (after the running
+/// commands are ended): for processes other crates start, such as MCP
+/// servers, which must not outlive Strata either. A hook must be quick
+/// and must not block.
+pub fn also_on_exit_signal(hook: fn()) {
+    let mut hooks = exit_hooks();
+    if !hooks.contains(&hook) {
+        hooks.push(hook);
+    }
+}
+
+/// Ends every running command ([`end_all_commands`]) and runs every hook
+/// of [`also_on_exit_signal`]: what an app does right before it exits
+/// without running destructors.
+pub fn end_all_children() {
+    end_all_commands();
+    for hook in exit_hooks().iter() {
+        hook();
+    }
+}
+
 /// From now on, the given signals first end every running command (see
 /// [`end_all_commands`]) and then end the app as they would have. Call once,
 /// early; later calls do nothing.
@@ -288,7 +314,7 @@ pub fn end_commands_on_signals(signals: ExitSignals) {
             .name("strata-exit-signals".into())
             .spawn(move || {
                 if let Some(signal) = incoming.forever().next() {
-                    end_all_commands();
+                    end_all_children();
                     let _ = signal_hook::low_level::emulate_default_handler(signal);
                     std::process::exit(128 + signal);
                 }

@@ -1,0 +1,10 @@
+//! MCP servers for both front ends: the `[mcp_servers]` tables of
+//! `config.toml` ([`config`]) and the servers a session run starts and
+//! stops ([`servers`]), whose tools reach strata-core's registry through
+//! its `ExternalTools` seam.
+
+pub mod config;
+pub mod servers;
+
+pub use config::{McpConfigProblem, McpServerEntry, approvals, read_servers};
+pub use servers::{McpServers, McpTools, dialect_for};

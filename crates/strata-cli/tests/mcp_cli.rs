@@ -1,0 +1,342 @@
+//! MCP tools in a real session, end to end: the `strata` binary, the real
+//! `@modelcontextprotocol/server-everything` over stdio (configured in
+//! `config.toml`), and a scripted model over real HTTP on 127.0.0.1. The
+//! server runs behind `tee`, so the test sees every message Strata sent it,
+//! and every process of its group is found while the run goes on and must
+//! be gone once the CLI exited. Without node or the pinned package each
+//! test prints `SKIPPED (no npm MCP server): ...` (a failure under CI=true).
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::pty::{OnTerminal, PROMPT, pty};
+use support::server::{Reply, ResponsesServer, sse_call, sse_text};
+use support::{Home, announced_id, responses_run};
+
+const ECHO: &str = "mcp__everything__echo";
+const MESSAGE: &str = "hello from the model";
+
+/// Writes a config whose `everything` server is server-everything behind
+/// `tee` (its input copied to the returned log), with a `sleep` in its
+/// group that no closed pipe would end: only Strata stopping the group
+/// does. The server's policy is `approval`.
+fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
+    let log = home.path().join("mcp-input.log");
+    let config = home.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let text = format!(
+        r#"
+[mcp_servers.everything]
+command = "sh"
+args = ["-c", "sleep 600 & tee \"$0\" | exec node \"$1\" stdio", {log:?}, {entry:?}]
+approval = "{approval}"
+startup_timeout_sec = 30
+
+[mcp_servers.broken]
+comand = "typo"
+"#,
+        log = log.display().to_string(),
+        entry = entry.display().to_string(),
+    );
+    std::fs::write(config.join("config.toml"), text).unwrap();
+    log
+}
+
+fn offered(body: &Value, name: &str) -> bool {
+    body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|tool| tool["name"] == name))
+}
+
+fn output_of(body: &Value, call_id: &str) -> Option<String> {
+    body["input"].as_array()?.iter().find_map(|item| {
+        (item["type"] == "function_call_output" && item["call_id"] == call_id)
+            .then(|| item["output"].as_str().unwrap_or_default().to_owned())
+    })
+}
+
+/// The process groups of processes whose command line mentions `marker`.
+fn groups_mentioning(marker: &str) -> BTreeSet<i32> {
+    let mut groups = BTreeSet::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let Ok(cmdline) = std::fs::read(path.join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(marker)
+            && let Some(group) = group_of(&path)
+        {
+            groups.insert(group);
+        }
+    }
+    groups
+}
+
+fn group_of(proc_dir: &Path) -> Option<i32> {
+    let stat = std::fs::read_to_string(proc_dir.join("stat")).ok()?;
+    // After the command's closing parenthesis: state, ppid, pgrp.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    fields.get(2)?.parse().ok()
+}
+
+/// The pids of live (not zombie) processes in any of `groups`.
+fn members_of(groups: &BTreeSet<i32>) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let Some(pid) = path
+            .file_name()
+            .and_then(|n| n.to_str()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+            continue;
+        };
+        let zombie = stat
+            .rfind(')')
+            .is_some_and(|at| stat[at + 1..].trim_start().starts_with('Z'));
+        if !zombie && group_of(&path).is_some_and(|group| groups.contains(&group)) {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+/// A model that waits for the echo tool to be offered (making harmless
+/// rounds until then), calls it once, then answers. The server's process
+/// groups are noted when the tool is first offered.
+fn echo_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> ResponsesServer {
+    ResponsesServer::start(move |n, body| {
+        if let Some(output) = output_of(body, "call_echo") {
+            return Reply::Sse(sse_text(&format!("The tool said: {output}"), 500, 8));
+        }
+        if offered(body, ECHO) {
+            groups.lock().unwrap().extend(groups_mentioning(&marker));
+            return Reply::Sse(sse_call(
+                "call_echo",
+                ECHO,
+                &json!({"message": MESSAGE}),
+                400,
+                12,
+            ));
+        }
+        // Not ready yet: the turn goes on without it.
+        std::thread::sleep(Duration::from_millis(300));
+        Reply::Sse(sse_call(
+            &format!("call_wait_{n}"),
+            "list_directory",
+            &json!({}),
+            300,
+            8,
+        ))
+    })
+}
+
+fn assert_all_gone(groups: &BTreeSet<i32>) {
+    assert!(!groups.is_empty(), "the server's processes were never seen");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = members_of(groups);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server processes outlived strata: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_model_calls_an_mcp_tool_its_output_reaches_the_next_request_and_no_server_outlives_strata() {
+    let test = "mcp_cli::the_model_calls_an_mcp_tool_its_output_reaches_the_next_request_and_no_server_outlives_strata";
+    let Some(entry) = strata_testkit::npm::needs_everything(test) else {
+        return;
+    };
+    let home = Home::new();
+    let log = configure(&home, &entry, "auto");
+    let groups = Arc::new(Mutex::new(BTreeSet::new()));
+    let marker = log.display().to_string();
+    let server = echo_model(marker, groups.clone());
+    let run = home.run(&responses_run(
+        "echo something",
+        &server.base_url,
+        &["--approval", "ask"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+
+    // The broken table was named; the good server started anyway.
+    assert!(
+        run.stderr.contains("MCP server \"broken\"") && run.stderr.contains("comand"),
+        "{}",
+        run.stderr
+    );
+    let rounds = server.round_requests();
+    let echoed = output_of(rounds.last().unwrap(), "call_echo").expect("no echo output");
+    assert_eq!(echoed, format!("Echo: {MESSAGE}"));
+    // Offered after Strata's own tools.
+    let names: Vec<&str> = rounds.last().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let first_mcp = names
+        .iter()
+        .position(|name| name.starts_with("mcp__"))
+        .unwrap();
+    assert!(names[..first_mcp].contains(&"read_file"), "{names:?}");
+    assert!(
+        names[first_mcp..]
+            .iter()
+            .all(|name| name.starts_with("mcp__")),
+        "{names:?}"
+    );
+
+    // The session file records the call and its output.
+    let id = announced_id(&run.stderr);
+    let file = std::fs::read_to_string(home.session_file(id)).unwrap();
+    let records: Vec<Value> = file
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let text = |record: &Value| record.to_string();
+    assert!(
+        records
+            .iter()
+            .any(|r| text(r).contains("\"function_call\"") && text(r).contains(ECHO)),
+        "no function_call record for {ECHO}"
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| text(r).contains("\"function_call_output\"")
+                && text(r).contains(&format!("Echo: {MESSAGE}"))),
+        "no output record with the echo"
+    );
+    // Strata really called the server.
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        sent.contains("tools/call") && sent.contains(MESSAGE),
+        "{sent}"
+    );
+    assert_all_gone(&groups.lock().unwrap());
+}
+
+#[test]
+fn under_ask_the_cli_asks_before_an_mcp_call_and_a_refusal_leaves_the_server_untouched() {
+    let test = "mcp_cli::under_ask_the_cli_asks_before_an_mcp_call_and_a_refusal_leaves_the_server_untouched";
+    let Some(entry) = strata_testkit::npm::needs_everything(test) else {
+        return;
+    };
+    let home = Home::new();
+    let log = configure(&home, &entry, "ask");
+    let groups = Arc::new(Mutex::new(BTreeSet::new()));
+    let server = echo_model(log.display().to_string(), groups.clone());
+    let (master, slave) = pty();
+    let args = responses_run("echo something", &server.base_url, &["--approval", "ask"]);
+    let mut terminal = OnTerminal::start_with(&home, &args, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    terminal.type_keys("n\n");
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("approval needed: call echo on MCP server everything"),
+        "{shown}"
+    );
+    assert!(shown.contains(MESSAGE), "the arguments are shown: {shown}");
+    assert!(shown.contains("approval: denied"), "{shown}");
+    let denial = output_of(&server.last_round(), "call_echo").expect("no denial output");
+    assert!(denial.contains("denied"), "{denial}");
+    // The server was started and listed, never called.
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(sent.contains("tools/list"), "{sent}");
+    assert!(!sent.contains("tools/call"), "{sent}");
+    assert_all_gone(&groups.lock().unwrap());
+}
+
+/// A model that holds its answer open once the echo tool is offered (the
+/// server is then up), having noted the server's groups.
+fn stalling_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> ResponsesServer {
+    ResponsesServer::start(move |n, body| {
+        if offered(body, ECHO) {
+            groups.lock().unwrap().extend(groups_mentioning(&marker));
+            return Reply::Stall;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        Reply::Sse(sse_call(
+            &format!("call_wait_{n}"),
+            "list_directory",
+            &json!({}),
+            300,
+            8,
+        ))
+    })
+}
+
+/// Runs strata until its server is up and the model stalls, sends it
+/// `signals` (by `kill -NAME`), and returns the server's groups once the
+/// CLI exited.
+fn signalled_run(test: &str, signals: &[&str]) -> Option<BTreeSet<i32>> {
+    let entry = strata_testkit::npm::needs_everything(test)?;
+    let home = Home::new();
+    let log = configure(&home, &entry, "auto");
+    let groups = Arc::new(Mutex::new(BTreeSet::new()));
+    let server = stalling_model(log.display().to_string(), groups.clone());
+    let mut child = home
+        .command()
+        .args(responses_run("echo something", &server.base_url, &[]))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while groups.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the server never came up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for signal in signals {
+        let status = std::process::Command::new("sh")
+            .args(["-c", &format!("kill -{signal} {}", child.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "strata went on after {signals:?}");
+    let groups = groups.lock().unwrap().clone();
+    Some(groups)
+}
+
+#[test]
+fn sigterm_of_the_cli_leaves_no_server_process() {
+    let Some(groups) = signalled_run(
+        "mcp_cli::sigterm_of_the_cli_leaves_no_server_process",
+        &["TERM"],
+    ) else {
+        return;
+    };
+    assert_all_gone(&groups);
+}
+
+#[test]
+fn ctrl_c_at_the_cli_leaves_no_server_process() {
+    let Some(groups) = signalled_run(
+        "mcp_cli::ctrl_c_at_the_cli_leaves_no_server_process",
+        &["INT", "INT"],
+    ) else {
+        return;
+    };
+    assert_all_gone(&groups);
+}
