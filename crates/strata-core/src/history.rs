@@ -253,6 +253,7 @@ impl History {
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
             | RecordBody::ReasoningSet(_)
+            | RecordBody::FileChange(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

@@ -181,6 +181,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::Checkpoint(_)
         | RecordBody::CompactionPolicy(_)
         | RecordBody::ReasoningSet(_)
+        | RecordBody::FileChange(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)

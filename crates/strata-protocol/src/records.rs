@@ -14,6 +14,7 @@ use ts_rs::TS;
 
 use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
+use crate::file_change::FileChange;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::model::{ModelError, ToolChoice, ToolSpec};
@@ -29,8 +30,9 @@ use crate::usage::TokenUsage;
 /// added pins (`item_pin`), undo (`compaction_undone`), forks
 /// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
 /// (`compaction_refused`); 5 added the repairs of a reopened session
-/// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`).
-pub const RECORD_FORMAT_VERSION: u32 = 6;
+/// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`);
+/// 7 added the recorded file changes (`file_change`).
+pub const RECORD_FORMAT_VERSION: u32 = 7;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -120,6 +122,8 @@ pub enum RecordBody {
     SessionRepaired(SessionRepaired),
     /// The session's reasoning setting from here on; the last one wins.
     ReasoningSet(ReasoningSet),
+    /// A file in the workspace a tool or a restore changed.
+    FileChange(FileChange),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -151,6 +155,7 @@ impl RecordBody {
         "compaction_refused",
         "session_repaired",
         "reasoning_set",
+        "file_change",
     ];
 
     /// The format version that introduced this record's type.
@@ -168,6 +173,7 @@ impl RecordBody {
             RecordBody::CompactionRefused(_) => 4,
             RecordBody::SessionRepaired(_) => 5,
             RecordBody::ReasoningSet(_) => 6,
+            RecordBody::FileChange(_) => 7,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -209,6 +215,7 @@ impl RecordBody {
             RecordBody::CompactionRefused(_) => "compaction_refused",
             RecordBody::SessionRepaired(_) => "session_repaired",
             RecordBody::ReasoningSet(_) => "reasoning_set",
+            RecordBody::FileChange(_) => "file_change",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -565,6 +572,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             }
             "session_repaired" => RecordBody::SessionRepaired(Deserialize::deserialize(payload)?),
             "reasoning_set" => RecordBody::ReasoningSet(Deserialize::deserialize(payload)?),
+            "file_change" => RecordBody::FileChange(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

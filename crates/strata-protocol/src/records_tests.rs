@@ -199,8 +199,7 @@ fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
     let set = Record::now(RecordBody::ReasoningSet(crate::ReasoningSet {
         effort: crate::ReasoningEffort::High,
     }));
-    assert_eq!(set.v, RECORD_FORMAT_VERSION);
-    assert_eq!(RECORD_FORMAT_VERSION, 6);
+    assert_eq!(set.v, 6);
     let value = serde_json::to_value(&set).unwrap();
     assert_eq!(value["type"], "reasoning_set");
     assert_eq!(value["payload"], serde_json::json!({"effort": "high"}));
@@ -209,4 +208,27 @@ fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
     let old = r#"{"turn_id":"019a0000-0000-7000-8000-000000000001","round_id":"019a0000-0000-7000-8000-000000000002","provider_kind":"demo","model":"m","input_items":3}"#;
     let round: crate::RoundRecord = serde_json::from_str(old).unwrap();
     assert_eq!(round.reasoning, None);
+}
+
+#[test]
+fn a_file_change_is_a_version_seven_record_that_round_trips_and_omits_absent_states() {
+    let change = Record::now(RecordBody::FileChange(crate::FileChange {
+        path: "src/a.rs".into(),
+        before: None,
+        after: Some(crate::FileState {
+            size: 3,
+            sha256: Some("ab".repeat(32)),
+            stored: true,
+        }),
+        cause: crate::ChangeCause::WriteFile,
+        call_id: "call_1".into(),
+        turn_id: None,
+    }));
+    assert_eq!(change.v, RECORD_FORMAT_VERSION);
+    assert_eq!(RECORD_FORMAT_VERSION, 7);
+    let value = serde_json::to_value(&change).unwrap();
+    assert_eq!(value["type"], "file_change");
+    assert!(value["payload"].get("before").is_none());
+    assert_eq!(value["payload"]["cause"], "write_file");
+    assert_eq!(round_trip(&change), change);
 }

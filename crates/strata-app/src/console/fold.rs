@@ -334,6 +334,8 @@ impl ConsoleFold {
             RecordBody::CompactionPolicy(_) => self.steps_changed = true,
             // The next round's request carries it; the round says so.
             RecordBody::ReasoningSet(_) => return,
+            // Files, not context: the Changes view shows them.
+            RecordBody::FileChange(_) => return,
             RecordBody::ResponseItem(_) | RecordBody::ItemPin(_) | RecordBody::Checkpoint(_) => {}
             RecordBody::SessionMeta(_)
             | RecordBody::TurnStarted(_)

@@ -263,6 +263,25 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
                 ),
             )
         }
+        RecordBody::FileChange(change) => row(
+            Debug,
+            LogKind::Round,
+            LogTone::Neutral,
+            format!(
+                "File {}: {}",
+                match (&change.before, &change.after) {
+                    (None, _) => "created",
+                    (Some(_), None) => "deleted",
+                    (Some(_), Some(_)) => "changed",
+                },
+                change.path
+            ),
+            format!(
+                "by {} (call {})",
+                change_cause(change.cause),
+                change.call_id
+            ),
+        ),
         RecordBody::ReasoningSet(set) => row(
             Debug,
             LogKind::Round,
@@ -487,4 +506,13 @@ pub fn refused_row(dropped: &[String], message: &str) -> Row {
             format!("{message} · would have dropped: {}", dropped.join("; "))
         },
     )
+}
+
+fn change_cause(cause: strata_protocol::ChangeCause) -> &'static str {
+    match cause {
+        strata_protocol::ChangeCause::WriteFile => "write_file",
+        strata_protocol::ChangeCause::ApplyEdit => "apply_edit",
+        strata_protocol::ChangeCause::RunShell => "run_shell",
+        strata_protocol::ChangeCause::Restore => "a restore",
+    }
 }
