@@ -11,8 +11,8 @@ use strata_core::changes::{
     plan_restore,
 };
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, ChangeCause, ChangeKind, FileChangeRow, FileChanges, FileState,
-    OutputKind, RestoreFile, RestoreRefusal, RestoreReport, RestoreStep,
+    CONTRACT_FORMAT_VERSION, ChangeKind, FileChangeRow, FileChanges, FileState, OutputKind,
+    RestoreFile, RestoreRefusal, RestoreReport, RestoreStep,
 };
 
 use crate::cli::RestoreArgs;
@@ -55,15 +55,6 @@ fn row(blobs: &BlobStore, entry: ChangeEntry) -> FileChangeRow {
     }
 }
 
-fn cause_name(cause: ChangeCause) -> &'static str {
-    match cause {
-        ChangeCause::WriteFile => "write_file",
-        ChangeCause::ApplyEdit => "apply_edit",
-        ChangeCause::RunShell => "run_shell",
-        ChangeCause::Restore => "restore",
-    }
-}
-
 pub fn changes(ctx: &Context, query: &str, json: bool) -> Result<()> {
     let read = ctx.browse(query)?;
     let blobs = BlobStore::beside(&read.path);
@@ -90,7 +81,7 @@ pub fn changes(ctx: &Context, query: &str, json: bool) -> Result<()> {
     for row in &rows {
         let this = match row.turn {
             Some(turn) => format!("turn {turn}"),
-            None => format!("{} {}", cause_name(row.cause), visible_inline(&row.call_id)),
+            None => format!("{} {}", row.cause.as_str(), visible_inline(&row.call_id)),
         };
         if heading.as_ref() != Some(&this) {
             writeln!(out, "{}", paint(DIM, format!("── {this} ──")))?;
@@ -112,7 +103,7 @@ pub fn changes(ctx: &Context, query: &str, json: bool) -> Result<()> {
             visible_inline(&row.path),
             paint(
                 DIM,
-                format!("{} {}", cause_name(row.cause), visible_inline(&row.call_id))
+                format!("{} {}", row.cause.as_str(), visible_inline(&row.call_id))
             ),
         )?;
     }

@@ -20,6 +20,18 @@ pub enum ChangeCause {
     Restore,
 }
 
+impl ChangeCause {
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeCause::WriteFile => "write_file",
+            ChangeCause::ApplyEdit => "apply_edit",
+            ChangeCause::RunShell => "run_shell",
+            ChangeCause::Restore => "restore",
+        }
+    }
+}
+
 /// A file's content at one moment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FileState {

@@ -2,8 +2,8 @@
 //! not keep), in plain words, every estimate marked "≈".
 
 use strata_protocol::{
-    ApprovalDecision, CompactionGuardRecord, ForkPoint, ItemId, LogFamily, LogKind, LogRow,
-    LogTone, ProfileChange, Record, RecordBody, ResponseItem, Role, TurnOutcome,
+    ApprovalDecision, ChangeKind, CompactionGuardRecord, ForkPoint, ItemId, LogFamily, LogKind,
+    LogRow, LogTone, ProfileChange, Record, RecordBody, ResponseItem, Role, TurnOutcome,
 };
 
 use super::text::{duration, one_line, plural};
@@ -269,18 +269,10 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             LogTone::Neutral,
             format!(
                 "File {}: {}",
-                match (&change.before, &change.after) {
-                    (None, _) => "created",
-                    (Some(_), None) => "deleted",
-                    (Some(_), Some(_)) => "changed",
-                },
+                ChangeKind::of(change.before.as_ref(), change.after.as_ref()).as_str(),
                 change.path
             ),
-            format!(
-                "by {} (call {})",
-                change_cause(change.cause),
-                change.call_id
-            ),
+            format!("by {} (call {})", change.cause.as_str(), change.call_id),
         ),
         RecordBody::ReasoningSet(set) => row(
             Debug,
@@ -506,13 +498,4 @@ pub fn refused_row(dropped: &[String], message: &str) -> Row {
             format!("{message} · would have dropped: {}", dropped.join("; "))
         },
     )
-}
-
-fn change_cause(cause: strata_protocol::ChangeCause) -> &'static str {
-    match cause {
-        strata_protocol::ChangeCause::WriteFile => "write_file",
-        strata_protocol::ChangeCause::ApplyEdit => "apply_edit",
-        strata_protocol::ChangeCause::RunShell => "run_shell",
-        strata_protocol::ChangeCause::Restore => "a restore",
-    }
 }

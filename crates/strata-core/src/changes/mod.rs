@@ -19,5 +19,5 @@ pub mod snapshot;
 pub use blobs::{BlobStore, MAX_STORED_BYTES, sha256_hex};
 pub use plan::{
     ChangeEntry, RestoreAction, RestoreConflict, RestorePlan, RestorePoint, change_log,
-    check_restore, line_counts, plan_restore,
+    check_restore, holds, line_counts, plan_restore,
 };

@@ -166,6 +166,17 @@ pub fn plan_restore(records: &[Record], point: &RestorePoint) -> Result<RestoreP
     })
 }
 
+/// Whether a file now in state `now` holds `state`'s content (by hash).
+pub fn holds(now: Option<&FileState>, state: Option<&FileState>) -> bool {
+    match (now, state) {
+        (None, None) => true,
+        (Some(now), Some(state)) => {
+            now.size == state.size && state.sha256.is_some() && now.sha256 == state.sha256
+        }
+        _ => false,
+    }
+}
+
 fn same_content(a: Option<&FileState>, b: Option<&FileState>) -> bool {
     match (a, b) {
         (None, None) => true,
@@ -185,16 +196,12 @@ pub fn check_restore(
     let mut conflicts = Vec::new();
     for action in &plan.actions {
         let now = current(&action.path);
-        let unchanged = match (&now, &action.expected) {
-            (None, None) => true,
-            (Some(now), Some(expected)) => {
-                now.size == expected.size
-                    && expected.sha256.is_some()
-                    && now.sha256 == expected.sha256
-            }
-            _ => false,
-        };
-        if !unchanged {
+        // Already what the restore wants (a restore cut short after
+        // writing the file but before recording it): nothing to overwrite.
+        if holds(now.as_ref(), action.target.as_ref()) {
+            continue;
+        }
+        if !holds(now.as_ref(), action.expected.as_ref()) {
             conflicts.push(RestoreConflict::ChangedOutside {
                 path: action.path.clone(),
             });
