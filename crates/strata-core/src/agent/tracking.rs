@@ -22,7 +22,7 @@ pub(super) enum Before {
 
 impl Agent {
     fn blobs(&self) -> BlobStore {
-        BlobStore::beside(self.session.path())
+        BlobStore::beside(self.session.path()).withholding(&self.tools.config().secrets)
     }
 
     /// Keeps what `call` may change, before it runs.

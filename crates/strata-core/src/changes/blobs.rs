@@ -78,6 +78,9 @@ pub fn prune_plan(mut entries: Vec<BlobEntry>, cap: u64, keep: &str) -> Vec<Stri
 pub struct BlobStore {
     dir: PathBuf,
     cap: u64,
+    /// Values (API keys) no stored content may hold: a content with one is
+    /// recorded by hash and size only.
+    withheld: Vec<String>,
 }
 
 impl BlobStore {
@@ -86,7 +89,22 @@ impl BlobStore {
         Self {
             dir: session_file.with_extension("blobs"),
             cap: DEFAULT_CAP_BYTES,
+            withheld: Vec::new(),
         }
+    }
+
+    /// The same store, never keeping a content that holds one of
+    /// `secrets` (empty values are ignored).
+    pub fn withholding(mut self, secrets: &[String]) -> Self {
+        self.withheld = secrets.iter().filter(|s| !s.is_empty()).cloned().collect();
+        self
+    }
+
+    fn holds_secret(&self, bytes: &[u8]) -> bool {
+        self.withheld.iter().any(|secret| {
+            let needle = secret.as_bytes();
+            bytes.windows(needle.len()).any(|window| window == needle)
+        })
     }
 
     /// The same store with another cap.
@@ -103,7 +121,7 @@ impl BlobStore {
     /// so, else by hash and size only.
     pub fn put(&self, bytes: &[u8]) -> Result<FileState> {
         let sha = sha256_hex(bytes);
-        let stored = keeps(bytes);
+        let stored = keeps(bytes) && !self.holds_secret(bytes);
         if stored {
             self.write_once(&sha, bytes)?;
         }
@@ -213,6 +231,17 @@ mod tests {
         assert_eq!(store.get(&sha).unwrap(), None);
         // Names that are not hashes are never opened.
         assert_eq!(store.get("../s.jsonl").unwrap(), None);
+    }
+
+    #[test]
+    fn a_content_holding_a_configured_secret_is_never_stored() {
+        let home = tempfile::tempdir().unwrap();
+        let store = BlobStore::beside(&home.path().join("s.jsonl"))
+            .withholding(&["sk-test-0123456789".to_owned(), String::new()]);
+        let state = store.put(b"KEY=sk-test-0123456789\n").unwrap();
+        assert!(!state.stored);
+        assert!(!store.dir().exists());
+        assert!(store.put(b"no key here\n").unwrap().stored);
     }
 
     #[test]

@@ -124,11 +124,12 @@ fn a_file_edited_outside_strata_or_whose_content_is_gone_refuses_the_restore() {
             path: "a.txt".into()
         }]
     );
-    let deleted = |path: &str| (path == "a.txt").then(|| state("two"));
+    // The person deleted a.txt, which the restore would write back.
+    let deleted = |path: &str| (path == "b.txt").then(|| state("bee"));
     assert_eq!(
         check_restore(&plan, deleted, |_| true),
         vec![RestoreConflict::ChangedOutside {
-            path: "b.txt".into()
+            path: "a.txt".into()
         }]
     );
     let pruned = check_restore(&plan, untouched, |_| false);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use strata_protocol::{ChangeCause, FileChange, FileState, RecordBody};
 
-use super::blobs::{BlobStore, MAX_STORED_BYTES};
+use super::blobs::BlobStore;
 use super::plan::{RestoreConflict, RestorePlan, check_restore};
 use crate::error::{CoreError, Result};
 use crate::session::LiveSession;
@@ -163,13 +163,18 @@ fn execute(
         let refused = |why: String| CoreError::RestoreRefused {
             files: vec![format!("{}: {why}", action.path)],
         };
-        let before = match read_now(ws, &action.path).map_err(&refused)? {
-            Some(bytes) => Some(blobs.put(&bytes)?),
-            None => None,
-        };
+        // What the file holds now was checked against the last record's
+        // `after` (or the target), already kept or withheld when recorded:
+        // nothing new enters the store.
+        let now = current_state(ws, &action.path);
         // Already restored (by a restore cut short before its record): the
         // record alone brings the log up to date.
-        let done = super::holds(before.as_ref(), action.target.as_ref());
+        let done = super::holds(now.as_ref(), action.target.as_ref());
+        let before = if done {
+            action.target.clone()
+        } else {
+            action.expected.clone()
+        };
         match &action.target {
             _ if done => {}
             Some(target) => {
@@ -200,19 +205,6 @@ fn execute(
         restore_id,
         changes,
     })
-}
-
-/// The file's bytes now (`None`: absent), for the restore's own record.
-fn read_now(ws: &Workspace, path: &str) -> Result<Option<Vec<u8>>, String> {
-    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
-    if !resolved.exists {
-        return Ok(None);
-    }
-    match ws.read_bytes(&resolved, MAX_STORED_BYTES * 64, "restore") {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(crate::tools::ToolError::NotFound { .. }) => Ok(None),
-        Err(error) => Err(error.to_string()),
-    }
 }
 
 /// The parent folder's handle (created if missing) and the file's name.

@@ -99,6 +99,11 @@ pub fn take(
         let Some(name) = relative.to_str().map(|s| s.replace('\\', "/")) else {
             continue;
         };
+        // The person's secret files are never copied into Strata's folder.
+        let parts: Vec<&str> = name.split('/').collect();
+        if crate::tools::is_secret_path(&parts) {
+            continue;
+        }
         if snapshot.files.len() >= limits.max_files {
             snapshot.truncated = true;
             break;

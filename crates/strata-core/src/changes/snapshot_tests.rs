@@ -15,7 +15,7 @@ fn walk(root: &Path, known: Option<&Snapshot>, blobs: &BlobStore) -> Snapshot {
 }
 
 #[test]
-fn a_shell_change_is_found_with_the_prior_content_kept_before_it() {
+fn a_shell_change_is_found_with_the_prior_content_kept_before_it_and_secrets_and_git_unseen() {
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
     let blobs = BlobStore::beside(&home.path().join("s.jsonl"));
@@ -27,8 +27,13 @@ fn a_shell_change_is_found_with_the_prior_content_kept_before_it() {
     fs::create_dir(ws.path().join("ignored")).unwrap();
     fs::create_dir(ws.path().join(".git")).unwrap();
     fs::write(ws.path().join(".git/HEAD"), "ref").unwrap();
+    fs::write(ws.path().join(".env"), "TOKEN=hunter2").unwrap();
     let before = walk(ws.path(), None, &blobs);
     assert!(!before.files.contains_key(".git/HEAD"));
+    assert!(
+        !before.files.contains_key(".env"),
+        "a secret file is never copied"
+    );
 
     fs::write(ws.path().join("edit.txt"), "new").unwrap();
     fs::remove_file(ws.path().join("gone.txt")).unwrap();
