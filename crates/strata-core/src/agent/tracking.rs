@@ -1,7 +1,7 @@
 //! Recording the files a call changes: the prior content kept before the
 //! call runs, a `file_change` record per changed file after it.
 
-use strata_protocol::{ChangeCause, FileChange, FileState, RecordBody, TurnId};
+use strata_protocol::{ChangeCause, FileChange, FileState, RecordBody, ToolCallStatus, TurnId};
 
 use super::Agent;
 use crate::changes::BlobStore;
@@ -54,12 +54,16 @@ impl Agent {
         }
     }
 
-    /// Records what the call changed, comparing with `before`.
+    /// Records what the call changed, comparing with `before`. A write
+    /// that failed changed nothing (and a file changed under it is the
+    /// person's, not the tool's); a shell command that failed or was
+    /// cancelled may still have changed files.
     pub(super) fn after_call(
         &mut self,
         turn_id: TurnId,
         call_id: &str,
         before: Before,
+        status: ToolCallStatus,
     ) -> Result<()> {
         let blobs = self.blobs();
         let record = |path: String, before, after, cause| FileChange {
@@ -72,6 +76,7 @@ impl Agent {
         };
         let changes = match before {
             Before::Nothing => Vec::new(),
+            Before::Write { .. } if status != ToolCallStatus::Success => Vec::new(),
             Before::Write { path, state, cause } => {
                 let after = self
                     .tools
