@@ -7,8 +7,9 @@
 //! seen with that size and modification time (content-addressed, so an
 //! unchanged file costs a `stat` after the first command). Files over
 //! [`SnapshotLimits::max_copy_bytes`] are only compared by size and time:
-//! a shell change to one is recorded, but cannot be restored; nor can a
-//! change to an ignored file, or one past the file limit, which is not seen.
+//! a shell change to one is recorded, but cannot be restored; so are the
+//! files one walk reaches after reading [`SnapshotLimits::max_read_bytes`];
+//! a change to an ignored file, or one past the file limit, is not seen.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -26,6 +27,10 @@ pub struct SnapshotLimits {
     pub max_files: usize,
     /// Larger files are compared by size and time only.
     pub max_copy_bytes: u64,
+    /// Bytes one walk reads to hash and keep; past it the remaining files
+    /// are compared by size and time only (the first walk of a big
+    /// workspace; later walks read only what changed).
+    pub max_read_bytes: u64,
 }
 
 impl Default for SnapshotLimits {
@@ -33,6 +38,7 @@ impl Default for SnapshotLimits {
         Self {
             max_files: 20_000,
             max_copy_bytes: 1024 * 1024,
+            max_read_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -75,6 +81,7 @@ pub fn take(
     limits: SnapshotLimits,
 ) -> Snapshot {
     let mut snapshot = Snapshot::default();
+    let mut read_budget = limits.max_read_bytes;
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -118,7 +125,8 @@ pub fn take(
             .filter(|mark| mark.size == size && mark.mtime_ns == mtime_ns && mark.sha256.is_some());
         let mark = match seen {
             Some(mark) => mark.clone(),
-            None if size <= limits.max_copy_bytes => {
+            None if size <= limits.max_copy_bytes && size <= read_budget => {
+                read_budget -= size;
                 match read_small(entry.path(), limits.max_copy_bytes) {
                     Some(bytes) => match blobs.put(&bytes) {
                         Ok(state) => FileMark {

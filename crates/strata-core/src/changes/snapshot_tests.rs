@@ -10,6 +10,7 @@ fn walk(root: &Path, known: Option<&Snapshot>, blobs: &BlobStore) -> Snapshot {
         SnapshotLimits {
             max_files: 100,
             max_copy_bytes: 64,
+            max_read_bytes: 1 << 20,
         },
     )
 }
@@ -76,6 +77,7 @@ fn the_walk_stops_at_its_file_limit_and_then_reports_no_deletions_or_creations()
     let limits = SnapshotLimits {
         max_files: 3,
         max_copy_bytes: 64,
+        max_read_bytes: 1 << 20,
     };
     let before = take(ws.path(), None, &blobs, limits);
     assert!(before.truncated);
@@ -86,4 +88,37 @@ fn the_walk_stops_at_its_file_limit_and_then_reports_no_deletions_or_creations()
             .iter()
             .all(|c| c.before.is_some() && c.after.is_some())
     );
+}
+
+#[test]
+fn past_its_read_budget_a_walk_compares_the_remaining_files_by_size_and_time_only() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let blobs = BlobStore::beside(&home.path().join("s.jsonl"));
+    for i in 0..4 {
+        fs::write(ws.path().join(format!("f{i}")), "0123456789").unwrap();
+    }
+    let limits = SnapshotLimits {
+        max_files: 100,
+        max_copy_bytes: 64,
+        max_read_bytes: 25,
+    };
+    let before = take(ws.path(), None, &blobs, limits);
+    let hashed = before
+        .files
+        .values()
+        .filter(|mark| mark.sha256.is_some())
+        .count();
+    assert_eq!((before.files.len(), hashed), (4, 2));
+    // The next walk reads only what it has no hash for, within its budget.
+    let after = take(ws.path(), Some(&before), &blobs, limits);
+    assert_eq!(
+        after
+            .files
+            .values()
+            .filter(|mark| mark.sha256.is_some())
+            .count(),
+        4
+    );
+    assert!(diff(&before, &after).is_empty());
 }
