@@ -12,6 +12,7 @@ mod contract;
 mod desktop;
 mod events;
 mod failure;
+mod file_change;
 mod ids;
 mod inspect;
 mod items;
@@ -70,6 +71,10 @@ pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };
 pub use failure::{FailureKind, ProviderFailure, Recovery};
+pub use file_change::{
+    ChangeCause, ChangeKind, FileChange, FileChangeRow, FileChanges, FileState, RestoreFile,
+    RestoreRefusal, RestoreReport, RestoreStep,
+};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{

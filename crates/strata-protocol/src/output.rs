@@ -41,6 +41,10 @@ pub enum OutputKind {
     SessionForked,
     /// `strata eval compaction --json`.
     CompactionEval,
+    /// `strata changes --json`.
+    FileChanges,
+    /// `strata restore --json`.
+    Restore,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

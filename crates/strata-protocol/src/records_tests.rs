@@ -216,9 +216,31 @@ fn a_sandbox_mode_is_a_version_seven_record_that_round_trips() {
         mode: crate::SandboxMode::ReadOnly,
     }));
     assert_eq!(set.v, 7);
-    assert_eq!(set.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&set).unwrap();
     assert_eq!(value["type"], "sandbox_set");
     assert_eq!(value["payload"], serde_json::json!({"mode": "read-only"}));
     assert_eq!(round_trip(&set), set);
+}
+
+#[test]
+fn a_file_change_is_a_version_eight_record_that_round_trips_and_omits_absent_states() {
+    let change = Record::now(RecordBody::FileChange(crate::FileChange {
+        path: "src/a.rs".into(),
+        before: None,
+        after: Some(crate::FileState {
+            size: 3,
+            sha256: Some("ab".repeat(32)),
+            stored: true,
+        }),
+        cause: crate::ChangeCause::WriteFile,
+        call_id: "call_1".into(),
+        turn_id: None,
+    }));
+    assert_eq!(change.v, 8);
+    assert_eq!(change.v, RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&change).unwrap();
+    assert_eq!(value["type"], "file_change");
+    assert!(value["payload"].get("before").is_none());
+    assert_eq!(value["payload"]["cause"], "write_file");
+    assert_eq!(round_trip(&change), change);
 }

@@ -122,7 +122,9 @@ impl Agent {
                 }
             },
         }
+        let before = self.before_call(&prepared);
         let mut outcome = self.tools.execute_call(&prepared, cancel).await;
+        self.after_call(turn_id, &call.call_id, before, outcome.status)?;
         if outcome.status == ToolCallStatus::Cancelled {
             // The tool says it stopped; the model should also know why.
             let note = format!("\n[{} while this call ran.]", self.stop_cause());

@@ -103,6 +103,7 @@ mod overflow;
 mod pins;
 mod probe;
 pub(crate) mod prompt;
+mod tracking;
 mod turn;
 
 use std::path::Path;
@@ -292,6 +293,9 @@ pub struct Agent {
     /// again; a resumed session starts from the one its last round record
     /// kept.
     cache_anchor: Option<u32>,
+    /// The workspace as the last shell command left it, so the next walk
+    /// hashes only what changed since.
+    shell_snapshot: Option<crate::changes::snapshot::Snapshot>,
 }
 
 impl Agent {
@@ -362,6 +366,7 @@ impl Agent {
             calibration: Calibration::default(),
             turn_deadline_at: None,
             cache_anchor,
+            shell_snapshot: None,
         }
     }
 

@@ -18,16 +18,17 @@
 
 mod approval;
 mod args;
-mod beneath;
+pub(crate) mod beneath;
 mod edit;
 mod error;
 mod external;
 mod fs;
 mod output;
 mod search;
-mod secrets;
+pub(crate) mod secrets;
 mod shell;
-mod workspace;
+mod tracked;
+pub(crate) mod workspace;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -52,6 +53,7 @@ pub use strata_protocol::tool_names::{
 };
 pub use strata_sandbox::{FORCE_UNSUPPORTED_VAR, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
+pub use tracked::WriteTarget;
 pub(crate) use workspace::read_agents_head;
 pub use workspace::resolve_beneath;
 

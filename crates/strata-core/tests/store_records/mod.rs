@@ -244,6 +244,18 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::SandboxSet(strata_protocol::SandboxSet {
             mode: strata_protocol::SandboxMode::ReadOnly,
         }),
+        RecordBody::FileChange(strata_protocol::FileChange {
+            path: "src/lib.rs".into(),
+            before: Some(strata_protocol::FileState {
+                size: 4,
+                sha256: Some("0".repeat(64)),
+                stored: true,
+            }),
+            after: None,
+            cause: strata_protocol::ChangeCause::RunShell,
+            call_id: "call_7".into(),
+            turn_id: None,
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -277,6 +289,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::SessionRepaired(_)
             | RecordBody::ReasoningSet(_)
             | RecordBody::SandboxSet(_)
+            | RecordBody::FileChange(_)
             | RecordBody::Unknown(_) => {}
         }
     }

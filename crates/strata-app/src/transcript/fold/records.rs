@@ -164,6 +164,9 @@ impl TranscriptFold {
             // The policy is the session's state (the header's info, the
             // console's switch and log), not a line of the conversation.
             | RecordBody::CompactionPolicy(_)
+            // File changes are listed by `strata changes`, not in the
+            // conversation (the tool card already says what it wrote).
+            | RecordBody::FileChange(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
