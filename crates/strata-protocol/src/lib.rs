@@ -25,6 +25,7 @@ mod reasoning;
 mod recall;
 mod recent;
 mod records;
+mod rules;
 mod tools;
 mod transcript;
 mod usage;
@@ -102,6 +103,7 @@ pub use records::{
     RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
     TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
+pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
     ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,

@@ -21,6 +21,7 @@ use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
 use crate::reasoning::{ReasoningEffort, ReasoningSet};
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
+use crate::rules::{DecidedBy, RuleRef};
 use crate::usage::TokenUsage;
 
 /// The newest record format this version writes: 2 added the recorded
@@ -407,6 +408,16 @@ pub struct ApprovalDecisionRecord {
     pub call_id: String,
     pub tool: String,
     pub decision: ApprovalDecision,
+    /// Who decided; absent (the person) in files written before rules.
+    #[serde(default, skip_serializing_if = "DecidedBy::is_person")]
+    #[ts(as = "Option<DecidedBy>", optional)]
+    pub by: DecidedBy,
+    /// The rules that made the decision (or made the call ask): every
+    /// part's allow rule for a compound command, the deny rule that
+    /// refused it. Empty when no rule applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RuleRef>>", optional)]
+    pub rules: Vec<RuleRef>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

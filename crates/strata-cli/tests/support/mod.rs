@@ -182,6 +182,8 @@ impl Home {
                 call_id: "call_2".into(),
                 tool: "run_shell".into(),
                 decision: ApprovalDecision::Deny,
+                by: Default::default(),
+                rules: Vec::new(),
             }))
             .unwrap();
         session

@@ -210,6 +210,8 @@ impl Agent {
                 call_id: request.call_id.clone(),
                 tool: request.tool.clone(),
                 decision,
+                by: strata_protocol::DecidedBy::Person,
+                rules: Vec::new(),
             }))?;
         self.events.mainline(MainlineEvent::ApprovalResolved {
             turn_id,

@@ -23,6 +23,7 @@ mod edit;
 mod error;
 mod fs;
 mod output;
+pub mod rules;
 mod search;
 mod secrets;
 mod shell;
