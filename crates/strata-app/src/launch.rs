@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
 use strata_core::tools::SandboxMode;
+use strata_core::tools::rules::{RuleSet, load_workspace_rules};
 use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
-    ProfileSet, ReasoningEffort, SessionId, SessionStarted, ThresholdSetting,
+    ProfileSet, ReasoningEffort, RuleSource, SessionId, SessionStarted, ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
 use strata_providers::{
@@ -149,7 +150,7 @@ pub fn start(
 ) -> AppResult<Launched> {
     let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
     let policy = options.policy.unwrap_or_default();
-    let (mut parts, events) = parts(&resolved, env, workspace, options, policy)?;
+    let (mut parts, events) = parts(&resolved, paths, env, workspace, options, policy)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
@@ -204,7 +205,7 @@ pub fn resume(
     // The flag's policy for this run, else the one the session recorded.
     let recorded_policy = session.state().profile().and_then(|set| set.approval);
     let policy = options.policy.or(recorded_policy).unwrap_or_default();
-    let (parts, events) = parts(&chosen.resolved, env, &workspace, options, policy)?;
+    let (parts, events) = parts(&chosen.resolved, paths, env, &workspace, options, policy)?;
     let profile = &chosen.resolved.profile;
     let mut agent =
         Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
@@ -236,6 +237,7 @@ pub fn resume(
 
 fn parts(
     resolved: &ResolvedProfile,
+    paths: &StrataPaths,
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
@@ -246,6 +248,11 @@ fn parts(
         ..tool_config(resolved, env)
     };
     config.sandbox.mode = options.sandbox.unwrap_or(SandboxMode::Off);
+    // The agent never edits the rules that judge it.
+    config
+        .protected_paths
+        .push(workspace.join(strata_core::tools::rules::WORKSPACE_RULES_FILE));
+    let rules = session_rules(resolved, paths, workspace)?;
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
         CoreError::BroadWorkspace { .. } => AppError::from(error),
@@ -259,10 +266,37 @@ fn parts(
     } else {
         ApprovalBroker::non_interactive()
     };
-    let (mut parts, events) = agent_parts(resolved, tools, SessionApprovals::new(policy), broker)?;
+    let (mut parts, events) = agent_parts(
+        resolved,
+        tools,
+        SessionApprovals::with_rules(policy, rules),
+        broker,
+    )?;
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
     Ok((parts, events))
+}
+
+/// The user's `[rules]` and the workspace's `.strata/rules.toml` (its allow
+/// lists only when Strata saved the file as it is). A rule that does not
+/// parse stops the launch: a typo must not allow or deny something else.
+fn session_rules(
+    resolved: &ResolvedProfile,
+    paths: &StrataPaths,
+    workspace: &Path,
+) -> AppResult<RuleSet> {
+    let loaded = load_workspace_rules(workspace, &paths.config)?;
+    if !loaded.untrusted_allow.is_empty() {
+        tracing::warn!(
+            workspace = %workspace.display(),
+            "the workspace's allow rules changed outside Strata and are not applied"
+        );
+    }
+    RuleSet::from_configs(&[
+        (RuleSource::User, &resolved.rules),
+        (RuleSource::Workspace, &loaded.rules),
+    ])
+    .map_err(|problems| invalid_input(format!("Invalid approval rules: {problems}")))
 }
 
 fn log_recovery(session: &strata_core::LiveSession) {

@@ -292,6 +292,7 @@ pub fn config_from_settings(
         models: existing.models.clone(),
         network: existing.network.clone(),
         tools: existing.tools.clone(),
+        rules: existing.rules.clone(),
         // Written when chosen, so the command line's new sessions follow it.
         compaction_policy: (existing.compaction_policy.is_some()
             || settings.compaction_policy != CompactionPolicy::default())

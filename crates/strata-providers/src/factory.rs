@@ -135,6 +135,7 @@ mod tests {
             allow_secret_files: Vec::new(),
             key_file: None,
             turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
+            rules: Default::default(),
         }
     }
 

@@ -35,6 +35,7 @@ fn resolved(config: &StrataConfig, name: &str) -> ResolvedProfile {
         allow_secret_files: Vec::new(),
         key_file: None,
         turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
+        rules: Default::default(),
     }
 }
 

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use strata_protocol::{
-    ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, FullToolOutput, FunctionCall,
-    FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, ToolCallStatus, TurnId,
+    ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, DecidedBy, FullToolOutput,
+    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleRef,
+    ToolCallStatus, TurnId,
 };
 
 use super::Agent;
@@ -82,18 +83,27 @@ impl Agent {
             Ok(prepared) => prepared,
             Err(error) => return Ok(self.tools.error_outcome(&error)),
         };
-        match self.approvals.check(&prepared, &call.call_id) {
+        let checked = self.approvals.check_with_rules(&prepared, &call.call_id);
+        if checked.by_rule {
+            let decision = match checked.check {
+                ApprovalCheck::Run => ApprovalDecision::AllowOnce,
+                ApprovalCheck::Refuse(_) | ApprovalCheck::Ask(_) => ApprovalDecision::Deny,
+            };
+            self.record_rule_decision(call, decision, checked.rules.clone())?;
+        }
+        let rules = checked.rules;
+        match checked.check {
             ApprovalCheck::Run => {}
             ApprovalCheck::Refuse(error) => return Ok(self.tools.error_outcome(&error)),
             ApprovalCheck::Ask(request) => match self.ask(turn_id, &request, cancel).await {
                 Answer::Decided(decision) => {
-                    self.record_decision(turn_id, &request, decision)?;
+                    self.record_decision(turn_id, &request, decision, rules)?;
                     if let Err(error) = self.approvals.resolve(&prepared, decision) {
                         return Ok(self.tools.error_outcome(&error));
                     }
                 }
                 Answer::NoOneToAsk => {
-                    self.record_decision(turn_id, &request, ApprovalDecision::Deny)?;
+                    self.record_decision(turn_id, &request, ApprovalDecision::Deny, rules)?;
                     return Ok(plain_outcome(
                         format!(
                             "Not run: this call needs the user's approval (approval policy \
@@ -199,19 +209,39 @@ impl Agent {
         }
     }
 
+    /// A decision a rule made without asking: recorded, not announced as
+    /// an approval (nothing was asked).
+    fn record_rule_decision(
+        &mut self,
+        call: &FunctionCall,
+        decision: ApprovalDecision,
+        rules: Vec<RuleRef>,
+    ) -> Result<()> {
+        self.session
+            .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+                call_id: call.call_id.clone(),
+                tool: call.name.clone(),
+                decision,
+                by: DecidedBy::Rule,
+                rules,
+            }))?;
+        Ok(())
+    }
+
     fn record_decision(
         &mut self,
         turn_id: TurnId,
         request: &ApprovalRequest,
         decision: ApprovalDecision,
+        rules: Vec<RuleRef>,
     ) -> Result<()> {
         self.session
             .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
                 call_id: request.call_id.clone(),
                 tool: request.tool.clone(),
                 decision,
-                by: strata_protocol::DecidedBy::Person,
-                rules: Vec::new(),
+                by: DecidedBy::Person,
+                rules,
             }))?;
         self.events.mainline(MainlineEvent::ApprovalResolved {
             turn_id,

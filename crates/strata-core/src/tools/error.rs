@@ -79,13 +79,20 @@ pub enum ToolError {
     ReadOnly { tool: &'static str },
     #[error("The user denied this {what}. Do not retry it; ask the user how to proceed.")]
     Denied { what: String },
+    #[error(
+        "Not run: the approval rule {rule} denies this {what}. Do not retry it or work around \
+         it; ask the user how to proceed."
+    )]
+    DeniedByRule { what: String, rule: String },
 }
 
 impl ToolError {
     /// How a call that failed this way ended.
     pub fn status(&self) -> ToolCallStatus {
         match self {
-            ToolError::ReadOnly { .. } | ToolError::Denied { .. } => ToolCallStatus::Denied,
+            ToolError::ReadOnly { .. }
+            | ToolError::Denied { .. }
+            | ToolError::DeniedByRule { .. } => ToolCallStatus::Denied,
             _ => ToolCallStatus::Error,
         }
     }

@@ -137,6 +137,8 @@ pub struct ResolvedProfile {
     pub key_file: Option<PathBuf>,
     /// The config's `[network] turn_deadline_ms`, for [`crate::agent_parts`].
     pub turn_deadline: Duration,
+    /// The config's `[rules]`: the user's approval rules.
+    pub rules: strata_protocol::RulesConfig,
 }
 
 impl ResolvedProfile {
@@ -160,6 +162,7 @@ impl ResolvedProfile {
             allow_secret_files: config.tools.allowed_secret_files(),
             key_file,
             turn_deadline: config.network.turn_deadline(),
+            rules: config.rules.clone(),
         }
     }
 }
