@@ -328,3 +328,72 @@ fn an_answer_typed_after_the_prompt_appeared_is_taken() {
     assert!(shown.contains("approval: allowed once"), "{shown}");
     assert!(home.workspace.path().join("kept.txt").exists());
 }
+
+/// The model runs `first`, then `second`, then answers.
+fn two_commands_server(first: &'static str, second: &'static str) -> ResponsesServer {
+    ResponsesServer::start(move |_, body| match output_count(body) {
+        0 => Reply::Sse(sse_call(
+            "call_1",
+            "run_shell",
+            &json!({"command": first}),
+            300,
+            10,
+        )),
+        1 => Reply::Sse(sse_call(
+            "call_2",
+            "run_shell",
+            &json!({"command": second}),
+            320,
+            10,
+        )),
+        _ => Reply::Sse(sse_text("Checked.", 340, 3)),
+    })
+}
+
+/// Runs a session against `server` on a terminal, waits for the first
+/// approval question, checks it shows `expected`, answers `keys`; returns
+/// everything shown once the run ended.
+fn answer_first_question(
+    home: &Home,
+    server: &ResponsesServer,
+    expected: &str,
+    keys: &str,
+) -> String {
+    let (master, slave) = pty();
+    let mut terminal = OnTerminal::start(home, server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    assert!(terminal.shown().contains(expected), "{}", terminal.shown());
+    terminal.type_keys(keys);
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(shown.matches(PROMPT).count(), 1, "{shown}");
+    shown
+}
+
+#[test]
+fn always_allow_saves_the_proposed_rule_which_later_commands_and_sessions_use() {
+    let home = Home::new();
+    let server = two_commands_server("git status", "git status --short");
+    let shown = answer_first_question(
+        &home,
+        &server,
+        "[r] always allow `git status*`  [n] deny",
+        "r\n",
+    );
+    assert!(
+        shown.contains("saved always allow `git status*`"),
+        "{shown}"
+    );
+    let rules = home.workspace.path().join(".strata/rules.toml");
+    let saved = std::fs::read_to_string(&rules).unwrap();
+    assert!(saved.contains("\"git status*\""), "{saved}");
+
+    // A new session in the same workspace: the saved rule runs a matching
+    // command without asking, and asks for one it does not cover.
+    let server = two_commands_server("git status -s", "echo other");
+    let shown = answer_first_question(&home, &server, "approval needed: run `echo other`", "n\n");
+    assert!(
+        !shown.contains("approval needed: run `git status -s`"),
+        "{shown}"
+    );
+}

@@ -217,12 +217,23 @@ impl Agent {
         decision: ApprovalDecision,
         rules: Vec<RuleRef>,
     ) -> Result<()> {
+        self.append_decision(&call.call_id, &call.name, decision, DecidedBy::Rule, rules)
+    }
+
+    fn append_decision(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        decision: ApprovalDecision,
+        by: DecidedBy,
+        rules: Vec<RuleRef>,
+    ) -> Result<()> {
         self.session
             .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
-                call_id: call.call_id.clone(),
-                tool: call.name.clone(),
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
                 decision,
-                by: DecidedBy::Rule,
+                by,
                 rules,
             }))?;
         Ok(())
@@ -235,14 +246,13 @@ impl Agent {
         decision: ApprovalDecision,
         rules: Vec<RuleRef>,
     ) -> Result<()> {
-        self.session
-            .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
-                call_id: request.call_id.clone(),
-                tool: request.tool.clone(),
-                decision,
-                by: DecidedBy::Person,
-                rules,
-            }))?;
+        self.append_decision(
+            &request.call_id,
+            &request.tool,
+            decision,
+            DecidedBy::Person,
+            rules,
+        )?;
         self.events.mainline(MainlineEvent::ApprovalResolved {
             turn_id,
             call_id: request.call_id.clone(),

@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use strata_protocol::RulesConfig;
+use strata_protocol::{RuleKind, RuleList, RuleSource, RulesConfig};
+
+use super::RuleSet;
 
 use crate::error::{CoreError, Result};
 
@@ -93,4 +95,65 @@ fn digest(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Adds `patterns` to the workspace's `list` of `kind` rules (each checked
+/// first; one already there is kept once) and saves the file, which Strata
+/// then trusts. Allow lists that were not trusted are dropped, never made
+/// trusted by this save. Returns the file's path.
+pub fn add_workspace_rules(
+    workspace: &Path,
+    trust_dir: &Path,
+    kind: RuleKind,
+    list: RuleList,
+    patterns: &[String],
+) -> Result<PathBuf> {
+    edit_workspace_rules(workspace, trust_dir, |rules| {
+        let mut check = RuleSet::default();
+        for pattern in patterns {
+            check.add(RuleSource::Workspace, kind, list, pattern)?;
+            let entries = rules.list_mut(kind, list);
+            let pattern = pattern.trim().to_owned();
+            if !entries.contains(&pattern) {
+                entries.push(pattern);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Removes `pattern` from the workspace's `list` of `kind` rules; `false`
+/// (and nothing written) when it was not there.
+pub fn remove_workspace_rule(
+    workspace: &Path,
+    trust_dir: &Path,
+    kind: RuleKind,
+    list: RuleList,
+    pattern: &str,
+) -> Result<bool> {
+    let loaded = load_workspace_rules(workspace, trust_dir)?;
+    let mut rules = loaded.rules;
+    let entries = rules.list_mut(kind, list);
+    let before = entries.len();
+    entries.retain(|entry| entry != pattern.trim());
+    if entries.len() == before {
+        return Ok(false);
+    }
+    save_workspace_rules(workspace, trust_dir, &rules)?;
+    Ok(true)
+}
+
+fn edit_workspace_rules(
+    workspace: &Path,
+    trust_dir: &Path,
+    edit: impl FnOnce(&mut RulesConfig) -> std::result::Result<(), String>,
+) -> Result<PathBuf> {
+    let path = workspace.join(WORKSPACE_RULES_FILE);
+    let mut rules = load_workspace_rules(workspace, trust_dir)?.rules;
+    edit(&mut rules).map_err(|message| CoreError::InvalidRules {
+        path: path.clone(),
+        message,
+    })?;
+    save_workspace_rules(workspace, trust_dir, &rules)?;
+    Ok(path)
 }

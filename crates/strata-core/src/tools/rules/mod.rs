@@ -14,7 +14,10 @@ mod parse;
 mod pattern;
 mod propose;
 
-pub use file::{WORKSPACE_RULES_FILE, WorkspaceRules, load_workspace_rules, save_workspace_rules};
+pub use file::{
+    WORKSPACE_RULES_FILE, WorkspaceRules, add_workspace_rules, load_workspace_rules,
+    remove_workspace_rule, save_workspace_rules,
+};
 pub use parse::{Classified, RedirOp, Redirection, SimpleCommand, classify};
 pub use pattern::{CommandPattern, PathPattern, relative_target};
 pub use propose::{propose_rule, propose_rules};
