@@ -28,6 +28,7 @@ mod launch;
 mod preview;
 mod render;
 mod repl;
+mod rules;
 mod run;
 mod sessions;
 mod show;
@@ -93,5 +94,6 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Unpin(args) => items::pin(&ctx, args, false),
         Command::Fork(args) => items::fork(&ctx, args),
         Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
+        Command::Rules(command) => rules::rules(&ctx, command),
     }
 }

@@ -103,7 +103,7 @@ pub use records::{
     RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
     TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
-pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig};
+pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig, RulesListing};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
     ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,

@@ -41,6 +41,8 @@ pub enum OutputKind {
     SessionForked,
     /// `strata eval compaction --json`.
     CompactionEval,
+    /// `strata rules list|add|remove --json`.
+    Rules,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

@@ -129,3 +129,36 @@ impl DecidedBy {
         *self == DecidedBy::Person
     }
 }
+
+/// `strata rules list|add|remove --json`: the rules of each source shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct RulesListing {
+    /// [`crate::CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    /// Always `rules`.
+    pub kind: crate::OutputKind,
+    /// The rules that apply, user's first.
+    pub rules: Vec<RuleRef>,
+    /// A workspace file's allow rules that do not apply: the file changed
+    /// since Strata saved it (or Strata never did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_applied: Vec<RuleRef>,
+}
+
+impl RulesConfig {
+    /// Every rule of every list, as coming from `source`.
+    pub fn refs(&self, source: RuleSource) -> Vec<RuleRef> {
+        self.lists()
+            .into_iter()
+            .flat_map(|(kind, list, patterns)| {
+                patterns.iter().map(move |pattern| RuleRef {
+                    source,
+                    list,
+                    kind,
+                    pattern: pattern.clone(),
+                })
+            })
+            .collect()
+    }
+}
