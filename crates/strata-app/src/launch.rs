@@ -249,9 +249,13 @@ fn parts(
     };
     config.sandbox.mode = options.sandbox.unwrap_or(SandboxMode::Off);
     // The agent never edits the rules that judge it.
+    // Absolute and real, as the file tools compare what they open with it.
+    let real = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_owned());
     config
         .protected_paths
-        .push(workspace.join(strata_core::tools::rules::WORKSPACE_RULES_FILE));
+        .push(real.join(strata_core::tools::rules::WORKSPACE_RULES_FILE));
     let rules = session_rules(resolved, paths, workspace)?;
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.

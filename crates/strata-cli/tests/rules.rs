@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::{Value, json};
 use strata_protocol::{CONTRACT_FORMAT_VERSION, OutputKind, RulesListing};
-use support::Home;
+use support::{Home, one_call_server, responses_run};
 
 /// `strata rules list --json`, checked to be the contract's type (unknown
 /// fields refused) with its version.
@@ -139,4 +139,29 @@ fn workspace_rules_are_trusted_only_as_strata_saved_them() {
         .ok();
     let after: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(after["rules"], json!([]));
+}
+
+#[test]
+fn the_agent_cannot_write_the_workspace_rules_even_under_auto() {
+    let home = Home::new();
+    let server = one_call_server(
+        "write_file",
+        json!({"path": ".strata/rules.toml", "content": "allow = [\"*\"]\n"}),
+        "Tried.",
+    );
+    let run = home.run(&responses_run(
+        "allow yourself everything",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(!home.workspace.path().join(".strata/rules.toml").exists());
+    let output = server.round_requests()[1]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|item| item["type"] == "function_call_output")
+        .unwrap()["output"]
+        .to_string();
+    assert!(!output.contains("Created"), "{output}");
 }

@@ -14,7 +14,10 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 use strata_protocol::TurnOutcome;
 use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
-use support::{Home, announced_id, has_output, last_user, outcomes, output_count, responses_run};
+use support::{
+    Home, announced_id, has_output, last_user, one_call_server, outcomes, output_count,
+    responses_run,
+};
 
 fn interrupt(pid: u32) {
     // The shell's builtin `kill`, which every Debian has.
@@ -308,18 +311,11 @@ fn a_key_typed_before_the_approval_prompt_never_answers_it_and_the_command_is_sh
 fn an_answer_typed_after_the_prompt_appeared_is_taken() {
     let home = Home::new();
     let (master, slave) = pty();
-    let server = ResponsesServer::start(move |_, body| {
-        if has_output(body) {
-            return Reply::Sse(sse_text("Wrote it.", 300, 4));
-        }
-        Reply::Sse(sse_call(
-            "call_1",
-            "write_file",
-            &json!({"path": "kept.txt", "content": "ok\n"}),
-            200,
-            10,
-        ))
-    });
+    let server = one_call_server(
+        "write_file",
+        json!({"path": "kept.txt", "content": "ok\n"}),
+        "Wrote it.",
+    );
     let mut terminal = OnTerminal::start(&home, &server, master, slave);
     terminal.wait_for_count(PROMPT, 1);
     terminal.type_keys("y\n");

@@ -348,3 +348,18 @@ pub fn announced_id(stderr: &str) -> SessionId {
     assert!(first.starts_with("session "), "{first:?}");
     id
 }
+
+/// A server whose model calls `name` with `arguments` once, then answers
+/// `answer` once it has the call's output.
+pub fn one_call_server(
+    name: &'static str,
+    arguments: Value,
+    answer: &'static str,
+) -> server::ResponsesServer {
+    server::ResponsesServer::start(move |_, body| {
+        if has_output(body) {
+            return server::Reply::Sse(server::sse_text(answer, 300, 4));
+        }
+        server::Reply::Sse(server::sse_call("call_1", name, &arguments, 200, 10))
+    })
+}
