@@ -7,7 +7,7 @@ mod support;
 
 use serde_json::{Value, json};
 use strata_protocol::{CONTRACT_FORMAT_VERSION, OutputKind, RulesListing};
-use support::{Home, one_call_server, responses_run};
+use support::{Home, last_call_output, one_call_server, responses_run};
 
 /// `strata rules list --json`, checked to be the contract's type (unknown
 /// fields refused) with its version.
@@ -156,12 +156,6 @@ fn the_agent_cannot_write_the_workspace_rules_even_under_auto() {
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(!home.workspace.path().join(".strata/rules.toml").exists());
-    let output = server.round_requests()[1]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|item| item["type"] == "function_call_output")
-        .unwrap()["output"]
-        .to_string();
+    let output = last_call_output(&server, 1);
     assert!(!output.contains("Created"), "{output}");
 }

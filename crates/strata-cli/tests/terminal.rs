@@ -15,8 +15,8 @@ use serde_json::json;
 use strata_protocol::TurnOutcome;
 use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
 use support::{
-    Home, announced_id, has_output, last_user, one_call_server, outcomes, output_count,
-    responses_run,
+    Home, announced_id, has_output, last_call_output, last_user, one_call_server, outcomes,
+    output_count, responses_run,
 };
 
 fn interrupt(pid: u32) {
@@ -139,13 +139,7 @@ fn on_a_terminal_approvals_are_asked_allow_once_then_deny() {
         "1\n"
     );
     assert!(!workspace.join("two.txt").exists());
-    let denial = server.round_requests()[2]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|item| item["type"] == "function_call_output")
-        .unwrap()["output"]
-        .to_string();
+    let denial = last_call_output(&server, 2);
     assert!(denial.contains("denied"), "{denial}");
 }
 

@@ -363,3 +363,14 @@ pub fn one_call_server(
         server::Reply::Sse(server::sse_call("call_1", name, &arguments, 200, 10))
     })
 }
+
+/// The last tool output the model was sent in round `round`, as JSON text.
+pub fn last_call_output(server: &server::ResponsesServer, round: usize) -> String {
+    server.round_requests()[round]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|item| item["type"] == "function_call_output")
+        .unwrap()["output"]
+        .to_string()
+}
