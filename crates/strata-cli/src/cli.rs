@@ -89,6 +89,59 @@ pub enum Command {
     /// docs/CONTEXT.md).
     #[command(subcommand)]
     Eval(EvalCommand),
+
+    /// Approval rules: the user's (`[rules]` in config.toml) or, with
+    /// `--workspace DIR`, that workspace's (`.strata/rules.toml`).
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Every rule: the user's, and the workspace's with `--workspace`
+    /// (allow rules of a workspace file changed outside Strata are listed
+    /// as not applied).
+    List(RulesListArgs),
+    /// Adds a rule, e.g. `strata rules add allow 'cargo test*'`.
+    Add(RuleEditArgs),
+    /// Removes a rule, given exactly as listed.
+    Remove(RuleEditArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesListArgs {
+    /// Also this workspace's rules.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RuleEditArgs {
+    /// Which list: allow, ask, deny (command patterns) or write-allow,
+    /// write-ask, write-deny (workspace-relative path globs).
+    #[arg(value_enum)]
+    pub list: RuleListArg,
+    /// The pattern: `cargo test*`, `git status`; `src/**` for writes.
+    pub pattern: String,
+    /// This workspace's rules instead of the user's.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// The rules after the change as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RuleListArg {
+    Allow,
+    Ask,
+    Deny,
+    WriteAllow,
+    WriteAsk,
+    WriteDeny,
 }
 
 #[derive(Debug, Subcommand)]

@@ -30,6 +30,7 @@ mod launch;
 mod preview;
 mod render;
 mod repl;
+mod rules;
 mod run;
 mod sessions;
 mod show;
@@ -97,5 +98,6 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Changes(args) => changes::changes(&ctx, &args.session, args.json),
         Command::Restore(args) => changes::restore(&ctx, &args),
         Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
+        Command::Rules(command) => rules::rules(&ctx, command),
     }
 }

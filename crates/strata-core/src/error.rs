@@ -61,6 +61,10 @@ pub enum CoreError {
     /// was refused before starting).
     #[error("the restore was refused: {}", files.join("; "))]
     RestoreRefused { files: Vec<String> },
+    /// A rules file or rule pattern that does not parse; nothing of it
+    /// was applied.
+    #[error("{path}: invalid rules: {message}")]
+    InvalidRules { path: PathBuf, message: String },
     #[error("AGENTS.md was not used: {reason}")]
     AgentsFileRefused { reason: String },
     /// The message alone is estimated over the compaction threshold, so no
@@ -106,6 +110,7 @@ impl CoreError {
             | CoreError::BroadWorkspace { .. }
             | CoreError::AgentsFileRefused { .. }
             | CoreError::RestoreRefused { .. }
+            | CoreError::InvalidRules { .. }
             | CoreError::MessageTooLong { .. } => false,
         }
     }

@@ -26,6 +26,7 @@ mod reasoning;
 mod recall;
 mod recent;
 mod records;
+mod rules;
 mod sandbox;
 mod tools;
 mod transcript;
@@ -108,6 +109,7 @@ pub use records::{
     RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
     TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
+pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig, RulesListing};
 pub use sandbox::{SandboxMode, SandboxSet};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{

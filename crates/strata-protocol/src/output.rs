@@ -45,6 +45,8 @@ pub enum OutputKind {
     FileChanges,
     /// `strata restore --json`.
     Restore,
+    /// `strata rules list|add|remove --json`.
+    Rules,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

@@ -22,6 +22,7 @@ use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
 use crate::reasoning::{ReasoningEffort, ReasoningSet};
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
+use crate::rules::{DecidedBy, RuleRef};
 use crate::sandbox::SandboxSet;
 use crate::usage::TokenUsage;
 
@@ -421,6 +422,16 @@ pub struct ApprovalDecisionRecord {
     pub call_id: String,
     pub tool: String,
     pub decision: ApprovalDecision,
+    /// Who decided; absent (the person) in files written before rules.
+    #[serde(default, skip_serializing_if = "DecidedBy::is_person")]
+    #[ts(as = "Option<DecidedBy>", optional)]
+    pub by: DecidedBy,
+    /// The rules that made the decision (or made the call ask): every
+    /// part's allow rule for a compound command, the deny rule that
+    /// refused it. Empty when no rule applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RuleRef>>", optional)]
+    pub rules: Vec<RuleRef>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]

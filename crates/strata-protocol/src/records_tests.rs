@@ -1,6 +1,7 @@
 //! Tests of the session record envelope and its one-pass reader.
 
 use super::*;
+use crate::rules::{RuleKind, RuleList, RuleSource};
 
 fn round_trip(record: &Record) -> Record {
     let line = serde_json::to_string(record).unwrap();
@@ -243,4 +244,37 @@ fn a_file_change_is_a_version_eight_record_that_round_trips_and_omits_absent_sta
     assert!(value["payload"].get("before").is_none());
     assert_eq!(value["payload"]["cause"], "write_file");
     assert_eq!(round_trip(&change), change);
+}
+
+#[test]
+fn an_approval_decision_without_rules_reads_as_the_persons_and_writes_back_the_same() {
+    let old = r#"{"call_id":"c1","tool":"run_shell","decision":"allow_once"}"#;
+    let record: ApprovalDecisionRecord = serde_json::from_str(old).unwrap();
+    assert_eq!(record.by, DecidedBy::Person);
+    assert!(record.rules.is_empty());
+    assert_eq!(serde_json::to_string(&record).unwrap(), old);
+}
+
+#[test]
+fn an_approval_decision_names_the_rules_that_made_it() {
+    let record = ApprovalDecisionRecord {
+        call_id: "c1".into(),
+        tool: "run_shell".into(),
+        decision: ApprovalDecision::Deny,
+        by: DecidedBy::Rule,
+        rules: vec![RuleRef {
+            source: RuleSource::User,
+            list: RuleList::Deny,
+            kind: RuleKind::Command,
+            pattern: "rm*".into(),
+        }],
+    };
+    let value = serde_json::to_value(&record).unwrap();
+    assert_eq!(value["by"], "rule");
+    assert_eq!(value["rules"][0]["pattern"], "rm*");
+    assert_eq!(value["rules"][0]["list"], "deny");
+    assert_eq!(
+        serde_json::from_value::<ApprovalDecisionRecord>(value).unwrap(),
+        record
+    );
 }

@@ -24,6 +24,7 @@ mod error;
 mod external;
 mod fs;
 mod output;
+pub mod rules;
 mod search;
 pub(crate) mod secrets;
 mod shell;
@@ -35,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallStatus, ToolSpec};
 
-pub use approval::{ApprovalCheck, SessionApprovals};
+pub use approval::{ApprovalCheck, Checked, SessionApprovals};
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use external::{
@@ -170,6 +171,13 @@ pub struct PreparedCall {
     action: Action,
 }
 
+/// What approval rules judge about a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RuleSubject<'a> {
+    Command(&'a str),
+    Write(&'a str),
+}
+
 #[derive(Clone, Debug)]
 enum Action {
     List(workspace::Resolved),
@@ -267,6 +275,30 @@ impl PreparedCall {
             tool: self.name.to_owned(),
             kind,
         })
+    }
+
+    /// What approval rules judge: the command that runs (not the redacted
+    /// one shown), or the workspace-relative path a write changes.
+    pub(crate) fn rule_subject(&self) -> Option<RuleSubject<'_>> {
+        match &self.action {
+            Action::Shell { plan, .. } => Some(RuleSubject::Command(&plan.command)),
+            Action::Write(plan) => Some(RuleSubject::Write(&plan.path.display)),
+            Action::Edit(plan) => Some(RuleSubject::Write(&plan.path.display)),
+            Action::List(_) | Action::Read(_) | Action::Search(_) => None,
+        }
+    }
+
+    /// The rules "always allow" would add for this shell command; `None`
+    /// for other calls and for a command without a safe proposal. An exact
+    /// proposal of a command whose shown form was redacted is withheld:
+    /// it would carry the secret into a rules file.
+    pub fn proposed_rules(&self) -> Option<Vec<String>> {
+        let Action::Shell { plan, shown, .. } = &self.action else {
+            return None;
+        };
+        let rules = rules::propose_rules(&plan.command)?;
+        let redacted = *shown != plan.command;
+        (!redacted || rules.iter().all(|rule| rule.ends_with('*'))).then_some(rules)
     }
 
     /// What a denial refers to, e.g. "write to src/a.rs".

@@ -91,7 +91,14 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::ApprovalDecision(ApprovalDecisionRecord {
             call_id: "toolu_1".into(),
             tool: "read_file".into(),
-            decision: ApprovalDecision::AllowForSession,
+            decision: ApprovalDecision::AllowOnce,
+            by: strata_protocol::DecidedBy::Rule,
+            rules: vec![strata_protocol::RuleRef {
+                source: strata_protocol::RuleSource::Workspace,
+                list: strata_protocol::RuleList::Allow,
+                kind: strata_protocol::RuleKind::Command,
+                pattern: "cargo test*".into(),
+            }],
         }),
         RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(
             strata_protocol::FunctionCallOutput {
