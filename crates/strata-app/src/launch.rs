@@ -172,9 +172,12 @@ pub fn start(
     let policy = options.policy.unwrap_or_default();
     let sandbox = sandbox_mode(options.sandbox, None, resolved.sandbox);
     let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind);
-    let (mut parts, events) = parts(
-        &resolved, paths, env, workspace, options, policy, sandbox, &mcp,
-    )?;
+    let settled = Settled {
+        policy,
+        sandbox,
+        mcp: &mcp,
+    };
+    let (mut parts, events) = parts(&resolved, paths, env, workspace, options, settled)?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
@@ -239,16 +242,12 @@ pub fn resume(
     );
     let config = strata_providers::StrataConfig::load(&paths.config_file())?;
     let mcp = McpRun::read(&config.mcp_servers, chosen.resolved.profile.kind);
-    let (parts, events) = parts(
-        &chosen.resolved,
-        paths,
-        env,
-        &workspace,
-        options,
+    let settled = Settled {
         policy,
         sandbox,
-        &mcp,
-    )?;
+        mcp: &mcp,
+    };
+    let (parts, events) = parts(&chosen.resolved, paths, env, &workspace, options, settled)?;
     let profile = &chosen.resolved.profile;
     let mut agent =
         Agent::resume(session, parts)?.with_estimator(estimator_for(profile.kind, &profile.model));
@@ -281,16 +280,26 @@ pub fn resume(
     })
 }
 
+/// What `start` or `resume` settled for this run before its tools exist.
+struct Settled<'a> {
+    policy: ApprovalPolicy,
+    sandbox: SandboxMode,
+    mcp: &'a McpRun,
+}
+
 fn parts(
     resolved: &ResolvedProfile,
     paths: &StrataPaths,
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
-    policy: ApprovalPolicy,
-    sandbox: SandboxMode,
-    mcp: &McpRun,
+    settled: Settled<'_>,
 ) -> AppResult<(strata_core::agent::AgentParts, EventReceiver)> {
+    let Settled {
+        policy,
+        sandbox,
+        mcp,
+    } = settled;
     let mut config = ToolConfig {
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
