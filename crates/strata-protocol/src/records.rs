@@ -16,6 +16,7 @@ use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
+use crate::mcp_catalog::McpCatalog;
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
@@ -31,8 +32,9 @@ use crate::usage::TokenUsage;
 /// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
 /// (`compaction_refused`); 5 added the repairs of a reopened session
 /// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`); 7
-/// added the sandbox mode (`sandbox_set`).
-pub const RECORD_FORMAT_VERSION: u32 = 7;
+/// added the sandbox mode (`sandbox_set`); 8 added the MCP tool catalog
+/// (`mcp_catalog`).
+pub const RECORD_FORMAT_VERSION: u32 = 8;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -124,6 +126,9 @@ pub enum RecordBody {
     ReasoningSet(ReasoningSet),
     /// The session's sandbox mode from here on; the last one wins.
     SandboxSet(SandboxSet),
+    /// The MCP tools offered from here on, with their servers; the last one
+    /// wins.
+    McpCatalog(McpCatalog),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -156,6 +161,7 @@ impl RecordBody {
         "session_repaired",
         "reasoning_set",
         "sandbox_set",
+        "mcp_catalog",
     ];
 
     /// The format version that introduced this record's type.
@@ -174,6 +180,7 @@ impl RecordBody {
             RecordBody::SessionRepaired(_) => 5,
             RecordBody::ReasoningSet(_) => 6,
             RecordBody::SandboxSet(_) => 7,
+            RecordBody::McpCatalog(_) => 8,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -216,6 +223,7 @@ impl RecordBody {
             RecordBody::SessionRepaired(_) => "session_repaired",
             RecordBody::ReasoningSet(_) => "reasoning_set",
             RecordBody::SandboxSet(_) => "sandbox_set",
+            RecordBody::McpCatalog(_) => "mcp_catalog",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -573,6 +581,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "session_repaired" => RecordBody::SessionRepaired(Deserialize::deserialize(payload)?),
             "reasoning_set" => RecordBody::ReasoningSet(Deserialize::deserialize(payload)?),
             "sandbox_set" => RecordBody::SandboxSet(Deserialize::deserialize(payload)?),
+            "mcp_catalog" => RecordBody::McpCatalog(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

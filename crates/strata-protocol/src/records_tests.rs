@@ -216,9 +216,38 @@ fn a_sandbox_mode_is_a_version_seven_record_that_round_trips() {
         mode: crate::SandboxMode::ReadOnly,
     }));
     assert_eq!(set.v, 7);
-    assert_eq!(set.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&set).unwrap();
     assert_eq!(value["type"], "sandbox_set");
     assert_eq!(value["payload"], serde_json::json!({"mode": "read-only"}));
     assert_eq!(round_trip(&set), set);
+}
+
+#[test]
+fn an_mcp_catalog_is_a_version_eight_record_that_round_trips() {
+    let catalog = Record::now(RecordBody::McpCatalog(crate::McpCatalog {
+        tools: vec![crate::ToolSpec {
+            name: "mcp__everything__echo".into(),
+            description: "Echoes".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }],
+        servers: vec![crate::McpCatalogServer {
+            name: "everything".into(),
+            fingerprint: format!("sha256:{}", "a".repeat(64)),
+            tools: vec![crate::McpCatalogTool {
+                name: "mcp__everything__echo".into(),
+                tool: "echo".into(),
+                definition: format!("sha256:{}", "b".repeat(64)),
+            }],
+        }],
+    }));
+    assert_eq!(catalog.v, 8);
+    assert_eq!(catalog.v, RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&catalog).unwrap();
+    assert_eq!(value["type"], "mcp_catalog");
+    assert_eq!(value["payload"]["servers"][0]["tools"][0]["tool"], "echo");
+    assert_eq!(
+        value["payload"]["tools"][0]["name"],
+        "mcp__everything__echo"
+    );
+    assert_eq!(round_trip(&catalog), catalog);
 }

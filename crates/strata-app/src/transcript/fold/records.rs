@@ -164,6 +164,8 @@ impl TranscriptFold {
             // The policy is the session's state (the header's info, the
             // console's switch and log), not a line of the conversation.
             | RecordBody::CompactionPolicy(_)
+            // Which server offered which tool is the console's to show.
+            | RecordBody::McpCatalog(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
