@@ -49,9 +49,9 @@ fn from_core(error: CoreError) -> CommandError {
         | CoreError::ItemNotFound { .. }
         | CoreError::AmbiguousItem { .. } => CommandErrorKind::NotFound,
         CoreError::SessionLocked { .. } => CommandErrorKind::Locked,
-        CoreError::MessageTooLong { .. } | CoreError::ContextRefused { .. } => {
-            CommandErrorKind::InvalidInput
-        }
+        CoreError::MessageTooLong { .. }
+        | CoreError::ContextRefused { .. }
+        | CoreError::RestoreRefused { .. } => CommandErrorKind::InvalidInput,
         CoreError::Io { .. }
         | CoreError::CorruptRecord { .. }
         | CoreError::NotASession { .. }
@@ -59,7 +59,9 @@ fn from_core(error: CoreError) -> CommandError {
         | CoreError::NoDataDir => CommandErrorKind::Io,
         CoreError::Encode(_) => CommandErrorKind::Internal,
         CoreError::BroadWorkspace { .. } => CommandErrorKind::BroadWorkspace,
-        CoreError::AgentsFileRefused { .. } => CommandErrorKind::InvalidInput,
+        CoreError::AgentsFileRefused { .. } | CoreError::InvalidRules { .. } => {
+            CommandErrorKind::InvalidInput
+        }
     };
     let message = match &error {
         CoreError::SessionLocked { .. } => format!(

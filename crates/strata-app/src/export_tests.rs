@@ -48,6 +48,8 @@ fn sample() -> SessionRead {
             call_id: "c1".into(),
             tool: "read_file".into(),
             decision: ApprovalDecision::AllowOnce,
+            by: Default::default(),
+            rules: Vec::new(),
         }),
         RecordBody::ResponseItem(ResponseItem::function_call_output("c1", "widget,4\n```")),
         RecordBody::ResponseItem(ResponseItem::assistant("There are 4.")),

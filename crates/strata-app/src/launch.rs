@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
 use strata_core::tools::SandboxMode;
+use strata_core::tools::rules::{RuleSet, load_workspace_rules};
 use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
-    ProfileSet, ProviderKind, ReasoningEffort, SessionId, SessionStarted, ThresholdSetting,
+    ProfileSet, ProviderKind, ReasoningEffort, RuleSource, SessionId, SessionStarted,
+    ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
 use strata_providers::{
@@ -170,7 +172,9 @@ pub fn start(
     let policy = options.policy.unwrap_or_default();
     let sandbox = sandbox_mode(options.sandbox, None, resolved.sandbox);
     let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind);
-    let (mut parts, events) = parts(&resolved, env, workspace, options, policy, sandbox, &mcp)?;
+    let (mut parts, events) = parts(
+        &resolved, paths, env, workspace, options, policy, sandbox, &mcp,
+    )?;
     // A new session: the flag's policy, else the config file's default.
     parts.config.compaction = options.compaction.or(config.compaction_policy);
     let mut agent = Agent::start(store, parts)?.with_estimator(estimator_for(
@@ -237,6 +241,7 @@ pub fn resume(
     let mcp = McpRun::read(&config.mcp_servers, chosen.resolved.profile.kind);
     let (parts, events) = parts(
         &chosen.resolved,
+        paths,
         env,
         &workspace,
         options,
@@ -278,6 +283,7 @@ pub fn resume(
 
 fn parts(
     resolved: &ResolvedProfile,
+    paths: &StrataPaths,
     env: EnvLookup<'_>,
     workspace: &Path,
     options: &LaunchOptions,
@@ -290,6 +296,15 @@ fn parts(
         ..tool_config(resolved, env)
     };
     config.sandbox.mode = sandbox;
+    // The agent never edits the rules that judge it.
+    // Absolute and real, as the file tools compare what they open with it.
+    let real = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_owned());
+    config
+        .protected_paths
+        .push(real.join(strata_core::tools::rules::WORKSPACE_RULES_FILE));
+    let rules = session_rules(resolved, paths, workspace)?;
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
         CoreError::BroadWorkspace { .. } => AppError::from(error),
@@ -307,7 +322,12 @@ fn parts(
     } else {
         ApprovalBroker::non_interactive()
     };
-    let (mut parts, events) = agent_parts(resolved, tools, SessionApprovals::new(policy), broker)?;
+    let (mut parts, events) = agent_parts(
+        resolved,
+        tools,
+        SessionApprovals::with_rules(policy, rules),
+        broker,
+    )?;
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
     Ok((parts, events))
@@ -337,6 +357,28 @@ impl McpRun {
             problems,
         }
     }
+}
+
+/// The user's `[rules]` and the workspace's `.strata/rules.toml` (its allow
+/// lists only when Strata saved the file as it is). A rule that does not
+/// parse stops the launch: a typo must not allow or deny something else.
+fn session_rules(
+    resolved: &ResolvedProfile,
+    paths: &StrataPaths,
+    workspace: &Path,
+) -> AppResult<RuleSet> {
+    let loaded = load_workspace_rules(workspace, &paths.config)?;
+    if !loaded.untrusted_allow.is_empty() {
+        tracing::warn!(
+            workspace = %workspace.display(),
+            "the workspace's allow rules changed outside Strata and are not applied"
+        );
+    }
+    RuleSet::from_configs(&[
+        (RuleSource::User, &resolved.rules),
+        (RuleSource::Workspace, &loaded.rules),
+    ])
+    .map_err(|problems| invalid_input(format!("Invalid approval rules: {problems}")))
 }
 
 fn log_recovery(session: &strata_core::LiveSession) {

@@ -299,6 +299,7 @@ pub fn config_from_settings(
             ..existing.tools.clone()
         },
         mcp_servers: existing.mcp_servers.clone(),
+        rules: existing.rules.clone(),
         // Written when chosen, so the command line's new sessions follow it.
         compaction_policy: (existing.compaction_policy.is_some()
             || settings.compaction_policy != CompactionPolicy::default())

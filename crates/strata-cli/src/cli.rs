@@ -75,10 +75,73 @@ pub enum Command {
     /// Files in the workspace are not rewound.
     Fork(ForkArgs),
 
+    /// The files the session changed, per turn (write_file, apply_edit,
+    /// shell commands, restores), each with its added and removed lines.
+    Changes(SessionJsonArgs),
+
+    /// Returns the workspace's files to what they were before a turn or an
+    /// item; refused (exit 5, nothing changed) when a file was changed
+    /// outside Strata since or its earlier content was not kept. The
+    /// restore is recorded and can itself be undone.
+    Restore(RestoreArgs),
+
     /// Opt-in evaluations with a real model (they cost tokens; see
     /// docs/CONTEXT.md).
     #[command(subcommand)]
     Eval(EvalCommand),
+
+    /// Approval rules: the user's (`[rules]` in config.toml) or, with
+    /// `--workspace DIR`, that workspace's (`.strata/rules.toml`).
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Every rule: the user's, and the workspace's with `--workspace`
+    /// (allow rules of a workspace file changed outside Strata are listed
+    /// as not applied).
+    List(RulesListArgs),
+    /// Adds a rule, e.g. `strata rules add allow 'cargo test*'`.
+    Add(RuleEditArgs),
+    /// Removes a rule, given exactly as listed.
+    Remove(RuleEditArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RulesListArgs {
+    /// Also this workspace's rules.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RuleEditArgs {
+    /// Which list: allow, ask, deny (command patterns) or write-allow,
+    /// write-ask, write-deny (workspace-relative path globs).
+    #[arg(value_enum)]
+    pub list: RuleListArg,
+    /// The pattern: `cargo test*`, `git status`; `src/**` for writes.
+    pub pattern: String,
+    /// This workspace's rules instead of the user's.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+    /// The rules after the change as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RuleListArg {
+    Allow,
+    Ask,
+    Deny,
+    WriteAllow,
+    WriteAsk,
+    WriteDeny,
 }
 
 #[derive(Debug, Subcommand)]
@@ -427,6 +490,31 @@ fn non_blank_query(text: &str) -> Result<String, String> {
     } else {
         Ok(text.to_owned())
     }
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("point").required(true).args(["before_turn", "before_item"])))]
+pub struct RestoreArgs {
+    /// A session id, or a unique prefix of one.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Before this turn (1 is the session's first).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub before_turn: Option<u32>,
+
+    /// Before this item (an id or unique prefix, as `strata sessions show
+    /// --json` lists them), tool call id, or restore id.
+    #[arg(long, value_name = "ID")]
+    pub before_item: Option<String>,
+
+    /// Show what would be restored (and what refuses it); change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -48,6 +48,9 @@ pub enum CliError {
     /// The rule check refused the compaction; nothing changed.
     #[error("{message}")]
     CompactionRefused { message: String },
+    /// A restore refused before it changed anything; stdout lists the files.
+    #[error("the restore was refused: {count} file(s) changed outside Strata or not restorable")]
+    RestoreRefused { count: usize },
     #[error("{count} of the session's {checkpoints} checkpoint(s) disagree with its records")]
     CheckpointsDiverge { count: usize, checkpoints: usize },
 }
@@ -82,6 +85,7 @@ impl CliError {
             CliError::App(error) if error.kind == CommandErrorKind::ProfileUnavailable => 2,
             CliError::CheckpointsDiverge { .. } => 3,
             CliError::CompactionRefused { .. } => 4,
+            CliError::RestoreRefused { .. } => 5,
             _ => 1,
         }
     }

@@ -13,10 +13,12 @@
 //!   `context.rs`, over strata-core's transcript and export).
 //!
 //! Exit codes: 0 success, 2 usage errors, 3 a checkpoint that disagrees
-//! (`sessions verify`), 4 a compaction the rule check refused, 1 anything
+//! (`sessions verify`), 4 a compaction the rule check refused, 5 a restore
+//! refused (`restore`), 1 anything
 //! else, always with a one-line reason on standard error.
 
 mod approve;
+mod changes;
 mod cli;
 mod context;
 mod error;
@@ -28,6 +30,7 @@ mod launch;
 mod preview;
 mod render;
 mod repl;
+mod rules;
 mod run;
 mod sessions;
 mod show;
@@ -92,6 +95,9 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Pin(args) => items::pin(&ctx, args, true),
         Command::Unpin(args) => items::pin(&ctx, args, false),
         Command::Fork(args) => items::fork(&ctx, args),
+        Command::Changes(args) => changes::changes(&ctx, &args.session, args.json),
+        Command::Restore(args) => changes::restore(&ctx, &args),
         Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
+        Command::Rules(command) => rules::rules(&ctx, command),
     }
 }

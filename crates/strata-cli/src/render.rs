@@ -11,6 +11,8 @@ use strata_app::transcript::text::{
     compact_arguments, compaction_line, decision_text, outcome_text,
 };
 use strata_core::CancellationToken;
+use strata_core::tools::RUN_SHELL;
+use strata_core::tools::rules::propose_rules;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure,
     ResponseItem, Role, ToolCallStatus, TurnOutcome,
@@ -26,12 +28,18 @@ use crate::visible::{VisibleStream, json_safe, visible_inline};
 /// `answer_approval` does).
 pub type Answer = Box<dyn Fn(&str, ApprovalDecision) + Send + Sync>;
 
+/// Saves "always allow" rules to the workspace's rules file: its path, or
+/// why it could not.
+pub type RuleSaver = Box<dyn Fn(&[String]) -> Result<String, String> + Send + Sync>;
+
 pub struct Ui {
     out: Output,
     json: bool,
     /// Whether approvals wait for an answer.
     asks: bool,
     answer: Answer,
+    /// Where "always allow" saves a rule; none: it is not offered.
+    rules: Option<RuleSaver>,
     /// Where approval answers come from, when someone can answer.
     lines: Option<Lines>,
     spinners: bool,
@@ -54,6 +62,7 @@ impl Ui {
             json,
             asks,
             answer,
+            rules: None,
             lines,
             spinners: !json && io::stderr().is_terminal(),
             spinner: None,
@@ -62,6 +71,11 @@ impl Ui {
             thinking: false,
             stream: VisibleStream::default(),
         }
+    }
+
+    /// Offers "always allow" on shell approvals, saving with `saver`.
+    pub fn offer_rules(&mut self, saver: RuleSaver) {
+        self.rules = Some(saver);
     }
 
     /// The lines typed on the terminal, for a REPL between turns.
@@ -94,12 +108,13 @@ impl Ui {
             self.json_line(envelope)?;
             if let AgentEvent::Mainline(MainlineEvent::ApprovalRequested {
                 call_id,
+                tool,
                 summary,
                 detail,
                 ..
             }) = &envelope.event
             {
-                self.approve(call_id, summary, detail, cancel).await?;
+                self.approve(call_id, tool, summary, detail, cancel).await?;
             }
             return Ok(());
         }
@@ -195,12 +210,13 @@ impl Ui {
             }
             MainlineEvent::ApprovalRequested {
                 call_id,
+                tool,
                 summary,
                 detail,
                 ..
             } => {
                 if self.asks && self.lines.is_some() {
-                    self.approve(call_id, summary, detail, cancel).await
+                    self.approve(call_id, tool, summary, detail, cancel).await
                 } else {
                     self.note(paint(
                         WARN,
@@ -348,6 +364,7 @@ impl Ui {
     async fn approve(
         &mut self,
         call_id: &str,
+        tool: &str,
         summary: &str,
         detail: &str,
         cancel: &CancellationToken,
@@ -356,12 +373,49 @@ impl Ui {
             return Ok(());
         }
         self.settle()?;
+        // The rule for the command as shown (secrets redacted): what the
+        // person sees is what is saved.
+        let proposed = (tool == RUN_SHELL && self.rules.is_some())
+            .then(|| propose_rules(detail))
+            .flatten();
+        let offered = proposed.as_ref().map(|rules| rules.join("`, `"));
         let Some(lines) = self.lines.as_mut() else {
             return Ok(());
         };
-        if let Some(decision) = approve::ask(self.out, lines, summary, detail, cancel).await? {
-            (self.answer)(call_id, decision);
-        }
+        let choice =
+            approve::ask(self.out, lines, summary, detail, offered.as_deref(), cancel).await?;
+        let decision = match choice {
+            None => return Ok(()),
+            Some(approve::Choice::Decided(decision)) => decision,
+            Some(approve::Choice::AlwaysAllow) => {
+                let saved = match (&self.rules, &proposed) {
+                    (Some(saver), Some(rules)) => saver(rules),
+                    _ => Err("no rule to save".to_owned()),
+                };
+                let note = match saved {
+                    Ok(path) => paint(
+                        DIM,
+                        format!(
+                            "saved always allow `{}` to {}",
+                            visible_inline(offered.as_deref().unwrap_or_default()),
+                            visible_inline(&path)
+                        ),
+                    ),
+                    Err(error) => paint(
+                        WARN,
+                        format!(
+                            "could not save the rule ({}); allowed for this session only",
+                            visible_inline(&error)
+                        ),
+                    ),
+                };
+                writeln!(self.out.stderr(), "{note}")?;
+                // The session's own rule is the same proposal, so later
+                // matching commands run in this session too.
+                ApprovalDecision::AllowForSession
+            }
+        };
+        (self.answer)(call_id, decision);
         Ok(())
     }
 

@@ -11,21 +11,11 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use support::server::{Reply, ResponsesServer, sse_call, sse_text};
+use serde_json::json;
+use support::server::{ResponsesServer, model_calling};
 use support::{Home, Run, responses_run};
 
 const SENTINEL: &str = "OUTSIDE-SENTINEL-5e1f";
-
-/// A server whose model makes `calls` one per round, then says "done".
-fn model_calling(calls: Vec<(&'static str, Value)>) -> ResponsesServer {
-    ResponsesServer::start(move |n, _| match calls.get(n) {
-        Some((name, arguments)) => {
-            Reply::Sse(sse_call(&format!("call_{n}"), name, arguments, 100, 10))
-        }
-        None => Reply::Sse(sse_text("done", 100, 5)),
-    })
-}
 
 /// The outputs the model received, in order, from the last request.
 fn outputs(server: &ResponsesServer) -> Vec<String> {

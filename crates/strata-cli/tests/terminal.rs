@@ -15,7 +15,10 @@ use serde_json::json;
 use strata_protocol::TurnOutcome;
 use support::pty::{OnTerminal, PROMPT, pty};
 use support::server::{Reply, ResponsesServer, input_texts, sse_call, sse_text};
-use support::{Home, announced_id, has_output, last_user, outcomes, output_count, responses_run};
+use support::{
+    Home, announced_id, has_output, last_call_output, last_user, one_call_server, outcomes,
+    output_count, responses_run,
+};
 
 fn interrupt(pid: u32) {
     // The shell's builtin `kill`, which every Debian has.
@@ -137,13 +140,7 @@ fn on_a_terminal_approvals_are_asked_allow_once_then_deny() {
         "1\n"
     );
     assert!(!workspace.join("two.txt").exists());
-    let denial = server.round_requests()[2]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|item| item["type"] == "function_call_output")
-        .unwrap()["output"]
-        .to_string();
+    let denial = last_call_output(&server, 2);
     assert!(denial.contains("denied"), "{denial}");
 }
 
@@ -223,18 +220,11 @@ fn a_key_typed_before_the_approval_prompt_never_answers_it_and_the_command_is_sh
 fn an_answer_typed_after_the_prompt_appeared_is_taken() {
     let home = Home::new();
     let (master, slave) = pty();
-    let server = ResponsesServer::start(move |_, body| {
-        if has_output(body) {
-            return Reply::Sse(sse_text("Wrote it.", 300, 4));
-        }
-        Reply::Sse(sse_call(
-            "call_1",
-            "write_file",
-            &json!({"path": "kept.txt", "content": "ok\n"}),
-            200,
-            10,
-        ))
-    });
+    let server = one_call_server(
+        "write_file",
+        json!({"path": "kept.txt", "content": "ok\n"}),
+        "Wrote it.",
+    );
     let mut terminal = OnTerminal::start(&home, &server, master, slave);
     terminal.wait_for_count(PROMPT, 1);
     terminal.type_keys("y\n");
@@ -242,4 +232,73 @@ fn an_answer_typed_after_the_prompt_appeared_is_taken() {
     assert_eq!(code, 0, "{shown}");
     assert!(shown.contains("approval: allowed once"), "{shown}");
     assert!(home.workspace.path().join("kept.txt").exists());
+}
+
+/// The model runs `first`, then `second`, then answers.
+fn two_commands_server(first: &'static str, second: &'static str) -> ResponsesServer {
+    ResponsesServer::start(move |_, body| match output_count(body) {
+        0 => Reply::Sse(sse_call(
+            "call_1",
+            "run_shell",
+            &json!({"command": first}),
+            300,
+            10,
+        )),
+        1 => Reply::Sse(sse_call(
+            "call_2",
+            "run_shell",
+            &json!({"command": second}),
+            320,
+            10,
+        )),
+        _ => Reply::Sse(sse_text("Checked.", 340, 3)),
+    })
+}
+
+/// Runs a session against `server` on a terminal, waits for the first
+/// approval question, checks it shows `expected`, answers `keys`; returns
+/// everything shown once the run ended.
+fn answer_first_question(
+    home: &Home,
+    server: &ResponsesServer,
+    expected: &str,
+    keys: &str,
+) -> String {
+    let (master, slave) = pty();
+    let mut terminal = OnTerminal::start(home, server, master, slave);
+    terminal.wait_for_count(PROMPT, 1);
+    assert!(terminal.shown().contains(expected), "{}", terminal.shown());
+    terminal.type_keys(keys);
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, 0, "{shown}");
+    assert_eq!(shown.matches(PROMPT).count(), 1, "{shown}");
+    shown
+}
+
+#[test]
+fn always_allow_saves_the_proposed_rule_which_later_commands_and_sessions_use() {
+    let home = Home::new();
+    let server = two_commands_server("git status", "git status --short");
+    let shown = answer_first_question(
+        &home,
+        &server,
+        "[r] always allow `git status*`  [n] deny",
+        "r\n",
+    );
+    assert!(
+        shown.contains("saved always allow `git status*`"),
+        "{shown}"
+    );
+    let rules = home.workspace.path().join(".strata/rules.toml");
+    let saved = std::fs::read_to_string(&rules).unwrap();
+    assert!(saved.contains("\"git status*\""), "{saved}");
+
+    // A new session in the same workspace: the saved rule runs a matching
+    // command without asking, and asks for one it does not cover.
+    let server = two_commands_server("git status -s", "echo other");
+    let shown = answer_first_question(&home, &server, "approval needed: run `echo other`", "n\n");
+    assert!(
+        !shown.contains("approval needed: run `git status -s`"),
+        "{shown}"
+    );
 }

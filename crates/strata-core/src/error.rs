@@ -56,6 +56,15 @@ pub enum CoreError {
         "the workspace {path} is {what}: the agent could read and change everything in it; choose a project folder instead, or confirm this one explicitly (--allow-broad-workspace in the CLI)"
     )]
     BroadWorkspace { path: PathBuf, what: &'static str },
+    /// A restore that would overwrite what it must not, or cannot write a
+    /// file back; `files` lists each with why (nothing was changed when it
+    /// was refused before starting).
+    #[error("the restore was refused: {}", files.join("; "))]
+    RestoreRefused { files: Vec<String> },
+    /// A rules file or rule pattern that does not parse; nothing of it
+    /// was applied.
+    #[error("{path}: invalid rules: {message}")]
+    InvalidRules { path: PathBuf, message: String },
     #[error("AGENTS.md was not used: {reason}")]
     AgentsFileRefused { reason: String },
     /// The message alone is estimated over the compaction threshold, so no
@@ -100,6 +109,8 @@ impl CoreError {
             | CoreError::NoDataDir
             | CoreError::BroadWorkspace { .. }
             | CoreError::AgentsFileRefused { .. }
+            | CoreError::RestoreRefused { .. }
+            | CoreError::InvalidRules { .. }
             | CoreError::MessageTooLong { .. } => false,
         }
     }

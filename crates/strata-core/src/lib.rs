@@ -2,6 +2,7 @@
 //! append-only session store they are replayed from. No Tauri, no HTTP.
 
 pub mod agent;
+pub mod changes;
 pub mod compaction;
 pub mod context_ops;
 pub mod error;

@@ -401,3 +401,55 @@ async fn tools_run_in_the_order_the_model_called_them() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_write_records_its_change_with_the_prior_content_kept_and_a_denied_write_records_none() {
+    let harness = Harness::new();
+    std::fs::write(harness.workspace.path().join("a.txt"), "old\n").unwrap();
+    harness.gateway.push_round(write_call("c1", "a.txt"));
+    harness.gateway.push_round(write_call("c2", "b.txt"));
+    harness.gateway.push_round(text_round("Done.", None));
+    let (mut agent, mut events) = harness.start(ask(), ApprovalBroker::interactive());
+    let answers = HashMap::from([
+        ("c1", ApprovalDecision::AllowOnce),
+        ("c2", ApprovalDecision::Deny),
+    ]);
+    turn_answering(&mut agent, &mut events, answers).await;
+
+    let changes: Vec<_> = harness
+        .records(agent.id())
+        .into_iter()
+        .filter_map(|record| match record.body {
+            RecordBody::FileChange(change) => Some(change),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    let change = &changes[0];
+    assert_eq!(
+        (change.path.as_str(), change.call_id.as_str()),
+        ("a.txt", "c1")
+    );
+    assert_eq!(change.cause, strata_protocol::ChangeCause::WriteFile);
+    assert!(change.turn_id.is_some());
+    let before = change.before.as_ref().unwrap();
+    let after = change.after.as_ref().unwrap();
+    assert_eq!(
+        before.sha256.as_deref(),
+        Some(strata_core::changes::sha256_hex(b"old\n").as_str())
+    );
+    assert_eq!(
+        after.sha256.as_deref(),
+        Some(strata_core::changes::sha256_hex(b"new\n").as_str())
+    );
+    let session_file = harness.store.session_path(agent.id());
+    let blobs = strata_core::changes::BlobStore::beside(&session_file);
+    assert_eq!(
+        blobs
+            .get(before.sha256.as_deref().unwrap())
+            .unwrap()
+            .unwrap(),
+        b"old\n"
+    );
+    harness.assert_reopens_to(agent);
+}

@@ -179,6 +179,8 @@ fn non_history_body(kind: &NonHistory, session: &LiveSession, step: usize) -> Re
             call_id: format!("call_{step}"),
             tool: "shell".into(),
             decision: ApprovalDecision::Deny,
+            by: Default::default(),
+            rules: Vec::new(),
         }),
         NonHistory::Title => RecordBody::TitleSet(TitleSet {
             title: format!("title {step}"),

@@ -377,7 +377,7 @@ fn resolve_accepts_a_full_id_or_a_unique_prefix() {
 }
 
 #[test]
-fn delete_removes_the_session_and_its_sidecars_only() {
+fn delete_removes_the_session_its_sidecars_and_its_prior_contents_only() {
     let (_dir, store) = store();
     let doomed = create(&store);
     let kept = create(&store);
@@ -390,12 +390,18 @@ fn delete_removes_the_session_and_its_sidecars_only() {
         .join(format!("{}.jsonl.torn-1700000000000", kept.id()));
     std::fs::write(&doomed_sidecar, "{\"v\"").unwrap();
     std::fs::write(&kept_sidecar, "{\"v\"").unwrap();
+    let doomed_blobs = strata_core::changes::BlobStore::beside(&store.session_path(doomed_id));
+    let kept_blobs = strata_core::changes::BlobStore::beside(&store.session_path(kept.id()));
+    doomed_blobs.put(b"prior\n").unwrap();
+    kept_blobs.put(b"prior\n").unwrap();
     drop(doomed);
 
     store.delete(doomed_id).unwrap();
     assert!(!store.session_path(doomed_id).exists());
     assert!(!doomed_sidecar.exists());
     assert!(kept_sidecar.exists());
+    assert!(!doomed_blobs.dir().exists());
+    assert!(kept_blobs.dir().is_dir());
     assert!(store.session_path(kept.id()).exists());
     assert!(matches!(
         store.open_reader(doomed_id, ReadMode::Browsing),

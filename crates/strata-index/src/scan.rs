@@ -182,6 +182,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::CompactionPolicy(_)
         | RecordBody::ReasoningSet(_)
         | RecordBody::SandboxSet(_)
+        | RecordBody::FileChange(_)
         | RecordBody::McpCatalog(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TurnFinished(_)

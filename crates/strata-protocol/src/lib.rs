@@ -12,6 +12,7 @@ mod contract;
 mod desktop;
 mod events;
 mod failure;
+mod file_change;
 mod ids;
 mod inspect;
 mod items;
@@ -26,6 +27,7 @@ mod reasoning;
 mod recall;
 mod recent;
 mod records;
+mod rules;
 mod sandbox;
 mod tools;
 mod transcript;
@@ -71,6 +73,10 @@ pub use events::{
     AgentEvent, DebugEvent, EVENT_FORMAT_VERSION, EventEnvelope, MainlineEvent, ToolCallStatus,
 };
 pub use failure::{FailureKind, ProviderFailure, Recovery};
+pub use file_change::{
+    ChangeCause, ChangeKind, FileChange, FileChangeRow, FileChanges, FileState, RestoreFile,
+    RestoreRefusal, RestoreReport, RestoreStep,
+};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{
@@ -105,6 +111,7 @@ pub use records::{
     RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
     TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
+pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig, RulesListing};
 pub use sandbox::{SandboxMode, SandboxSet};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{

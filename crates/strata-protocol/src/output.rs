@@ -41,6 +41,12 @@ pub enum OutputKind {
     SessionForked,
     /// `strata eval compaction --json`.
     CompactionEval,
+    /// `strata changes --json`.
+    FileChanges,
+    /// `strata restore --json`.
+    Restore,
+    /// `strata rules list|add|remove --json`.
+    Rules,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

@@ -14,6 +14,7 @@ use ts_rs::TS;
 
 use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
+use crate::file_change::FileChange;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::mcp_catalog::McpCatalog;
@@ -22,6 +23,7 @@ use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
 use crate::reasoning::{ReasoningEffort, ReasoningSet};
 use crate::recall::{CompactionRefused, CompactionUndone, ItemPin, SessionForked};
+use crate::rules::{DecidedBy, RuleRef};
 use crate::sandbox::SandboxSet;
 use crate::usage::TokenUsage;
 
@@ -32,9 +34,9 @@ use crate::usage::TokenUsage;
 /// (`session_forked`) and `checkpoint`; 4 added the rule check's refusals
 /// (`compaction_refused`); 5 added the repairs of a reopened session
 /// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`); 7
-/// added the sandbox mode (`sandbox_set`); 8 added the MCP tool catalog
-/// (`mcp_catalog`).
-pub const RECORD_FORMAT_VERSION: u32 = 8;
+/// added the sandbox mode (`sandbox_set`); 8 added the recorded file changes
+/// (`file_change`); 9 added the MCP tool catalog (`mcp_catalog`).
+pub const RECORD_FORMAT_VERSION: u32 = 9;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -126,6 +128,8 @@ pub enum RecordBody {
     ReasoningSet(ReasoningSet),
     /// The session's sandbox mode from here on; the last one wins.
     SandboxSet(SandboxSet),
+    /// A file in the workspace a tool or a restore changed.
+    FileChange(FileChange),
     /// The MCP tools offered from here on, with their servers; the last one
     /// wins.
     McpCatalog(McpCatalog),
@@ -161,6 +165,7 @@ impl RecordBody {
         "session_repaired",
         "reasoning_set",
         "sandbox_set",
+        "file_change",
         "mcp_catalog",
     ];
 
@@ -180,7 +185,8 @@ impl RecordBody {
             RecordBody::SessionRepaired(_) => 5,
             RecordBody::ReasoningSet(_) => 6,
             RecordBody::SandboxSet(_) => 7,
-            RecordBody::McpCatalog(_) => 8,
+            RecordBody::FileChange(_) => 8,
+            RecordBody::McpCatalog(_) => 9,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -223,6 +229,7 @@ impl RecordBody {
             RecordBody::SessionRepaired(_) => "session_repaired",
             RecordBody::ReasoningSet(_) => "reasoning_set",
             RecordBody::SandboxSet(_) => "sandbox_set",
+            RecordBody::FileChange(_) => "file_change",
             RecordBody::McpCatalog(_) => "mcp_catalog",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
@@ -422,6 +429,16 @@ pub struct ApprovalDecisionRecord {
     pub call_id: String,
     pub tool: String,
     pub decision: ApprovalDecision,
+    /// Who decided; absent (the person) in files written before rules.
+    #[serde(default, skip_serializing_if = "DecidedBy::is_person")]
+    #[ts(as = "Option<DecidedBy>", optional)]
+    pub by: DecidedBy,
+    /// The rules that made the decision (or made the call ask): every
+    /// part's allow rule for a compound command, the deny rule that
+    /// refused it. Empty when no rule applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RuleRef>>", optional)]
+    pub rules: Vec<RuleRef>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -581,6 +598,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "session_repaired" => RecordBody::SessionRepaired(Deserialize::deserialize(payload)?),
             "reasoning_set" => RecordBody::ReasoningSet(Deserialize::deserialize(payload)?),
             "sandbox_set" => RecordBody::SandboxSet(Deserialize::deserialize(payload)?),
+            "file_change" => RecordBody::FileChange(Deserialize::deserialize(payload)?),
             "mcp_catalog" => RecordBody::McpCatalog(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),

@@ -1,6 +1,7 @@
 //! Tests of the session record envelope and its one-pass reader.
 
 use super::*;
+use crate::rules::{RuleKind, RuleList, RuleSource};
 
 fn round_trip(record: &Record) -> Record {
     let line = serde_json::to_string(record).unwrap();
@@ -223,7 +224,62 @@ fn a_sandbox_mode_is_a_version_seven_record_that_round_trips() {
 }
 
 #[test]
-fn an_mcp_catalog_is_a_version_eight_record_that_round_trips() {
+fn a_file_change_is_a_version_eight_record_that_round_trips_and_omits_absent_states() {
+    let change = Record::now(RecordBody::FileChange(crate::FileChange {
+        path: "src/a.rs".into(),
+        before: None,
+        after: Some(crate::FileState {
+            size: 3,
+            sha256: Some("ab".repeat(32)),
+            stored: true,
+        }),
+        cause: crate::ChangeCause::WriteFile,
+        call_id: "call_1".into(),
+        turn_id: None,
+    }));
+    assert_eq!(change.v, 8);
+    let value = serde_json::to_value(&change).unwrap();
+    assert_eq!(value["type"], "file_change");
+    assert!(value["payload"].get("before").is_none());
+    assert_eq!(value["payload"]["cause"], "write_file");
+    assert_eq!(round_trip(&change), change);
+}
+
+#[test]
+fn an_approval_decision_without_rules_reads_as_the_persons_and_writes_back_the_same() {
+    let old = r#"{"call_id":"c1","tool":"run_shell","decision":"allow_once"}"#;
+    let record: ApprovalDecisionRecord = serde_json::from_str(old).unwrap();
+    assert_eq!(record.by, DecidedBy::Person);
+    assert!(record.rules.is_empty());
+    assert_eq!(serde_json::to_string(&record).unwrap(), old);
+}
+
+#[test]
+fn an_approval_decision_names_the_rules_that_made_it() {
+    let record = ApprovalDecisionRecord {
+        call_id: "c1".into(),
+        tool: "run_shell".into(),
+        decision: ApprovalDecision::Deny,
+        by: DecidedBy::Rule,
+        rules: vec![RuleRef {
+            source: RuleSource::User,
+            list: RuleList::Deny,
+            kind: RuleKind::Command,
+            pattern: "rm*".into(),
+        }],
+    };
+    let value = serde_json::to_value(&record).unwrap();
+    assert_eq!(value["by"], "rule");
+    assert_eq!(value["rules"][0]["pattern"], "rm*");
+    assert_eq!(value["rules"][0]["list"], "deny");
+    assert_eq!(
+        serde_json::from_value::<ApprovalDecisionRecord>(value).unwrap(),
+        record
+    );
+}
+
+#[test]
+fn an_mcp_catalog_is_a_version_nine_record_that_round_trips() {
     let catalog = Record::now(RecordBody::McpCatalog(crate::McpCatalog {
         tools: vec![crate::ToolSpec {
             name: "mcp__everything__echo".into(),
@@ -240,7 +296,7 @@ fn an_mcp_catalog_is_a_version_eight_record_that_round_trips() {
             }],
         }],
     }));
-    assert_eq!(catalog.v, 8);
+    assert_eq!(catalog.v, 9);
     assert_eq!(catalog.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&catalog).unwrap();
     assert_eq!(value["type"], "mcp_catalog");

@@ -151,6 +151,7 @@ fn through_the_agent() -> Vec<u64> {
         sandbox: None,
         key_file: None,
         turn_deadline: Duration::from_secs(120),
+        rules: Default::default(),
     };
     let tools = ToolRegistry::new(workspace.path(), tool_config(&resolved, &|_| None)).unwrap();
     let (parts, events) = agent_parts(

@@ -136,6 +136,7 @@ mod tests {
             sandbox: None,
             key_file: None,
             turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
+            rules: Default::default(),
         }
     }
 

@@ -36,6 +36,7 @@ fn resolved(config: &StrataConfig, name: &str) -> ResolvedProfile {
         sandbox: None,
         key_file: None,
         turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
+        rules: Default::default(),
     }
 }
 

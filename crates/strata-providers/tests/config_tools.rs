@@ -160,4 +160,29 @@ fn the_readme_example_of_limits_and_tool_settings_parses() {
         config.tools.allowed_secret_files(),
         [".env.local", "secrets"]
     );
+    assert_eq!(config.rules.allow, ["cargo test*", "git status"]);
+    assert_eq!(config.rules.write_allow, ["src/**", "*.md"]);
+}
+
+#[test]
+fn the_rules_table_reaches_the_resolved_profile_and_a_bad_pattern_is_a_config_error() {
+    let home = tempfile::tempdir().unwrap();
+    let resolved = resolved_from(
+        home.path(),
+        "[rules]
+allow = [\"cargo test*\"]
+deny = [\"rm*\"]
+",
+    );
+    assert_eq!(resolved.rules.allow, ["cargo test*"]);
+    assert_eq!(resolved.rules.deny, ["rm*"]);
+    for (text, named) in [
+        ("[rules]\nallow = [\"ls && rm x\"]\n", "ls && rm x"),
+        ("[rules]\nwrite_allow = [\"../up/**\"]\n", "../up/**"),
+    ] {
+        let error = StrataConfig::parse(text, Path::new("config.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("rules:") && error.contains(named), "{error}");
+    }
 }

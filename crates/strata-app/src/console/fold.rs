@@ -336,6 +336,8 @@ impl ConsoleFold {
             RecordBody::ReasoningSet(_) => return,
             // The tools' description in the next round's request says so.
             RecordBody::SandboxSet(_) => return,
+            // Files, not context: the Changes view shows them.
+            RecordBody::FileChange(_) => return,
             // The next round's tools array carries it.
             RecordBody::McpCatalog(_) => return,
             RecordBody::ResponseItem(_) | RecordBody::ItemPin(_) | RecordBody::Checkpoint(_) => {}

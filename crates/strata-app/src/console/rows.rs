@@ -2,8 +2,8 @@
 //! not keep), in plain words, every estimate marked "≈".
 
 use strata_protocol::{
-    ApprovalDecision, CompactionGuardRecord, ForkPoint, ItemId, LogFamily, LogKind, LogRow,
-    LogTone, ProfileChange, Record, RecordBody, ResponseItem, Role, TurnOutcome,
+    ApprovalDecision, ChangeKind, CompactionGuardRecord, ForkPoint, ItemId, LogFamily, LogKind,
+    LogRow, LogTone, ProfileChange, Record, RecordBody, ResponseItem, Role, TurnOutcome,
 };
 
 use super::text::{duration, mcp_catalog_text, one_line, plural};
@@ -263,6 +263,17 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
                 ),
             )
         }
+        RecordBody::FileChange(change) => row(
+            Debug,
+            LogKind::Round,
+            LogTone::Neutral,
+            format!(
+                "File {}: {}",
+                ChangeKind::of(change.before.as_ref(), change.after.as_ref()).as_str(),
+                change.path
+            ),
+            format!("by {} (call {})", change.cause.as_str(), change.call_id),
+        ),
         RecordBody::ReasoningSet(set) => row(
             Debug,
             LogKind::Round,

@@ -239,6 +239,8 @@ fn a_denied_call_shows_denied_live_and_read_back() {
             call_id: "c2".into(),
             tool: "write_file".into(),
             decision: ApprovalDecision::Deny,
+            by: Default::default(),
+            rules: Vec::new(),
         }),
     );
     assert!(

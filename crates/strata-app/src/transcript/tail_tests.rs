@@ -108,6 +108,8 @@ fn turn(session: &mut LiveSession, n: usize, rounds: u8, calls: u8, flags: (bool
                         call_id: call_id.clone(),
                         tool: "read_file".to_owned(),
                         decision: ApprovalDecision::AllowOnce,
+                        by: Default::default(),
+                        rules: Vec::new(),
                     }),
                 );
             }

@@ -184,6 +184,8 @@ impl Home {
                 call_id: "call_2".into(),
                 tool: "run_shell".into(),
                 decision: ApprovalDecision::Deny,
+                by: Default::default(),
+                rules: Vec::new(),
             }))
             .unwrap();
         session
@@ -347,4 +349,30 @@ pub fn announced_id(stderr: &str) -> SessionId {
         .unwrap_or_else(|| panic!("no session id in {first:?}"));
     assert!(first.starts_with("session "), "{first:?}");
     id
+}
+
+/// A server whose model calls `name` with `arguments` once, then answers
+/// `answer` once it has the call's output.
+pub fn one_call_server(
+    name: &'static str,
+    arguments: Value,
+    answer: &'static str,
+) -> server::ResponsesServer {
+    server::ResponsesServer::start(move |_, body| {
+        if has_output(body) {
+            return server::Reply::Sse(server::sse_text(answer, 300, 4));
+        }
+        server::Reply::Sse(server::sse_call("call_1", name, &arguments, 200, 10))
+    })
+}
+
+/// The last tool output the model was sent in round `round`, as JSON text.
+pub fn last_call_output(server: &server::ResponsesServer, round: usize) -> String {
+    server.round_requests()[round]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|item| item["type"] == "function_call_output")
+        .unwrap()["output"]
+        .to_string()
 }

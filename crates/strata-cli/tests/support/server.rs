@@ -335,3 +335,13 @@ pub fn sse_chat_text(text: &str, prompt_tokens: u64, completion_tokens: u64) -> 
     sse.push_str("data: [DONE]\n\n");
     sse
 }
+
+/// A server whose model makes `calls` one per round, then says "done".
+pub fn model_calling(calls: Vec<(&'static str, Value)>) -> ResponsesServer {
+    ResponsesServer::start(move |n, _| match calls.get(n) {
+        Some((name, arguments)) => {
+            Reply::Sse(sse_call(&format!("call_{n}"), name, arguments, 100, 10))
+        }
+        None => Reply::Sse(sse_text("done", 100, 5)),
+    })
+}

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use strata_protocol::{
-    ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, FullToolOutput, FunctionCall,
-    FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, ToolCallStatus, TurnId,
+    ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, DecidedBy, FullToolOutput,
+    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleRef,
+    ToolCallStatus, TurnId,
 };
 
 use super::Agent;
@@ -83,21 +84,29 @@ impl Agent {
             Err(error) => return Ok(self.tools.error_outcome(&error)),
         };
         let settings = self.tools.external_settings();
-        match self
+        let checked = self
             .approvals
-            .check_call(&prepared, settings, &call.call_id)
-        {
+            .check_call_with_rules(&prepared, settings, &call.call_id);
+        if checked.by_rule {
+            let decision = match checked.check {
+                ApprovalCheck::Run => ApprovalDecision::AllowOnce,
+                ApprovalCheck::Refuse(_) | ApprovalCheck::Ask(_) => ApprovalDecision::Deny,
+            };
+            self.record_rule_decision(call, decision, checked.rules.clone())?;
+        }
+        let rules = checked.rules;
+        match checked.check {
             ApprovalCheck::Run => {}
             ApprovalCheck::Refuse(error) => return Ok(self.tools.error_outcome(&error)),
             ApprovalCheck::Ask(request) => match self.ask(turn_id, &request, cancel).await {
                 Answer::Decided(decision) => {
-                    self.record_decision(turn_id, &request, decision)?;
+                    self.record_decision(turn_id, &request, decision, rules)?;
                     if let Err(error) = self.approvals.resolve_call(&prepared, decision) {
                         return Ok(self.tools.error_outcome(&error));
                     }
                 }
                 Answer::NoOneToAsk => {
-                    self.record_decision(turn_id, &request, ApprovalDecision::Deny)?;
+                    self.record_decision(turn_id, &request, ApprovalDecision::Deny, rules)?;
                     return Ok(plain_outcome(
                         format!(
                             "Not run: this call needs the user's approval (approval policy \
@@ -122,7 +131,9 @@ impl Agent {
                 }
             },
         }
+        let before = self.before_call(&prepared);
         let mut outcome = self.tools.execute_call(&prepared, cancel).await;
+        self.after_call(turn_id, &call.call_id, before, outcome.status)?;
         if outcome.status == ToolCallStatus::Cancelled {
             // The tool says it stopped; the model should also know why.
             let note = format!("\n[{} while this call ran.]", self.stop_cause());
@@ -203,18 +214,50 @@ impl Agent {
         }
     }
 
+    /// A decision a rule made without asking: recorded, not announced as
+    /// an approval (nothing was asked).
+    fn record_rule_decision(
+        &mut self,
+        call: &FunctionCall,
+        decision: ApprovalDecision,
+        rules: Vec<RuleRef>,
+    ) -> Result<()> {
+        self.append_decision(&call.call_id, &call.name, decision, DecidedBy::Rule, rules)
+    }
+
+    fn append_decision(
+        &mut self,
+        call_id: &str,
+        tool: &str,
+        decision: ApprovalDecision,
+        by: DecidedBy,
+        rules: Vec<RuleRef>,
+    ) -> Result<()> {
+        self.session
+            .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                decision,
+                by,
+                rules,
+            }))?;
+        Ok(())
+    }
+
     fn record_decision(
         &mut self,
         turn_id: TurnId,
         request: &ApprovalRequest,
         decision: ApprovalDecision,
+        rules: Vec<RuleRef>,
     ) -> Result<()> {
-        self.session
-            .append(RecordBody::ApprovalDecision(ApprovalDecisionRecord {
-                call_id: request.call_id.clone(),
-                tool: request.tool.clone(),
-                decision,
-            }))?;
+        self.append_decision(
+            &request.call_id,
+            &request.tool,
+            decision,
+            DecidedBy::Person,
+            rules,
+        )?;
         self.events.mainline(MainlineEvent::ApprovalResolved {
             turn_id,
             call_id: request.call_id.clone(),

@@ -104,6 +104,7 @@ mod pins;
 mod probe;
 pub(crate) mod prompt;
 mod round_tools;
+mod tracking;
 mod turn;
 
 use std::path::Path;
@@ -293,6 +294,9 @@ pub struct Agent {
     /// again; a resumed session starts from the one its last round record
     /// kept.
     cache_anchor: Option<u32>,
+    /// The workspace as the last shell command left it, so the next walk
+    /// hashes only what changed since.
+    shell_snapshot: Option<crate::changes::snapshot::Snapshot>,
 }
 
 impl Agent {
@@ -363,6 +367,7 @@ impl Agent {
             calibration: Calibration::default(),
             turn_deadline_at: None,
             cache_anchor,
+            shell_snapshot: None,
         }
     }
 

@@ -289,6 +289,11 @@ impl SessionStore {
                     .map_err(CoreError::io("delete torn-tail sidecar", &sidecar))?;
             }
         }
+        let blobs = crate::changes::BlobStore::beside(&path);
+        if blobs.dir().is_dir() {
+            std::fs::remove_dir_all(blobs.dir())
+                .map_err(CoreError::io("delete the prior contents", blobs.dir()))?;
+        }
         std::fs::remove_file(&path).map_err(CoreError::io("delete session", &path))?;
         drop(file);
         writer::sync_dir(&self.root)

@@ -1,9 +1,16 @@
 //! A session's approvals: its policy, and the tool kinds the person allowed
 //! for the rest of the session.
 //!
-//! "Allow for this session" is remembered per tool *kind*, not per tool
-//! name: allowing one `write_file` also lets later `apply_edit` calls run,
-//! since both change files; allowing a shell command allows later commands.
+//! Approval rules ([`RuleSet`]) decide before the policy: a deny rule
+//! refuses under any policy, an ask rule asks even under `auto`, an allow
+//! rule runs the call under `ask` (`read-only` still refuses every write and
+//! command). [`Checked`] says which rules decided, for the session record.
+//!
+//! "Allow for this session" on a write is remembered per tool *kind*:
+//! allowing one `write_file` also lets later `apply_edit` calls run. On a
+//! shell command it allows only the rules "always allow" proposes for it
+//! (`cargo test --workspace` allows `cargo test*`), or that exact command
+//! when there is no proposal; never every later command.
 //!
 //! A shell command whose configured sandbox cannot be had (the kernel lacks
 //! it, the launcher is missing) is asked for every time, under `auto` too
@@ -11,10 +18,13 @@
 
 use std::collections::HashSet;
 
-use strata_protocol::{ApprovalDecision, ApprovalPolicy, ApprovalRequest};
+use strata_protocol::{
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, RuleKind, RuleList, RuleRef, RuleSource,
+};
 
 use super::error::{ToolError, ToolResult};
-use super::{AnyCall, PreparedCall, PreparedExternal, ToolKind};
+use super::rules::{RuleSet, RuleVerdict};
+use super::{AnyCall, PreparedCall, PreparedExternal, RuleSubject, ToolKind};
 use crate::mcp::approval::{McpApprovalCheck, McpApprovals, McpSessionAllowances};
 
 /// What to do with a prepared call before running it.
@@ -30,6 +40,28 @@ pub enum ApprovalCheck {
     Refuse(ToolError),
 }
 
+/// What [`SessionApprovals::check_with_rules`] decided and which rules
+/// took part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub check: ApprovalCheck,
+    /// A rule settled it without asking (a run or a refusal): the session
+    /// records the decision as the rule's.
+    pub by_rule: bool,
+    /// The rules that decided, or that made the call ask.
+    pub rules: Vec<RuleRef>,
+}
+
+impl Checked {
+    fn policy(check: ApprovalCheck) -> Self {
+        Self {
+            check,
+            by_rule: false,
+            rules: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SessionApprovals {
     policy: ApprovalPolicy,
@@ -37,15 +69,31 @@ pub struct SessionApprovals {
     /// MCP tools allowed for the session, by server fingerprint and
     /// definition hash (a changed command or definition asks again).
     mcp: McpSessionAllowances,
+    rules: RuleSet,
+    /// Shell commands allowed for the session as they are, when no rule
+    /// could be proposed for them.
+    allowed_commands: HashSet<String>,
 }
 
 impl SessionApprovals {
     pub fn new(policy: ApprovalPolicy) -> Self {
+        Self::with_rules(policy, RuleSet::default())
+    }
+
+    /// A policy with the user's and the workspace's rules.
+    pub fn with_rules(policy: ApprovalPolicy, rules: RuleSet) -> Self {
         Self {
             policy,
             allowed: HashSet::new(),
             mcp: McpSessionAllowances::default(),
+            rules,
+            allowed_commands: HashSet::new(),
         }
+    }
+
+    /// The rules in force, the session's own included.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
     }
 
     pub fn policy(&self) -> ApprovalPolicy {
@@ -58,9 +106,41 @@ impl SessionApprovals {
         self.policy = policy;
     }
 
-    /// Whether the person allowed this kind for the rest of the session.
+    /// Whether the person allowed this kind for the rest of the session
+    /// (writes; a shell command is allowed by its own rule, never by kind).
     pub fn is_allowed_for_session(&self, kind: ToolKind) -> bool {
         self.allowed.contains(&kind)
+    }
+
+    fn allowed_for_session(&self, call: &PreparedCall) -> bool {
+        match call.rule_subject() {
+            Some(RuleSubject::Command(command)) => self.allowed_commands.contains(command),
+            Some(RuleSubject::Write(_)) | None => self.allowed.contains(&call.kind()),
+        }
+    }
+
+    /// "Allow for this session": a write's kind; a shell command's proposed
+    /// rules, or the command itself when none can be proposed.
+    fn allow_for_session(&mut self, call: &PreparedCall) {
+        let Some(RuleSubject::Command(command)) = call.rule_subject() else {
+            self.allowed.insert(call.kind());
+            return;
+        };
+        let proposed = call.proposed_rules().unwrap_or_default();
+        let added = proposed.iter().all(|rule| {
+            self.rules
+                .add(
+                    RuleSource::Session,
+                    RuleKind::Command,
+                    RuleList::Allow,
+                    rule,
+                )
+                .is_ok()
+        });
+        let covered = matches!(self.rules.judge_command(command), RuleVerdict::Allow(_));
+        if proposed.is_empty() || !added || !covered {
+            self.allowed_commands.insert(command.to_owned());
+        }
     }
 
     /// The refusal of a call to the tool `name` that the policy settles
@@ -76,9 +156,59 @@ impl SessionApprovals {
     }
 
     pub fn check(&self, call: &PreparedCall, call_id: &str) -> ApprovalCheck {
+        self.check_with_rules(call, call_id).check
+    }
+
+    /// The rules first, then the policy.
+    pub fn check_with_rules(&self, call: &PreparedCall, call_id: &str) -> Checked {
         if call.kind() == ToolKind::Read {
-            return ApprovalCheck::Run;
+            return Checked::policy(ApprovalCheck::Run);
         }
+        let verdict = match call.rule_subject() {
+            Some(RuleSubject::Command(command)) => self.rules.judge_command(command),
+            Some(RuleSubject::Write(path)) => self.rules.judge_write(path),
+            None => RuleVerdict::NoRule,
+        };
+        let ask = |rules: Vec<RuleRef>| {
+            let check = match call.approval_request(call_id) {
+                Some(request) => ApprovalCheck::Ask(request),
+                None => ApprovalCheck::Refuse(ToolError::Denied {
+                    what: call.denial_subject(),
+                }),
+            };
+            Checked {
+                check,
+                by_rule: false,
+                rules,
+            }
+        };
+        match verdict {
+            RuleVerdict::Deny(rule) => Checked {
+                check: ApprovalCheck::Refuse(ToolError::DeniedByRule {
+                    what: call.denial_subject(),
+                    rule: rule.to_string(),
+                }),
+                by_rule: true,
+                rules: vec![rule],
+            },
+            _ if self.policy == ApprovalPolicy::ReadOnly => {
+                Checked::policy(ApprovalCheck::Refuse(ToolError::ReadOnly {
+                    tool: call.name(),
+                }))
+            }
+            RuleVerdict::Ask { rules, .. } => ask(rules),
+            // Unconfined commands wait for the person whatever allowed them.
+            RuleVerdict::Allow(rules) if call.sandbox_unavailable().is_some() => ask(rules),
+            RuleVerdict::Allow(rules) => Checked {
+                check: ApprovalCheck::Run,
+                by_rule: true,
+                rules,
+            },
+            RuleVerdict::NoRule => Checked::policy(self.check_policy(call, call_id)),
+        }
+    }
+
+    fn check_policy(&self, call: &PreparedCall, call_id: &str) -> ApprovalCheck {
         let every_time = call.sandbox_unavailable().is_some();
         match self.policy {
             ApprovalPolicy::Auto | ApprovalPolicy::Ask if every_time => {
@@ -93,7 +223,7 @@ impl SessionApprovals {
             ApprovalPolicy::ReadOnly => {
                 ApprovalCheck::Refuse(ToolError::ReadOnly { tool: call.name() })
             }
-            ApprovalPolicy::Ask if self.allowed.contains(&call.kind()) => ApprovalCheck::Run,
+            ApprovalPolicy::Ask if self.allowed_for_session(call) => ApprovalCheck::Run,
             ApprovalPolicy::Ask => match call.approval_request(call_id) {
                 Some(request) => ApprovalCheck::Ask(request),
                 None => ApprovalCheck::Run,
@@ -107,7 +237,7 @@ impl SessionApprovals {
         match decision {
             ApprovalDecision::AllowOnce => Ok(()),
             ApprovalDecision::AllowForSession => {
-                self.allowed.insert(call.kind());
+                self.allow_for_session(call);
                 Ok(())
             }
             ApprovalDecision::Deny => Err(ToolError::Denied {
@@ -125,10 +255,32 @@ impl SessionApprovals {
         settings: Option<&McpApprovals>,
         call_id: &str,
     ) -> ApprovalCheck {
-        let call = match call {
-            AnyCall::Builtin(call) => return self.check(call, call_id),
-            AnyCall::External(call) => call,
-        };
+        self.check_call_with_rules(call, settings, call_id).check
+    }
+
+    /// [`Self::check_with_rules`] for a call of any tool. Rules speak of
+    /// commands and written paths, so an external tool is decided by its
+    /// MCP approval settings alone.
+    pub fn check_call_with_rules(
+        &self,
+        call: &AnyCall,
+        settings: Option<&McpApprovals>,
+        call_id: &str,
+    ) -> Checked {
+        match call {
+            AnyCall::Builtin(call) => self.check_with_rules(call, call_id),
+            AnyCall::External(call) => {
+                Checked::policy(self.check_external(call, settings, call_id))
+            }
+        }
+    }
+
+    fn check_external(
+        &self,
+        call: &PreparedExternal,
+        settings: Option<&McpApprovals>,
+        call_id: &str,
+    ) -> ApprovalCheck {
         let default = McpApprovals::default();
         let settings = settings.unwrap_or(&default);
         match settings.check(self.policy, &self.mcp, call.subject()) {

@@ -85,6 +85,11 @@ pub enum ToolError {
     McpReadOnly { tool: String },
     #[error("invalid arguments for {tool}: {message}")]
     InvalidMcpArguments { tool: String, message: String },
+    #[error(
+        "Not run: the approval rule {rule} denies this {what}. Do not retry it or work around \
+         it; ask the user how to proceed."
+    )]
+    DeniedByRule { what: String, rule: String },
 }
 
 impl ToolError {
@@ -93,7 +98,8 @@ impl ToolError {
         match self {
             ToolError::ReadOnly { .. }
             | ToolError::Denied { .. }
-            | ToolError::McpReadOnly { .. } => ToolCallStatus::Denied,
+            | ToolError::McpReadOnly { .. }
+            | ToolError::DeniedByRule { .. } => ToolCallStatus::Denied,
             _ => ToolCallStatus::Error,
         }
     }

@@ -18,23 +18,25 @@
 
 mod approval;
 mod args;
-mod beneath;
+pub(crate) mod beneath;
 mod edit;
 mod error;
 mod external;
 mod fs;
 mod output;
+pub mod rules;
 mod search;
-mod secrets;
+pub(crate) mod secrets;
 mod shell;
-mod workspace;
+mod tracked;
+pub(crate) mod workspace;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallStatus, ToolSpec};
 
-pub use approval::{ApprovalCheck, SessionApprovals};
+pub use approval::{ApprovalCheck, Checked, SessionApprovals};
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use external::{
@@ -52,6 +54,7 @@ pub use strata_protocol::tool_names::{
 };
 pub use strata_sandbox::{FORCE_UNSUPPORTED_VAR, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
+pub use tracked::WriteTarget;
 pub(crate) use workspace::read_agents_head;
 pub use workspace::resolve_beneath;
 
@@ -168,6 +171,13 @@ pub struct PreparedCall {
     action: Action,
 }
 
+/// What approval rules judge about a call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RuleSubject<'a> {
+    Command(&'a str),
+    Write(&'a str),
+}
+
 #[derive(Clone, Debug)]
 enum Action {
     List(workspace::Resolved),
@@ -265,6 +275,30 @@ impl PreparedCall {
             tool: self.name.to_owned(),
             kind,
         })
+    }
+
+    /// What approval rules judge: the command that runs (not the redacted
+    /// one shown), or the workspace-relative path a write changes.
+    pub(crate) fn rule_subject(&self) -> Option<RuleSubject<'_>> {
+        match &self.action {
+            Action::Shell { plan, .. } => Some(RuleSubject::Command(&plan.command)),
+            Action::Write(plan) => Some(RuleSubject::Write(&plan.path.display)),
+            Action::Edit(plan) => Some(RuleSubject::Write(&plan.path.display)),
+            Action::List(_) | Action::Read(_) | Action::Search(_) => None,
+        }
+    }
+
+    /// The rules "always allow" would add for this shell command; `None`
+    /// for other calls and for a command without a safe proposal. An exact
+    /// proposal of a command whose shown form was redacted is withheld:
+    /// it would carry the secret into a rules file.
+    pub fn proposed_rules(&self) -> Option<Vec<String>> {
+        let Action::Shell { plan, shown, .. } = &self.action else {
+            return None;
+        };
+        let rules = rules::propose_rules(&plan.command)?;
+        let redacted = *shown != plan.command;
+        (!redacted || rules.iter().all(|rule| rule.ends_with('*'))).then_some(rules)
     }
 
     /// What a denial refers to, e.g. "write to src/a.rs".

@@ -91,7 +91,14 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::ApprovalDecision(ApprovalDecisionRecord {
             call_id: "toolu_1".into(),
             tool: "read_file".into(),
-            decision: ApprovalDecision::AllowForSession,
+            decision: ApprovalDecision::AllowOnce,
+            by: strata_protocol::DecidedBy::Rule,
+            rules: vec![strata_protocol::RuleRef {
+                source: strata_protocol::RuleSource::Workspace,
+                list: strata_protocol::RuleList::Allow,
+                kind: strata_protocol::RuleKind::Command,
+                pattern: "cargo test*".into(),
+            }],
         }),
         RecordBody::ResponseItem(ResponseItem::FunctionCallOutput(
             strata_protocol::FunctionCallOutput {
@@ -244,6 +251,18 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         RecordBody::SandboxSet(strata_protocol::SandboxSet {
             mode: strata_protocol::SandboxMode::ReadOnly,
         }),
+        RecordBody::FileChange(strata_protocol::FileChange {
+            path: "src/lib.rs".into(),
+            before: Some(strata_protocol::FileState {
+                size: 4,
+                sha256: Some("0".repeat(64)),
+                stored: true,
+            }),
+            after: None,
+            cause: strata_protocol::ChangeCause::RunShell,
+            call_id: "call_7".into(),
+            turn_id: None,
+        }),
         RecordBody::McpCatalog(strata_protocol::McpCatalog {
             tools: vec![ToolSpec {
                 name: "mcp__everything__echo".into(),
@@ -293,6 +312,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::SessionRepaired(_)
             | RecordBody::ReasoningSet(_)
             | RecordBody::SandboxSet(_)
+            | RecordBody::FileChange(_)
             | RecordBody::McpCatalog(_)
             | RecordBody::Unknown(_) => {}
         }

@@ -29,6 +29,11 @@
 //!
 //! [network]                     # timeouts and retries, see `network.rs`
 //! response_deadline_ms = 1800000
+//! [rules]                       # approval rules, see docs/SECURITY.md
+//! allow = ["cargo test*", "git status"]
+//! deny = ["git push*"]
+//! write_allow = ["src/**"]
+//!
 //! [tools]
 //! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
 //! allow_secret_files = [".env.local", "secrets/"]   # secret files the tools may use (workspace-relative)
@@ -43,7 +48,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use strata_protocol::{CompactionPolicy, ReasoningEffort, SandboxMode};
+use strata_protocol::{CompactionPolicy, ReasoningEffort, RulesConfig, SandboxMode};
 
 use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::{CacheTtl, PromptCacheRetention};
@@ -69,6 +74,10 @@ pub struct StrataConfig {
     pub network: NetworkConfig,
     #[serde(default, skip_serializing_if = "ToolsConfig::is_empty")]
     pub tools: ToolsConfig,
+    /// The user's approval rules (`[rules]`): `allow`, `ask`, `deny`
+    /// command patterns and `write_allow`, `write_ask`, `write_deny` paths.
+    #[serde(default, skip_serializing_if = "RulesConfig::is_empty")]
+    pub rules: RulesConfig,
     /// The compaction policy new sessions start with (`layered` when
     /// absent); a resumed session keeps the one it recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -389,6 +398,10 @@ impl StrataConfig {
         }
         problems.extend(self.network.problems());
         self.tools.problems(&mut problems);
+        let user = [(strata_protocol::RuleSource::User, &self.rules)];
+        if let Err(problem) = strata_core::tools::rules::RuleSet::from_configs(&user) {
+            problems.push(format!("rules: {problem}"));
+        }
         problems
     }
 

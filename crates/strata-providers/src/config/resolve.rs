@@ -140,6 +140,8 @@ pub struct ResolvedProfile {
     pub key_file: Option<PathBuf>,
     /// The config's `[network] turn_deadline_ms`, for [`crate::agent_parts`].
     pub turn_deadline: Duration,
+    /// The config's `[rules]`: the user's approval rules.
+    pub rules: strata_protocol::RulesConfig,
 }
 
 impl ResolvedProfile {
@@ -164,6 +166,7 @@ impl ResolvedProfile {
             sandbox: config.tools.sandbox,
             key_file,
             turn_deadline: config.network.turn_deadline(),
+            rules: config.rules.clone(),
         }
     }
 }

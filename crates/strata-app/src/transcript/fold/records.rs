@@ -164,6 +164,9 @@ impl TranscriptFold {
             // The policy is the session's state (the header's info, the
             // console's switch and log), not a line of the conversation.
             | RecordBody::CompactionPolicy(_)
+            // File changes are listed by `strata changes`, not in the
+            // conversation (the tool card already says what it wrote).
+            | RecordBody::FileChange(_)
             // Which server offered which tool is the console's to show.
             | RecordBody::McpCatalog(_)
             | RecordBody::Checkpoint(_)

@@ -1,0 +1,153 @@
+//! `strata rules list|add|remove [--workspace DIR] [--json]`: the user's
+//! approval rules (`[rules]` in config.toml) and a workspace's
+//! (`.strata/rules.toml`, saved so that Strata trusts its allow rules).
+
+use std::io::Write;
+use std::path::Path;
+
+use strata_core::tools::rules::{add_workspace_rules, load_workspace_rules, remove_workspace_rule};
+use strata_protocol::{
+    CONTRACT_FORMAT_VERSION, OutputKind, RuleKind, RuleList, RuleRef, RuleSource, RulesListing,
+};
+use strata_providers::config::StrataConfig;
+
+use crate::cli::{RuleEditArgs, RuleListArg, RulesCommand, RulesListArgs};
+use crate::store::Context;
+use crate::visible::visible_inline;
+
+pub fn rules(ctx: &Context, command: RulesCommand) -> crate::error::Result<()> {
+    match command {
+        RulesCommand::List(args) => list(ctx, &args),
+        RulesCommand::Add(args) => edit(ctx, &args, true),
+        RulesCommand::Remove(args) => edit(ctx, &args, false),
+    }
+}
+
+fn list(ctx: &Context, args: &RulesListArgs) -> crate::error::Result<()> {
+    let listing = listing(ctx, true, args.workspace.as_deref())?;
+    show(ctx, &listing, args.json)
+}
+
+fn edit(ctx: &Context, args: &RuleEditArgs, add: bool) -> crate::error::Result<()> {
+    let (kind, list) = list_of(args.list);
+    let pattern = args.pattern.trim().to_owned();
+    let (done, place) = match &args.workspace {
+        Some(workspace) => {
+            let trust = &ctx.paths.config;
+            let place = workspace.join(strata_core::tools::rules::WORKSPACE_RULES_FILE);
+            let done = if add {
+                add_workspace_rules(workspace, trust, kind, list, std::slice::from_ref(&pattern))?;
+                true
+            } else {
+                remove_workspace_rule(workspace, trust, kind, list, &pattern)?
+            };
+            (done, place)
+        }
+        None => {
+            let path = ctx.paths.config_file();
+            let mut config = StrataConfig::load(&path)?;
+            let entries = config.rules.list_mut(kind, list);
+            let done = if add {
+                let new = !entries.contains(&pattern);
+                if new {
+                    entries.push(pattern.clone());
+                }
+                new
+            } else {
+                let before = entries.len();
+                entries.retain(|entry| *entry != pattern);
+                entries.len() != before
+            };
+            if done {
+                // Checks every rule (a bad pattern is refused, nothing written).
+                config.save(&path)?;
+            }
+            (done, path)
+        }
+    };
+    let listing = listing(ctx, args.workspace.is_none(), args.workspace.as_deref())?;
+    if args.json {
+        return show(ctx, &listing, true);
+    }
+    let rule = RuleRef {
+        source: if args.workspace.is_some() {
+            RuleSource::Workspace
+        } else {
+            RuleSource::User
+        },
+        list,
+        kind,
+        pattern,
+    };
+    let what = match (add, done) {
+        (true, true) => "added",
+        (true, false) => "already there:",
+        (false, true) => "removed",
+        (false, false) => "no such rule:",
+    };
+    writeln!(
+        ctx.out.stdout(),
+        "{what} {} ({})",
+        visible_inline(&rule.to_string()),
+        visible_inline(&place.display().to_string())
+    )?;
+    Ok(())
+}
+
+/// The user's rules (when `user`) and the workspace's.
+fn listing(
+    ctx: &Context,
+    user: bool,
+    workspace: Option<&Path>,
+) -> crate::error::Result<RulesListing> {
+    let mut rules = Vec::new();
+    if user {
+        let config = StrataConfig::load(&ctx.paths.config_file())?;
+        rules.extend(config.rules.refs(RuleSource::User));
+    }
+    let mut not_applied = Vec::new();
+    if let Some(workspace) = workspace {
+        let loaded = load_workspace_rules(workspace, &ctx.paths.config)?;
+        rules.extend(loaded.rules.refs(RuleSource::Workspace));
+        not_applied = loaded.untrusted_allow.refs(RuleSource::Workspace);
+    }
+    Ok(RulesListing {
+        v: CONTRACT_FORMAT_VERSION,
+        kind: OutputKind::Rules,
+        rules,
+        not_applied,
+    })
+}
+
+fn show(ctx: &Context, listing: &RulesListing, json: bool) -> crate::error::Result<()> {
+    let mut out = ctx.out.stdout();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(listing)?)?;
+        return Ok(());
+    }
+    if listing.rules.is_empty() && listing.not_applied.is_empty() {
+        writeln!(out, "no approval rules")?;
+    }
+    for rule in &listing.rules {
+        writeln!(out, "{}", visible_inline(&rule.to_string()))?;
+    }
+    for rule in &listing.not_applied {
+        writeln!(
+            out,
+            "{} (not applied: the file changed outside Strata; add it again to trust it)",
+            visible_inline(&rule.to_string())
+        )?;
+    }
+    Ok(())
+}
+
+fn list_of(arg: RuleListArg) -> (RuleKind, RuleList) {
+    match arg {
+        RuleListArg::Allow => (RuleKind::Command, RuleList::Allow),
+        RuleListArg::Ask => (RuleKind::Command, RuleList::Ask),
+        RuleListArg::Deny => (RuleKind::Command, RuleList::Deny),
+        RuleListArg::WriteAllow => (RuleKind::Write, RuleList::Allow),
+        RuleListArg::WriteAsk => (RuleKind::Write, RuleList::Ask),
+        RuleListArg::WriteDeny => (RuleKind::Write, RuleList::Deny),
+    }
+}
