@@ -17,6 +17,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use strata_app::console::ConsoleFold;
+use strata_core::store::{ReadMode, read_session_file, round_requests};
+use strata_protocol::{
+    McpCatalog, RecordBody, ResponseItem, RoundRecord, SessionForkView, SessionId, ToolSpec,
+};
 use support::pty::{OnTerminal, PROMPT, pty};
 use support::server::{Reply, ResponsesServer, sse_call, sse_text};
 use support::{Home, announced_id, responses_run};
@@ -231,6 +236,160 @@ fn the_model_calls_an_mcp_tool_its_output_reaches_the_next_request_and_no_server
         "{sent}"
     );
     assert_all_gone(&groups.lock().unwrap());
+    // With the server gone and no longer configured, the records alone
+    // rebuild what each round offered and which server offered it.
+    configure_none(&home);
+    assert_the_catalog_is_recorded_once_and_replays_without_the_server(&home, id, &rounds);
+}
+
+/// Rewrites the config with no MCP server at all.
+fn configure_none(home: &Home) {
+    std::fs::write(home.path().join("config/config.toml"), "").unwrap();
+}
+
+/// The `mcp__` tools of a request (as the wire or a [`ToolSpec`] names
+/// their fields).
+fn mcp_tools(tools: &[Value]) -> Vec<Value> {
+    tools
+        .iter()
+        .filter(|tool| {
+            tool["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("mcp__"))
+        })
+        .map(|tool| {
+            json!({
+                "name": tool["name"],
+                "description": tool["description"],
+                "parameters": tool["parameters"],
+            })
+        })
+        .collect()
+}
+
+fn assert_the_catalog_is_recorded_once_and_replays_without_the_server(
+    home: &Home,
+    id: SessionId,
+    sent: &[Value],
+) {
+    let read = read_session_file(&home.session_file(id), ReadMode::Strict).unwrap();
+    // Every round offers exactly the catalog recorded last before it, and a
+    // catalog is only written when it differs from the one before.
+    let mut catalogs: Vec<&McpCatalog> = Vec::new();
+    let mut rounds_per_catalog: Vec<usize> = Vec::new();
+    let mut rounds: Vec<&RoundRecord> = Vec::new();
+    for (index, record) in read.records.iter().enumerate() {
+        match &record.body {
+            RecordBody::McpCatalog(catalog) => {
+                assert_ne!(
+                    catalogs.last(),
+                    Some(&catalog),
+                    "an unchanged catalog was recorded again"
+                );
+                assert!(
+                    matches!(
+                        read.records.get(index + 1).map(|r| &r.body),
+                        Some(RecordBody::Round(_))
+                    ),
+                    "a catalog must come right before the round that first sends it"
+                );
+                catalogs.push(catalog);
+                rounds_per_catalog.push(0);
+            }
+            RecordBody::Round(round) => {
+                let offered: Vec<ToolSpec> = round
+                    .tools
+                    .iter()
+                    .filter(|tool| tool.name.starts_with("mcp__"))
+                    .cloned()
+                    .collect();
+                let recorded = catalogs.last().map(|c| c.tools.clone()).unwrap_or_default();
+                assert_eq!(
+                    offered,
+                    recorded,
+                    "round {} offered another catalog",
+                    rounds.len() + 1
+                );
+                if let Some(count) = rounds_per_catalog.last_mut() {
+                    *count += 1;
+                }
+                rounds.push(round);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(rounds.len(), sent.len());
+    let last = catalogs.last().expect("no mcp_catalog record");
+    // The echo round and the one after it share one catalog, written once.
+    assert!(
+        rounds_per_catalog.last().is_some_and(|&n| n >= 2),
+        "{rounds_per_catalog:?}"
+    );
+    let server = last
+        .servers
+        .iter()
+        .find(|s| s.name == "everything")
+        .expect("no everything server");
+    assert!(server.fingerprint.starts_with("sha256:") && server.fingerprint.len() == 71);
+    assert!(
+        server
+            .tools
+            .iter()
+            .any(|tool| tool.name == ECHO && tool.tool == "echo")
+    );
+    assert_eq!(server.tools.len(), last.tools.len());
+
+    // A fork at the echo call, with no server running or configured,
+    // rebuilds the exact tools array that round sent.
+    let call = read
+        .records
+        .iter()
+        .find_map(|record| match &record.body {
+            RecordBody::ResponseItem(ResponseItem::FunctionCall(call))
+                if call.call_id == "call_echo" =>
+            {
+                Some(call.id)
+            }
+            _ => None,
+        })
+        .expect("no echo call");
+    let forked = home.run(&["fork", &id.to_string(), "--at", &call.to_string(), "--json"]);
+    assert_eq!(forked.code, 0, "{forked:#?}");
+    let fork: SessionForkView = serde_json::from_str(forked.stdout.trim()).unwrap();
+    let fork_read =
+        read_session_file(&home.session_file(fork.session_id), ReadMode::Strict).unwrap();
+    let page = round_requests(&fork_read.meta, &fork_read.records, 0, usize::MAX);
+    let echo_round = page.rounds.last().expect("the fork has no round");
+    let number = echo_round.number as usize;
+    let rebuilt: Vec<Value> = echo_round
+        .request
+        .tools
+        .iter()
+        .map(|tool| serde_json::to_value(tool).unwrap())
+        .collect();
+    let wire = sent[number - 1]["tools"].as_array().unwrap();
+    assert!(offered(&sent[number - 1], ECHO));
+    assert_eq!(mcp_tools(&rebuilt), mcp_tools(wire));
+    let names = |tools: &[Value]| -> Vec<String> {
+        tools
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&rebuilt), names(wire));
+    assert_eq!(fork_read.replay().mcp_catalog(), Some(*last));
+
+    // The console names the server and its tool count.
+    let console = ConsoleFold::of_records(&fork_read.records, 100_000, None);
+    let row = console
+        .rows()
+        .iter()
+        .find(|row| row.title == "MCP catalog")
+        .expect("no MCP catalog row");
+    assert_eq!(
+        row.detail,
+        format!("everything ({} tools) from here on", server.tools.len())
+    );
 }
 
 #[test]

@@ -255,6 +255,7 @@ impl History {
             | RecordBody::ReasoningSet(_)
             | RecordBody::SandboxSet(_)
             | RecordBody::FileChange(_)
+            | RecordBody::McpCatalog(_)
             // A checkpoint repeats the history it follows; resuming starts
             // from it, and `verify` checks it, but it changes nothing.
             | RecordBody::Checkpoint(_) => Applied::NotHistory,

@@ -183,6 +183,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::ReasoningSet(_)
         | RecordBody::SandboxSet(_)
         | RecordBody::FileChange(_)
+        | RecordBody::McpCatalog(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)

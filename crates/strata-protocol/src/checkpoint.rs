@@ -11,6 +11,7 @@ use ts_rs::TS;
 use crate::context::{CompactionPolicyRecord, StateSheet};
 use crate::ids::ItemId;
 use crate::items::ResponseItem;
+use crate::mcp_catalog::McpCatalog;
 use crate::provider::ProfileSet;
 use crate::reasoning::ReasoningEffort;
 use crate::recall::SessionForked;
@@ -68,6 +69,9 @@ pub struct CheckpointState {
     /// The last `sandbox_set`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
+    /// The last `mcp_catalog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_catalog: Option<McpCatalog>,
     /// The model of the last `round`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_round_model: Option<String>,

@@ -17,6 +17,7 @@ mod ids;
 mod inspect;
 mod items;
 mod items_de;
+mod mcp_catalog;
 mod model;
 mod output;
 mod plan;
@@ -82,6 +83,7 @@ pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
     FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,
 };
+pub use mcp_catalog::{McpCatalog, McpCatalogServer, McpCatalogTool};
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };

@@ -17,6 +17,7 @@ use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvict
 use crate::file_change::FileChange;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
 use crate::items::{CompactionTrigger, ResponseItem};
+use crate::mcp_catalog::McpCatalog;
 use crate::model::{ModelError, ToolChoice, ToolSpec};
 use crate::pricing::{Cost, ModelPrice};
 use crate::provider::ProfileSet;
@@ -34,8 +35,8 @@ use crate::usage::TokenUsage;
 /// (`compaction_refused`); 5 added the repairs of a reopened session
 /// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`); 7
 /// added the sandbox mode (`sandbox_set`); 8 added the recorded file changes
-/// (`file_change`).
-pub const RECORD_FORMAT_VERSION: u32 = 8;
+/// (`file_change`); 9 added the MCP tool catalog (`mcp_catalog`).
+pub const RECORD_FORMAT_VERSION: u32 = 9;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -129,6 +130,9 @@ pub enum RecordBody {
     SandboxSet(SandboxSet),
     /// A file in the workspace a tool or a restore changed.
     FileChange(FileChange),
+    /// The MCP tools offered from here on, with their servers; the last one
+    /// wins.
+    McpCatalog(McpCatalog),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -162,6 +166,7 @@ impl RecordBody {
         "reasoning_set",
         "sandbox_set",
         "file_change",
+        "mcp_catalog",
     ];
 
     /// The format version that introduced this record's type.
@@ -181,6 +186,7 @@ impl RecordBody {
             RecordBody::ReasoningSet(_) => 6,
             RecordBody::SandboxSet(_) => 7,
             RecordBody::FileChange(_) => 8,
+            RecordBody::McpCatalog(_) => 9,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -224,6 +230,7 @@ impl RecordBody {
             RecordBody::ReasoningSet(_) => "reasoning_set",
             RecordBody::SandboxSet(_) => "sandbox_set",
             RecordBody::FileChange(_) => "file_change",
+            RecordBody::McpCatalog(_) => "mcp_catalog",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }
@@ -592,6 +599,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "reasoning_set" => RecordBody::ReasoningSet(Deserialize::deserialize(payload)?),
             "sandbox_set" => RecordBody::SandboxSet(Deserialize::deserialize(payload)?),
             "file_change" => RecordBody::FileChange(Deserialize::deserialize(payload)?),
+            "mcp_catalog" => RecordBody::McpCatalog(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

@@ -238,7 +238,6 @@ fn a_file_change_is_a_version_eight_record_that_round_trips_and_omits_absent_sta
         turn_id: None,
     }));
     assert_eq!(change.v, 8);
-    assert_eq!(change.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&change).unwrap();
     assert_eq!(value["type"], "file_change");
     assert!(value["payload"].get("before").is_none());
@@ -277,4 +276,34 @@ fn an_approval_decision_names_the_rules_that_made_it() {
         serde_json::from_value::<ApprovalDecisionRecord>(value).unwrap(),
         record
     );
+}
+
+#[test]
+fn an_mcp_catalog_is_a_version_nine_record_that_round_trips() {
+    let catalog = Record::now(RecordBody::McpCatalog(crate::McpCatalog {
+        tools: vec![crate::ToolSpec {
+            name: "mcp__everything__echo".into(),
+            description: "Echoes".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }],
+        servers: vec![crate::McpCatalogServer {
+            name: "everything".into(),
+            fingerprint: format!("sha256:{}", "a".repeat(64)),
+            tools: vec![crate::McpCatalogTool {
+                name: "mcp__everything__echo".into(),
+                tool: "echo".into(),
+                definition: format!("sha256:{}", "b".repeat(64)),
+            }],
+        }],
+    }));
+    assert_eq!(catalog.v, 9);
+    assert_eq!(catalog.v, RECORD_FORMAT_VERSION);
+    let value = serde_json::to_value(&catalog).unwrap();
+    assert_eq!(value["type"], "mcp_catalog");
+    assert_eq!(value["payload"]["servers"][0]["tools"][0]["tool"], "echo");
+    assert_eq!(
+        value["payload"]["tools"][0]["name"],
+        "mcp__everything__echo"
+    );
+    assert_eq!(round_trip(&catalog), catalog);
 }

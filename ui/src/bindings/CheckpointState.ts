@@ -4,6 +4,7 @@ import type { CheckpointUndoRef } from "./CheckpointUndoRef";
 import type { CompactionPolicyRecord } from "./CompactionPolicyRecord";
 import type { CompactionSpan } from "./CompactionSpan";
 import type { ItemId } from "./ItemId";
+import type { McpCatalog } from "./McpCatalog";
 import type { ProfileSet } from "./ProfileSet";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SandboxMode } from "./SandboxMode";
@@ -47,6 +48,10 @@ reasoning?: ReasoningEffort | null,
  * The last `sandbox_set`.
  */
 sandbox?: SandboxMode | null, 
+/**
+ * The last `mcp_catalog`.
+ */
+mcp_catalog?: McpCatalog | null, 
 /**
  * The model of the last `round`.
  */

@@ -338,6 +338,8 @@ impl ConsoleFold {
             RecordBody::SandboxSet(_) => return,
             // Files, not context: the Changes view shows them.
             RecordBody::FileChange(_) => return,
+            // The next round's tools array carries it.
+            RecordBody::McpCatalog(_) => return,
             RecordBody::ResponseItem(_) | RecordBody::ItemPin(_) | RecordBody::Checkpoint(_) => {}
             RecordBody::SessionMeta(_)
             | RecordBody::TurnStarted(_)

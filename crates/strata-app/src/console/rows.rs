@@ -6,7 +6,7 @@ use strata_protocol::{
     LogRow, LogTone, ProfileChange, Record, RecordBody, ResponseItem, Role, TurnOutcome,
 };
 
-use super::text::{duration, one_line, plural};
+use super::text::{duration, mcp_catalog_text, one_line, plural};
 pub use super::text::{estimate, tokens, trigger_phrase, usage_text};
 
 /// A row before its position in the log is known.
@@ -287,6 +287,13 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             LogTone::Neutral,
             format!("Sandbox: {}", set.mode),
             set.mode.reach().into(),
+        ),
+        RecordBody::McpCatalog(catalog) => row(
+            Debug,
+            LogKind::Tool,
+            LogTone::Neutral,
+            "MCP catalog".into(),
+            mcp_catalog_text(catalog),
         ),
         RecordBody::CompactionPolicy(policy) => row(
             Debug,

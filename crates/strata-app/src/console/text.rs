@@ -1,7 +1,7 @@
 //! The words and figures of the console's rows: exact counts, estimates
 //! marked "≈", plurals and the plain names of triggers.
 
-use strata_protocol::{CompactionTrigger, TokenUsage};
+use strata_protocol::{CompactionTrigger, McpCatalog, TokenUsage};
 
 /// An exact count with thousands separators ("8,015"): two figures that
 /// differ never read the same.
@@ -88,4 +88,22 @@ pub fn duration(ms: u64) -> String {
     } else {
         format!("{:.1} s", ms as f64 / 1_000.0)
     }
+}
+
+/// What an `mcp_catalog` record offers, in one line: each server's name
+/// (control characters escaped: server text is hostile) and tool count.
+pub fn mcp_catalog_text(catalog: &McpCatalog) -> String {
+    if catalog.servers.is_empty() {
+        return "no MCP tools from here on".into();
+    }
+    let servers: Vec<String> = catalog
+        .servers
+        .iter()
+        .map(|server| {
+            let name: String = server.name.chars().flat_map(char::escape_default).collect();
+            let count = plural(server.tools.len(), "tool", "tools");
+            format!("{} ({count})", one_line(&name, 64))
+        })
+        .collect();
+    format!("{} from here on", servers.join(", "))
 }

@@ -103,6 +103,7 @@ mod overflow;
 mod pins;
 mod probe;
 pub(crate) mod prompt;
+mod round_tools;
 mod tracking;
 mod turn;
 
@@ -396,24 +397,6 @@ impl Agent {
     /// `base`, whose requests stay exactly as they were before recall.
     pub fn offers_recall(&self) -> bool {
         self.policy() != CompactionPolicy::Base
-    }
-
-    /// Every tool a round offers: the workspace's, then the session's own
-    /// (recall where offered, `update_plan` under every policy), then the
-    /// external (MCP) tools ready at the round's start, sorted by name.
-    pub(super) fn round_tool_specs(&self) -> Vec<strata_protocol::ToolSpec> {
-        let mut tools = self.tools.specs();
-        if self.offers_recall() {
-            tools.push(crate::recall::recall_spec());
-        }
-        tools.push(crate::plan::update_plan_spec());
-        tools.extend(
-            self.tools
-                .external_tools()
-                .into_iter()
-                .map(|tool| tool.spec),
-        );
-        tools
     }
 
     fn commit_preamble(&mut self, agents: Option<String>) -> Result<()> {

@@ -290,7 +290,8 @@ impl Agent {
         turn_id: TurnId,
         round_id: RoundId,
     ) -> Result<(ModelRequest, Option<u64>)> {
-        let tools = self.round_tool_specs();
+        let external = self.round_external_tools()?;
+        let tools = self.round_tool_specs_with(&external);
         let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
         let input = self.session.history().items().to_vec();
         let cache_anchors = cache_anchors(&input, self.cache_anchor);

@@ -4,6 +4,7 @@
 //! I/O: the server side lives in `strata-mcp`.
 
 pub mod approval;
+pub mod catalog;
 pub mod fingerprint;
 pub mod naming;
 pub mod schema;

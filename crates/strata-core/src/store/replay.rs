@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use strata_protocol::{
     Checkpoint, CheckpointState, CheckpointUndoPoint, CheckpointUsage, CompactionGuardRecord,
-    CompactionPolicy, CompactionPolicyRecord, CompactionSpan, ItemId, ProfileChange, ProfileSet,
-    ReasoningEffort, Record, RecordBody, ResponseItem, Role, SandboxMode, SessionMeta, StateSheet,
+    CompactionPolicy, CompactionPolicyRecord, CompactionSpan, ItemId, McpCatalog, ProfileChange,
+    ProfileSet, ReasoningEffort, Record, RecordBody, ResponseItem, Role, SandboxMode, SessionMeta,
+    StateSheet,
 };
 
 use crate::compaction::ineffective_level;
@@ -45,6 +46,8 @@ pub struct Replay {
     reasoning: Option<ReasoningEffort>,
     /// The last `sandbox_set` record's mode, if any.
     sandbox: Option<SandboxMode>,
+    /// The last `mcp_catalog` record, if any.
+    mcp_catalog: Option<McpCatalog>,
     /// The model of the last `round` record.
     last_round_model: Option<String>,
     /// The last stable prefix the last `round` record announced.
@@ -94,6 +97,7 @@ impl Replay {
             policy: None,
             reasoning: None,
             sandbox: None,
+            mcp_catalog: None,
             last_round_model: None,
             last_cache_anchor: None,
             switched_since_round: false,
@@ -141,6 +145,7 @@ impl Replay {
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
             RecordBody::ReasoningSet(set) => self.reasoning = Some(set.effort),
             RecordBody::SandboxSet(set) => self.sandbox = Some(set.mode),
+            RecordBody::McpCatalog(catalog) => self.mcp_catalog = Some(catalog.clone()),
             RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
@@ -191,6 +196,7 @@ impl Replay {
             policy,
             reasoning,
             sandbox,
+            mcp_catalog,
             last_round_model,
             last_cache_anchor,
             last_state_sheet,
@@ -221,6 +227,7 @@ impl Replay {
                 policy: policy.clone(),
                 reasoning: *reasoning,
                 sandbox: *sandbox,
+                mcp_catalog: mcp_catalog.clone(),
                 last_round_model: last_round_model.clone(),
                 last_cache_anchor: *last_cache_anchor,
                 last_state_sheet: last_state_sheet.clone(),
@@ -266,6 +273,7 @@ impl Replay {
             policy: state.policy.clone(),
             reasoning: state.reasoning,
             sandbox: state.sandbox,
+            mcp_catalog: state.mcp_catalog.clone(),
             last_round_model: state.last_round_model.clone(),
             last_cache_anchor: state.last_cache_anchor,
             last_state_sheet: state.last_state_sheet.clone(),
@@ -337,6 +345,12 @@ impl Replay {
     /// never recorded one (sessions from before the record existed).
     pub fn sandbox(&self) -> Option<SandboxMode> {
         self.sandbox
+    }
+
+    /// The external tool catalog in force: the last `mcp_catalog`'s; `None`
+    /// when the session never recorded one.
+    pub fn mcp_catalog(&self) -> Option<&McpCatalog> {
+        self.mcp_catalog.as_ref()
     }
 
     /// The last `profile_set`: the provider the session talks to now.

@@ -108,6 +108,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         policy,
         reasoning,
         sandbox,
+        mcp_catalog,
         last_round_model,
         last_cache_anchor,
         last_state_sheet,
@@ -142,6 +143,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("policy", *policy == theirs.policy),
         ("reasoning", *reasoning == theirs.reasoning),
         ("sandbox", *sandbox == theirs.sandbox),
+        ("mcp_catalog", *mcp_catalog == theirs.mcp_catalog),
         (
             "last_round_model",
             *last_round_model == theirs.last_round_model,

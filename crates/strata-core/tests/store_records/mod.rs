@@ -263,6 +263,22 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             call_id: "call_7".into(),
             turn_id: None,
         }),
+        RecordBody::McpCatalog(strata_protocol::McpCatalog {
+            tools: vec![ToolSpec {
+                name: "mcp__everything__echo".into(),
+                description: "Echoes \u{1b}[31m back".into(),
+                parameters: serde_json::json!({"type": "object", "properties": {"message": {"type": "string"}}}),
+            }],
+            servers: vec![strata_protocol::McpCatalogServer {
+                name: "everything".into(),
+                fingerprint: format!("sha256:{}", "0".repeat(64)),
+                tools: vec![strata_protocol::McpCatalogTool {
+                    name: "mcp__everything__echo".into(),
+                    tool: "echo".into(),
+                    definition: format!("sha256:{}", "1".repeat(64)),
+                }],
+            }],
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -297,6 +313,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::ReasoningSet(_)
             | RecordBody::SandboxSet(_)
             | RecordBody::FileChange(_)
+            | RecordBody::McpCatalog(_)
             | RecordBody::Unknown(_) => {}
         }
     }

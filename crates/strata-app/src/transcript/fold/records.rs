@@ -167,6 +167,8 @@ impl TranscriptFold {
             // File changes are listed by `strata changes`, not in the
             // conversation (the tool card already says what it wrote).
             | RecordBody::FileChange(_)
+            // Which server offered which tool is the console's to show.
+            | RecordBody::McpCatalog(_)
             | RecordBody::Checkpoint(_)
             | RecordBody::TokenUsage(_)
             | RecordBody::TitleSet(_)
