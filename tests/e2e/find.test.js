@@ -57,6 +57,12 @@ describe("find in the transcript and the shortcuts (issue 27, item 15)", { timeo
     await h.waitFor("the find field focused", () => document.activeElement?.getAttribute("aria-label") === "Find in the transcript");
     await pressInFocused("parser");
     await h.waitFor("the count", (n) => norm(document.querySelector("[role=search] [role=status]")?.textContent) === `1 of ${n}`, [MATCHES]);
+    // "pars" matches as often as "parser": the count alone can be read while
+    // the last keys are still arriving, so wait for the whole word's mark.
+    await h.waitFor("the current match is the whole typed word", () => {
+      const current = CSS.highlights.get("transcript-find-current");
+      return (current ? Array.from(current)[0]?.toString() : null) === "parser";
+    });
     const now = await state();
     assert.equal(now.current, "parser", "the current match is the prompt's (typed in lower case)");
     assert.ok(now.currentShown, "the current match is in view");
