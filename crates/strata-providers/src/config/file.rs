@@ -44,12 +44,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use strata_protocol::{CompactionPolicy, ReasoningEffort, RulesConfig, SandboxMode};
+use strata_protocol::{CompactionPolicy, ReasoningEffort, RulesConfig};
 
+pub use super::tools::ToolsConfig;
 use super::{NetworkConfig, PriceConfig, ProviderKind, ProviderKindExt, catalog, write_atomically};
 use crate::cache::{CacheTtl, PromptCacheRetention};
 use crate::error::{ProviderError, Result};
@@ -102,79 +103,6 @@ impl McpServerTables {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-}
-
-/// The `[tools]` table.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolsConfig {
-    /// Environment variables `run_shell` commands get besides the built-in
-    /// allow-list (`strata_core::tools::SHELL_ENV_ALLOWED` and `LC_*`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub shell_env: Vec<String>,
-    /// Secret files (`.env`, keys, ...) the file tools may use after all:
-    /// workspace-relative paths, a trailing `/` for a folder and what is in
-    /// it. Strata's own config, keys and sessions stay refused.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub allow_secret_files: Vec<String>,
-    /// The sandbox `run_shell` runs in for sessions that recorded none
-    /// (new ones; a `--sandbox` flag overrides it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<SandboxMode>,
-}
-
-impl ToolsConfig {
-    fn is_empty(&self) -> bool {
-        self.shell_env.is_empty() && self.allow_secret_files.is_empty() && self.sandbox.is_none()
-    }
-
-    /// `allow_secret_files` as the tools match them: `/`-separated names,
-    /// without `.` components (a folder's trailing `/` is not needed there).
-    pub fn allowed_secret_files(&self) -> Vec<String> {
-        self.allow_secret_files
-            .iter()
-            .filter(|entry| is_workspace_relative(entry))
-            .map(|entry| {
-                Path::new(entry)
-                    .components()
-                    .filter_map(|c| match c {
-                        Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join("/")
-            })
-            .filter(|entry| !entry.is_empty())
-            .collect()
-    }
-
-    fn problems(&self, problems: &mut Vec<String>) {
-        for name in &self.shell_env {
-            if !is_env_name(name) {
-                problems.push(format!(
-                    "tools.shell_env: {name:?} is not an environment variable name"
-                ));
-            }
-        }
-        for entry in &self.allow_secret_files {
-            if !is_workspace_relative(entry) {
-                problems.push(format!(
-                    "tools.allow_secret_files: {entry:?} must be a path inside the workspace, \
-                     relative and without `..`"
-                ));
-            }
-        }
-    }
-}
-
-/// Whether an `allow_secret_files` entry stays inside the workspace: only
-/// plain names, no root, drive prefix or `..` (a leading backslash counts as
-/// a root too, whatever the platform).
-fn is_workspace_relative(entry: &str) -> bool {
-    let components = || Path::new(entry).components();
-    !entry.starts_with(['/', '\\'])
-        && components().any(|c| matches!(c, Component::Normal(_)))
-        && components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 /// One provider profile as written in the file; absent fields take the
@@ -557,7 +485,7 @@ pub(crate) fn check_base_url(url: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn is_env_name(name: &str) -> bool {
+pub(super) fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

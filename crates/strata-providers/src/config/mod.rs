@@ -11,6 +11,7 @@ mod file;
 mod network;
 mod price;
 mod resolve;
+mod tools;
 
 use std::path::Path;
 
