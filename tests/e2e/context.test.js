@@ -15,14 +15,20 @@ import { sharedAppSteps } from "./lib/steps.js";
 import { usage } from "./lib/mock-provider.js";
 
 const FIRST_PROMPT = "Review the billing module for rounding bugs";
-const FILES = ["invoice.rs", "tax.rs", "ledger.rs", "refund.rs", "report.rs"];
-// Each round reads the next file; the reported context grows past 10,000.
-const REPORTED = [3_200, 5_900, 8_600, 11_300, 6_200, 7_000];
+// Two large files, three small ones, two large ones: each round reads the
+// next. At the first crossing of 10,000 the last three rounds are small, so
+// evicting the two large outputs is enough; at the second the two large
+// ones are among the last three rounds, which eviction never touches, so
+// what it could leave is over 75% of the threshold and a summary follows.
+const FILES = ["invoice.rs", "tax.rs", "ledger.rs", "refund.rs", "report.rs", "audit.rs", "export.rs"];
+const SMALL = new Set(["ledger.rs", "refund.rs", "report.rs"]);
+const REPORTED = [3_200, 5_900, 6_300, 6_700, 10_400, 6_800, 11_300, 7_000];
 const SUMMARY = "SUMMARY-LAYERED: the billing files were reviewed for rounding.";
 
-/** A source file of about 9 KB. */
+/** A source file of about 9 KB (1 KB for the small ones). */
 function source(name) {
-  return Array.from({ length: 130 }, (_, i) => `pub fn ${name.replace(".rs", "")}_amount_${i}(cents: u64) -> u64 { cents * ${i + 1} / 100 } // line ${i}`).join("\n") + "\n";
+  const lines = SMALL.has(name) ? 12 : 130;
+  return Array.from({ length: lines }, (_, i) => `pub fn ${name.replace(".rs", "")}_amount_${i}(cents: u64) -> u64 { cents * ${i + 1} / 100 } // line ${i}`).join("\n") + "\n";
 }
 
 describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
@@ -38,6 +44,8 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
   });
 
   const step = sharedAppSteps(() => h);
+  /** The summary requests the reading turn made (answered by drive). */
+  let inTurnSummaries = [];
 
   /**
    * Answers the app's model requests until the turn is over: each round
@@ -45,11 +53,11 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
    */
   async function drive(rounds) {
     let round = 0;
-    let summaries = 0;
+    const summaries = [];
     for (;;) {
       const req = await h.mock.nextRequest({ what: `round ${round + 1}`, timeout: 30_000 });
       if (req.isSummary) {
-        summaries += 1;
+        summaries.push(req);
         req.respondText(SUMMARY, usage({ input: 3_000, output: 60 }));
         continue;
       }
@@ -70,7 +78,7 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     await h.openFromSidebar(FIRST_PROMPT);
     await h.waitFor("the composer to be enabled", () => !document.getElementById("composer-input").disabled);
     await h.send("Read every file in src/billing, one per round");
-    await drive(5);
+    inTurnSummaries = await drive(FILES.length);
     // A manual compaction last, so no round has reported since.
     await h.send("/compact");
     for (;;) {
@@ -111,25 +119,27 @@ describe("layered context management (issue 11)", { timeout: 300_000 }, () => {
     assert.doesNotMatch(gauge, /11\.3k/, "never the pre-compaction report");
   });
 
-  step("an eviction and a summary at the same boundary read as one divider that says both (issue 27, item 5)", async () => {
+  step("a summary is asked for in the session's own context, with no eviction before it at its boundary", async () => {
+    assert.equal(inTurnSummaries.length, 1, "one summary in the reading turn");
+    const [summary] = inTurnSummaries;
+    // The round's own request (its tools, its items) with the instruction appended,
+    // so a provider's prompt cache reads the prefix back.
+    assert.ok(summary.isInContextSummary, "the session's context with the compaction instruction");
+    assert.ok(summary.body.tools.length > 0, "the round's tools, unchanged");
+    assert.ok(summary.inputText.includes("read_file"), "the round's calls, as sent");
     const records = await h.records(sessionId);
-    // Records the transcript draws nothing for, between an eviction and its summary.
-    const silent = new Set(["round", "token_usage", "checkpoint", "compaction_guard"]);
-    let sameBoundary = 0;
-    records.forEach((record, i) => {
-      if (record.type !== "tool_outputs_evicted") return;
-      const next = records.slice(i + 1).find((r) => !silent.has(r.type));
-      if (next?.type === "layered_compaction") sameBoundary += 1;
-    });
-    assert.ok(sameBoundary >= 1, `an eviction then a summary at one boundary: ${records.map((r) => r.type).join(",")}`);
-    const divider = await h.scrollToFind("[data-testid=divider-eviction]");
-    const around = await h.run((el) => {
-      const row = el.closest("[data-index]") ?? el.closest(".compaction-divider");
-      const before = row?.previousElementSibling;
-      return { text: norm(el.textContent), eviction_before: !!before?.querySelector(".notice-eviction") };
-    }, divider);
-    assert.match(around.text, /^First \d+ older tool outputs? (was|were) replaced by placeholders \(saved ≈ [\d.,]+k? tokens\); that was not enough, so the history was summarised$/);
-    assert.equal(around.eviction_before, false, "no eviction line of its own just above the divider");
+    // Records the transcript draws nothing for.
+    const silent = new Set(["round", "token_usage", "checkpoint", "compaction_guard", "response_item"]);
+    const steps = records.filter((r) => !silent.has(r.type) && ["tool_outputs_evicted", "layered_compaction", "turn_started", "turn_finished"].includes(r.type)).map((r) => r.type);
+    // The reading turn: an eviction at the first crossing, a summary alone at the second.
+    const turn = steps.slice(steps.lastIndexOf("turn_started", steps.indexOf("layered_compaction")));
+    assert.deepEqual(turn.slice(0, 4), ["turn_started", "tool_outputs_evicted", "layered_compaction", "turn_finished"], steps.join(","));
+    const summaryRecord = records.find((r) => r.type === "layered_compaction");
+    assert.match(summaryRecord.payload.summary.metadata.reason, /summarized in the session's own context/);
+    const divider = await h.scrollToFind(".compaction-divider");
+    const detail = await h.run((el) => ({ eviction: !!el.querySelector("[data-testid=divider-eviction]"), text: norm(el.textContent) }), divider);
+    assert.equal(detail.eviction, false, "the divider says only the summary");
+    assert.match(detail.text, /Context compacted/);
     await h.screenshot("context-one-divider");
   });
 

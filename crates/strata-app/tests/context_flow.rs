@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use strata_app::App;
 use strata_core::StrataPaths;
-use strata_core::compaction::{LAYERED_THRESHOLD_PERCENT, share_of};
+use strata_core::compaction::layered_window_threshold;
 use strata_protocol::{
     AgentEvent, CheckThreshold, CommandErrorKind, CompactNow, CompactionPolicy, CreateSession,
     DebugEvent, GetCompactionStatus, ItemId, OpenSession, PreviewCompaction, RecordBody,
@@ -170,8 +170,8 @@ fn without_an_override_every_view_shows_the_threshold_of_the_sessions_policy() {
         let window = profile.context_window.unwrap();
         let id = fixture.create_session(&app).await;
 
-        // Layered, live: a third of the window, below the profile's (base's).
-        let layered = share_of(window, LAYERED_THRESHOLD_PERCENT).min(profile.compact_threshold);
+        // Layered, live: a fifth of the window (a third of a small one), below the profile's (base's).
+        let layered = layered_window_threshold(window).min(profile.compact_threshold);
         assert!(layered < profile.compact_threshold);
         assert_eq!(shown_thresholds(&app, id).await, layered);
 

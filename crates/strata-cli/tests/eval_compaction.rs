@@ -19,10 +19,13 @@ use strata_protocol::{CompactResult, CompactionEval, CompactionPolicy, OutputKin
 use support::server::{Reply, ResponsesServer, json_text, sse_call, sse_text};
 use support::{Home, announced_id, last_user};
 
-/// Whether a request is a compaction summary's (its instructions say so).
+/// Whether a request is a compaction summary's (its instructions say so):
+/// the summarizer's own request (base) or the session's context with the
+/// compaction instruction appended (layered).
 fn is_summary(body: &Value) -> bool {
-    body.to_string()
-        .contains("You are compacting the transcript")
+    let body = body.to_string();
+    body.contains("You are compacting the transcript")
+        || body.contains(strata_core::compaction::IN_CONTEXT_SUMMARY_PREFIX)
 }
 
 /// Scripted probe answers: the task right, one of the two files, the

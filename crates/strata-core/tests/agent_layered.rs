@@ -8,7 +8,7 @@
 mod support;
 
 use serde_json::json;
-use strata_core::compaction::{EVICTED_PREFIX, STATE_SHEET_PREFIX};
+use strata_core::compaction::{EVICTED_PREFIX, IN_CONTEXT_SUMMARY_PREFIX, STATE_SHEET_PREFIX};
 use strata_core::tools::CancellationToken;
 use strata_core::{ApprovalBroker, CompactOutcome, CoreError};
 use strata_protocol::{CompactionTrigger, DebugEvent, MainlineEvent, RecordBody, ResponseItem};
@@ -102,10 +102,12 @@ async fn below_the_threshold_nothing_is_evicted_however_large_the_outputs() {
 }
 
 #[tokio::test]
-async fn a_summary_follows_eviction_only_when_the_estimate_is_still_over_the_threshold() {
-    // Eviction frees the three large outputs; what is left (the system
-    // prompt, the tool specs, the last three rounds) is still over a
-    // threshold of 1,000, so a summary follows at once.
+async fn when_eviction_cannot_clear_the_floor_a_summary_in_the_sessions_own_context_replaces_it() {
+    // Eviction would free the three large outputs; what is left (the system
+    // prompt, the tool specs, the last three rounds) is still over 75% of a
+    // threshold of 1,000, so a summary is asked for instead, over the
+    // history exactly as the last round sent it (its cached prefix) plus
+    // one instruction, and no eviction is recorded before it.
     let harness = layered(1_000);
     six_reads(&harness);
     harness
@@ -126,7 +128,23 @@ async fn a_summary_follows_eviction_only_when_the_estimate_is_still_over_the_thr
             _ => None,
         })
         .collect();
-    assert_eq!(bodies, ["evicted", "summary"]);
+    assert_eq!(bodies, ["summary"]);
+    let round = &harness.gateway.requests()[harness.gateway.requests().len() - 2];
+    let summary = &harness.gateway.summary_requests()[0];
+    assert!(
+        summary.input.len() > round.input.len() + 1,
+        "the last round's items, then the instruction"
+    );
+    assert_eq!(summary.input[..round.input.len()], round.input[..]);
+    assert_eq!(
+        (&summary.tools, &summary.tool_choice),
+        (&round.tools, &round.tool_choice)
+    );
+    assert_eq!(summary.session_id, round.session_id);
+    let ResponseItem::Message(instruction) = summary.input.last().unwrap() else {
+        panic!("an instruction")
+    };
+    assert!(instruction.content.starts_with(IN_CONTEXT_SUMMARY_PREFIX));
     harness.assert_reopens_to(agent);
 }
 
@@ -139,6 +157,9 @@ async fn a_layered_summary_reads_evicted_originals_back_from_the_file_and_the_sh
     harness
         .gateway
         .push_round(text_round("Next step: compare part 2 with part 4.", None));
+    // The in-context request's reply calls a tool: no summary, so the
+    // summarizer's own request over the originals follows.
+    harness.gateway.push_summary(tool_call_instead_of_summary());
     harness
         .gateway
         .push_summary(summary_response("Read six parts."));
@@ -154,7 +175,7 @@ async fn a_layered_summary_reads_evicted_originals_back_from_the_file_and_the_sh
     let CompactOutcome::Compacted(summary) = outcome else {
         panic!("{outcome:?}")
     };
-    let request = &harness.gateway.summary_requests()[0];
+    let request = &harness.gateway.summary_requests()[1];
     let ResponseItem::Message(transcript) = &request.input[1] else {
         panic!()
     };
@@ -252,16 +273,16 @@ async fn before_a_message_that_would_cross_the_threshold_room_is_made_first_by_e
     }
     harness
         .gateway
-        .push_round(text_round("Read the notes.", Some(usage(1_100, 10))));
+        .push_round(text_round("Read the notes.", Some(usage(2_100, 10))));
     harness.gateway.push_round(text_round("Done.", None));
     let (mut agent, _events) = harness.start(auto(), ApprovalBroker::non_interactive());
     run_turn(&mut agent, "Read the notes.").await;
     assert_eq!(agent.session().state().evictions(), 0);
 
-    // A message that, added to the last report (1,110), just reaches the
+    // A message that, added to the last report (2,110), just reaches the
     // threshold, as the agent estimates it.
     let mut message = "Now summarise them in".to_owned();
-    while 1_110 + agent.estimate().text(&message) < 3_000 {
+    while 2_110 + agent.estimate().text(&message) < 3_000 {
         message.push_str(" detail");
     }
     run_turn(&mut agent, message).await;

@@ -411,15 +411,15 @@ fn the_context_window_caps_the_threshold() {
     assert_eq!(config.effective_threshold(base), 5_000);
     config.context_window = Some(200_000);
     assert_eq!(config.effective_threshold(base), config.compact_threshold);
-    // Layered's default is a third of the window, never above the profile's.
+    // Layered's default is a fifth of the window, never above the profile's.
     assert_eq!(
         config.effective_threshold(CompactionPolicy::Layered),
-        config.compact_threshold.min(66_000)
+        config.compact_threshold.min(40_000)
     );
     config.compact_threshold = 160_000;
     assert_eq!(
         config.effective_threshold(CompactionPolicy::Layered),
-        66_000
+        40_000
     );
 }
 

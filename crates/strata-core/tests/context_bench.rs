@@ -161,7 +161,10 @@ impl ModelGateway for SimModel {
         let mut meter = self.meter.lock().unwrap();
         meter.summary_calls += 1;
         meter.summary_input += tokens(&request.input);
-        meter.bill(&request, false);
+        // A summary asked for in the session's context is a request of
+        // the session (breakpoints, cache key); the originals' one is not.
+        let in_session = request.session_id.is_some();
+        meter.bill(&request, in_session);
         let summary =
             "Worked through several parts of the clean-up; files were read and checks run.";
         meter.bills.output += summary.len().div_ceil(4) as u64;

@@ -106,7 +106,8 @@ pub struct ProfileView {
     pub context_window: Option<u64>,
     /// The profile's compaction threshold in tokens: `base` compacts when a
     /// round reports this many context tokens; `layered`'s default is a
-    /// third of the window, never above it. An override replaces both.
+    /// fifth of the window (a third of a small one), never above it. An
+    /// override replaces both.
     pub compact_threshold: u64,
 }
 

@@ -182,9 +182,21 @@ export class MockRequest {
     this.answered = false;
   }
 
-  /** Whether this is a compaction's summary request (no tools, not streamed). */
+  /**
+   * Whether this is a compaction's summary request: not streamed, and either
+   * without tools (base's, or layered's over the originals) or the session's
+   * own context with the compaction instruction appended (layered's first try).
+   */
   get isSummary() {
-    return !this.body.stream && !(this.body.tools?.length > 0);
+    if (this.body.stream) return false;
+    return !(this.body.tools?.length > 0) || this.isInContextSummary;
+  }
+
+  /** Whether this is layered's summary asked for in the session's own context. */
+  get isInContextSummary() {
+    const last = (this.body.input ?? []).at(-1);
+    const text = JSON.stringify(last?.content ?? "");
+    return !this.body.stream && text.includes("[Strata: compaction]");
   }
 
   /** Every text of the request's input, joined: what the model was sent. */

@@ -17,6 +17,7 @@ context_window?: number | null,
 /**
  * The profile's compaction threshold in tokens: `base` compacts when a
  * round reports this many context tokens; `layered`'s default is a
- * third of the window, never above it. An override replaces both.
+ * fifth of the window (a third of a small one), never above it. An
+ * override replaces both.
  */
 compact_threshold: number, };

@@ -27,5 +27,5 @@ export const POLICY_LABEL: Record<CompactionPolicy, string> = {
 export const POLICY_HINT: Record<CompactionPolicy, string> = {
   off: "Never compacts by itself; an overflow stops the turn and suggests /compact.",
   base: "One summary by the model at the threshold (the original design).",
-  layered: "At its threshold (a third of the window by default) evicts old tool outputs (no model call); only if that is not enough, summarises with a state sheet that keeps every path, command and rule.",
+  layered: "At its threshold (a fifth of the window by default, a third of a small one) evicts old tool outputs (no model call); only if what it would leave is still over three quarters of the threshold, summarises instead (in the session's own context, so the provider's cache serves it) with a state sheet that keeps every path, command and rule.",
 };

@@ -65,6 +65,9 @@ pub(super) struct Done {
     pub usage: Option<TokenUsage>,
     /// Oldest items left out of the summary's input.
     pub left_out: usize,
+    /// Asked for in the session's own context (its cached prefix), not
+    /// over the originals.
+    pub in_context: bool,
 }
 
 pub(super) enum Summarized {
@@ -216,6 +219,7 @@ impl Agent {
             model,
             usage,
             left_out,
+            in_context: _,
         } = match self.summary_done(summarized, cause.turn_id) {
             Ok(done) => done,
             Err(outcome) => return Ok(*outcome),
@@ -327,22 +331,12 @@ impl Agent {
                             model,
                             usage: response.usage,
                             left_out,
+                            in_context: false,
                         });
                     }
                     ("the summarizer returned no text".to_owned(), false)
                 }
-                Err(error) => {
-                    let fatal = match &error {
-                        ModelError::Auth { .. } | ModelError::QuotaExhausted { .. } => true,
-                        ModelError::ContextOverflow { .. }
-                        | ModelError::RateLimited { .. }
-                        | ModelError::InvalidRequest { .. }
-                        | ModelError::Transient { .. }
-                        | ModelError::Unreachable { .. }
-                        | ModelError::StreamInterrupted { .. } => false,
-                    };
-                    (error.to_string(), fatal)
-                }
+                Err(error) => (error.to_string(), no_smaller_input_fixes(&error)),
             };
             let remaining = foldable.saturating_sub(left_out);
             if fatal || attempts >= MAX_SUMMARY_ATTEMPTS || remaining <= 1 {
@@ -351,6 +345,20 @@ impl Agent {
             left_out += remaining / 2;
         };
         Summarized::Failed { attempts, message }
+    }
+}
+
+/// Errors a summary request with less input cannot get past (credentials,
+/// quota): a summary stops trying at once.
+pub(super) fn no_smaller_input_fixes(error: &ModelError) -> bool {
+    match error {
+        ModelError::Auth { .. } | ModelError::QuotaExhausted { .. } => true,
+        ModelError::ContextOverflow { .. }
+        | ModelError::RateLimited { .. }
+        | ModelError::InvalidRequest { .. }
+        | ModelError::Transient { .. }
+        | ModelError::Unreachable { .. }
+        | ModelError::StreamInterrupted { .. } => false,
     }
 }
 

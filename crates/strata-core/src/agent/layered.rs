@@ -10,7 +10,7 @@ use std::time::Instant;
 use strata_protocol::{
     CompactionMetadata, CompactionPolicy, CompactionRefused, CompactionSpan, CompactionSummary,
     CompactionTrigger, DebugEvent, ItemId, LayeredCompaction, Message, RecordBody, ResponseItem,
-    Role, TokenUsage, ToolOutputsEvicted, TurnId,
+    Role, TokenUsage, TurnId,
 };
 
 use super::compact::{CompactionCause, Done};
@@ -18,11 +18,10 @@ use super::{Agent, CompactOutcome};
 use crate::compaction::{
     EVICTED_PREFIX, Estimate, STATE_SHEET_BUDGET_TOKENS, SheetContext,
     build_layered_summary_request, build_state_sheet, extract, ineffective_level, item_text,
-    loss_audit, low_water_mark, previous_summary_text, restore_originals, span_originals,
+    loss_audit, previous_summary_text, restore_originals, span_originals,
 };
 use crate::compaction::{
-    MIN_HISTORY_ITEMS, needs_summary, pinned_with_partners, plan_eviction_sparing,
-    plan_layered_with, rule_violations,
+    MIN_HISTORY_ITEMS, needs_summary, pinned_with_partners, plan_layered_with, rule_violations,
 };
 use crate::error::{CoreError, Result};
 use crate::tools::CancellationToken;
@@ -165,7 +164,8 @@ impl Agent {
         {
             return Ok(None);
         }
-        let Evicted { before, after, .. } = self.evict(&cause)?;
+        let plan = self.plan_eviction(&cause);
+        let (before, after) = (plan.estimated_before, plan.estimated_after);
         // Where the next request will stand: the estimate after eviction,
         // or the reported size (when the trigger had one) less what
         // eviction freed, whichever is larger. The estimate alone can miss
@@ -175,13 +175,20 @@ impl Agent {
         let expected = cause.context_tokens.map_or(after_request, |reported| {
             after_request.max(reported.saturating_sub(before.saturating_sub(after)))
         }) + cause.pending;
-        if !force_summary && !needs_summary(expected, cause.threshold) {
+        let summarize = force_summary
+            || needs_summary(expected, cause.threshold)
+                && !(automatic && (self.compaction_circuit_open() || self.plan_was_refused()));
+        if !summarize {
+            self.commit_eviction(&cause, plan)?;
             return Ok(None);
         }
-        if automatic && (self.compaction_circuit_open() || self.plan_was_refused()) {
-            return Ok(None);
-        }
+        // A summary replaces the evicted outputs too, so it is asked for over
+        // the history as the last round sent it (what the provider cached);
+        // the eviction is kept only when no summary came of it.
         let outcome = self.layered_summary(&cause, cancel).await?;
+        if !matches!(outcome, CompactOutcome::Compacted(_)) {
+            self.commit_eviction(&cause, plan)?;
+        }
         self.record_summary_failure(&cause, &outcome)?;
         Ok(Some(outcome))
     }
@@ -206,47 +213,6 @@ impl Agent {
         let cause = self.manual_cause(reason, focus, Some(keep_from));
         // A summary's record resets the guards by itself.
         self.layered_summary(&cause, &cancel).await
-    }
-
-    /// Evicts older tool outputs down to the low-water mark (one record);
-    /// returns the estimates before and after (equal when nothing was
-    /// evicted) and how many outputs went.
-    pub(super) fn evict(&mut self, cause: &CompactionCause<'_>) -> Result<Evicted> {
-        let low_water = low_water_mark(cause.threshold);
-        let history = self.session.history();
-        let spared = pinned_with_partners(history.items(), history.pinned());
-        let plan = plan_eviction_sparing(history.items(), &spared, self.estimate(), low_water);
-        if plan.evicted.is_empty() {
-            return Ok(Evicted {
-                before: plan.estimated_before,
-                after: plan.estimated_before,
-                outputs: 0,
-            });
-        }
-        let outputs = plan.evicted.len();
-        let eviction = ToolOutputsEvicted {
-            trigger: cause.trigger,
-            context_tokens: cause.context_tokens,
-            threshold: cause.threshold,
-            low_water,
-            estimated_before: plan.estimated_before,
-            estimated_after: plan.estimated_after,
-            evicted: plan.evicted,
-        };
-        let evicted = Evicted {
-            before: plan.estimated_before,
-            after: plan.estimated_after,
-            outputs,
-        };
-        self.session
-            .append(RecordBody::ToolOutputsEvicted(eviction.clone()))?;
-        let history_items = u32::try_from(self.session.history().len()).unwrap_or(u32::MAX);
-        self.events.debug(DebugEvent::ToolOutputsEvicted {
-            turn_id: cause.turn_id,
-            eviction,
-            history_items,
-        });
-        Ok(evicted)
     }
 
     /// A summary of the span's original items, with the state sheet.
@@ -307,14 +273,25 @@ impl Agent {
                 &model,
             )
         };
-        let summarized = self
-            .summarize(originals.len() - folded, &request_for, cancel)
-            .await;
+        // A summary of the whole history is asked for in the session's own
+        // context first (its cached prefix); a partial one reads the span.
+        let in_context = match cause.keep_from {
+            None => self.summarize_in_context(cause.focus, cancel).await,
+            Some(_) => None,
+        };
+        let summarized = match in_context {
+            Some(summarized) => summarized,
+            None => {
+                self.summarize(originals.len() - folded, &request_for, cancel)
+                    .await
+            }
+        };
         let Done {
             text,
             model: summarizer_model,
             usage,
             left_out,
+            in_context,
         } = match self.summary_done(summarized, cause.turn_id) {
             Ok(done) => done,
             Err(outcome) => return Ok(*outcome),
@@ -344,7 +321,12 @@ impl Agent {
         );
         let audit = loss_audit(&facts, &text, &sheet);
         let mut reason = cause.reason.clone();
-        if folded_out > 0 {
+        if in_context {
+            reason.push_str(
+                " (summarized in the session's own context, its cached prompt read back)",
+            );
+        }
+        if folded_out > 0 && !in_context {
             reason.push_str(&format!(
                 " ({folded_out} of the oldest original items were left out of the summarizer's \
                  input: they did not fit; the state sheet still lists their files and commands)"
@@ -473,14 +455,6 @@ impl Agent {
         }
         folded
     }
-}
-
-/// What an eviction did: the estimates before and after, and how many
-/// outputs it evicted.
-pub(super) struct Evicted {
-    pub before: u64,
-    pub after: u64,
-    pub outputs: usize,
 }
 
 /// The span a layered plan replaces, by its first and last item and count.

@@ -8,7 +8,7 @@
 use strata_protocol::{CompactionPolicy, CompactionTrigger, ModelError, TokenUsage, TurnId};
 
 use super::compact::CompactionCause;
-use super::layered::Evicted;
+use super::evict::Evicted;
 use super::{Agent, CompactOutcome};
 use crate::compaction::{needs_summary, overflow_recovery_threshold};
 use crate::error::Result;

@@ -16,7 +16,7 @@ use super::overflow::{MAX_OVERFLOW_RECOVERIES, Recovery};
 use super::{Agent, CompactOutcome, TurnReport};
 use crate::compaction::cache_anchors;
 use crate::error::{CoreError, Result};
-use crate::tools::CancellationToken;
+use crate::tools::{CancellationToken, ExternalTool};
 
 /// How the rounds ended.
 struct Ending {
@@ -291,21 +291,8 @@ impl Agent {
         round_id: RoundId,
     ) -> Result<(ModelRequest, Option<u64>)> {
         let external = self.round_external_tools()?;
-        let tools = self.round_tool_specs_with(&external);
-        let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
-        let input = self.session.history().items().to_vec();
-        let cache_anchors = cache_anchors(&input, self.cache_anchor);
-        self.cache_anchor = cache_anchors.last().copied();
-        let request = ModelRequest {
-            model: self.config.model.clone(),
-            input,
-            tools,
-            tool_choice,
-            max_output_tokens: self.config.max_output_tokens,
-            session_id: Some(self.session.id()),
-            reasoning: self.reasoning(),
-            cache_anchors,
-        };
+        let request = self.round_request(&external);
+        self.cache_anchor = request.cache_anchors.last().copied();
         // Base sessions write today's round records exactly.
         let base = self.policy() == CompactionPolicy::Base;
         let estimated = (!base).then(|| self.estimated_request_tokens(&request));
@@ -332,6 +319,26 @@ impl Agent {
             request: request.clone(),
         });
         Ok((request, estimated))
+    }
+
+    /// The request a round sends now, over the whole history with the
+    /// `external` tools: also what an in-context summary extends, so the
+    /// two share their prompt-cache prefix byte for byte.
+    pub(super) fn round_request(&self, external: &[ExternalTool]) -> ModelRequest {
+        let tools = self.round_tool_specs_with(external);
+        let tool_choice = (!tools.is_empty()).then_some(ToolChoice::Auto);
+        let input = self.session.history().items().to_vec();
+        let cache_anchors = cache_anchors(&input, self.cache_anchor);
+        ModelRequest {
+            model: self.config.model.clone(),
+            input,
+            tools,
+            tool_choice,
+            max_output_tokens: self.config.max_output_tokens,
+            session_id: Some(self.session.id()),
+            reasoning: self.reasoning(),
+            cache_anchors,
+        }
     }
 
     /// The estimate of a request's input as sent (its items and tool specs)

@@ -120,11 +120,19 @@ fn round_reasoning(history: &[ResponseItem], index: usize, floor: usize) -> Vec<
     found
 }
 
-/// Whether a summary must follow eviction: only when the expected size of
-/// the next request (`expected`: the estimate after eviction, which may
-/// also count what the estimate misses) is still at or over the threshold.
+/// Eviction that leaves the next request at or above this share of the
+/// threshold is not enough: what it cannot replace (the recent rounds, call
+/// skeletons, placeholders) has grown into a floor every round re-reads, and
+/// a summary (asked for in the session's cached context, so it costs a cache
+/// read) clears it. Measured by `make bench-context` (docs/CONTEXT.md).
+pub const SUMMARY_FLOOR_PERCENT: u64 = 75;
+
+/// Whether a summary must follow eviction: when the expected size of the
+/// next request (`expected`: the estimate after eviction, which may also
+/// count what the estimate misses) is still at or over
+/// [`SUMMARY_FLOOR_PERCENT`] of the threshold.
 pub fn needs_summary(expected: u64, threshold: u64) -> bool {
-    expected >= threshold
+    expected >= super::share_of(threshold, SUMMARY_FLOOR_PERCENT)
 }
 
 /// Where a partial compaction may start keeping: at `from`, or earlier when

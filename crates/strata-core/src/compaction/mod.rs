@@ -6,6 +6,7 @@ mod decide;
 mod estimate;
 mod evict;
 mod extract;
+mod in_context;
 mod layered;
 mod preview;
 mod prompt;
@@ -26,9 +27,13 @@ pub use evict::{
     plan_eviction_sparing, recent_rounds_start, share_of,
 };
 pub use extract::{Facts, extract, is_person_message, paths_in_command, rules_in};
+pub use in_context::{
+    IN_CONTEXT_SUMMARY_PREFIX, build_in_context_summary_request, in_context_summary_text,
+};
 pub use layered::{
-    LayeredPlan, apply_layered_compaction, build_layered_summary_request, needs_summary,
-    pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text, span_originals,
+    LayeredPlan, SUMMARY_FLOOR_PERCENT, apply_layered_compaction, build_layered_summary_request,
+    needs_summary, pinned_with_partners, plan_layered, plan_layered_with, previous_summary_text,
+    span_originals,
 };
 pub use preview::{INEFFECTIVE_PERCENT, ineffective_level, preview_compaction, restore_originals};
 pub use prompt::{
@@ -40,7 +45,8 @@ pub use sheet::{
     sheet_has_path,
 };
 pub use threshold::{
-    LAYERED_THRESHOLD_PERCENT, OVERFLOW_TARGET_PERCENT, overflow_recovery_threshold,
+    LAYERED_THRESHOLD_FLOOR_TOKENS, LAYERED_THRESHOLD_MAX_PERCENT, LAYERED_THRESHOLD_PERCENT,
+    OVERFLOW_TARGET_PERCENT, layered_window_threshold, overflow_recovery_threshold,
     policy_default_threshold, resolve_threshold,
 };
 

@@ -8,11 +8,31 @@ use strata_protocol::{CompactionPolicy, ThresholdSetting};
 /// layered's step at its threshold is an eviction with no model call, and
 /// a smaller context is cheaper in every request; measured by `make
 /// bench-context` (docs/CONTEXT.md).
-pub const LAYERED_THRESHOLD_PERCENT: u64 = 33;
+pub const LAYERED_THRESHOLD_PERCENT: u64 = 20;
+
+/// On windows where a fifth is under [`LAYERED_THRESHOLD_FLOOR_TOKENS`],
+/// layered's threshold rises toward that size, up to this share of the
+/// window: a fifth of a small window leaves too little room beside the
+/// rounds eviction never touches.
+pub const LAYERED_THRESHOLD_MAX_PERCENT: u64 = 33;
+
+/// The size layered's threshold is raised toward on small windows.
+pub const LAYERED_THRESHOLD_FLOOR_TOKENS: u64 = 25_600;
+
+/// Layered's threshold for a `window`-token model before the profile's
+/// cap: a fifth of the window, raised toward
+/// [`LAYERED_THRESHOLD_FLOOR_TOKENS`] but never past a third of it.
+pub fn layered_window_threshold(window: u64) -> u64 {
+    use super::evict::share_of;
+    LAYERED_THRESHOLD_FLOOR_TOKENS.clamp(
+        share_of(window, LAYERED_THRESHOLD_PERCENT),
+        share_of(window, LAYERED_THRESHOLD_MAX_PERCENT),
+    )
+}
 
 /// A policy's default threshold when the person set none: the profile's
 /// (`default`, from the model's window) for `base` and `off`; for `layered`
-/// [`LAYERED_THRESHOLD_PERCENT`] of the window, never above the profile's
+/// [`layered_window_threshold`] of the window, never above the profile's
 /// (the profile's alone when the window is unknown).
 pub fn policy_default_threshold(
     policy: CompactionPolicy,
@@ -20,9 +40,7 @@ pub fn policy_default_threshold(
     window: Option<u64>,
 ) -> u64 {
     match (policy, window) {
-        (CompactionPolicy::Layered, Some(window)) => {
-            super::evict::share_of(window, LAYERED_THRESHOLD_PERCENT).min(default)
-        }
+        (CompactionPolicy::Layered, Some(window)) => layered_window_threshold(window).min(default),
         (CompactionPolicy::Layered, None) | (CompactionPolicy::Base | CompactionPolicy::Off, _) => {
             default
         }
@@ -123,13 +141,17 @@ mod tests {
         );
         assert_eq!(
             resolve_threshold(LAYERED, None, 80_000, window, None),
-            33_000
+            25_600
         );
+        // A fifth of a large window; a third of a small one.
+        assert_eq!(layered_window_threshold(128_000), 25_600);
+        assert_eq!(layered_window_threshold(1_000_000), 200_000);
+        assert_eq!(layered_window_threshold(16_384), 5_406);
         // Never above the profile's threshold, and the profile's alone
         // without a window.
         assert_eq!(
-            resolve_threshold(LAYERED, None, 30_000, window, None),
-            30_000
+            resolve_threshold(LAYERED, None, 15_000, window, None),
+            15_000
         );
         assert_eq!(resolve_threshold(LAYERED, None, 8_000, None, None), 8_000);
     }

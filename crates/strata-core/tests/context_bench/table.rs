@@ -167,12 +167,12 @@ pub(super) fn money_table(outcomes: &[Outcome]) -> String {
         );
         let _ = writeln!(
             out,
-            "\nlayered / base in dollars: {ANTHROPIC_MODEL} {anthropic:.2}, {OPENAI_MODEL} {openai:.2}"
+            "\nlayered / base in dollars: {ANTHROPIC_MODEL} {anthropic:.3}, {OPENAI_MODEL} {openai:.3}"
         );
         for other in outcomes.iter().filter(|o| !o.default_threshold) {
             let _ = writeln!(
                 out,
-                "layered at {} (override) / base in dollars: {ANTHROPIC_MODEL} {:.2}, {OPENAI_MODEL} {:.2}",
+                "layered at {} (override) / base in dollars: {ANTHROPIC_MODEL} {:.3}, {OPENAI_MODEL} {:.3}",
                 other.threshold,
                 ratio(other.anthropic_cost(), base.anthropic_cost()),
                 ratio(other.openai_cost(), base.openai_cost()),

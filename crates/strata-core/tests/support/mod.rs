@@ -192,6 +192,25 @@ pub fn summary_response(text: &str) -> Result<ModelResponse, ModelError> {
     })
 }
 
+/// A reply to a summary request that calls a tool instead of summarizing
+/// (what an in-context summary request may get back).
+pub fn tool_call_instead_of_summary() -> Result<ModelResponse, ModelError> {
+    Ok(ModelResponse {
+        model: "summarizer-1".into(),
+        items: vec![
+            ResponseItem::assistant("Let me check one more file first."),
+            ResponseItem::FunctionCall(strata_protocol::FunctionCall {
+                id: strata_protocol::ItemId::new(),
+                call_id: "c9".into(),
+                name: "list_directory".into(),
+                arguments: "{}".into(),
+            }),
+        ],
+        usage: Some(usage(900, 20)),
+        stop_reason: StopReason::ToolUse,
+    })
+}
+
 pub fn overflow(message: &str) -> ModelError {
     ModelError::ContextOverflow {
         message: message.into(),
