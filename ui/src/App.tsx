@@ -268,6 +268,7 @@ function AppWindow() {
         <SettingsDialog
           settings={settings}
           initialProfile={settingsProfile}
+          workspace={summary?.workspace ?? null}
           onClose={() => actions.setSettingsOpen(false)}
           onSave={actions.saveSettings}
         />

@@ -46,6 +46,7 @@ pub mod outside;
 pub mod preferences;
 pub mod profile;
 pub mod recent;
+pub mod rules;
 pub mod settings;
 pub mod transcript;
 pub mod validate;

@@ -35,6 +35,8 @@ type AgentWork<'a, T> = Pin<Box<dyn Future<Output = strata_core::Result<T>> + Se
 pub struct LiveSlot {
     agent: Arc<tokio::sync::Mutex<LiveAgent>>,
     broker: ApprovalBroker,
+    /// The session's workspace, where "always allow" saves its rules.
+    workspace: std::path::PathBuf,
     /// Set while a turn or a compaction runs.
     cancel: Mutex<Option<CancellationToken>>,
     /// The compaction threshold and window its agent uses.
@@ -94,6 +96,7 @@ impl LiveSlot {
             ..
         } = launched;
         let broker = agent.broker().clone();
+        let workspace = agent.workspace().to_owned();
         let threshold = agent.threshold();
         let context_window = agent.config().context_window;
         Self {
@@ -104,6 +107,7 @@ impl LiveSlot {
                 mcp,
             })),
             broker,
+            workspace,
             cancel: Mutex::new(None),
             threshold,
             context_window,
@@ -339,9 +343,26 @@ impl App {
     }
 
     /// Answers the approval `call_id` waits for; `false` when none does.
-    pub fn answer(&self, id: SessionId, call_id: &str, decision: ApprovalDecision) -> bool {
-        self.live(id)
-            .is_some_and(|slot| slot.broker().answer(call_id, decision))
+    /// "Always allow" first saves the rules the request proposed (never
+    /// rules a front end names) to the session's workspace rules; when that
+    /// fails nothing is answered.
+    pub fn answer(
+        &self,
+        id: SessionId,
+        call_id: &str,
+        decision: ApprovalDecision,
+    ) -> AppResult<bool> {
+        let Some(slot) = self.live(id) else {
+            return Ok(false);
+        };
+        if decision == ApprovalDecision::AlwaysAllow {
+            let Some(proposed) = slot.broker().proposed_rules(call_id) else {
+                return Ok(false);
+            };
+            let saved = crate::rules::save_always_allow(self.paths(), &slot.workspace, &proposed)?;
+            tracing::info!(session = %id, rules = proposed.len(), file = %saved.display(), "always allow saved");
+        }
+        Ok(slot.broker().answer(call_id, decision))
     }
 
     /// Runs `work` on the session's agent as its one turn or compaction:

@@ -5,12 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use strata_app::App;
-use strata_core::StrataPaths;
 mod support;
 
 use strata_protocol::{
@@ -18,7 +15,7 @@ use strata_protocol::{
     OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
     TurnOutcome,
 };
-use support::{Collect, create, read_json_body, runtime, send, turn_of};
+use support::{Collect, Fixture, create, read_json_body, runtime, send, turn_of, write_chat_reply};
 
 /// A local server answering every request with one streamed Chat
 /// Completions reply; it keeps each request's model.
@@ -40,20 +37,11 @@ impl ChatServer {
                 seen.lock()
                     .unwrap()
                     .push(request["model"].as_str().unwrap_or_default().to_owned());
-                let chunk = |v: serde_json::Value| format!("data: {v}\n\n");
-                let sse = [
-                    chunk(serde_json::json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Noted."}, "finish_reason": null}]})),
-                    chunk(serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
-                    chunk(serde_json::json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 2, "total_tokens": 42}})),
-                    "data: [DONE]\n\n".to_owned(),
-                ]
-                .concat();
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    sse.len()
+                write_chat_reply(
+                    &mut socket,
+                    serde_json::json!({"role": "assistant", "content": "Noted."}),
+                    "stop",
                 );
-                let _ = socket.write_all(head.as_bytes());
-                let _ = socket.write_all(sse.as_bytes());
             }
         });
         Self { base_url, models }
@@ -61,32 +49,6 @@ impl ChatServer {
 
     fn models(&self) -> Vec<String> {
         self.models.lock().unwrap().clone()
-    }
-}
-
-struct Fixture {
-    /// Kept for its lifetime: the folder goes when the fixture does.
-    _home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
-    paths: StrataPaths,
-}
-
-impl Fixture {
-    fn new(config: &str) -> Self {
-        let home = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        let paths = StrataPaths::under(home.path());
-        std::fs::create_dir_all(&paths.config).unwrap();
-        std::fs::write(paths.config_file(), config).unwrap();
-        Self {
-            _home: home,
-            workspace,
-            paths,
-        }
-    }
-
-    fn app(&self) -> Arc<App> {
-        Arc::new(App::new(self.paths.clone(), |_| None))
     }
 }
 

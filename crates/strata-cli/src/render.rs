@@ -11,8 +11,7 @@ use strata_app::transcript::text::{
     compact_arguments, compaction_line, decision_text, outcome_text,
 };
 use strata_core::CancellationToken;
-use strata_core::tools::RUN_SHELL;
-use strata_core::tools::rules::propose_rules;
+use strata_core::tools::rules::WORKSPACE_RULES_FILE;
 use strata_protocol::{
     AgentEvent, ApprovalDecision, DebugEvent, EventEnvelope, MainlineEvent, ProviderFailure,
     ResponseItem, Role, ToolCallStatus, TurnOutcome,
@@ -25,12 +24,9 @@ use crate::visible::{VisibleStream, json_safe, visible_inline};
 
 /// Renders one agent's events.
 /// Answers a waiting approval (through the app, as the desktop's
-/// `answer_approval` does).
-pub type Answer = Box<dyn Fn(&str, ApprovalDecision) + Send + Sync>;
-
-/// Saves "always allow" rules to the workspace's rules file: its path, or
-/// why it could not.
-pub type RuleSaver = Box<dyn Fn(&[String]) -> Result<String, String> + Send + Sync>;
+/// `answer_approval` does: "always allow" saves the request's proposed
+/// rules there); the error says why the answer was refused.
+pub type Answer = Box<dyn Fn(&str, ApprovalDecision) -> Result<(), String> + Send + Sync>;
 
 pub struct Ui {
     out: Output,
@@ -38,8 +34,6 @@ pub struct Ui {
     /// Whether approvals wait for an answer.
     asks: bool,
     answer: Answer,
-    /// Where "always allow" saves a rule; none: it is not offered.
-    rules: Option<RuleSaver>,
     /// Where approval answers come from, when someone can answer.
     lines: Option<Lines>,
     spinners: bool,
@@ -62,7 +56,6 @@ impl Ui {
             json,
             asks,
             answer,
-            rules: None,
             lines,
             spinners: !json && io::stderr().is_terminal(),
             spinner: None,
@@ -71,11 +64,6 @@ impl Ui {
             thinking: false,
             stream: VisibleStream::default(),
         }
-    }
-
-    /// Offers "always allow" on shell approvals, saving with `saver`.
-    pub fn offer_rules(&mut self, saver: RuleSaver) {
-        self.rules = Some(saver);
     }
 
     /// The lines typed on the terminal, for a REPL between turns.
@@ -108,13 +96,14 @@ impl Ui {
             self.json_line(envelope)?;
             if let AgentEvent::Mainline(MainlineEvent::ApprovalRequested {
                 call_id,
-                tool,
                 summary,
                 detail,
+                proposed_rules,
                 ..
             }) = &envelope.event
             {
-                self.approve(call_id, tool, summary, detail, cancel).await?;
+                self.approve(call_id, summary, detail, proposed_rules, cancel)
+                    .await?;
             }
             return Ok(());
         }
@@ -210,13 +199,14 @@ impl Ui {
             }
             MainlineEvent::ApprovalRequested {
                 call_id,
-                tool,
                 summary,
                 detail,
+                proposed_rules,
                 ..
             } => {
                 if self.asks && self.lines.is_some() {
-                    self.approve(call_id, tool, summary, detail, cancel).await
+                    self.approve(call_id, summary, detail, proposed_rules, cancel)
+                        .await
                 } else {
                     self.note(paint(
                         WARN,
@@ -364,21 +354,18 @@ impl Ui {
     async fn approve(
         &mut self,
         call_id: &str,
-        tool: &str,
         summary: &str,
         detail: &str,
+        proposed: &[String],
         cancel: &CancellationToken,
     ) -> io::Result<()> {
         if !self.asks {
             return Ok(());
         }
         self.settle()?;
-        // The rule for the command as shown (secrets redacted): what the
-        // person sees is what is saved.
-        let proposed = (tool == RUN_SHELL && self.rules.is_some())
-            .then(|| propose_rules(detail))
-            .flatten();
-        let offered = proposed.as_ref().map(|rules| rules.join("`, `"));
+        // The request's own proposal (a redacted command's exact form is
+        // never proposed): what the person sees is what is saved.
+        let offered = (!proposed.is_empty()).then(|| proposed.join("`, `"));
         let Some(lines) = self.lines.as_mut() else {
             return Ok(());
         };
@@ -387,35 +374,37 @@ impl Ui {
         let decision = match choice {
             None => return Ok(()),
             Some(approve::Choice::Decided(decision)) => decision,
-            Some(approve::Choice::AlwaysAllow) => {
-                let saved = match (&self.rules, &proposed) {
-                    (Some(saver), Some(rules)) => saver(rules),
-                    _ => Err("no rule to save".to_owned()),
+            Some(approve::Choice::AlwaysAllow) => ApprovalDecision::AlwaysAllow,
+        };
+        let answered = (self.answer)(call_id, decision);
+        if decision != ApprovalDecision::AlwaysAllow {
+            return Ok(());
+        }
+        let note = match answered {
+            Ok(()) => paint(
+                DIM,
+                format!(
+                    "saved always allow `{}` to the workspace's {WORKSPACE_RULES_FILE}",
+                    visible_inline(offered.as_deref().unwrap_or_default()),
+                ),
+            ),
+            Err(error) => {
+                // Still allowed, as the person wanted, for this session.
+                let fallback = (self.answer)(call_id, ApprovalDecision::AllowForSession);
+                let what = match fallback {
+                    Ok(()) => "allowed for this session only",
+                    Err(_) => "not answered",
                 };
-                let note = match saved {
-                    Ok(path) => paint(
-                        DIM,
-                        format!(
-                            "saved always allow `{}` to {}",
-                            visible_inline(offered.as_deref().unwrap_or_default()),
-                            visible_inline(&path)
-                        ),
+                paint(
+                    WARN,
+                    format!(
+                        "could not save the rule ({}); {what}",
+                        visible_inline(&error)
                     ),
-                    Err(error) => paint(
-                        WARN,
-                        format!(
-                            "could not save the rule ({}); allowed for this session only",
-                            visible_inline(&error)
-                        ),
-                    ),
-                };
-                writeln!(self.out.stderr(), "{note}")?;
-                // The session's own rule is the same proposal, so later
-                // matching commands run in this session too.
-                ApprovalDecision::AllowForSession
+                )
             }
         };
-        (self.answer)(call_id, decision);
+        writeln!(self.out.stderr(), "{note}")?;
         Ok(())
     }
 

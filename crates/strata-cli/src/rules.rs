@@ -5,11 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use strata_core::tools::rules::{add_workspace_rules, load_workspace_rules, remove_workspace_rule};
-use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, OutputKind, RuleKind, RuleList, RuleRef, RuleSource, RulesListing,
-};
-use strata_providers::config::StrataConfig;
+use strata_protocol::{RuleKind, RuleList, RuleRef, RuleSource, RulesListing};
 
 use crate::cli::{RuleEditArgs, RuleListArg, RulesCommand, RulesListArgs};
 use crate::store::Context;
@@ -31,40 +27,13 @@ fn list(ctx: &Context, args: &RulesListArgs) -> crate::error::Result<()> {
 fn edit(ctx: &Context, args: &RuleEditArgs, add: bool) -> crate::error::Result<()> {
     let (kind, list) = list_of(args.list);
     let pattern = args.pattern.trim().to_owned();
-    let (done, place) = match &args.workspace {
-        Some(workspace) => {
-            let trust = &ctx.paths.config;
-            let place = workspace.join(strata_core::tools::rules::WORKSPACE_RULES_FILE);
-            let done = if add {
-                add_workspace_rules(workspace, trust, kind, list, std::slice::from_ref(&pattern))?;
-                true
-            } else {
-                remove_workspace_rule(workspace, trust, kind, list, &pattern)?
-            };
-            (done, place)
-        }
-        None => {
-            let path = ctx.paths.config_file();
-            let mut config = StrataConfig::load(&path)?;
-            let entries = config.rules.list_mut(kind, list);
-            let done = if add {
-                let new = !entries.contains(&pattern);
-                if new {
-                    entries.push(pattern.clone());
-                }
-                new
-            } else {
-                let before = entries.len();
-                entries.retain(|entry| *entry != pattern);
-                entries.len() != before
-            };
-            if done {
-                // Checks every rule (a bad pattern is refused, nothing written).
-                config.save(&path)?;
-            }
-            (done, path)
-        }
+    let edit = strata_app::rules::RuleEdit {
+        workspace: args.workspace.as_deref(),
+        kind,
+        list,
+        pattern: &pattern,
     };
+    let (done, place) = strata_app::rules::edit(&ctx.paths, edit, add)?;
     let listing = listing(ctx, args.workspace.is_none(), args.workspace.as_deref())?;
     if args.json {
         return show(ctx, &listing, true);
@@ -100,23 +69,7 @@ fn listing(
     user: bool,
     workspace: Option<&Path>,
 ) -> crate::error::Result<RulesListing> {
-    let mut rules = Vec::new();
-    if user {
-        let config = StrataConfig::load(&ctx.paths.config_file())?;
-        rules.extend(config.rules.refs(RuleSource::User));
-    }
-    let mut not_applied = Vec::new();
-    if let Some(workspace) = workspace {
-        let loaded = load_workspace_rules(workspace, &ctx.paths.config)?;
-        rules.extend(loaded.rules.refs(RuleSource::Workspace));
-        not_applied = loaded.untrusted_allow.refs(RuleSource::Workspace);
-    }
-    Ok(RulesListing {
-        v: CONTRACT_FORMAT_VERSION,
-        kind: OutputKind::Rules,
-        rules,
-        not_applied,
-    })
+    Ok(strata_app::rules::listing(&ctx.paths, user, workspace)?)
 }
 
 fn show(ctx: &Context, listing: &RulesListing, json: bool) -> crate::error::Result<()> {

@@ -12,7 +12,7 @@ use strata_core::CancellationToken;
 use strata_core::agent::{CompactOutcome, EventHandler, TurnReport};
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactFinished, CompactResult, EventEnvelope,
-    OutputKind, RuleKind, RuleList, SessionId, TurnOutcome,
+    OutputKind, SessionId, TurnOutcome,
 };
 
 use crate::cli::{AgentFlags, ApprovalArg, CompactArgs, ResumeArgs, RunArgs};
@@ -108,22 +108,12 @@ impl Terminal {
         let id = opened.session_id;
         let answers = Arc::clone(&app);
         let answer: Answer = Box::new(move |call_id: &str, decision| {
-            answers.answer(id, call_id, decision);
+            answers
+                .answer(id, call_id, decision)
+                .map(|_| ())
+                .map_err(|error| error.to_string())
         });
         let mut ui = Ui::new(ctx.out, json, opened.asks, answer, lines);
-        let workspace = std::path::PathBuf::from(&opened.started.workspace);
-        let trust_dir = ctx.paths.config.clone();
-        ui.offer_rules(Box::new(move |rules: &[String]| {
-            strata_core::tools::rules::add_workspace_rules(
-                &workspace,
-                &trust_dir,
-                RuleKind::Command,
-                RuleList::Allow,
-                rules,
-            )
-            .map(|path| path.display().to_string())
-            .map_err(|error| error.to_string())
-        }));
         announce(&mut ui, opened, json, turns)?;
         Ok(Self {
             app,

@@ -135,6 +135,72 @@ async fn allow_for_session_on_a_shell_command_allows_its_proposed_rule_not_every
 }
 
 #[tokio::test]
+async fn always_allow_announces_its_proposal_and_later_commands_run_by_the_saved_rule() {
+    let harness = Harness::new();
+    harness.gateway.push_round(calls_round(
+        vec![
+            shell("c1", "cargo test --workspace"),
+            shell("c2", "cargo test -p parser"),
+        ],
+        None,
+    ));
+    harness.gateway.push_round(text_round("Done.", None));
+    let (mut agent, mut events) = harness.start(
+        SessionApprovals::new(ApprovalPolicy::Ask),
+        ApprovalBroker::interactive(),
+    );
+    let broker = agent.broker().clone();
+    let mut proposals = Vec::new();
+    let (report, ()) = within(async {
+        tokio::join!(agent.run_turn("go", CancellationToken::new()), async {
+            loop {
+                match &events.next().await.event {
+                    AgentEvent::Mainline(MainlineEvent::ApprovalRequested {
+                        call_id,
+                        proposed_rules,
+                        ..
+                    }) => {
+                        proposals.push(proposed_rules.clone());
+                        assert_eq!(
+                            broker.proposed_rules(call_id).as_ref(),
+                            Some(proposed_rules)
+                        );
+                        assert!(broker.answer(call_id, ApprovalDecision::AlwaysAllow));
+                    }
+                    AgentEvent::Mainline(MainlineEvent::TurnFinished { .. }) => break,
+                    _ => {}
+                }
+            }
+        })
+    })
+    .await;
+    report.unwrap();
+    assert_eq!(proposals, [vec!["cargo test*".to_owned()]]);
+    let saved = vec![rule(
+        RuleSource::Workspace,
+        RuleList::Allow,
+        RuleKind::Command,
+        "cargo test*",
+    )];
+    let recorded: Vec<_> = decisions(&harness, &agent)
+        .into_iter()
+        .map(|d| (d.decision, d.by, d.rules))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            (
+                ApprovalDecision::AlwaysAllow,
+                DecidedBy::Person,
+                saved.clone()
+            ),
+            (ApprovalDecision::AllowOnce, DecidedBy::Rule, saved),
+        ]
+    );
+    harness.assert_reopens_to(agent);
+}
+
+#[tokio::test]
 async fn a_deny_rule_refuses_a_compound_command_under_auto_and_the_record_names_it() {
     let harness = Harness::new();
     harness.write("keep.txt", "kept\n");

@@ -89,6 +89,10 @@ mod tests {
         SendMessage::export_all(&cfg)?;
         StopTurn::export_all(&cfg)?;
         AnswerApproval::export_all(&cfg)?;
+        crate::ListRules::export_all(&cfg)?;
+        crate::AddRule::export_all(&cfg)?;
+        crate::RemoveRule::export_all(&cfg)?;
+        crate::RulesListing::export_all(&cfg)?;
         CompactNow::export_all(&cfg)?;
         RenameSession::export_all(&cfg)?;
         DeleteSession::export_all(&cfg)?;

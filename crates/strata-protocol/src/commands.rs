@@ -77,6 +77,9 @@ macro_rules! with_commands {
             settings: App provider_kinds($crate::ListProviderKinds) -> ::std::vec::Vec<$crate::ProviderKindInfo>;
             settings: App test_connection($crate::TestConnection) -> $crate::ConnectionReport;
             settings: App list_models($crate::ListModels) -> $crate::ModelList;
+            settings: App list_rules($crate::ListRules) -> $crate::RulesListing;
+            settings: App add_rule($crate::AddRule) -> $crate::RulesListing;
+            settings: App remove_rule($crate::RemoveRule) -> $crate::RulesListing;
             shell: Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
             shell: Shell open_external_link($crate::OpenExternalLink) -> ();
             shell: Shell watch_library($crate::WatchLibrary) -> (), events $crate::LibraryChange;

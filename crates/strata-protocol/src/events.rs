@@ -90,6 +90,10 @@ pub enum MainlineEvent {
         /// command and folder for shell.
         summary: String,
         detail: String,
+        /// What "always allow" would save ([`crate::ApprovalRequest::proposed_rules`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(as = "Option<Vec<String>>", optional)]
+        proposed_rules: Vec<String>,
     },
     ApprovalResolved {
         turn_id: TurnId,

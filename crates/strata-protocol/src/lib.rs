@@ -111,7 +111,10 @@ pub use records::{
     RetryRecord, RoundRecord, SessionMeta, SessionRepaired, TitleSet, TokenUsageRecord,
     TornTailMoved, TurnFinished, TurnOutcome, TurnStarted, UnknownRecord,
 };
-pub use rules::{DecidedBy, RuleKind, RuleList, RuleRef, RuleSource, RulesConfig, RulesListing};
+pub use rules::{
+    AddRule, DecidedBy, ListRules, RemoveRule, RuleKind, RuleList, RuleRef, RuleSource,
+    RulesConfig, RulesListing,
+};
 pub use sandbox::{SandboxMode, SandboxSet};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{

@@ -421,6 +421,10 @@ pub struct ErrorRecord {
 pub enum ApprovalDecision {
     AllowOnce,
     AllowForSession,
+    /// "Always allow": the rules the request proposed were saved to the
+    /// workspace's rules file (and the call allowed); later matching
+    /// commands run by those rules.
+    AlwaysAllow,
     Deny,
 }
 

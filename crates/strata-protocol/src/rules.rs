@@ -162,3 +162,35 @@ impl RulesConfig {
             .collect()
     }
 }
+
+/// `list_rules`: the user's rules and, when `workspace` is given, that
+/// workspace's (what `strata rules list --workspace DIR --json` prints).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ListRules {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+}
+
+/// `add_rule`: adds `pattern` to a list of the user's rules (no
+/// `workspace`) or of that workspace's `.strata/rules.toml`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddRule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+    pub kind: RuleKind,
+    pub list: RuleList,
+    pub pattern: String,
+}
+
+/// `remove_rule`: removes `pattern` from a list, like [`AddRule`] names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RemoveRule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub workspace: Option<String>,
+    pub kind: RuleKind,
+    pub list: RuleList,
+    pub pattern: String,
+}

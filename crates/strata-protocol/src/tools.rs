@@ -83,6 +83,12 @@ pub struct ApprovalRequest {
     /// The tool's name, e.g. `write_file`.
     pub tool: String,
     pub kind: ApprovalKind,
+    /// What "always allow" would save for a shell command (its program and
+    /// stable prefix, `cargo test*`, one per distinct part of a compound
+    /// command); empty when nothing safe can be proposed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub proposed_rules: Vec<String>,
 }
 
 impl ApprovalRequest {
@@ -171,11 +177,13 @@ mod tests {
                 path: "src/a.rs".into(),
                 diff: "--- a/src/a.rs\n+++ b/src/a.rs\n".into(),
             },
+            proposed_rules: Vec::new(),
         };
         assert_eq!(write.summary(), "write_file src/a.rs");
         assert_eq!(write.detail(), "--- a/src/a.rs\n+++ b/src/a.rs\n");
         let value = serde_json::to_value(&write).unwrap();
         assert_eq!(value["kind"]["type"], "write");
+        assert!(value.get("proposed_rules").is_none());
         assert_eq!(value["kind"]["path"], "src/a.rs");
         assert_eq!(
             serde_json::from_value::<ApprovalRequest>(value).unwrap(),
@@ -189,11 +197,13 @@ mod tests {
                 command: "cargo test".into(),
                 cwd: "/work".into(),
             },
+            proposed_rules: vec!["cargo test*".into()],
         };
         assert_eq!(shell.summary(), "run `cargo test` in /work");
         assert_eq!(shell.detail(), "cargo test");
         let value = serde_json::to_value(&shell).unwrap();
         assert_eq!(value["kind"]["type"], "shell");
+        assert_eq!(value["proposed_rules"], serde_json::json!(["cargo test*"]));
         assert_eq!(
             serde_json::from_value::<ApprovalRequest>(value).unwrap(),
             shell
@@ -211,6 +221,7 @@ mod tests {
                 arguments: r#"{"message":"hi"}"#.into(),
                 hints: vec!["readOnlyHint".into()],
             },
+            proposed_rules: Vec::new(),
         };
         assert_eq!(
             mcp.summary(),

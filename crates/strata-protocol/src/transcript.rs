@@ -59,6 +59,11 @@ impl From<ToolCallStatus> for ToolState {
 pub struct ApprovalView {
     pub summary: String,
     pub detail: String,
+    /// The rules "always allow" would save, shown on its button before
+    /// anything is saved; empty when it is not offered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub proposed_rules: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub decision: Option<ApprovalDecision>,

@@ -22,6 +22,7 @@ import type { SessionListItem } from "../bindings/SessionListItem";
 import type { ProviderDraft } from "../bindings/ProviderDraft";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
+import type { AddRule } from "../bindings/AddRule";
 
 /** A failed command, as thrown by every wrapper below. */
 export class CommandFailure extends Error {
@@ -194,6 +195,13 @@ export const switchProfile = (session_id: SessionId, profile_id: string) =>
   call("switch_profile", { session_id, profile_id });
 
 export const getSettings = () => call("get_settings", {});
+
+/** The user's approval rules and, given a session's workspace, its `.strata/rules.toml`. */
+export const listRules = (workspace: string | null) => call("list_rules", workspace ? { workspace } : {});
+
+/** One rule added to (or removed from) the user's rules, or the workspace's when one is named; saved at once. */
+export const addRule = (rule: AddRule) => call("add_rule", rule);
+export const removeRule = (rule: AddRule) => call("remove_rule", rule);
 
 /** Saves the settings, storing the keys typed for its profiles (new ones too) with them: one Save. */
 export const saveSettings = (settings: Settings, api_keys: SetApiKey[] = []) => call("save_settings", { settings, api_keys });

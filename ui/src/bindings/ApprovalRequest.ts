@@ -12,4 +12,10 @@ call_id: string,
 /**
  * The tool's name, e.g. `write_file`.
  */
-tool: string, kind: ApprovalKind, };
+tool: string, kind: ApprovalKind, 
+/**
+ * What "always allow" would save for a shell command (its program and
+ * stable prefix, `cargo test*`, one per distinct part of a compound
+ * command); empty when nothing safe can be proposed.
+ */
+proposed_rules?: Array<string>, };

@@ -4,4 +4,9 @@ import type { ApprovalDecision } from "./ApprovalDecision";
 /**
  * A tool call's approval: what was asked and, once answered, the answer.
  */
-export type ApprovalView = { summary: string, detail: string, decision?: ApprovalDecision, };
+export type ApprovalView = { summary: string, detail: string, 
+/**
+ * The rules "always allow" would save, shown on its button before
+ * anything is saved; empty when it is not offered.
+ */
+proposed_rules?: Array<string>, decision?: ApprovalDecision, };

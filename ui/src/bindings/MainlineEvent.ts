@@ -23,4 +23,8 @@ output: string, duration_ms: number, } | { "kind": "approval_requested", turn_id
  * What will happen, for a person to judge: a diff for writes, the
  * command and folder for shell.
  */
-summary: string, detail: string, } | { "kind": "approval_resolved", turn_id: TurnId, call_id: string, decision: ApprovalDecision, } | { "kind": "turn_finished", turn_id: TurnId, outcome: TurnOutcome, rounds: number, } | { "kind": "error", turn_id?: TurnId | null, message: string, model_error?: ModelError | null, } | { "kind": "compaction_circuit_open", failures: number, message: string, };
+summary: string, detail: string, 
+/**
+ * What "always allow" would save ([`crate::ApprovalRequest::proposed_rules`]).
+ */
+proposed_rules?: Array<string>, } | { "kind": "approval_resolved", turn_id: TurnId, call_id: string, decision: ApprovalDecision, } | { "kind": "turn_finished", turn_id: TurnId, outcome: TurnOutcome, rounds: number, } | { "kind": "error", turn_id?: TurnId | null, message: string, model_error?: ModelError | null, } | { "kind": "compaction_circuit_open", failures: number, message: string, };

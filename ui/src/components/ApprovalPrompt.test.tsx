@@ -85,4 +85,36 @@ describe("ApprovalPrompt", () => {
     expect(screen.queryByRole("button")).toBeNull();
     expect(screen.getByText("Another Strata process holds this session: answer it there.")).toBeInTheDocument();
   });
+
+  it("offers always allow for a shell command with the exact rule it saves, shown before it is pressed", async () => {
+    const onDecide = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <ApprovalPrompt tool="run_shell" summary="run `cargo test --workspace` in /w" detail="cargo test --workspace" onDecide={onDecide} proposedRules={["cargo test*"]} />,
+    );
+    const always = screen.getByRole("button", { name: "Always allow cargo test*" });
+    expect(always).toHaveTextContent("Always allow cargo test* R");
+    expect(always).toHaveAccessibleDescription(/saves the rule cargo test\* to this workspace.s \.strata\/rules\.toml/);
+    // Reached with the keyboard: after Allow for session, before Deny.
+    await user.tab();
+    await user.tab();
+    expect(always).toHaveFocus();
+    await user.keyboard("{Enter}");
+    expect(onDecide).toHaveBeenCalledWith("always_allow");
+  });
+
+  it("names every rule of a compound command and offers nothing without a proposal or an answerer", () => {
+    const { unmount } = render(
+      <ApprovalPrompt tool="run_shell" summary="run `git add . && git commit` in /w" detail="git add . && git commit" onDecide={() => {}} proposedRules={["git add*", "git commit*"]} />,
+    );
+    expect(screen.getByRole("button", { name: "Always allow git add*, git commit*" })).toBeInTheDocument();
+    expect(screen.getByTestId("always-allow-note")).toHaveTextContent("saves the rules git add* and git commit*");
+    unmount();
+    const { unmount: gone } = render(<ApprovalPrompt tool="run_shell" summary="run `rm -rf build` in /w" detail="rm -rf build" onDecide={() => {}} />);
+    expect(screen.queryByRole("button", { name: /Always allow/ })).toBeNull();
+    gone();
+    render(<ApprovalPrompt tool="run_shell" summary="run `make` in /w" detail="make" proposedRules={["make*"]} />);
+    expect(screen.queryByRole("button", { name: /Always allow/ })).toBeNull();
+    expect(screen.queryByTestId("always-allow-note")).toBeNull();
+  });
 });

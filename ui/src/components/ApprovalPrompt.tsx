@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useId, useRef } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { approvalAction } from "../lib/approvalWords";
 import { destructiveReasons } from "../lib/destructive";
@@ -13,6 +13,22 @@ interface ApprovalPromptProps {
   onDecide?: (decision: ApprovalDecision) => void;
   /** The session's sandbox: what an allowed shell command can reach. */
   sandbox?: SandboxMode | null;
+  /** What "Always allow" would save to the workspace's rules (`cargo test*`); empty: not offered. */
+  proposedRules?: string[];
+}
+
+/** The rules as the button and its note show them: each in code, joined. */
+function RuleList({ rules }: { rules: string[] }) {
+  return (
+    <>
+      {rules.map((rule, index) => (
+        <span key={rule}>
+          {index > 0 && (index === rules.length - 1 ? " and " : ", ")}
+          <code>{rule}</code>
+        </span>
+      ))}
+    </>
+  );
 }
 
 function DetailView({ detail }: { detail: string }) {
@@ -50,12 +66,16 @@ const SHELL_RIGHTS_WARNING = `${SHELL_RIGHTS_SHORT.slice(0, -1)}: it can read, c
 /** The tools whose approval gives the model a command line. */
 const SHELL_TOOLS = new Set(["run_shell"]);
 
+const NO_RULES: string[] = [];
+
 /**
- * An inline request to run a tool call: allow once, for the session, or deny. Its Y / A / N keys
- * work anywhere while it waits and the composer is empty (see `useApprovalKeys`), not only here.
+ * An inline request to run a tool call: allow once, for the session, always (a shell command's
+ * proposed rule, shown before it is saved), or deny. Its Y / A / R / N keys work anywhere while it
+ * waits and the composer is empty (see `useApprovalKeys`), not only here.
  */
-export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null }: ApprovalPromptProps) {
+export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null, proposedRules = NO_RULES }: ApprovalPromptProps) {
   const first = useRef<HTMLButtonElement>(null);
+  const noteId = useId();
   useEffect(() => {
     // Take the keyboard unless the person is typing somewhere.
     const active = document.activeElement;
@@ -114,12 +134,30 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null
           <button type="button" className="button" onClick={() => onDecide("allow_for_session")}>
             Allow for session <kbd>A</kbd>
           </button>
+          {proposedRules.length > 0 && (
+            <button
+              type="button"
+              className="button"
+              aria-label={`Always allow ${proposedRules.join(", ")}`}
+              aria-describedby={`always-note-${noteId}`}
+              onClick={() => onDecide("always_allow")}
+            >
+              Always allow <RuleList rules={proposedRules} /> <kbd>R</kbd>
+            </button>
+          )}
           <button type="button" className="button danger" onClick={() => onDecide("deny")}>
             Deny <kbd>N</kbd>
           </button>
         </div>
       ) : (
         <p className="muted">Another Strata process holds this session: answer it there.</p>
+      )}
+      {onDecide && proposedRules.length > 0 && (
+        <p className="approval-rule-note" id={`always-note-${noteId}`} data-testid="always-allow-note">
+          Always allow saves {proposedRules.length === 1 ? "the rule" : "the rules"} <RuleList rules={proposedRules} /> to this workspace&rsquo;s{" "}
+          <code>.strata/rules.toml</code>: later commands {proposedRules.length === 1 ? "it matches" : "they match"} run without asking. Edit or remove it in
+          Settings, Rules.
+        </p>
       )}
     </div>
   );

@@ -11,7 +11,8 @@ interface ComposerProps {
   disabledReason?: string;
   textareaRef?: Ref<HTMLTextAreaElement>;
   /** A tool call waiting for the person, offered as a way to reach its prompt. */
-  waitingApproval?: { summary: string; onReview: () => void };
+  /** `alwaysOffered`: the card offers "Always allow" (its R key). */
+  waitingApproval?: { summary: string; alwaysOffered?: boolean; onReview: () => void };
 }
 
 /** Multi-line input: Enter sends, Shift+Enter adds a line, `/compact [focus]` compacts. */
@@ -77,8 +78,11 @@ export function Composer({
           <span className="approval-waiting" role="status">
             {/* One line: a long or hostile command must not push the transcript (and its full approval card) away. */}
             <span className="approval-waiting-summary">Waiting for your approval: {waitingApproval.summary}</span>
-            <span className="approval-waiting-keys" title="Allow once, allow for the session, deny">
-              <kbd>Y</kbd> <kbd>A</kbd> <kbd>N</kbd>
+            <span
+              className="approval-waiting-keys"
+              title={waitingApproval.alwaysOffered ? "Allow once, allow for the session, always allow, deny" : "Allow once, allow for the session, deny"}
+            >
+              <kbd>Y</kbd> <kbd>A</kbd> {waitingApproval.alwaysOffered && <kbd>R</kbd>} <kbd>N</kbd>
             </span>
             <button type="button" className="button small" onClick={waitingApproval.onReview}>
               Review

@@ -82,7 +82,8 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const decide = useCallback((callId: string, decision: Parameters<typeof actions.decide>[1]) => void actions.decide(callId, decision), [actions]);
   const loadOlder = useCallback(() => void actions.loadOlder(), [actions]);
   const expandOutput = useCallback((callId: string) => void actions.expandOutput(callId), [actions]);
-  useApprovalKeys(waiting?.call_id ?? null, decide, composerRef);
+  const alwaysOffered = (waiting?.approval?.proposed_rules?.length ?? 0) > 0;
+  useApprovalKeys(waiting?.call_id ?? null, decide, composerRef, alwaysOffered);
   // Ctrl+F: the find bar over the transcript (again: back to its field).
   const [finding, setFinding] = useState(false);
   const findBar = useRef<TranscriptFindHandle>(null);
@@ -207,7 +208,11 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         onStop={() => void actions.stop()}
         waitingApproval={
           waiting
-            ? { summary: waiting.approval ? approvalAction(waiting.name, waiting.approval.summary, waiting.approval.detail).action : waiting.name, onReview: reviewApproval }
+            ? {
+                summary: waiting.approval ? approvalAction(waiting.name, waiting.approval.summary, waiting.approval.detail).action : waiting.name,
+                alwaysOffered,
+                onReview: reviewApproval,
+              }
             : undefined
         }
       />

@@ -19,6 +19,7 @@ import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
+import { RulesSettings } from "./RulesSettings";
 
 interface SettingsDialogProps {
   settings: Settings;
@@ -27,6 +28,8 @@ interface SettingsDialogProps {
   /** Saves the settings with the keys typed for their profiles (new ones included): one Save. */
   onSave: (settings: Settings, apiKeys: SetApiKey[]) => Promise<void>;
   onClose: () => void;
+  /** The open session's workspace, whose rules file the Rules section lists too. */
+  workspace?: string | null;
 }
 
 export const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
@@ -46,7 +49,7 @@ const THEMES: { value: Theme; label: string }[] = [
  * Every section is memoised and every handler stable, so a keystroke renders the section it is
  * typed in (and the profile tabs when it is a profile's name), not the whole form.
  */
-export function SettingsDialog({ settings, initialProfile = null, onSave, onClose }: SettingsDialogProps) {
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
   const [selected, setSelected] = useState(() =>
     initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
@@ -151,6 +154,8 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
         </section>
 
         <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} onChange={set} />
+
+        <RulesSettings workspace={workspace} />
 
         <CompactionSettings policy={draft.compaction_policy} threshold={draft.compact_threshold} thresholdState={thresholdState} onPolicy={setPolicy} onThreshold={setThreshold} />
 

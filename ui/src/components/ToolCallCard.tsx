@@ -21,6 +21,14 @@ const STATUS_LABEL: Record<ToolState, string> = {
   interrupted: "Interrupted",
 };
 
+/** What the card says of an answered approval. */
+const DECISION_TEXT: Record<ApprovalDecision, string> = {
+  allow_once: "Allowed once.",
+  allow_for_session: "Allowed for this session.",
+  always_allow: "Always allowed: the rule was saved to this workspace's rules.",
+  deny: "You denied this call.",
+};
+
 const STATUS_TONE: Record<ToolState, "busy" | "ok" | "warn" | "bad" | "muted"> = {
   running: "busy",
   awaiting_approval: "warn",
@@ -163,11 +171,7 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox 
           <OutputSection tool={tool} full={full} />
           {tool.approval?.decision && (
             <p className="tool-decision">
-              {tool.approval.decision === "deny"
-                ? "You denied this call."
-                : tool.approval.decision === "allow_for_session"
-                  ? "Allowed for this session."
-                  : "Allowed once."}
+              {DECISION_TEXT[tool.approval.decision]}
             </p>
           )}
         </div>
@@ -179,6 +183,7 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox 
           detail={tool.approval.detail}
           onDecide={onDecide ? (decision) => onDecide(tool.call_id, decision) : undefined}
           sandbox={sandbox}
+          proposedRules={tool.approval.proposed_rules ?? undefined}
         />
       )}
     </section>

@@ -16,6 +16,8 @@ import type { CompactionStatus } from "../bindings/CompactionStatus";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { ItemPinned } from "../bindings/ItemPinned";
 import type { SessionForkView } from "../bindings/SessionForkView";
+import type { RuleRef } from "../bindings/RuleRef";
+import type { RulesListing } from "../bindings/RulesListing";
 import type { ToolOutputText } from "../bindings/ToolOutputText";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import type { TranscriptPage } from "../bindings/TranscriptPage";
@@ -101,6 +103,8 @@ export class MockBackend {
   /** How Rust refused a second undo, by session, once the recorded undo was taken. */
   undoRefusals = new Map<string, CommandError>();
   replays = 0;
+  /** The preview's approval rules (one workspace: the open session's). */
+  rules: RuleRef[] = [{ source: "user", kind: "command", list: "allow", pattern: "git status*" }];
 
   constructor(params: URLSearchParams) {
     const demo = params.get("profile") === "demo";
@@ -112,6 +116,11 @@ export class MockBackend {
       compaction_policy: "layered",
       sandbox: "off",
     };
+  }
+
+  /** `list_rules`: the user's rules, and the workspace's when one is named. */
+  rulesListing(workspace: string | null | undefined): RulesListing {
+    return { v: 1, kind: "rules", rules: this.rules.filter((r) => r.source === "user" || (workspace && r.source === "workspace")) };
   }
 
   active(): ProfileView {
@@ -244,6 +253,21 @@ export class MockBackend {
         },
       }),
       list_models: () => ({ offered: false, models: [] }),
+      // The preview keeps rules in memory: the app keeps them in config.toml and .strata/rules.toml.
+      list_rules: (request) => this.rulesListing(request.workspace),
+      add_rule: (request) => {
+        const source = request.workspace ? "workspace" : "user";
+        const pattern = request.pattern.trim();
+        if (!this.rules.some((r) => r.source === source && r.kind === request.kind && r.list === request.list && r.pattern === pattern)) {
+          this.rules.push({ source, kind: request.kind, list: request.list, pattern });
+        }
+        return this.rulesListing(request.workspace);
+      },
+      remove_rule: (request) => {
+        const source = request.workspace ? "workspace" : "user";
+        this.rules = this.rules.filter((r) => !(r.source === source && r.kind === request.kind && r.list === request.list && r.pattern === request.pattern.trim()));
+        return this.rulesListing(request.workspace);
+      },
       set_api_key: (request) => {
         this.settings = {
           ...this.settings,

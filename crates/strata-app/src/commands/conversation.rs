@@ -59,7 +59,8 @@ impl App {
     /// `answer_approval`: answers a waiting approval; `false` when none
     /// waits for `call_id`.
     pub async fn answer_approval(self: &Arc<Self>, request: AnswerApproval) -> CommandResult<bool> {
-        Ok(self.answer(request.session_id, &request.call_id, request.decision))
+        self.blocking(move |app| app.answer(request.session_id, &request.call_id, request.decision))
+            .await
     }
 
     /// `tool_output`: one tool call's whole output, read from the file's

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::collections::BTreeMap;
 
 use strata_protocol::{
-    AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds, ModelList,
-    ProfileChange, ProfileSet, ProviderFailure, ProviderKind, ProviderKindInfo, SaveLayout,
-    SaveSettings, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
+    AddRule, AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds,
+    ListRules, ModelList, ProfileChange, ProfileSet, ProviderFailure, ProviderKind,
+    ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SaveLayout, SaveSettings,
+    SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::probe::{list_models, probe_client, test_connection};
@@ -20,6 +21,7 @@ use crate::error::{AppError, CommandResult, invalid_input, io};
 use crate::library::flags_for;
 use crate::preferences::{CONSOLE_WIDTHS, provider_kinds};
 use crate::profile::profile_set;
+use crate::rules;
 use crate::settings::{
     DesktopPrefs, KeyPresence, config_from_settings, custom_labels, profile_view, profile_views,
     settings_of,
@@ -261,5 +263,73 @@ impl App {
                 },
             },
         )
+    }
+}
+
+impl App {
+    /// `list_rules`: the user's approval rules and, given a workspace, its
+    /// `.strata/rules.toml` (the allow rules not in effect apart).
+    pub async fn list_rules(self: &Arc<Self>, request: ListRules) -> CommandResult<RulesListing> {
+        self.blocking(move |app| {
+            let workspace = request
+                .workspace
+                .as_deref()
+                .map(validate::workspace)
+                .transpose()?;
+            rules::listing(&app.paths, true, workspace.as_deref())
+        })
+        .await
+    }
+
+    /// `add_rule`: adds a rule to the user's config or the workspace's
+    /// file (saved so Strata trusts it); open sessions pick it up at their
+    /// next turn. Returns the listing as it is now.
+    pub async fn add_rule(self: &Arc<Self>, request: AddRule) -> CommandResult<RulesListing> {
+        let AddRule {
+            workspace,
+            kind,
+            list,
+            pattern,
+        } = request;
+        self.edit_rule(workspace, kind, list, pattern, true).await
+    }
+
+    /// `remove_rule`: removes a rule, like `add_rule` names it.
+    pub async fn remove_rule(self: &Arc<Self>, request: RemoveRule) -> CommandResult<RulesListing> {
+        let RemoveRule {
+            workspace,
+            kind,
+            list,
+            pattern,
+        } = request;
+        self.edit_rule(workspace, kind, list, pattern, false).await
+    }
+
+    async fn edit_rule(
+        self: &Arc<Self>,
+        workspace: Option<String>,
+        kind: RuleKind,
+        list: RuleList,
+        pattern: String,
+        add: bool,
+    ) -> CommandResult<RulesListing> {
+        let listing = self
+            .blocking(move |app| {
+                let workspace = workspace.as_deref().map(validate::workspace).transpose()?;
+                let edit = rules::RuleEdit {
+                    workspace: workspace.as_deref(),
+                    kind,
+                    list,
+                    pattern: &pattern,
+                };
+                let (changed, place) = rules::edit(&app.paths, edit, add)?;
+                tracing::info!(add, changed, file = %place.display(), "approval rules edited");
+                rules::listing(&app.paths, true, workspace.as_deref())
+            })
+            .await?;
+        // Open sessions judge by the rules they were opened with: idle ones
+        // close now, running ones after their turn.
+        self.settings_changed();
+        Ok(listing)
     }
 }

@@ -142,6 +142,7 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             let (tone, word) = match decision.decision {
                 ApprovalDecision::AllowOnce => (LogTone::Ok, "allowed once"),
                 ApprovalDecision::AllowForSession => (LogTone::Ok, "allowed for the session"),
+                ApprovalDecision::AlwaysAllow => (LogTone::Ok, "always allowed (rule saved)"),
                 ApprovalDecision::Deny => (LogTone::Bad, "denied"),
             };
             row(

@@ -470,6 +470,8 @@ impl TranscriptFold {
                     .map(|a| a.summary.clone())
                     .unwrap_or_default(),
                 detail: asked.map(|a| a.detail).unwrap_or_default(),
+                // Answered: nothing is offered any more.
+                proposed_rules: Vec::new(),
                 decision: Some(decision),
             });
             if decision == ApprovalDecision::Deny {

@@ -177,8 +177,14 @@ fn a_tool_call_goes_through_approval_to_its_result_on_one_card() {
         tool: "run_shell".into(),
         summary: "run `cargo test`".into(),
         detail: "cargo test".into(),
+        proposed_rules: vec!["cargo test*".into()],
     });
     assert_eq!(live.tool("c1").status, ToolState::AwaitingApproval);
+    // The card offers what "always allow" would save, until it is answered.
+    assert_eq!(
+        live.tool("c1").approval.as_ref().unwrap().proposed_rules,
+        ["cargo test*"]
+    );
     live.main(MainlineEvent::ApprovalResolved {
         turn_id,
         call_id: "c1".into(),
@@ -189,6 +195,10 @@ fn a_tool_call_goes_through_approval_to_its_result_on_one_card() {
     let approval = card.approval.expect("the approval");
     assert_eq!(approval.summary, "run `cargo test`");
     assert_eq!(approval.decision, Some(ApprovalDecision::AllowOnce));
+    assert!(
+        approval.proposed_rules.is_empty(),
+        "answered: offered no more"
+    );
     live.main(MainlineEvent::ToolCallFinished {
         turn_id,
         call_id: "c1".into(),
@@ -220,6 +230,7 @@ fn a_denied_call_shows_denied_live_and_read_back() {
         tool: "write_file".into(),
         summary: "write NOTES.md".into(),
         detail: String::new(),
+        proposed_rules: Vec::new(),
     });
     live.main(MainlineEvent::ApprovalResolved {
         turn_id,

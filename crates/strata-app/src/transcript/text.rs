@@ -78,6 +78,7 @@ pub fn decision_text(decision: ApprovalDecision) -> &'static str {
     match decision {
         ApprovalDecision::AllowOnce => "allowed once",
         ApprovalDecision::AllowForSession => "allowed for this session",
+        ApprovalDecision::AlwaysAllow => "always allowed (rule saved)",
         ApprovalDecision::Deny => "denied",
     }
 }

@@ -3,12 +3,13 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use strata_app::App;
+use strata_core::StrataPaths;
 use strata_core::agent::EventHandler;
 use strata_protocol::{
     CompactNow, CompactOutcome, CreateSession, EventEnvelope, SendMessage, SendOutcome, SessionId,
@@ -107,4 +108,52 @@ pub fn read_json_body(socket: &mut TcpStream) -> serde_json::Value {
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
     serde_json::from_slice(&body).unwrap()
+}
+
+/// Answers one HTTP request with a streamed Chat Completions reply: one
+/// chunk with `delta`, one ending it with `finish_reason`, the usage, and
+/// `[DONE]`.
+pub fn write_chat_reply(socket: &mut TcpStream, delta: serde_json::Value, finish_reason: &str) {
+    let chunk = |v: serde_json::Value| format!("data: {v}\n\n");
+    let sse = [
+        chunk(serde_json::json!({"choices": [{"index": 0, "delta": delta, "finish_reason": null}]})),
+        chunk(serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]})),
+        chunk(serde_json::json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 2, "total_tokens": 42}})),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        sse.len()
+    );
+    let _ = socket.write_all(head.as_bytes());
+    let _ = socket.write_all(sse.as_bytes());
+}
+
+/// A Strata home with a config file and a workspace, both temporary.
+pub struct Fixture {
+    /// Kept for its lifetime: the folder goes when the fixture does.
+    _home: tempfile::TempDir,
+    pub workspace: tempfile::TempDir,
+    pub paths: StrataPaths,
+}
+
+impl Fixture {
+    pub fn new(config: &str) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        let paths = StrataPaths::under(home.path());
+        std::fs::create_dir_all(&paths.config).unwrap();
+        std::fs::write(paths.config_file(), config).unwrap();
+        Self {
+            _home: home,
+            workspace,
+            paths,
+        }
+    }
+
+    /// An app over this home, with an empty environment.
+    pub fn app(&self) -> Arc<App> {
+        Arc::new(App::new(self.paths.clone(), |_| None))
+    }
 }

@@ -25,7 +25,14 @@ struct Inner {
     pending: Mutex<HashMap<String, Waiting>>,
 }
 
-type Waiting = (u64, oneshot::Sender<ApprovalDecision>);
+/// A request waiting: its ticket, where its answer goes, and the rules
+/// "always allow" would save for it.
+#[derive(Debug)]
+struct Waiting {
+    ticket: u64,
+    sender: oneshot::Sender<ApprovalDecision>,
+    proposed_rules: Vec<String>,
+}
 
 impl ApprovalBroker {
     /// A broker whose requests wait for [`Self::answer`].
@@ -60,7 +67,16 @@ impl ApprovalBroker {
         let sender = self.pending().remove(call_id);
         // The waiting side may have been cancelled between our removal and
         // this send; then the answer came too late.
-        sender.is_some_and(|(_, sender)| sender.send(decision).is_ok())
+        sender.is_some_and(|waiting| waiting.sender.send(decision).is_ok())
+    }
+
+    /// The rules "always allow" would save for the request waiting for
+    /// `call_id`: `None` when none waits, empty when nothing is proposed.
+    /// The front end's answer saves these, never rules it names itself.
+    pub fn proposed_rules(&self, call_id: &str) -> Option<Vec<String>> {
+        self.pending()
+            .get(call_id)
+            .map(|waiting| waiting.proposed_rules.clone())
     }
 
     /// The call ids waiting for an answer, sorted.
@@ -70,8 +86,13 @@ impl ApprovalBroker {
         ids
     }
 
-    /// Registers a request; `None` when there is no one to ask.
-    pub(crate) fn register(&self, call_id: &str) -> Option<PendingApproval> {
+    /// Registers a request with what "always allow" would save for it;
+    /// `None` when there is no one to ask.
+    pub(crate) fn register(
+        &self,
+        call_id: &str,
+        proposed_rules: &[String],
+    ) -> Option<PendingApproval> {
         if !self.inner.interactive {
             return None;
         }
@@ -79,7 +100,14 @@ impl ApprovalBroker {
         let ticket = self.inner.next_ticket.fetch_add(1, Ordering::Relaxed);
         // A reused call id replaces the stale entry; its waiter sees a
         // closed channel, which counts as no answer.
-        self.pending().insert(call_id.to_owned(), (ticket, tx));
+        self.pending().insert(
+            call_id.to_owned(),
+            Waiting {
+                ticket,
+                sender: tx,
+                proposed_rules: proposed_rules.to_vec(),
+            },
+        );
         Some(PendingApproval {
             broker: self.clone(),
             call_id: call_id.to_owned(),
@@ -121,7 +149,7 @@ impl Drop for PendingApproval {
         // Only our own entry: a newer request may reuse the call id.
         if pending
             .get(&self.call_id)
-            .is_some_and(|(ticket, _)| *ticket == self.ticket)
+            .is_some_and(|waiting| waiting.ticket == self.ticket)
         {
             pending.remove(&self.call_id);
         }
@@ -135,7 +163,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_reaches_the_waiting_request_once() {
         let broker = ApprovalBroker::interactive();
-        let mut pending = broker.register("call_1").unwrap();
+        let mut pending = broker.register("call_1", &[]).unwrap();
         assert_eq!(broker.pending_call_ids(), vec!["call_1".to_owned()]);
         assert!(broker.answer("call_1", ApprovalDecision::AllowOnce));
         assert!(!broker.answer("call_1", ApprovalDecision::Deny));
@@ -146,7 +174,7 @@ mod tests {
     #[test]
     fn a_dropped_request_is_unregistered() {
         let broker = ApprovalBroker::interactive();
-        let pending = broker.register("call_1").unwrap();
+        let pending = broker.register("call_1", &[]).unwrap();
         drop(pending);
         assert!(broker.pending_call_ids().is_empty());
         assert!(!broker.answer("call_1", ApprovalDecision::AllowOnce));
@@ -156,18 +184,33 @@ mod tests {
     fn a_non_interactive_broker_registers_nothing() {
         let broker = ApprovalBroker::non_interactive();
         assert!(!broker.is_interactive());
-        assert!(broker.register("call_1").is_none());
+        assert!(broker.register("call_1", &[]).is_none());
         assert!(!broker.answer("call_1", ApprovalDecision::AllowOnce));
     }
 
     #[tokio::test]
     async fn a_reused_call_id_replaces_the_stale_request() {
         let broker = ApprovalBroker::interactive();
-        let mut stale = broker.register("call_1").unwrap();
-        let mut fresh = broker.register("call_1").unwrap();
+        let mut stale = broker.register("call_1", &[]).unwrap();
+        let mut fresh = broker.register("call_1", &[]).unwrap();
         assert_eq!(stale.decision().await, None);
         drop(stale);
         assert!(broker.answer("call_1", ApprovalDecision::Deny));
         assert_eq!(fresh.decision().await, Some(ApprovalDecision::Deny));
+    }
+
+    #[test]
+    fn a_waiting_request_keeps_its_proposed_rules_until_answered() {
+        let broker = ApprovalBroker::interactive();
+        let _pending = broker
+            .register("call_1", &["cargo test*".to_owned()])
+            .unwrap();
+        assert_eq!(
+            broker.proposed_rules("call_1"),
+            Some(vec!["cargo test*".to_owned()])
+        );
+        assert_eq!(broker.proposed_rules("call_2"), None);
+        assert!(broker.answer("call_1", ApprovalDecision::AlwaysAllow));
+        assert_eq!(broker.proposed_rules("call_1"), None);
     }
 }

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, DecidedBy, FullToolOutput,
-    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleRef,
-    ToolCallStatus, TurnId,
+    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleKind,
+    RuleList, RuleRef, RuleSource, ToolCallStatus, TurnId,
 };
 
 use super::Agent;
@@ -100,6 +100,13 @@ impl Agent {
             ApprovalCheck::Refuse(error) => return Ok(self.tools.error_outcome(&error)),
             ApprovalCheck::Ask(request) => match self.ask(turn_id, &request, cancel).await {
                 Answer::Decided(decision) => {
+                    // "Always allow" is recorded with the rules it saved.
+                    let rules = match decision {
+                        ApprovalDecision::AlwaysAllow => saved_rules(&request),
+                        ApprovalDecision::AllowOnce
+                        | ApprovalDecision::AllowForSession
+                        | ApprovalDecision::Deny => rules,
+                    };
                     self.record_decision(turn_id, &request, decision, rules)?;
                     if let Err(error) = self.approvals.resolve_call(&prepared, decision) {
                         return Ok(self.tools.error_outcome(&error));
@@ -194,7 +201,9 @@ impl Agent {
         request: &ApprovalRequest,
         cancel: &CancellationToken,
     ) -> Answer {
-        let pending = self.broker.register(&request.call_id);
+        let pending = self
+            .broker
+            .register(&request.call_id, &request.proposed_rules);
         // Announced even with no one to ask, so a front end (and a --json
         // log) shows what was refused and why.
         self.events.mainline(MainlineEvent::ApprovalRequested {
@@ -203,6 +212,7 @@ impl Agent {
             tool: request.tool.clone(),
             summary: request.summary(),
             detail: request.detail().to_owned(),
+            proposed_rules: request.proposed_rules.clone(),
         });
         let Some(mut pending) = pending else {
             return Answer::NoOneToAsk;
@@ -300,6 +310,20 @@ impl Agent {
         });
         Ok(())
     }
+}
+
+/// The workspace allow rules "always allow" saved for `request`.
+fn saved_rules(request: &ApprovalRequest) -> Vec<RuleRef> {
+    request
+        .proposed_rules
+        .iter()
+        .map(|pattern| RuleRef {
+            source: RuleSource::Workspace,
+            list: RuleList::Allow,
+            kind: RuleKind::Command,
+            pattern: pattern.clone(),
+        })
+        .collect()
 }
 
 /// An outcome for a call that did not run. The texts are ours and short,

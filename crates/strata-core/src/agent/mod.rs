@@ -327,6 +327,11 @@ impl Agent {
     /// empty (created but never started) gets the preamble first.
     pub fn resume(session: LiveSession, parts: AgentParts) -> Result<Self> {
         let mut agent = Self::assemble(session, parts);
+        // What the person allowed for the session still holds.
+        let records = agent.session.read_records()?;
+        agent
+            .approvals
+            .restore(&crate::tools::session_allowances(&records));
         let recorded = agent.session.state().policy_record().cloned();
         if agent.config.threshold_setting.is_none() {
             agent.config.threshold_setting = recorded.as_ref().and_then(|r| r.threshold);

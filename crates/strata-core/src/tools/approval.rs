@@ -24,7 +24,7 @@ use strata_protocol::{
 
 use super::error::{ToolError, ToolResult};
 use super::rules::{RuleSet, RuleVerdict};
-use super::{AnyCall, PreparedCall, PreparedExternal, RuleSubject, ToolKind};
+use super::{AnyCall, PreparedCall, PreparedExternal, RuleSubject, SessionAllowance, ToolKind};
 use crate::mcp::approval::{McpApprovalCheck, McpApprovals, McpSessionAllowances};
 
 /// What to do with a prepared call before running it.
@@ -119,22 +119,45 @@ impl SessionApprovals {
         }
     }
 
+    /// Gives again what "allow for this session" gave in the session's
+    /// records ([`super::session_allowances`]), when it is resumed.
+    pub fn restore(&mut self, allowances: &[SessionAllowance]) {
+        for allowance in allowances {
+            match allowance {
+                SessionAllowance::Kind(kind) => {
+                    self.allowed.insert(*kind);
+                }
+                // Only prefix proposals: an exact one could carry a secret
+                // the live prompt redacted into later decision records.
+                SessionAllowance::Command(command) => self.allow_command(
+                    command,
+                    super::rules::propose_rules(command)
+                        .filter(|rules| rules.iter().all(|rule| rule.ends_with('*')))
+                        .unwrap_or_default(),
+                    RuleSource::Session,
+                ),
+            }
+        }
+    }
+
     /// "Allow for this session": a write's kind; a shell command's proposed
-    /// rules, or the command itself when none can be proposed.
-    fn allow_for_session(&mut self, call: &PreparedCall) {
+    /// rules, or the command itself when none can be proposed. "Always
+    /// allow" (`source` the workspace: the front end saved the proposed
+    /// rules to its file) adds the same rules as the workspace's.
+    fn allow_for_session(&mut self, call: &PreparedCall, source: RuleSource) {
         let Some(RuleSubject::Command(command)) = call.rule_subject() else {
             self.allowed.insert(call.kind());
             return;
         };
-        let proposed = call.proposed_rules().unwrap_or_default();
+        self.allow_command(command, call.proposed_rules().unwrap_or_default(), source);
+    }
+
+    /// Allows `command` by its `proposed` rules, or as it is when they do
+    /// not cover it.
+    fn allow_command(&mut self, command: &str, proposed: Vec<String>, source: RuleSource) {
         let added = proposed.iter().all(|rule| {
             self.rules
-                .add(
-                    RuleSource::Session,
-                    RuleKind::Command,
-                    RuleList::Allow,
-                    rule,
-                )
+                .add(source, RuleKind::Command, RuleList::Allow, rule)
                 .is_ok()
         });
         let covered = matches!(self.rules.judge_command(command), RuleVerdict::Allow(_));
@@ -237,7 +260,11 @@ impl SessionApprovals {
         match decision {
             ApprovalDecision::AllowOnce => Ok(()),
             ApprovalDecision::AllowForSession => {
-                self.allow_for_session(call);
+                self.allow_for_session(call, RuleSource::Session);
+                Ok(())
+            }
+            ApprovalDecision::AlwaysAllow => {
+                self.allow_for_session(call, RuleSource::Workspace);
                 Ok(())
             }
             ApprovalDecision::Deny => Err(ToolError::Denied {
@@ -308,7 +335,10 @@ impl SessionApprovals {
     ) -> ToolResult<()> {
         match decision {
             ApprovalDecision::AllowOnce => Ok(()),
-            ApprovalDecision::AllowForSession => {
+            // No rule is proposed for an MCP tool, so "always allow" is
+            // never offered; an answer naming it allows the definition for
+            // the session, no more.
+            ApprovalDecision::AllowForSession | ApprovalDecision::AlwaysAllow => {
                 self.mcp.allow(call.subject());
                 Ok(())
             }

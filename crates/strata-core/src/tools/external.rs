@@ -139,6 +139,7 @@ impl PreparedExternal {
                 arguments: self.shown.clone(),
                 hints: self.tool.hints.labels(),
             },
+            proposed_rules: Vec::new(),
         }
     }
 

@@ -16,6 +16,7 @@
 //! requests) has the configured secrets redacted and, for outcomes, is capped
 //! by [`OutputCap`] with the full text kept beside it.
 
+mod allowances;
 mod approval;
 mod args;
 pub(crate) mod beneath;
@@ -36,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallStatus, ToolSpec};
 
+pub use allowances::{SessionAllowance, session_allowances};
 pub use approval::{ApprovalCheck, Checked, SessionApprovals};
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
@@ -274,6 +276,7 @@ impl PreparedCall {
             call_id: call_id.to_owned(),
             tool: self.name.to_owned(),
             kind,
+            proposed_rules: self.proposed_rules().unwrap_or_default(),
         })
     }
 

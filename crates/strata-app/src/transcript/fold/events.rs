@@ -113,6 +113,7 @@ impl TranscriptFold {
                 tool: name,
                 summary,
                 detail,
+                proposed_rules,
                 ..
             } => self.upsert_tool(call_id, |tool| {
                 if tool.name == "tool" {
@@ -122,6 +123,7 @@ impl TranscriptFold {
                 tool.approval = Some(ApprovalView {
                     summary: summary.clone(),
                     detail: detail.clone(),
+                    proposed_rules: proposed_rules.clone(),
                     decision: None,
                 });
             }),
