@@ -181,4 +181,17 @@ describe("the Changes view: two turns' diffs, a restore with its preview (issue 
     assert.equal(file("NOTES.md"), NOTES);
     await h.waitFor("two restores in the view", (p) => document.querySelectorAll(`${p} section[aria-label='Restore']`).length === 2, [panel]);
   });
+
+  step("in a narrow window the view sits below the transcript, still scrolling on its own", async () => {
+    await h.resizeTo({ width: 880, height: 760 });
+    const geometry = await h.run((p) => {
+      const list = document.querySelector(".message-list-frame").getBoundingClientRect();
+      const aside = document.querySelector(p).getBoundingClientRect();
+      return { listBottom: Math.round(list.bottom), asideTop: Math.round(aside.top), asideHeight: Math.round(aside.height) };
+    }, panel);
+    assert.ok(Math.abs(geometry.listBottom - geometry.asideTop) <= 1, JSON.stringify(geometry));
+    assert.ok(geometry.asideHeight > 120, JSON.stringify(geometry));
+    await h.screenshotBoth("changes-narrow");
+    await h.resizeTo({ width: 1280, height: 800 });
+  });
 });
