@@ -62,6 +62,7 @@ function AppWindow() {
   const settingsProfile = useAppState((s) => s.settingsProfile);
   const connectOpen = useAppState((s) => s.connectOpen);
   const consoleOpen = useAppState((s) => s.consoleOpen);
+  const changesOpen = useAppState((s) => s.changesOpen);
   const consoleWidth = useAppState((s) => s.consoleWidth);
   const focusedCompaction = useAppState((s) => s.focusedCompaction);
   const broadWorkspace = useAppState((s) => s.broadWorkspace);
@@ -135,6 +136,7 @@ function AppWindow() {
     newSession,
     focusComposer,
     toggleConsole: actions.toggleConsole,
+    toggleChanges: actions.toggleChanges,
     toggleSidebar,
     openSettings: () => actions.setSettingsOpen(true),
     showShortcuts: () => setShortcutsOpen(true),
@@ -189,6 +191,8 @@ function AppWindow() {
         cost={summary ? gauge?.cost : null}
         consoleOpen={consoleOpen}
         onToggleConsole={actions.toggleConsole}
+        changesOpen={changesOpen}
+        onToggleChanges={view ? actions.toggleChanges : undefined}
         onOpenSettings={() => actions.setSettingsOpen(true)}
       />
       {info?.is_demo && <DemoBanner onConnect={() => actions.setConnectOpen(true)} />}

@@ -28,6 +28,7 @@
 //!   ([`validate`]).
 
 pub mod catalog;
+pub mod changes;
 pub mod commands;
 pub mod connection;
 pub mod console;

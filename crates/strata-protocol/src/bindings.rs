@@ -121,6 +121,14 @@ mod tests {
         crate::OpenConsole::export_all(&cfg)?;
         crate::ConsoleView::export_all(&cfg)?;
         crate::ConsoleUpdate::export_all(&cfg)?;
+        // The Changes view (crate::changes).
+        crate::ListChanges::export_all(&cfg)?;
+        crate::SessionChanges::export_all(&cfg)?;
+        crate::GetChangeDiff::export_all(&cfg)?;
+        crate::ChangeDiff::export_all(&cfg)?;
+        crate::PreviewRestore::export_all(&cfg)?;
+        crate::RestoreFiles::export_all(&cfg)?;
+        crate::RestoreReport::export_all(&cfg)?;
         GetToolOutput::export_all(&cfg)?;
         ToolOutputText::export_all(&cfg)?;
         SessionExport::export_all(&cfg)?;

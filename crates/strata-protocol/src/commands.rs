@@ -29,7 +29,7 @@ pub trait Command {
 /// ```
 ///
 /// `group` is the command's group (`library`, `conversation`, `context`,
-/// `console`, `settings`, `shell`), the rows of a group together: the
+/// `console`, `changes`, `settings`, `shell`), the rows of a group together: the
 /// headings of docs/desktop-commands.md.
 ///
 /// `Shell` commands need the shell's own objects (the window for a dialog,
@@ -68,6 +68,10 @@ macro_rules! with_commands {
             context: App compaction_views($crate::GetCompactionViews) -> ::std::vec::Vec<$crate::CompactionView>;
             console: App open_console($crate::OpenConsole) -> $crate::ConsoleView;
             console: App round_requests($crate::GetRoundRequests) -> $crate::RoundPage;
+            changes: App list_changes($crate::ListChanges) -> $crate::SessionChanges;
+            changes: App change_diff($crate::GetChangeDiff) -> $crate::ChangeDiff;
+            changes: App preview_restore($crate::PreviewRestore) -> $crate::RestoreReport;
+            changes: App restore_files($crate::RestoreFiles) -> $crate::RestoreReport;
             settings: App app_info($crate::GetAppInfo) -> $crate::AppInfo;
             settings: App get_settings($crate::GetSettings) -> $crate::Settings;
             settings: App save_settings($crate::SaveSettings) -> $crate::Settings;

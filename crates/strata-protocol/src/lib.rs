@@ -3,6 +3,7 @@
 //! event and error types. Everything here is plain data with serde; no I/O.
 
 mod bindings;
+mod changes;
 mod checkpoint;
 mod commands;
 mod connection;
@@ -33,6 +34,11 @@ mod tools;
 mod transcript;
 mod usage;
 
+pub use changes::{
+    CallChanges, ChangeDiff, ChangeGroup, ChangedFile, DiffBody, DiffHunk, DiffLine, DiffTag,
+    DiffTarget, DiffWithheld, GetChangeDiff, ListChanges, PreviewRestore, RestoreFiles,
+    RestoreTarget, SessionChanges, SessionFileChange,
+};
 pub use checkpoint::{
     Checkpoint, CheckpointDivergence, CheckpointState, CheckpointUndoPoint, CheckpointUndoRef,
     CheckpointUsage,

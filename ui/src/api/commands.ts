@@ -12,6 +12,7 @@ import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { SandboxMode } from "../bindings/SandboxMode";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
+import type { DiffTarget } from "../bindings/DiffTarget";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
@@ -20,6 +21,7 @@ import type { LiveEvent } from "../bindings/LiveEvent";
 import type { SessionId } from "../bindings/SessionId";
 import type { SessionListItem } from "../bindings/SessionListItem";
 import type { ProviderDraft } from "../bindings/ProviderDraft";
+import type { RestoreTarget } from "../bindings/RestoreTarget";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
 import type { AddRule } from "../bindings/AddRule";
@@ -274,3 +276,15 @@ export const compactUpTo = (session_id: SessionId, item: string, focus: string |
 
 /** A new session with the parent's history at `point`, nothing later (workspace files are not rewound). */
 export const forkSession = (session_id: SessionId, point: ForkPoint) => call("fork_session", { session_id, point });
+
+/** The session's file changes, by turn and call and over the whole session (the Changes view). */
+export const listChanges = (session_id: SessionId) => call("list_changes", { session_id });
+
+/** The diff of one change (`record`) or of one file over the session (`path`). */
+export const changeDiff = (session_id: SessionId, target: DiffTarget) => call("change_diff", { session_id, target });
+
+/** What restoring to `target` would do, or which files refuse it; writes nothing. */
+export const previewRestore = (session_id: SessionId, target: RestoreTarget) => call("preview_restore", { session_id, target });
+
+/** Restores the files to before `target` (refused, changing nothing, over the person's own edits). */
+export const restoreFiles = (session_id: SessionId, target: RestoreTarget) => call("restore_files", { session_id, target });

@@ -19,6 +19,9 @@ interface AppHeaderProps {
   cost?: SessionCost | null;
   consoleOpen: boolean;
   onToggleConsole: () => void;
+  /** Whether the Changes view shows; its toggle is there while a session is open. */
+  changesOpen?: boolean;
+  onToggleChanges?: () => void;
   onOpenSettings: () => void;
 }
 
@@ -36,6 +39,8 @@ export function AppHeader({
   cost,
   consoleOpen,
   onToggleConsole,
+  changesOpen = false,
+  onToggleChanges,
   onOpenSettings,
 }: AppHeaderProps) {
   const profile = info?.active_profile;
@@ -84,6 +89,17 @@ export function AppHeader({
         )}
       </div>
       <div className="header-actions">
+        {onToggleChanges && (
+          <TipButton
+            className={`button ghost${changesOpen ? " pressed" : ""}`}
+            aria-pressed={changesOpen}
+            aria-keyshortcuts="Control+Shift+G"
+            onClick={onToggleChanges}
+            tip="Files changed, with diffs and restore (Ctrl+Shift+G)"
+          >
+            Changes
+          </TipButton>
+        )}
         <TipButton
           className={`button ghost${consoleOpen ? " pressed" : ""}`}
           aria-pressed={consoleOpen}

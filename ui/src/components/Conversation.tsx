@@ -13,6 +13,9 @@ import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { ReasoningControl } from "./ReasoningControl";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
 import { PlanPanel } from "./PlanPanel";
+import { ChangesPanel } from "./changes/ChangesPanel";
+import { ChangesContext, useSessionChanges, type RestoreControl } from "./changes/changesData";
+import { CHANGING_TOOLS } from "./changes/ToolChanges";
 import { TranscriptFind, type TranscriptFindHandle } from "./TranscriptFind";
 import { isFindShortcut } from "../hooks/useShortcuts";
 
@@ -35,6 +38,27 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const live = mode === "live";
   const { entries, pagePlan } = transcript;
   const plan = useMemo(() => currentPlan({ entries, pagePlan }), [entries, pagePlan]);
+  // The changes are read again each time a call that may change files finishes, and when a turn ends.
+  const finishedCalls = useMemo(
+    () => entries.filter((e) => e.kind === "tool" && CHANGING_TOOLS.has(e.name) && e.status !== "running" && e.status !== "awaiting_approval").length,
+    [entries],
+  );
+  const changes = useSessionChanges(summary.id, `${finishedCalls}:${running}`);
+  const changesOpen = useAppState((s) => s.changesOpen);
+  const reloadChanges = changes.reload;
+  const restoreControl = useMemo<RestoreControl>(
+    () => ({
+      allowed: live && !running,
+      offReason: live ? "Wait until the turn has finished" : HELD_SHORT,
+      onRestored: (report) => {
+        reloadChanges();
+        const count = report.files.length;
+        actions.toast({ tone: "ok", text: `Restored ${count} ${count === 1 ? "file" : "files"}. Undo it from the Changes view.` });
+      },
+    }),
+    [live, running, reloadChanges, actions],
+  );
+  const changesValue = useMemo(() => ({ ...changes, restore: restoreControl }), [changes, restoreControl]);
   const waiting = live ? pendingApprovals(transcript)[0] : undefined;
   const reviewApproval = () => {
     if (!waiting) return;
@@ -153,6 +177,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
       />
     );
   return (
+    <ChangesContext.Provider value={changesValue}>
     <main ref={main} className="conversation" aria-label="Conversation">
       <ConversationHeader
         summary={summary}
@@ -180,12 +205,21 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           onClose={() => setFinding(false)}
         />
       )}
-      {plan ? (
+      {plan || changesOpen ? (
         // Beside the transcript where the conversation is wide, above the composer where not.
         <div className="conversation-body">
           <div className="conversation-columns">
             {transcriptView}
-            <PlanPanel plan={plan} />
+            {plan && <PlanPanel plan={plan} />}
+            {changesOpen && (
+              <ChangesPanel
+                data={changes}
+                canRestore={restoreControl.allowed}
+                restoreOffReason={restoreControl.offReason}
+                onClose={() => actions.setChangesOpen(false)}
+                onRestored={restoreControl.onRestored}
+              />
+            )}
           </div>
         </div>
       ) : (
@@ -217,5 +251,6 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         }
       />
     </main>
+    </ChangesContext.Provider>
   );
 }

@@ -8,6 +8,7 @@ import { ApprovalPrompt } from "./ApprovalPrompt";
 import { CopyButton } from "./CopyButton";
 import { ItemActions, PinnedBadge, type ItemHistory } from "./ItemActions";
 import { PlanSteps, planProgress } from "./PlanPanel";
+import { ToolChanges } from "./changes/ToolChanges";
 
 const STATUS_LABEL: Record<ToolState, string> = {
   running: "Running",
@@ -169,6 +170,7 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox 
               </div>
             ))}
           <OutputSection tool={tool} full={full} />
+          <ToolChanges name={tool.name} callId={tool.call_id} />
           {tool.approval?.decision && (
             <p className="tool-decision">
               {DECISION_TEXT[tool.approval.decision]}

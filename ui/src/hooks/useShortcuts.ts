@@ -4,17 +4,19 @@ export interface Shortcuts {
   newSession: () => void;
   focusComposer: () => void;
   toggleConsole: () => void;
+  toggleChanges: () => void;
   toggleSidebar: () => void;
   openSettings: () => void;
   showShortcuts: () => void;
   stop: () => void;
 }
 
-/** The app's keyboard shortcuts: Ctrl+N, Ctrl+L, Ctrl+B, Ctrl+Shift+D, Ctrl+, "?" and Esc. */
+/** The app's keyboard shortcuts: Ctrl+N, Ctrl+L, Ctrl+B, Ctrl+Shift+D, Ctrl+Shift+G, Ctrl+, "?" and Esc. */
 export function matchShortcut(event: KeyboardEvent): keyof Shortcuts | null {
   const mod = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
   if (mod && event.shiftKey && key === "d") return "toggleConsole";
+  if (mod && event.shiftKey && key === "g") return "toggleChanges";
   if (mod && !event.shiftKey && key === "n") return "newSession";
   if (mod && !event.shiftKey && key === "l") return "focusComposer";
   if (mod && !event.shiftKey && key === "b") return "toggleSidebar";
@@ -48,6 +50,7 @@ export const SHORTCUT_LIST: { keys: string[]; does: string }[] = [
   { keys: ["Ctrl", "F"], does: "Find in the transcript (Enter: next match, Shift+Enter: previous)" },
   { keys: ["Ctrl", "B"], does: "Show or hide the sessions" },
   { keys: ["Ctrl", "Shift", "D"], does: "Show or hide the debug console" },
+  { keys: ["Ctrl", "Shift", "G"], does: "Show or hide the Changes view (files changed, with diffs and restore)" },
   { keys: ["Ctrl", ","], does: "Open Settings" },
   { keys: ["Y"], does: "Allow a waiting tool call once (A: for the session, N: deny)" },
   { keys: ["Esc"], does: "Close a dialog, menu, drawer or the find bar; else stop the running turn" },

@@ -317,6 +317,13 @@ export class MockBackend {
       check_threshold: () => {
         throw { kind: "internal", message: "The preview backend cannot check thresholds; the app does, in Rust." };
       },
+      // The preview's sessions changed no files (their records hold no file_change).
+      list_changes: (request) => ({ v: 1, session_id: request.session_id, groups: [], files: [] }),
+      change_diff: () => {
+        throw { kind: "not_found", message: "The preview backend records no file changes." };
+      },
+      preview_restore: (request) => ({ v: 1, kind: "restore", session_id: request.session_id, dry_run: true, restored: true, files: [], refused: [] }),
+      restore_files: (request) => ({ v: 1, kind: "restore", session_id: request.session_id, dry_run: false, restored: true, files: [], refused: [] }),
       provider_kinds: () => [
         { kind: "openai-responses", label: "OpenAI Responses", default_model: "gpt-5.4", default_base_url: "https://api.openai.com/v1" },
         { kind: "openai-chat", label: "OpenAI-compatible Chat Completions", default_model: "gpt-4.1-mini", default_base_url: "https://api.openai.com/v1" },

@@ -50,6 +50,8 @@ export interface AppState {
   /** "Connect a provider" is open. */
   connectOpen: boolean;
   consoleOpen: boolean;
+  /** The Changes view beside the transcript. */
+  changesOpen: boolean;
   consoleWidth: number;
   focusedCompaction: string | null;
   /** `/` or the home folder, waiting for the person to confirm it. */
@@ -78,6 +80,7 @@ export const initialState: AppState = {
   settingsProfile: null,
   connectOpen: false,
   consoleOpen: false,
+  changesOpen: false,
   consoleWidth: 460,
   focusedCompaction: null,
   broadWorkspace: null,

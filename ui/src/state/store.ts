@@ -558,6 +558,8 @@ export function createActions(store: Store) {
     setConnectOpen: (connectOpen: boolean) => set({ connectOpen }),
     toggleConsole: () => set((s) => ({ consoleOpen: !s.consoleOpen })),
     setConsoleOpen: (consoleOpen: boolean) => set({ consoleOpen }),
+    toggleChanges: () => set((s) => ({ changesOpen: !s.changesOpen })),
+    setChangesOpen: (changesOpen: boolean) => set({ changesOpen }),
     /** The console's chosen width, kept for the next run once the resize settles (a drag sends many). */
     setConsoleWidth: (consoleWidth: number) => {
       set({ consoleWidth });

@@ -8,6 +8,7 @@
 //! | `conversation` | [`conversation`]   | send a message, stop, answer an approval, a tool's whole output |
 //! | `context`      | [`context`]        | compact now / up to an item, undo, policy and status, preview, threshold, items and pins, compaction views |
 //! | `console`      | [`console`]        | the console's folded view, the rounds log           |
+//! | `changes`      | [`changes`]        | a session's file changes by turn and call, a change's diff, restore preview and restore |
 //! | `settings`     | [`settings`]       | app info, settings and keys, layout, switch profile, provider kinds, test connection, models |
 //!
 //! The `shell` group (the folder picker, the system opener, the library
@@ -16,6 +17,7 @@
 //! (the manager, the library, the transcript and console folds, settings).
 //! A test keeps every command in its group's module and nowhere else.
 
+pub mod changes;
 pub mod console;
 pub mod context;
 pub mod conversation;
@@ -29,6 +31,7 @@ const GROUP_SOURCES: &[(&str, &str)] = &[
     ("conversation", include_str!("conversation.rs")),
     ("context", include_str!("context.rs")),
     ("console", include_str!("console.rs")),
+    ("changes", include_str!("changes.rs")),
     ("settings", include_str!("settings.rs")),
 ];
 

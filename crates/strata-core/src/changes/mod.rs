@@ -8,10 +8,12 @@
 //!   before a turn or an item, and [`check_restore`] what refuses it.
 //! - [`restore`](mod@restore): carrying a checked plan out, one file at a
 //!   time, atomically, recording each as a `file_change` of its own.
+//! - [`diff`]: a bounded, numbered unified diff of two texts for display.
 //! - [`snapshot`]: what a shell command changed, by comparing the workspace
 //!   before and after it.
 
 pub mod blobs;
+pub mod diff;
 mod plan;
 pub mod restore;
 pub mod snapshot;
