@@ -220,6 +220,19 @@ async fn recorded_usage_is_what_the_server_billed(api: Api, model: &str) {
     assert_eq!(recorded.rounds, expected);
     let expected: Vec<TokenUsage> = summaries.iter().map(|b| as_recorded(api, b)).collect();
     assert_eq!(recorded.summaries, expected);
+    // The summary is asked in the session's own context, so it reads back
+    // everything the round before it sent rather than paying for it again.
+    let summary = summaries[0];
+    let before = billed
+        .iter()
+        .take_while(|request| request.streamed)
+        .last()
+        .expect("no round before the summary");
+    assert_eq!(
+        summary.usage.read,
+        full_read(api, before.usage.input()),
+        "the summary request did not read the session's cached prefix"
+    );
 
     // Consecutive rounds without a context change (and within the TTL)
     // read everything the previous round sent.
