@@ -23,7 +23,7 @@ describe("the conversation (issue 27, items 1-4)", { timeout: 300_000 }, () => {
   let h;
 
   before(async () => {
-    h = await Harness.start("conversation");
+    h = await Harness.start("conversation", { sandbox: "off" });
     await h.cliSession(FIRST_PROMPT, (req) => req.respondText(essay("LAYOUT", 24), usage({ input: 1_200, output: 400 })));
     await h.launchApp();
     await h.driver.setWindowRect({ x: 0, y: 0, width: 1280, height: 800 });

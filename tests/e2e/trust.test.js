@@ -57,7 +57,7 @@ describe("hostile text and links (issue 10)", { timeout: 300_000 }, () => {
       text: p.payload.replaceAll("{{BEACON}}", beacon.url).replaceAll("{{BEACON_HOST}}", beacon.host),
     }));
     everything = payloads.map((p) => p.text).join("\n\n");
-    h = await Harness.start("trust");
+    h = await Harness.start("trust", { sandbox: "off" });
     // Files named after the payloads a file name can hold, and one holding them all.
     for (const p of payloads) {
       if (!/[/\n]/.test(p.text) && Buffer.byteLength(p.text) < 200) fs.writeFileSync(path.join(h.workspace, p.text), "x\n");

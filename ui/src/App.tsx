@@ -14,6 +14,7 @@ import type { MessageListHandle } from "./components/MessageList";
 import { NewSessionSheet } from "./components/NewSessionSheet";
 import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { DEFAULT_SANDBOX } from "./lib/sandbox";
 import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
 import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
@@ -273,6 +274,7 @@ function AppWindow() {
           settings={settings}
           initialProfile={settingsProfile}
           workspace={summary?.workspace ?? null}
+          sandboxUnavailable={info?.sandbox_unavailable ?? null}
           onClose={() => actions.setSettingsOpen(false)}
           onSave={actions.saveSettings}
         />
@@ -292,7 +294,8 @@ function AppWindow() {
           profiles={settings.profiles}
           defaultProfile={settings.active_profile}
           defaultApproval={settings.approval_policy}
-          defaultSandbox={settings.sandbox ?? "off"}
+          defaultSandbox={settings.sandbox ?? DEFAULT_SANDBOX}
+          sandboxUnavailable={info?.sandbox_unavailable ?? null}
           onBrowse={actions.browseWorkspace}
           onCancel={actions.closeNewSession}
           onStart={(choice) => {

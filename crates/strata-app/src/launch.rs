@@ -56,7 +56,8 @@ pub struct LaunchOptions {
     /// How `run_shell` commands are confined from now on (recorded when it
     /// changes); `None` keeps a resumed session's recorded mode, and a
     /// session that recorded none gets the config's `[tools] sandbox`
-    /// (off when absent).
+    /// (`workspace-write` when absent; where the kernel cannot have it,
+    /// every command asks first, never runs unconfined silently).
     pub sandbox: Option<SandboxMode>,
 }
 
@@ -151,13 +152,14 @@ impl Launched {
 }
 
 /// The sandbox a session's commands run in: the flag's, else the mode the
-/// session recorded, else the config's, else off.
+/// session recorded, else the config's, else [`SandboxMode::default`]
+/// (`workspace-write`). `off` is only ever chosen, never a fallback.
 pub fn sandbox_mode(
     flag: Option<SandboxMode>,
     recorded: Option<SandboxMode>,
     configured: Option<SandboxMode>,
 ) -> SandboxMode {
-    flag.or(recorded).or(configured).unwrap_or(SandboxMode::Off)
+    flag.or(recorded).or(configured).unwrap_or_default()
 }
 
 /// A new session in `workspace`, its profile and sandbox recorded.
@@ -399,5 +401,19 @@ fn log_recovery(session: &strata_core::LiveSession) {
             aborted_calls = recovery.aborted_calls.len(),
             "the session needed repairs when it was reopened"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_beats_the_record_which_beats_the_config_and_nothing_named_is_workspace_write() {
+        use SandboxMode::{Off, ReadOnly, WorkspaceWrite};
+        assert_eq!(sandbox_mode(Some(Off), Some(ReadOnly), Some(ReadOnly)), Off);
+        assert_eq!(sandbox_mode(None, Some(ReadOnly), Some(Off)), ReadOnly);
+        assert_eq!(sandbox_mode(None, None, Some(Off)), Off);
+        assert_eq!(sandbox_mode(None, None, None), WorkspaceWrite);
     }
 }

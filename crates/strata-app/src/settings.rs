@@ -221,7 +221,7 @@ pub fn settings_of(
         theme: prefs.theme,
         compaction_policy: config.compaction_policy.unwrap_or_default(),
         compact_threshold: prefs.compact_threshold,
-        sandbox: config.tools.sandbox.unwrap_or(SandboxMode::Off),
+        sandbox: config.tools.sandbox.unwrap_or_default(),
     })
 }
 
@@ -294,7 +294,7 @@ pub fn config_from_settings(
         network: existing.network.clone(),
         // Written when chosen: the command line's new sessions follow it.
         tools: ToolsConfig {
-            sandbox: (existing.tools.sandbox.is_some() || settings.sandbox != SandboxMode::Off)
+            sandbox: (existing.tools.sandbox.is_some() || settings.sandbox != SandboxMode::default())
                 .then_some(settings.sandbox),
             ..existing.tools.clone()
         },

@@ -333,10 +333,10 @@ pub struct AgentFlags {
 
     /// How shell commands are confined (Linux: Landlock and a network
     /// namespace): `workspace-write` (writes only in the workspace and a
-    /// temp folder, no network), `read-only` (no writes in the workspace
-    /// either) or `off` (the default: commands run with your rights).
+    /// temp folder, no network; the default), `read-only` (no writes in
+    /// the workspace either) or `off` (commands run with your rights).
     /// Where the kernel cannot give the mode, every shell command asks
-    /// first. Not yet recorded in the session: give it again on resume.
+    /// first. Recorded in the session: a resume keeps it unless given.
     #[arg(long, value_name = "MODE", value_parser = parse_sandbox)]
     pub sandbox: Option<SandboxMode>,
 

@@ -138,13 +138,10 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compact_threshold: Option<ThresholdSetting>,
     /// The sandbox new sessions' shell commands run in (the config file's
-    /// `[tools] sandbox`, which the command line reads too; off when absent).
-    #[serde(default = "sandbox_off")]
+    /// `[tools] sandbox`, which the command line reads too;
+    /// `workspace-write` when absent).
+    #[serde(default)]
     pub sandbox: SandboxMode,
-}
-
-fn sandbox_off() -> SandboxMode {
-    SandboxMode::Off
 }
 
 /// What the header, the footer and the first-run banner show.
@@ -158,6 +155,12 @@ pub struct AppInfo {
     /// The debug console's width the person last chose (`save_layout`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub console_width: Option<u32>,
+    /// Why this computer cannot sandbox shell commands (the kernel probe's
+    /// answer, asked once per process), if it cannot: sessions set to a
+    /// sandbox then ask before every command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox_unavailable: Option<String>,
 }
 
 /// One row of the session sidebar (and of `strata sessions list --json`).

@@ -206,7 +206,7 @@ export class Harness {
     return h;
   }
 
-  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base", profileToml = [], model = MODEL } = {}) {
+  constructor(name, { threshold = THRESHOLD, contextWindow = CONTEXT_WINDOW, env = {}, policy = "base", profileToml = [], model = MODEL, sandbox = null } = {}) {
     this.name = name;
     // The mock profile's model: the catalog's entry for it decides what the app offers (reasoning).
     this.model = model;
@@ -217,6 +217,8 @@ export class Harness {
     // Extra environment for the app and the CLI (e.g. STRATA_LOG).
     this.extraEnv = env;
     this.policy = policy;
+    // `[tools] sandbox` for new sessions; null: the app's default (workspace-write).
+    this.sandbox = sandbox;
     this.screenshots = [];
   }
 
@@ -261,6 +263,7 @@ export class Harness {
         "",
         ...this.profileToml,
         "",
+        ...(this.sandbox ? ["[tools]", `sandbox = "${this.sandbox}"`, ""] : []),
       ].join("\n"),
     );
 

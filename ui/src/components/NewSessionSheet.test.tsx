@@ -7,15 +7,25 @@ import { NewSessionSheet } from "./NewSessionSheet";
 const RECENT = ["/home/ana/projects/ingest", "/home/ana/projects/orders", "/home/ana/notes"];
 const local = { id: "local", kind: "openai-chat" as const, label: "Local server", model: "qwen3-coder", has_key: false, compact_threshold: 8000 };
 
-function renderSheet(recent: string[] | null = RECENT, browse: string | null = "/home/ana/picked") {
+function renderSheet(recent: string[] | null = RECENT, browse: string | null = "/home/ana/picked", sandboxUnavailable: string | null = null) {
   const handlers = { onStart: vi.fn(), onCancel: vi.fn(), onBrowse: vi.fn(async () => browse) };
-  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" defaultSandbox="workspace-write" {...handlers} />);
+  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" defaultSandbox="workspace-write" sandboxUnavailable={sandboxUnavailable} {...handlers} />);
   return { ...handlers, user: userEvent.setup() };
 }
 
 const options = () => within(screen.getByRole("listbox", { name: "Recent folders" })).queryAllByRole("option");
 
 describe("NewSessionSheet", () => {
+  it("starts sandboxed by default, and where this computer cannot sandbox says so, until off is chosen", async () => {
+    const reason = "the workspace-write sandbox is unavailable (this kernel lacks a user and network namespace to cut the network)";
+    const { user } = renderSheet(RECENT, null, reason);
+    const group = screen.getByRole("radiogroup", { name: "Shell sandbox" });
+    expect(within(group).getByRole("radio", { name: "Workspace (default)" })).toBeChecked();
+    expect(screen.getByRole("note")).toHaveTextContent(`Not available here: ${reason}. Every shell command asks first.`);
+    await user.click(within(group).getByRole("radio", { name: "No sandbox" }));
+    expect(screen.queryByRole("note")).not.toBeInTheDocument();
+  });
+
   it("offers the recent folders with the newest selected, and Enter starts there on the default profile and policy", async () => {
     const { onStart, user } = renderSheet();
     const filter = screen.getByRole("combobox", { name: "Folder" });

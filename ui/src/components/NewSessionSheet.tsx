@@ -2,7 +2,8 @@ import { useId, useMemo, useState } from "react";
 import { TipLabel } from "./Tooltip";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { SandboxMode } from "../bindings/SandboxMode";
-import { SANDBOX_MODES, sandboxHint } from "../lib/sandbox";
+import { SANDBOX_MODES, isSandboxed, sandboxHint } from "../lib/sandbox";
+import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 import type { ProfileView } from "../bindings/ProfileView";
 import { folderName } from "../lib/format";
 import { Modal } from "./Modal";
@@ -26,6 +27,8 @@ interface NewSessionSheetProps {
   defaultApproval: ApprovalPolicy;
   /** The settings' sandbox for new sessions. */
   defaultSandbox: SandboxMode;
+  /** Why this computer cannot sandbox commands, if it cannot (then a sandboxed session asks before each one). */
+  sandboxUnavailable?: string | null;
   /** The native folder picker; `null` when cancelled. */
   onBrowse: () => Promise<string | null>;
   onStart: (choice: NewSessionChoice) => void;
@@ -42,7 +45,7 @@ function isAbsolute(text: string): boolean {
  * move, Enter to start; a typed full path is offered too; Browse… for the system picker), then
  * the profile and the approval policy, all confirmed with one Start.
  */
-export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, defaultSandbox, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
+export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, defaultSandbox, sandboxUnavailable = null, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
   const listId = useId();
   const [filter, setFilter] = useState("");
   const [browsed, setBrowsed] = useState<string[]>([]);
@@ -188,6 +191,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
         <p className="muted small" data-testid="new-session-sandbox-hint">
           {sandboxHint(sandbox)}
         </p>
+        {sandboxUnavailable && isSandboxed(sandbox) && <SandboxUnavailableNote reason={sandboxUnavailable} />}
       </fieldset>
     </Modal>
   );

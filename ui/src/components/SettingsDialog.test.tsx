@@ -74,11 +74,22 @@ describe("SettingsDialog", () => {
     const group = screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" });
     expect(within(group).getByRole("radio", { name: "No sandbox" })).toBeChecked();
     expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent("Not sandboxed");
-    await user.click(within(group).getByRole("radio", { name: "Workspace" }));
+    await user.click(within(group).getByRole("radio", { name: "Workspace (default)" }));
     expect(screen.queryByTestId("settings-shell-warning")).not.toBeInTheDocument();
     expect(screen.getByTestId("settings-shell-sandboxed")).toHaveTextContent("Commands write only inside the workspace and their temp folder, without network.");
     await user.click(screen.getByRole("button", { name: "Save settings" }));
     expect(onSave).toHaveBeenCalledWith({ ...settings, sandbox: "workspace-write" }, []);
+  });
+
+  it("says once, beside a chosen sandbox, why this computer cannot have it and that every command asks first", async () => {
+    const user = userEvent.setup();
+    const reason = "the workspace-write sandbox is unavailable (this kernel lacks Landlock ABI 3 or later (this kernel: none))";
+    render(<SettingsDialog settings={{ ...settings, sandbox: "workspace-write" }} sandboxUnavailable={reason} onSave={vi.fn(async () => {})} onClose={vi.fn()} />);
+    expect(screen.getByRole("note")).toHaveTextContent(`Not available here: ${reason}. Every shell command asks first.`);
+    expect(screen.getAllByTestId("sandbox-unavailable")).toHaveLength(1);
+    await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" })).getByRole("radio", { name: "No sandbox" }));
+    expect(screen.queryByTestId("sandbox-unavailable")).not.toBeInTheDocument();
+    expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent("Not sandboxed");
   });
 
   it("shows the shell's invalid_input message and stays open", async () => {

@@ -20,6 +20,7 @@ import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
 import { RulesSettings } from "./RulesSettings";
+import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 
 interface SettingsDialogProps {
   settings: Settings;
@@ -30,6 +31,8 @@ interface SettingsDialogProps {
   onClose: () => void;
   /** The open session's workspace, whose rules file the Rules section lists too. */
   workspace?: string | null;
+  /** Why this computer cannot sandbox commands, if it cannot (then a sandboxed session asks before each one). */
+  sandboxUnavailable?: string | null;
 }
 
 export const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
@@ -49,7 +52,7 @@ const THEMES: { value: Theme; label: string }[] = [
  * Every section is memoised and every handler stable, so a keystroke renders the section it is
  * typed in (and the profile tabs when it is a profile's name), not the whole form.
  */
-export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null }: SettingsDialogProps) {
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null, sandboxUnavailable = null }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
   const [selected, setSelected] = useState(() =>
     initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
@@ -153,7 +156,7 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
           </div>
         </section>
 
-        <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} onChange={set} />
+        <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} onChange={set} />
 
         <RulesSettings workspace={workspace} />
 
@@ -234,7 +237,7 @@ const ProfileTab = memo(function ProfileTab({ id, label, selected, active, inval
 type SetField = <K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => void;
 
 /** The approval policy and the shell sandbox, together: between them they say what runs without asking and what it can reach. */
-const ApprovalSection = memo(function ApprovalSection({ value, sandbox, onChange }: { value: ApprovalPolicy; sandbox: SandboxMode; onChange: SetField }) {
+const ApprovalSection = memo(function ApprovalSection({ value, sandbox, unavailable, onChange }: { value: ApprovalPolicy; sandbox: SandboxMode; unavailable: string | null; onChange: SetField }) {
   return (
     <fieldset className="settings-section">
       <legend>Approval policy and sandbox</legend>
@@ -275,6 +278,7 @@ const ApprovalSection = memo(function ApprovalSection({ value, sandbox, onChange
           </span>
         </p>
       )}
+      {isSandboxed(sandbox) && unavailable && <SandboxUnavailableNote reason={unavailable} />}
     </fieldset>
   );
 });

@@ -114,7 +114,7 @@ export class MockBackend {
       approval_policy: "ask",
       theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
       compaction_policy: "layered",
-      sandbox: "off",
+      sandbox: "workspace-write",
     };
   }
 

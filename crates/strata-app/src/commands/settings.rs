@@ -9,7 +9,7 @@ use strata_protocol::{
     AddRule, AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds,
     ListRules, ModelList, ProfileChange, ProfileSet, ProviderFailure, ProviderKind,
     ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SaveLayout, SaveSettings,
-    SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
+    SandboxMode, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::probe::{list_models, probe_client, test_connection};
@@ -48,6 +48,9 @@ impl App {
                 is_demo: profile.is_demo(),
                 active_profile,
                 console_width: prefs.console_width,
+                sandbox_unavailable: strata_core::tools::sandbox_unavailable_here(
+                    SandboxMode::default(),
+                ),
             })
         })
         .await

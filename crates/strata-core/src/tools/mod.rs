@@ -49,7 +49,7 @@ pub use output::OutputCap;
 pub use secrets::is_secret_path;
 pub use shell::{
     ExitSignals, SANDBOX_EXEC_VAR, SHELL_ENV_ALLOWED, ShellSandbox, also_on_exit_signal,
-    end_all_children, end_all_commands, end_commands_on_signals,
+    end_all_children, end_all_commands, end_commands_on_signals, sandbox_unavailable_here,
 };
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,

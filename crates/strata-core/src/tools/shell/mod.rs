@@ -28,7 +28,7 @@ use super::output::Redactor;
 use capture::Capture;
 pub use env::SHELL_ENV_ALLOWED;
 pub(crate) use sandbox::Confinement;
-pub use sandbox::{SANDBOX_EXEC_VAR, ShellSandbox};
+pub use sandbox::{SANDBOX_EXEC_VAR, ShellSandbox, sandbox_unavailable_here};
 pub use supervisor::{
     ExitSignals, also_on_exit_signal, end_all_children, end_all_commands, end_commands_on_signals,
 };

@@ -3,8 +3,9 @@
 //! and never silently without it when it cannot: then the call says so and
 //! the approvals ask for every command (see `approval.rs`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use strata_sandbox::{SandboxMode, SandboxPolicy, SandboxSupport};
 
@@ -86,12 +87,8 @@ impl Confinement {
         policy.writable_roots = settings.writable_roots.clone();
         policy.read_deny = settings.read_deny.clone();
         policy.read_deny.extend(protected.iter().cloned());
-        let support = match SandboxSupport::probe_with(&launcher) {
-            Ok(support) => support,
-            Err(error) => return unavailable(format!("the sandbox launcher failed: {error}")),
-        };
-        match support.missing_for(&policy) {
-            Some(missing) => unavailable(format!("this kernel lacks {missing}")),
+        match kernel_gap(&launcher, &policy) {
+            Some(reason) => unavailable(reason),
             None => Self::Sandboxed {
                 launcher,
                 policy,
@@ -140,6 +137,55 @@ impl Confinement {
             Self::Off | Self::Sandboxed { .. } => None,
         }
     }
+}
+
+/// Why `mode` (network off, as by default) cannot be had on this machine
+/// with the launcher Strata finds, if it cannot: what a front end tells
+/// the person once, before any session runs a command.
+pub fn sandbox_unavailable_here(mode: SandboxMode) -> Option<String> {
+    if mode == SandboxMode::Off {
+        return None;
+    }
+    let Some(launcher) = find_launcher() else {
+        return Some(format!(
+            "the sandbox launcher {} was not found beside Strata",
+            strata_sandbox::LAUNCHER_NAME
+        ));
+    };
+    let here = Path::new("/");
+    kernel_gap(&launcher, &SandboxPolicy::new(mode, here, here, None))
+        .map(|reason| format!("the {mode} sandbox is unavailable ({reason})"))
+}
+
+/// What `policy` needs that the kernel lacks (or why the launcher could
+/// not say), in words; `None` when it can be had.
+fn kernel_gap(launcher: &Path, policy: &SandboxPolicy) -> Option<String> {
+    match probed(launcher) {
+        Ok(support) => support
+            .missing_for(policy)
+            .map(|missing| format!("this kernel lacks {missing}")),
+        Err(error) => Some(format!("the sandbox launcher failed: {error}")),
+    }
+}
+
+/// `launcher --probe`'s answer, asked once per launcher and process (the
+/// kernel does not change under a running Strata); a failure is not kept,
+/// so the next session asks again.
+fn probed(launcher: &Path) -> Result<SandboxSupport, strata_sandbox::SandboxError> {
+    static PROBED: OnceLock<Mutex<HashMap<PathBuf, SandboxSupport>>> = OnceLock::new();
+    let cache = PROBED.get_or_init(Mutex::default);
+    let known = cache
+        .lock()
+        .ok()
+        .and_then(|known| known.get(launcher).copied());
+    if let Some(support) = known {
+        return Ok(support);
+    }
+    let support = SandboxSupport::probe_with(launcher)?;
+    if let Ok(mut known) = cache.lock() {
+        known.insert(launcher.to_owned(), support);
+    }
+    Ok(support)
 }
 
 /// `STRATA_SANDBOX_EXEC`, else the launcher beside the current executable,
