@@ -150,7 +150,11 @@ fn sessions_are_created_listed_searched_opened_renamed_and_deleted() {
         5,
         "session_meta, the compaction policy, the system prompt, the profile it was made on and its sandbox"
     );
-    assert_eq!(view.sandbox, Some(strata_protocol::SandboxMode::Off));
+    // Nothing chose a sandbox: the default, confined to the workspace.
+    assert_eq!(
+        view.sandbox,
+        Some(strata_protocol::SandboxMode::WorkspaceWrite)
+    );
     assert_eq!(
         view.profile.as_ref().map(|p| p.provider_kind),
         Some(strata_protocol::ProviderKind::Demo)

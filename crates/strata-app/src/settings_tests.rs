@@ -33,7 +33,7 @@ fn settings(profiles: Vec<ProfileView>, active: &str) -> Settings {
         theme: Theme::Dark,
         compaction_policy: strata_protocol::CompactionPolicy::Layered,
         compact_threshold: None,
-        sandbox: strata_protocol::SandboxMode::Off,
+        sandbox: strata_protocol::SandboxMode::default(),
     }
 }
 
@@ -240,22 +240,22 @@ fn a_chosen_sandbox_goes_to_the_config_files_tools_table_and_reads_back() {
     let (_home, paths) = paths();
     let existing = StrataConfig::default();
     let demo = || settings(vec![view("demo", ViewKind::Demo, "")], "demo");
-    // Off, never chosen: nothing written.
+    // The default (workspace-write), never chosen: nothing written.
     let same = config_from_settings(&demo(), &existing).unwrap();
     assert_eq!(same.tools.sandbox, None);
     let mut chosen = demo();
-    chosen.sandbox = SandboxMode::WorkspaceWrite;
+    chosen.sandbox = SandboxMode::ReadOnly;
     let config = config_from_settings(&chosen, &existing).unwrap();
-    assert_eq!(config.tools.sandbox, Some(SandboxMode::WorkspaceWrite));
+    assert_eq!(config.tools.sandbox, Some(SandboxMode::ReadOnly));
     let text = toml::to_string(&config).unwrap();
-    assert!(
-        text.contains("[tools]\nsandbox = \"workspace-write\""),
-        "{text}"
-    );
+    assert!(text.contains("[tools]\nsandbox = \"read-only\""), "{text}");
     let mut keys = KeyPresence::new(&config, &paths, &no_env);
     let read = settings_of(&config, DesktopPrefs::default(), &no_env, &mut keys).unwrap();
+    assert_eq!(read.sandbox, SandboxMode::ReadOnly);
+    // Nothing in the file reads as the default.
+    let read = settings_of(&existing, DesktopPrefs::default(), &no_env, &mut keys).unwrap();
     assert_eq!(read.sandbox, SandboxMode::WorkspaceWrite);
-    // Turned off again after it was chosen: written, so it stays off.
+    // Turned off after another was chosen: written, so it stays off.
     chosen.sandbox = SandboxMode::Off;
     let off = config_from_settings(&chosen, &config).unwrap();
     assert_eq!(off.tools.sandbox, Some(SandboxMode::Off));
