@@ -16,7 +16,8 @@ import { SessionSidebar } from "./components/SessionSidebar";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
-import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
+import { CompactUpToDialog } from "./components/HistoryDialogs";
+import { ForkDialog } from "./components/ForkDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
@@ -322,10 +323,12 @@ function AppWindow() {
       )}
       {historyDialog?.kind === "fork" && view && (
         <ForkDialog
+          sessionId={view.summary.id}
+          point={historyDialog.point}
           label={historyDialog.label}
           workspace={view.summary.workspace}
           onCancel={actions.closeHistoryDialog}
-          onConfirm={() => void actions.fork(historyDialog.point)}
+          onConfirm={(files) => void actions.fork(historyDialog.point, files)}
         />
       )}
       {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
