@@ -320,7 +320,8 @@ fn a_fork_into_a_worktree_leaves_the_checkout_alone_and_holds_the_files_at_the_p
         .store()
         .open_reader(fork.session_id, ReadMode::Strict)
         .unwrap();
-    assert_eq!(Path::new(&read.meta.workspace), worktree);
+    assert_eq!(read.meta.workspace, shown, "recorded as shown");
+    assert_eq!(done.workspace, shown);
     // Its restore is undone in the worktree, not the checkout.
     fx.rt
         .block_on(fx.app.restore_files(RestoreFiles {

@@ -94,7 +94,11 @@ pub fn worktree_path(repo: &Repo, parent: SessionId, point: &ForkPoint) -> PathB
 
 /// The workspace's folder inside a worktree of `repo` at `worktree`.
 pub fn workspace_in(repo: &Repo, worktree: &Path) -> PathBuf {
-    worktree.join(repo.prefix.trim_end_matches('/'))
+    match repo.prefix.trim_end_matches('/') {
+        // Joining "" would end the recorded workspace in a slash.
+        "" => worktree.to_owned(),
+        prefix => worktree.join(prefix),
+    }
 }
 
 /// `git worktree add --detach <path> HEAD`.
