@@ -251,6 +251,21 @@ fn a_fork_with_files_is_refused_making_nothing_over_a_file_the_person_edited() {
     assert_eq!(fx.file(ws.path(), "b.txt").as_deref(), Some("bee\n"));
 }
 
+#[test]
+fn a_fork_in_place_is_refused_while_another_writer_holds_the_parent() {
+    let ws = tempfile::tempdir().unwrap();
+    let fx = Fixture::new(ws.path());
+    let point = fx.write_edit_shell();
+    let held = fx.app.store().open_writer(fx.id).unwrap();
+    assert_eq!(
+        fx.fork(&point, ForkFiles::InPlace).unwrap_err(),
+        CommandErrorKind::Busy
+    );
+    assert_eq!(fx.file(ws.path(), "a.txt").as_deref(), Some("two\n"));
+    drop(held);
+    assert!(fx.fork(&point, ForkFiles::InPlace).is_ok());
+}
+
 fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .arg("-C")

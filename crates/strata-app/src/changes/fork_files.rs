@@ -24,7 +24,10 @@ use strata_protocol::{
 use super::restore::{files_of, protected, refused_of};
 use super::worktree::{self, Repo};
 use crate::App;
-use crate::error::{AppResult, invalid_input, io};
+use crate::error::{AppResult, busy, invalid_input, io};
+
+const HELD_ELSEWHERE: &str = "The session is open in another Strata window or process: it may be \
+     changing these files. Close it there first, or fork into a new git worktree.";
 
 /// What a fork at `point` with files would do, writing nothing.
 pub fn preview(app: &App, id: SessionId, point: &ForkPoint) -> AppResult<ForkPreview> {
@@ -73,6 +76,10 @@ pub fn fork(app: &App, request: &ForkSession) -> AppResult<SessionForkView> {
     if mode == ForkFiles::Keep {
         let fork = app.store().fork(id, point.clone())?;
         return Ok(view(&fork, None));
+    }
+    // Another process running the parent could be changing these files.
+    if mode == ForkFiles::InPlace && app.store().is_held(id)? {
+        return Err(busy(HELD_ELSEWHERE));
     }
     let read = app.browse(id)?;
     let plan = fork_files_plan(&read.records, point)?;
