@@ -128,3 +128,41 @@ fn a_fork_with_files_over_the_persons_own_edit_is_refused_with_exit_5_and_makes_
     assert_eq!(read(&home, "a.txt").as_deref(), Some("mine\n"));
     assert_eq!(read(&home, "b.txt").as_deref(), Some("x\n"));
 }
+
+#[test]
+fn in_a_git_repository_a_worktree_dry_run_names_the_folder_beside_it_and_makes_nothing() {
+    let home = Home::new();
+    let repo = home.workspace.path();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+    };
+    git(&["init", "--quiet"]);
+    fs::write(repo.join("README.md"), "readme\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "base"]);
+    let (session, item) = two_turns(&home);
+    let args = ["fork", &session, "--at", &item, "--with-files", "worktree"];
+    let dry = home.run(&[&args[..], &["--dry-run", "--json"]].concat());
+    let preview: ForkPreview = serde_json::from_str(&dry.ok()).unwrap();
+    let worktree = std::path::PathBuf::from(preview.worktree.unwrap());
+    let name = repo.file_name().unwrap().to_string_lossy();
+    assert_eq!(worktree.parent(), repo.parent());
+    assert!(
+        worktree
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(&format!("{name}-fork-")),
+        "{worktree:?}"
+    );
+    assert!(!worktree.exists(), "a dry run makes no worktree");
+    assert_eq!(preview.files.len(), 2);
+    assert_eq!(sessions(&home), 1);
+}
