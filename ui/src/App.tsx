@@ -17,7 +17,8 @@ import { SettingsDialog } from "./components/SettingsDialog";
 import { DEFAULT_SANDBOX } from "./lib/sandbox";
 import { ConnectProviderDialog } from "./components/ConnectProviderDialog";
 import { SwitchProfileDialog } from "./components/SwitchProfileDialog";
-import { CompactUpToDialog, ForkDialog } from "./components/HistoryDialogs";
+import { CompactUpToDialog } from "./components/HistoryDialogs";
+import { ForkDialog } from "./components/ForkDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
 import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
@@ -325,10 +326,12 @@ function AppWindow() {
       )}
       {historyDialog?.kind === "fork" && view && (
         <ForkDialog
+          sessionId={view.summary.id}
+          point={historyDialog.point}
           label={historyDialog.label}
           workspace={view.summary.workspace}
           onCancel={actions.closeHistoryDialog}
-          onConfirm={() => void actions.fork(historyDialog.point)}
+          onConfirm={(files) => void actions.fork(historyDialog.point, files)}
         />
       )}
       {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}

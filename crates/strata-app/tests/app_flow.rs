@@ -407,6 +407,7 @@ fn items_pins_partial_compaction_undo_and_fork_through_the_app() {
             .fork_session(ForkSession {
                 session_id: id,
                 point: ForkPoint::BeforeCompaction { number: 1 },
+                files: None,
             })
             .await
             .unwrap();

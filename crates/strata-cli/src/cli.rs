@@ -208,9 +208,28 @@ pub struct ForkArgs {
     #[arg(long, value_name = "N")]
     pub before_compaction: Option<u32>,
 
+    /// Return the files to that point too: `in-place` takes back, in the
+    /// workspace, every recorded change made after it; `worktree` makes a
+    /// new detached git worktree beside the repository and does it there.
+    /// Refused (exit 5, nothing made) when a file changed outside Strata
+    /// since.
+    #[arg(long, value_name = "MODE")]
+    pub with_files: Option<WithFilesArg>,
+
+    /// With --with-files: show what the fork would do to the files (and
+    /// what refuses it); make nothing.
+    #[arg(long, requires = "with_files")]
+    pub dry_run: bool,
+
     /// One JSON object with the new session's id.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WithFilesArg {
+    InPlace,
+    Worktree,
 }
 
 #[derive(Debug, Args)]

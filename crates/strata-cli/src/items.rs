@@ -1,15 +1,15 @@
 //! Issue 12's commands: `strata sessions show SESSION --json` (every item
 //! ever recorded, with its id), `strata pin`/`unpin SESSION ITEM`,
 //! `strata compact SESSION --undo` and `strata fork SESSION (--at ITEM |
-//! --before-compaction N)`. Each is the `App` method the desktop's command
+//! --before-compaction N)` (in fork.rs). Each is the `App` method the desktop's command
 //! of that name calls, and `--json` prints its typed result.
 
 use std::io::Write;
 
 use strata_core::CoreError;
-use strata_protocol::{ForkPoint, ForkSession, ListSessionItems, PinItem, UndoCompaction};
+use strata_protocol::{ListSessionItems, PinItem, UndoCompaction};
 
-use crate::cli::{CompactArgs, ForkArgs, PinArgs};
+use crate::cli::{CompactArgs, PinArgs};
 use crate::error::CliError;
 use crate::launch;
 use crate::run::runtime;
@@ -17,7 +17,10 @@ use crate::store::Context;
 use crate::style::{COMPACTION, paint};
 use crate::visible::json_safe;
 
-fn print_json<T: serde::Serialize>(ctx: &Context, value: &T) -> crate::error::Result<()> {
+pub(crate) fn print_json<T: serde::Serialize>(
+    ctx: &Context,
+    value: &T,
+) -> crate::error::Result<()> {
     writeln!(
         ctx.out.stdout(),
         "{}",
@@ -90,39 +93,6 @@ pub fn undo(ctx: &Context, args: &CompactArgs) -> crate::error::Result<()> {
                 result.undone.threshold
             )
         )
-    )?;
-    Ok(())
-}
-
-/// `strata fork SESSION (--at ITEM | --before-compaction N) [--json]`.
-pub fn fork(ctx: &Context, args: ForkArgs) -> crate::error::Result<()> {
-    let read = ctx.browse(&args.session)?;
-    let point = match (args.at, args.before_compaction) {
-        (Some(item), _) => {
-            let item = strata_app::validate::item_query(&item)?;
-            ForkPoint::AtItem {
-                item_id: strata_core::recall::resolve_recorded_item(&read.records, &item)?,
-            }
-        }
-        (None, Some(number)) => ForkPoint::BeforeCompaction { number },
-        // clap requires one of the two.
-        (None, None) => ForkPoint::BeforeCompaction { number: 0 },
-    };
-    let request = ForkSession {
-        session_id: read.meta.session_id,
-        point,
-    };
-    let result = runtime()?.block_on(ctx.app.fork_session(request))?;
-    if args.json {
-        return print_json(ctx, &result);
-    }
-    writeln!(ctx.out.stdout(), "{}", result.session_id)?;
-    writeln!(
-        ctx.out.stderr(),
-        "forked from session {} with {} items in context; files in the workspace were not \
-         rewound",
-        result.parent_session_id,
-        result.history_items
     )?;
     Ok(())
 }

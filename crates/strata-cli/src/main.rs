@@ -24,6 +24,7 @@ mod context;
 mod error;
 mod eval;
 mod export;
+mod fork;
 mod imported;
 mod items;
 mod launch;
@@ -94,7 +95,7 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Compactions(args) => context::compactions(&ctx, &args.session, args.json),
         Command::Pin(args) => items::pin(&ctx, args, true),
         Command::Unpin(args) => items::pin(&ctx, args, false),
-        Command::Fork(args) => items::fork(&ctx, args),
+        Command::Fork(args) => fork::fork(&ctx, args),
         Command::Changes(args) => changes::changes(&ctx, &args.session, args.json),
         Command::Restore(args) => changes::restore(&ctx, &args),
         Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),

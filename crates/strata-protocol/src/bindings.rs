@@ -162,6 +162,8 @@ mod tests {
         CompactionUndoneView::export_all(&cfg)?;
         ForkSession::export_all(&cfg)?;
         SessionForkView::export_all(&cfg)?;
+        crate::PreviewFork::export_all(&cfg)?;
+        crate::ForkPreview::export_all(&cfg)?;
         fs::write(dir.join("Commands.ts"), commands_ts(&cfg)?)?;
         Ok(())
     }

@@ -49,6 +49,7 @@ macro_rules! with_commands {
             library: App delete_session($crate::DeleteSession) -> ();
             library: App export_session($crate::ExportSession) -> $crate::SessionExport;
             library: App fork_session($crate::ForkSession) -> $crate::SessionForkView;
+            library: App preview_fork($crate::PreviewFork) -> $crate::ForkPreview;
             library: App recent($crate::GetRecent) -> $crate::Recent;
             library: App remember_open($crate::RememberOpen) -> ();
             conversation: App send_message($crate::SendMessage) -> $crate::SendOutcome, events $crate::LiveBatch;

@@ -20,7 +20,7 @@ use crate::ids::{ItemId, SessionId};
 use crate::output::OutputKind;
 use crate::provider::ProviderKind;
 use crate::reasoning::ReasoningEffort;
-use crate::recall::{CompactionUndone, ForkPoint, RecordedItem};
+use crate::recall::{CompactionUndone, RecordedItem};
 use crate::records::ApprovalDecision;
 
 /// The version of the contract's JSON shapes; every top-level object the
@@ -105,31 +105,6 @@ pub struct CompactionUndoneView {
     pub kind: OutputKind,
     pub session_id: SessionId,
     pub undone: CompactionUndone,
-}
-
-/// `fork_session`: a new session whose history is the parent's at `point`
-/// (originals, not a summary), nothing later. Workspace files are not
-/// rewound.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct ForkSession {
-    pub session_id: SessionId,
-    pub point: ForkPoint,
-}
-
-/// What `strata fork --json` prints.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(deny_unknown_fields)]
-pub struct SessionForkView {
-    /// [`CONTRACT_FORMAT_VERSION`].
-    pub v: u32,
-    /// Always `session_forked`.
-    pub kind: OutputKind,
-    /// The new session.
-    pub session_id: SessionId,
-    pub parent_session_id: SessionId,
-    pub point: ForkPoint,
-    /// Items in the new session's model-visible history.
-    pub history_items: u32,
 }
 
 /// `app_info`: no parameters.

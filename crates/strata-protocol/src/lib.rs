@@ -14,6 +14,7 @@ mod desktop;
 mod events;
 mod failure;
 mod file_change;
+mod fork;
 mod ids;
 mod inspect;
 mod items;
@@ -68,8 +69,8 @@ pub use contract::{
     StopTurn, SwitchProfile, TextRange, WatchLibrary,
 };
 pub use contract::{
-    CompactUpTo, CompactionUndoneView, ForkSession, ItemPinned, ListSessionItems, PinItem,
-    SessionForkView, SessionItems, UndoCompaction,
+    CompactUpTo, CompactionUndoneView, ItemPinned, ListSessionItems, PinItem, SessionItems,
+    UndoCompaction,
 };
 pub use desktop::{
     AppInfo, CommandError, CommandErrorKind, CompactOutcome, ExportFormat, ForkOrigin, ProfileView,
@@ -83,6 +84,7 @@ pub use file_change::{
     ChangeCause, ChangeKind, FileChange, FileChangeRow, FileChanges, FileState, RestoreFile,
     RestoreRefusal, RestoreReport, RestoreStep,
 };
+pub use fork::{ForkFiles, ForkFilesDone, ForkPreview, ForkSession, PreviewFork, SessionForkView};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{

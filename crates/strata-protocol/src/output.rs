@@ -39,6 +39,8 @@ pub enum OutputKind {
     CompactionUndone,
     /// `strata fork --json` (`fork_session`).
     SessionForked,
+    /// `strata fork --with-files … --dry-run --json` (`preview_fork`).
+    ForkPreview,
     /// `strata eval compaction --json`.
     CompactionEval,
     /// `strata changes --json`.

@@ -14,6 +14,7 @@ import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { DiffTarget } from "../bindings/DiffTarget";
 import type { ExportFormat } from "../bindings/ExportFormat";
+import type { ForkFiles } from "../bindings/ForkFiles";
 import type { ForkPoint } from "../bindings/ForkPoint";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveBatch } from "../bindings/LiveBatch";
@@ -274,8 +275,12 @@ export const pinItem = (session_id: SessionId, item: string, pinned: boolean) =>
 export const compactUpTo = (session_id: SessionId, item: string, focus: string | undefined, onEvent: EventHandler) =>
   callWithEvents("compact_up_to", { session_id, item, ...(focus ? { focus } : {}) }, channelFor(onEvent));
 
-/** A new session with the parent's history at `point`, nothing later (workspace files are not rewound). */
-export const forkSession = (session_id: SessionId, point: ForkPoint) => call("fork_session", { session_id, point });
+/** A new session with the parent's history at `point`, nothing later; `files` (default: keep) returns the workspace to that point too. */
+export const forkSession = (session_id: SessionId, point: ForkPoint, files: ForkFiles = "keep") =>
+  call("fork_session", { session_id, point, ...(files === "keep" ? {} : { files }) });
+
+/** What a fork at `point` with files would do (the files, refusals, the worktree's folder); writes nothing. */
+export const previewFork = (session_id: SessionId, point: ForkPoint) => call("preview_fork", { session_id, point });
 
 /** The session's file changes, by turn and call and over the whole session (the Changes view). */
 export const listChanges = (session_id: SessionId) => call("list_changes", { session_id });

@@ -229,7 +229,13 @@ describe("Fork from here", () => {
           summary: { ...state.sessions[0]!.summary, id: forked, title: "Fork of the parser session" },
           transcript: [...transcript.slice(0, end), { kind: "notice", id: "record:40", text: "Forked from session 0193a1b2" }],
         });
-        return { v: 1, session_id: forked, parent_session_id: args.session_id, point: args.point, history_items: end };
+        const files = args.files
+          ? { mode: args.files, workspace: "/home/ana/ingest", restore: { v: 1, kind: "restore", session_id: forked, dry_run: false, restored: true, restore_id: "restore-1", files: [{ path: "a.txt", step: "write" }], refused: [] } }
+          : undefined;
+        return { v: 1, session_id: forked, parent_session_id: args.session_id, point: args.point, history_items: end, files };
+      }
+      if (cmd === "preview_fork") {
+        return { v: 1, kind: "fork_preview", session_id: args.session_id, point: args.point, workspace: "/home/ana/ingest", worktree_unavailable: "the workspace is not in a git repository", files: [{ path: "a.txt", step: "write" }], refused: [] };
       }
       if (cmd === "session_items") {
         return { v: 1, session_id: args.session_id, items: [{ id: "sum-1", kind: "compaction_summary", in_context: true, evicted: false, pinned: false, preview: "" }] };
@@ -239,13 +245,18 @@ describe("Fork from here", () => {
     return state;
   }
 
-  it("says files are not rewound, forks at the message and opens the new session with the earlier items only", async () => {
+  /** The live session's Fork from here on the assistant's reply, its dialog open. */
+  async function askForkAtTheReply() {
     const { calls } = forkingShell();
     const user = userEvent.setup();
     await openLive(user);
     await user.click(within(article("The parser now streams.")).getByRole("button", { name: /More actions/ }));
     await user.click(screen.getByRole("menuitem", { name: /Fork from here/ }));
-    const dialog = screen.getByRole("dialog", { name: "Fork from here?" });
+    return { calls, user, dialog: screen.getByRole("dialog", { name: "Fork from here?" }) };
+  }
+
+  it("says files are not rewound, forks at the message and opens the new session with the earlier items only", async () => {
+    const { calls, user, dialog } = await askForkAtTheReply();
     expect(within(dialog).getByTestId("fork-files-notice")).toHaveTextContent("Files in the workspace are not rewound.");
     expect(within(dialog).getByTestId("fork-files-notice")).toHaveTextContent("/home/ana/ingest");
     await user.click(within(dialog).getByRole("button", { name: "Fork session" }));
@@ -255,6 +266,16 @@ describe("Fork from here", () => {
     expect(screen.queryByText("Now add a benchmark.")).toBeNull();
     expect(screen.getByText(/Workspace files were not rewound/)).toBeInTheDocument();
     expect(screen.getByRole("button", { name: /^Fork of the parser session/ })).toBeInTheDocument();
+  });
+
+  it("forks with the folder restored to that point when chosen, and says so", async () => {
+    const { calls, user, dialog } = await askForkAtTheReply();
+    await user.click(within(dialog).getByRole("radio", { name: /Restore this folder to that point/ }));
+    expect(await within(dialog).findByText("a.txt")).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Fork session" }));
+    expect(await screen.findByRole("heading", { level: 1, name: "Fork of the parser session" })).toBeInTheDocument();
+    expect(calls.find((c) => c.cmd === "fork_session")?.args).toMatchObject({ point: { kind: "at_item", item_id: "i-a1" }, files: "in_place" });
+    expect(screen.getByText(/1 file was returned to that point/)).toBeInTheDocument();
   });
 
   it("forks from before a compaction divider by its number", async () => {

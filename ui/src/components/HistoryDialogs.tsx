@@ -1,6 +1,5 @@
-// The confirmations of issue 12's history actions: Compact up to here (with
-// an optional focus for the summary) and Fork from here (which says plainly
-// that workspace files are not rewound).
+// The confirmation of issue 12's Compact up to here (with an optional focus
+// for the summary); Fork from here's is ForkDialog.tsx.
 import { useId, useState } from "react";
 import { Modal } from "./Modal";
 
@@ -65,50 +64,6 @@ export function CompactUpToDialog({ excerpt, onCancel, onConfirm }: CompactUpToD
         </div>
         <p className="muted history-note">The session file keeps every original: undo the latest compaction or fork from before it at any time.</p>
       </form>
-    </Modal>
-  );
-}
-
-interface ForkDialogProps {
-  /** Where the fork starts, for a person ("up to and including this item", "just before compaction 2"). */
-  label: string;
-  workspace: string;
-  onCancel: () => void;
-  onConfirm: () => void;
-}
-
-export function ForkDialog({ label, workspace, onCancel, onConfirm }: ForkDialogProps) {
-  return (
-    <Modal
-      title="Fork from here?"
-      onClose={onCancel}
-      className="history-dialog"
-      footer={
-        <>
-          <button type="button" className="button" onClick={onCancel} data-autofocus>
-            Cancel
-          </button>
-          <button type="button" className="button primary" onClick={onConfirm}>
-            Fork session
-          </button>
-        </>
-      }
-    >
-      <div className="history-dialog-body">
-        <p>
-          A new session starts with this conversation <strong>{label}</strong>: the original items, not a summary, and nothing later. This
-          session stays as it is.
-        </p>
-        <div className="history-warning" role="note" data-testid="fork-files-notice">
-          <span className="history-warning-icon" aria-hidden="true">
-            !
-          </span>
-          <p>
-            <strong>Files in the workspace are not rewound.</strong> Only the conversation is forked: the new session works in{" "}
-            <code>{workspace}</code> with the files as they are now, including every change made after this point.
-          </p>
-        </div>
-      </div>
     </Modal>
   );
 }

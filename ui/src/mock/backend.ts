@@ -335,6 +335,17 @@ export class MockBackend {
       undo_compaction: (request) => this.undo(this.find(request.session_id)),
       session_items: (request) => this.find(request.session_id).items,
       fork_session: (request) => this.fork(this.find(request.session_id), request.point),
+      // The preview's folders are no git repositories and its sessions changed no files.
+      preview_fork: (request) => ({
+        v: 1,
+        kind: "fork_preview",
+        session_id: request.session_id,
+        point: request.point,
+        workspace: this.find(request.session_id).view.summary.workspace,
+        worktree_unavailable: "the workspace is not in a git repository",
+        files: [],
+        refused: [],
+      }),
       pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
       pick_workspace: () => "/home/ana/projects/lighthouse",
       recent: () => ({ workspaces: [...new Set(this.sessions.map((s) => s.view.summary.workspace))] }),

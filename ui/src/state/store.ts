@@ -8,7 +8,9 @@ import { toCommandFailure } from "../api/commands";
 import type { ApprovalDecision, ExportFormat, Settings } from "../api/types";
 import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { SetApiKey } from "../bindings/SetApiKey";
+import type { ForkFiles } from "../bindings/ForkFiles";
 import type { ForkPoint } from "../bindings/ForkPoint";
+import type { SessionForkView } from "../bindings/SessionForkView";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { NewSessionChoice } from "../components/NewSessionSheet";
@@ -30,6 +32,17 @@ export {
   type ToastMessage,
 } from "./appState";
 import { LAYOUT_SAVE_AFTER, TRANSCRIPT_PAGE, type AppState, type Store, type ToastMessage } from "./appState";
+
+/** What a fork did, for the toast: the history it kept, and what became of the files. */
+export function forkToast(fork: SessionForkView): string {
+  const kept = `Forked into a new session with ${fork.history_items} items of history.`;
+  const done = fork.files;
+  if (!done) return `${kept} Workspace files were not rewound.`;
+  const count = done.restore.files.length;
+  const files = count === 1 ? "1 file was" : `${count} files were`;
+  const where = done.worktree ? ` It works in a new git worktree at ${done.worktree}.` : "";
+  return `${kept} ${files} returned to that point (undo it from the new session's Changes view).${where}`;
+}
 
 function withEntry(transcript: Transcript, entry: Entry): Transcript {
   return { ...transcript, entries: [...transcript.entries, entry] };
@@ -534,21 +547,16 @@ export function createActions(store: Store) {
       set((s) => ({ transcript: { ...s.transcript, entries: page.entries, older: page.older ?? null, pagePlan: page.plan ?? null } }));
     },
 
-    /** Forks the open session at `point` and opens the new one, live. */
-    async fork(point: ForkPoint) {
+    /** Forks the open session at `point` (with its files, unless `keep`) and opens the new one, live. */
+    async fork(point: ForkPoint, files: ForkFiles = "keep") {
       const sessionId = openId();
       set({ historyDialog: null });
       if (!sessionId) return;
       try {
-        const fork = await api.forkSession(sessionId, point);
+        const fork = await api.forkSession(sessionId, point, files);
         await actions.refreshSessions();
         await actions.open(fork.session_id);
-        set({
-          toast: {
-            tone: "ok",
-            text: `Forked into a new session with ${fork.history_items} items of history. Workspace files were not rewound.`,
-          },
-        });
+        set({ toast: { tone: "ok", text: forkToast(fork) } });
       } catch (error) {
         fail(error);
       }

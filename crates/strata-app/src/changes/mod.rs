@@ -1,11 +1,14 @@
 //! A session's file changes as both front ends show them: the rows
 //! `strata changes` prints, the desktop's Changes view grouped by turn and
-//! call, the diff of one change ([`diff`]) and restores ([`restore`]), all
+//! call, the diff of one change ([`diff`]), restores ([`restore`]) and
+//! forks that return the files to their point too ([`fork_files`]), all
 //! over strata-core's `changes` (the records, the content store, the
 //! restore planning and carrying out).
 
 pub mod diff;
+pub mod fork_files;
 pub mod restore;
+mod worktree;
 
 pub use restore::point_of;
 

@@ -25,7 +25,7 @@ pub fn point_of(target: &RestoreTarget) -> RestorePoint {
     }
 }
 
-fn files_of(plan: &RestorePlan) -> Vec<RestoreFile> {
+pub(crate) fn files_of(plan: &RestorePlan) -> Vec<RestoreFile> {
     plan.actions
         .iter()
         .map(|action| RestoreFile {
@@ -39,7 +39,7 @@ fn files_of(plan: &RestorePlan) -> Vec<RestoreFile> {
         .collect()
 }
 
-fn refused_of(conflicts: &[RestoreConflict]) -> Vec<RestoreRefusal> {
+pub(crate) fn refused_of(conflicts: &[RestoreConflict]) -> Vec<RestoreRefusal> {
     conflicts
         .iter()
         .zip(describe(conflicts))
@@ -53,10 +53,20 @@ fn refused_of(conflicts: &[RestoreConflict]) -> Vec<RestoreRefusal> {
         .collect()
 }
 
-fn refused(message: String) -> CoreError {
+pub(crate) fn refused(message: String) -> CoreError {
     CoreError::RestoreRefused {
         files: vec![message],
     }
+}
+
+/// Strata's own folders, which no restore writes.
+pub(crate) fn protected(app: &App) -> [PathBuf; 3] {
+    let paths = app.paths();
+    [
+        paths.config.clone(),
+        paths.sessions.clone(),
+        paths.logs.clone(),
+    ]
 }
 
 /// What restoring the session to `point` does (`dry_run`: would do), or
@@ -70,12 +80,7 @@ pub fn restore(
 ) -> AppResult<RestoreReport> {
     let read = app.browse(id)?;
     let plan = plan_restore(&read.records, point).map_err(refused)?;
-    let paths = app.paths();
-    let protected: [PathBuf; 3] = [
-        paths.config.clone(),
-        paths.sessions.clone(),
-        paths.logs.clone(),
-    ];
+    let protected = protected(app);
     let workspace = PathBuf::from(&read.meta.workspace);
     let restorer = Restorer::open(&workspace, &read.path, &plan, &protected)?;
     let conflicts = restorer.preview(&plan);

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use strata_protocol::{
-    CONTRACT_FORMAT_VERSION, CreateSession, DeleteSession, ExportSession, ForkSession, GetRecent,
-    ListSessions, OpenSession, OpenTranscript, OutputKind, Recent, RememberOpen, RenameSession,
+    CreateSession, DeleteSession, ExportSession, ForkFiles, ForkPreview, ForkSession, GetRecent,
+    ListSessions, OpenSession, OpenTranscript, PreviewFork, Recent, RememberOpen, RenameSession,
     SearchResults, SearchSessions, SessionExport, SessionForkView, SessionListItem, SessionPage,
     SessionView, TranscriptPage,
 };
@@ -224,23 +224,31 @@ impl App {
         .await
     }
 
-    /// `fork_session`.
+    /// `fork_session`: with files in place, the parent's live session
+    /// closes first (as for a restore; refused while a turn runs).
     pub async fn fork_session(
         self: &Arc<Self>,
         request: ForkSession,
     ) -> CommandResult<SessionForkView> {
+        let in_place = request.files == Some(ForkFiles::InPlace);
+        let _opening = match in_place {
+            true => Some(self.live.opening.lock().await),
+            false => None,
+        };
+        if in_place {
+            self.close_locked(request.session_id)?;
+        }
+        self.blocking(move |app| crate::changes::fork_files::fork(app, &request))
+            .await
+    }
+
+    /// `preview_fork`: what a fork with files would do; writes nothing.
+    pub async fn preview_fork(
+        self: &Arc<Self>,
+        request: PreviewFork,
+    ) -> CommandResult<ForkPreview> {
         self.blocking(move |app| {
-            let fork = app
-                .store()
-                .fork(request.session_id, request.point.clone())?;
-            Ok(SessionForkView {
-                v: CONTRACT_FORMAT_VERSION,
-                kind: OutputKind::SessionForked,
-                session_id: fork.id(),
-                parent_session_id: request.session_id,
-                point: request.point,
-                history_items: u32::try_from(fork.history().len()).unwrap_or(u32::MAX),
-            })
+            crate::changes::fork_files::preview(app, request.session_id, &request.point)
         })
         .await
     }

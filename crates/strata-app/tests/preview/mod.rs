@@ -169,6 +169,7 @@ async fn record_forks(app: &Arc<App>, session: &mut PreviewSession) {
             .fork_session(ForkSession {
                 session_id: id,
                 point: point.clone(),
+                files: None,
             })
             .await
             .unwrap();

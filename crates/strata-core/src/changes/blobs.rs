@@ -156,6 +156,34 @@ impl BlobStore {
         Ok((sha256_hex(&bytes) == sha).then_some(bytes))
     }
 
+    /// Puts each of `names` this store holds into `other` too: a hard link
+    /// where both are on one file system (a blob never changes, and
+    /// removing one link leaves the other), else a copy. Returns how many
+    /// `other` holds now; the ones this store lacks (pruned) are skipped.
+    pub fn share_into<'a>(
+        &self,
+        other: &BlobStore,
+        names: impl IntoIterator<Item = &'a String>,
+    ) -> Result<usize> {
+        let mut shared = 0;
+        for name in names {
+            if !self.has(name) {
+                continue;
+            }
+            if !other.has(name) {
+                fs::create_dir_all(&other.dir).map_err(CoreError::io("create", &other.dir))?;
+                let (from, to) = (self.dir.join(name), other.dir.join(name));
+                if fs::hard_link(&from, &to).is_err() {
+                    // Another file system: a copy, renamed into place whole.
+                    let bytes = fs::read(&from).map_err(CoreError::io("read", &from))?;
+                    other.write_once(name, &bytes)?;
+                }
+            }
+            shared += 1;
+        }
+        Ok(shared)
+    }
+
     fn write_once(&self, sha: &str, bytes: &[u8]) -> Result<()> {
         let target = self.dir.join(sha);
         if target.is_file() {

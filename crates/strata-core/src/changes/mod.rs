@@ -8,12 +8,15 @@
 //!   before a turn or an item, and [`check_restore`] what refuses it.
 //! - [`restore`](mod@restore): carrying a checked plan out, one file at a
 //!   time, atomically, recording each as a `file_change` of its own.
+//! - [`fork`]: what a fork copies of the store, and the plan and
+//!   carrying of a fork "with files".
 //! - [`diff`]: a bounded, numbered unified diff of two texts for display.
 //! - [`snapshot`]: what a shell command changed, by comparing the workspace
 //!   before and after it.
 
 pub mod blobs;
 pub mod diff;
+pub mod fork;
 mod plan;
 pub mod restore;
 pub mod snapshot;
@@ -21,5 +24,5 @@ pub mod snapshot;
 pub use blobs::{BlobStore, MAX_STORED_BYTES, sha256_hex};
 pub use plan::{
     ChangeEntry, RestoreAction, RestoreConflict, RestorePlan, RestorePoint, change_log,
-    check_restore, holds, line_counts, plan_restore,
+    check_restore, holds, line_counts, plan_from, plan_restore,
 };

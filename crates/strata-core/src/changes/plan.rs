@@ -140,7 +140,12 @@ fn locate(records: &[Record], point: &RestorePoint) -> Result<usize, String> {
 /// its state before the first of those changes, against its state after
 /// the last.
 pub fn plan_restore(records: &[Record], point: &RestorePoint) -> Result<RestorePlan, String> {
-    let from_record = locate(records, point)?;
+    Ok(plan_from(records, locate(records, point)?))
+}
+
+/// What taking back every change from record `from_record` on does (a
+/// restore's point, or the end of what a fork copied).
+pub fn plan_from(records: &[Record], from_record: usize) -> RestorePlan {
     let mut files: BTreeMap<String, RestoreAction> = BTreeMap::new();
     for entry in change_log(records) {
         if entry.record < from_record {
@@ -160,10 +165,10 @@ pub fn plan_restore(records: &[Record], point: &RestorePoint) -> Result<RestoreP
         .into_values()
         .filter(|action| !same_content(action.expected.as_ref(), action.target.as_ref()))
         .collect();
-    Ok(RestorePlan {
+    RestorePlan {
         from_record,
         actions,
-    })
+    }
 }
 
 /// Whether a file now in state `now` holds `state`'s content (by hash).

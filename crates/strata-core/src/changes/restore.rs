@@ -221,7 +221,7 @@ fn parent_of(
     Ok((dir, name.to_owned()))
 }
 
-fn write_back(ws: &Workspace, path: &str, bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn write_back(ws: &Workspace, path: &str, bytes: &[u8]) -> Result<(), String> {
     let (dir, name) = parent_of(ws, path)?;
     let mode = rustix::fs::statat(dir.as_fd(), &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
         .ok()
@@ -230,7 +230,7 @@ fn write_back(ws: &Workspace, path: &str, bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("could not write it back: {e}"))
 }
 
-fn remove(ws: &Workspace, path: &str) -> Result<(), String> {
+pub(crate) fn remove(ws: &Workspace, path: &str) -> Result<(), String> {
     let (dir, name) = parent_of(ws, path)?;
     match rustix::fs::unlinkat(dir.as_fd(), &name, rustix::fs::AtFlags::empty()) {
         Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),

@@ -166,21 +166,42 @@ impl SessionStore {
     /// A new session whose file begins with a copy of `parent`'s records up
     /// to `point` (see [`crate::context_ops::fork_cut`]) and a
     /// `session_forked` record naming where it came from: its model-visible
-    /// history is what the parent's was there, and nothing later. Files in
+    /// history is what the parent's was there, and nothing later. Its own
+    /// store holds the prior contents the copied records name. Files in
     /// the workspace are not rewound.
     pub fn fork(
         &self,
         parent: SessionId,
         point: strata_protocol::ForkPoint,
     ) -> Result<LiveSession> {
+        self.fork_into(parent, point, None, false)
+    }
+
+    /// [`fork`](Self::fork), working in `workspace` (a new checkout) rather
+    /// than the parent's when given; `with_files`: its store also holds
+    /// what the files hold before the restore that follows (see
+    /// [`crate::changes::fork`]), so that restore can be undone.
+    pub fn fork_into(
+        &self,
+        parent: SessionId,
+        point: strata_protocol::ForkPoint,
+        workspace: Option<&Path>,
+        with_files: bool,
+    ) -> Result<LiveSession> {
         let read = self.open_reader(parent, ReadMode::Strict)?;
         let cut = crate::context_ops::fork_cut(&read.records, &point)?;
         let mut session = self.create(
-            Path::new(&read.meta.workspace),
+            workspace.unwrap_or(Path::new(&read.meta.workspace)),
             &read.meta.provider_kind,
             &read.meta.model,
         )?;
-        for record in read.records.iter().take(cut).skip(1) {
+        let kept = read.records.get(1..cut).unwrap_or_default();
+        let restoring = with_files.then(|| crate::changes::plan_from(&read.records, cut));
+        crate::changes::BlobStore::beside(&read.path).share_into(
+            &crate::changes::BlobStore::beside(&self.session_path(session.id())),
+            &crate::changes::fork::blobs_needed(kept, restoring.as_ref()),
+        )?;
+        for record in kept {
             session.append_copied(record)?;
         }
         session.append(RecordBody::SessionForked(strata_protocol::SessionForked {
