@@ -24,6 +24,7 @@ mod context;
 mod error;
 mod eval;
 mod export;
+mod import;
 mod imported;
 mod items;
 mod launch;
@@ -87,6 +88,7 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Sessions(SessionsCommand::Delete(args)) => {
             sessions::delete(&ctx, &args.session, args.json)
         }
+        Command::Sessions(SessionsCommand::Import(args)) => import::import(&ctx, &args),
         Command::Sessions(SessionsCommand::Verify(args)) => {
             sessions::verify(&ctx, &args.session, args.json)
         }

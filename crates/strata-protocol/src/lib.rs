@@ -15,6 +15,7 @@ mod events;
 mod failure;
 mod file_change;
 mod ids;
+mod imported;
 mod inspect;
 mod items;
 mod items_de;
@@ -84,6 +85,13 @@ pub use file_change::{
     RestoreRefusal, RestoreReport, RestoreStep,
 };
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
+pub use imported::{
+    GetImportSettings, HideImported, ImportCounts, ImportReport, ImportSessions, ImportSettings,
+    ImportSettingsView, ImportSource, ImportedCompactionCard, ImportedCompactionKind, ImportedHits,
+    ImportedPage, ImportedSearchHit, ImportedSessionItem, ImportedSessionView, ImportedSummaryView,
+    ImportedWarnings, ListImported, OpenImported, PickImportPaths, SaveImportSettings,
+    SearchImported, UnreadableImport,
+};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
