@@ -20,6 +20,9 @@ import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
 import { RulesSettings } from "./RulesSettings";
+import type { ImportSettings } from "../bindings/ImportSettings";
+import type { ImportSettingsView } from "../bindings/ImportSettingsView";
+import { ImportSettingsSection } from "../imported/ImportSettingsSection";
 
 interface SettingsDialogProps {
   settings: Settings;
@@ -30,6 +33,8 @@ interface SettingsDialogProps {
   onClose: () => void;
   /** The open session's workspace, whose rules file the Rules section lists too. */
   workspace?: string | null;
+  /** Which other agents' sessions the library shows, saved at once. */
+  imports?: { view: ImportSettingsView; onSave: (settings: ImportSettings) => void } | null;
 }
 
 export const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
@@ -49,7 +54,7 @@ const THEMES: { value: Theme; label: string }[] = [
  * Every section is memoised and every handler stable, so a keystroke renders the section it is
  * typed in (and the profile tabs when it is a profile's name), not the whole form.
  */
-export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null }: SettingsDialogProps) {
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null, imports = null }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
   const [selected, setSelected] = useState(() =>
     initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
@@ -156,6 +161,8 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
         <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} onChange={set} />
 
         <RulesSettings workspace={workspace} />
+
+        {imports && <ImportSettingsSection view={imports.view} onSave={imports.onSave} />}
 
         <CompactionSettings policy={draft.compaction_policy} threshold={draft.compact_threshold} thresholdState={thresholdState} onPolicy={setPolicy} onThreshold={setThreshold} />
 
