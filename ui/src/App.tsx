@@ -306,12 +306,12 @@ function AppWindow() {
         <CircuitBanner busy={running} reason={gauge.circuit_reason} onRetry={() => void actions.send("/compact")} />
       )}
       <footer className="app-footer">
-        {view ? (
+        {view && !imported.open ? (
           <>
             <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
           </>
         ) : (
-          <span className="gauge gauge-empty">No session open</span>
+          <span className="gauge gauge-empty">{imported.open ? `${imported.open.view.summary.models.join(", ") || "Model not recorded"}` : "No session open"}</span>
         )}
         <span className="footer-status" role="status">
           {imported.open ? "Read-only: another agent's session" : running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only: held by another process") : ""}

@@ -204,12 +204,12 @@ export function SessionSidebar(props: SessionSidebarProps) {
       {props.hits && props.onPickHit && !props.hideOwn && (
         <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} totalCapped={props.hitsTotalCapped} onPick={props.onPickHit} />
       )}
-      {props.imported}
       {sessions.length === 0 && !loading && !props.hits?.length && !props.hideOwn && (
         <p className="sidebar-empty">
           {query ? `No session matches “${query}”.` : "No sessions yet. Start one and it will be listed here."}
         </p>
       )}
+      {props.imported}
       {deleting && (
         <ConfirmDialog
           title="Delete session?"

@@ -1,8 +1,9 @@
 import { Fragment, useEffect, useRef } from "react";
 import type { ImportedCompactionCard } from "../bindings/ImportedCompactionCard";
 import type { ImportedSessionView } from "../bindings/ImportedSessionView";
+import type { ImportSource } from "../bindings/ImportSource";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
-import { AssistantMessage, ThinkingBlock, UserMessage } from "../components/Messages";
+import { AssistantMessage, ThinkingBlock, UserMessage, type Author } from "../components/Messages";
 import { ToolCallCard } from "../components/ToolCallCard";
 import { TRIGGER_LABEL } from "../console/model";
 import { exactTokens } from "../console/steps";
@@ -15,12 +16,12 @@ function entryId(entry: TranscriptEntry): string {
 }
 
 /** An imported entry as Strata's transcript draws it, with nothing that writes. */
-function EntryView({ entry }: { entry: TranscriptEntry }) {
+function EntryView({ entry, author }: { entry: TranscriptEntry; author: Author }) {
   switch (entry.kind) {
     case "user":
       return <UserMessage entry={entry} />;
     case "assistant":
-      return <AssistantMessage entry={entry} />;
+      return <AssistantMessage entry={entry} author={author} />;
     case "thinking":
       return <ThinkingBlock entry={entry} />;
     case "tool":
@@ -30,6 +31,9 @@ function EntryView({ entry }: { entry: TranscriptEntry }) {
       return null;
   }
 }
+
+/** The avatar of another agent's answers. */
+const INITIALS: Record<ImportSource, string> = { codex: "Cx", claude_code: "CC", copilot_cli: "Co" };
 
 function tokens(count: number | null | undefined): string {
   return count != null ? exactTokens(count) : "not recorded";
@@ -143,6 +147,7 @@ export function ImportedSessionPane({ view, target }: ImportedSessionPaneProps) 
     node?.scrollIntoView({ block: "center" });
   }, [target, view]);
   const source = SOURCE_LABEL[summary.source];
+  const author: Author = { name: source, initials: INITIALS[summary.source] };
   return (
     <main className="conversation imported-session" aria-label="Imported session">
       <header className="conversation-header imported-header">
@@ -170,7 +175,7 @@ export function ImportedSessionPane({ view, target }: ImportedSessionPaneProps) 
                 <Fragment key={id}>
                   {dividers.get(id)?.map((card) => <Divider key={card.id} card={card} />)}
                   <div className={id === target ? "message-row search-target" : "message-row"} data-entry-id={id}>
-                    <EntryView entry={entry} />
+                    <EntryView entry={entry} author={author} />
                   </div>
                 </Fragment>
               );
