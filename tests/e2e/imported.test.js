@@ -12,6 +12,7 @@ import path from "node:path";
 import { after, before, describe } from "node:test";
 import { Harness } from "./lib/harness.js";
 import { sharedAppSteps } from "./lib/steps.js";
+import { Keys } from "./lib/webdriver.js";
 
 const PRE_TOKENS = 48_213;
 const norm = (text) => (text ?? "").replace(/\s+/g, " ").trim();
@@ -109,6 +110,32 @@ describe("other agents' sessions in the library (issue 24)", { timeout: 300_000 
     });
     assert.equal(figures, "5,100 → 900");
     await h.screenshotBoth("imported-codex");
+  });
+
+  step("a search hit in another agent's session opens that session at its message", async () => {
+    const search = await h.find("nav[aria-label=Sessions] input[type=search]");
+    await h.driver.click(search);
+    await h.driver.sendKeys(search, "empty input");
+    await h.click("section[aria-label=\"Matches in other agents' sessions\"] .search-hit", "parser test");
+    const target = await h.waitFor("the hit's message marked", () => document.querySelector("main[aria-label=\"Imported session\"] .search-target")?.textContent ?? null);
+    assert.match(norm(target), /The parser test fails on empty input/);
+  });
+
+  step("Settings shows each tool's folders on or off, and turning Codex off takes its session from the sidebar", async () => {
+    await h.click("button", "Settings");
+    const section = await h.find("section", "Other agents' sessions");
+    await h.run((el) => el.scrollIntoView(), section);
+    await h.screenshotBoth("imported-settings");
+    await h.click("label.checkbox-row", "Codex");
+    await h.waitFor("the Codex session gone", (l) => [...document.querySelectorAll(`${l} li`)].length === 1, [list]);
+    await h.driver.sendKeys(await h.run(() => document.activeElement), Keys.ESCAPE);
+    await h.waitFor("Settings closed", () => !document.querySelector("[role=dialog]"));
+  });
+
+  step("removing a session from the library leaves its file as it was", async () => {
+    await h.click(`${list} .imported-hide`);
+    await h.click("[role=dialog] button", "Remove from library");
+    await h.waitFor("the list empty", (l) => document.querySelectorAll(`${l} li`).length === 0, [list]);
     assert.deepEqual([stamp(claudeFile), stamp(codexFile)], stamps, "neither file was written");
   });
 });

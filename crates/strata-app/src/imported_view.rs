@@ -63,7 +63,14 @@ pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> Impor
         .compactions
         .iter()
         .enumerate()
-        .map(|(index, compaction)| card(index, compaction, &entry_of_item))
+        .map(|(index, compaction)| {
+            let after_round = session
+                .rounds
+                .iter()
+                .filter(|round| round.line < compaction.line)
+                .count();
+            card(index, compaction, after_round, &entry_of_item)
+        })
         .collect();
     ImportedSessionView {
         v: CONTRACT_FORMAT_VERSION,
@@ -195,6 +202,7 @@ fn tool_card(id: &str, call_id: &str, name: &str, arguments: &str) -> ToolEntry 
 fn card(
     index: usize,
     compaction: &ImportedCompaction,
+    after_round: usize,
     entry_of_item: &[String],
 ) -> ImportedCompactionCard {
     let kind = match &compaction.kind {
@@ -218,6 +226,7 @@ fn card(
         number,
         line: compaction.line,
         at: compaction.at,
+        after_round: count(after_round),
         before_entry: entry_of_item.get(compaction.at_item).cloned(),
         kind,
         trigger: compaction.trigger,

@@ -184,6 +184,7 @@ fn shown_sessions_list_with_their_source_and_open_with_their_compaction_cards() 
     );
     assert_eq!(compaction.summary, ImportedSummaryView::Encrypted);
     assert_eq!(codex.chart.len(), 2, "two requests reported usage");
+    assert_eq!(compaction.after_round, 1, "marked after the first request");
 
     let hits = rt
         .block_on(app.search_imported(SearchImported {

@@ -177,6 +177,8 @@ pub struct ImportedCompactionCard {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub at: Option<DateTime<Utc>>,
+    /// Rounds of the session before it: where the context chart marks it.
+    pub after_round: u32,
     /// The transcript entry it sits above; none when it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

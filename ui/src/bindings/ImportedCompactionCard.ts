@@ -20,6 +20,10 @@ number: number,
  */
 line: number, at?: string, 
 /**
+ * Rounds of the session before it: where the context chart marks it.
+ */
+after_round: number, 
+/**
  * The transcript entry it sits above; none when it came last.
  */
 before_entry?: string, kind: ImportedCompactionKind, trigger?: CompactionTrigger, summary: ImportedSummaryView, 

@@ -34,7 +34,8 @@ export function ImportSettingsSection({ view, onSave }: ImportSettingsSectionPro
           </label>
         ))}
       </fieldset>
-      <h4>Added folders and files</h4>
+      <fieldset className="import-tools">
+        <legend>Added folders and files</legend>
       {settings.extra_paths.length === 0 ? (
         <p className="muted">None.</p>
       ) : (
@@ -64,6 +65,7 @@ export function ImportSettingsSection({ view, onSave }: ImportSettingsSectionPro
           Add
         </button>
       </form>
+      </fieldset>
     </section>
   );
 }

@@ -5,7 +5,8 @@ import type { ImportSource } from "../bindings/ImportSource";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
 import { AssistantMessage, ThinkingBlock, UserMessage, type Author } from "../components/Messages";
 import { ToolCallCard } from "../components/ToolCallCard";
-import { TRIGGER_LABEL } from "../console/model";
+import { ContextChart } from "../console/ContextChart";
+import { TRIGGER_LABEL, chartFrom } from "../console/model";
 import { exactTokens } from "../console/steps";
 import { folderName, formatRelativeTime } from "../lib/format";
 import { SOURCE_LABEL } from "./api";
@@ -190,6 +191,20 @@ export function ImportedSessionPane({ view, target }: ImportedSessionPaneProps) 
             )}
           </div>
           <aside className="imported-console" aria-label="Compactions">
+            {view.chart.length > 1 && (
+              <section className="imported-chart" aria-label="Context per request">
+                <h3>Context</h3>
+                <ContextChart
+                  data={chartFrom(
+                    view.chart,
+                    view.compactions.map((card) => ({ round: card.after_round, summaryId: card.id, number: card.number, context_tokens: card.tokens_before ?? null })),
+                    null,
+                    null,
+                  )}
+                  onMarker={(id) => document.getElementById(id)?.scrollIntoView({ block: "nearest" })}
+                />
+              </section>
+            )}
             <h3>Compactions</h3>
             {view.compactions.length === 0 ? (
               <p className="muted">{source} did not compact this session.</p>

@@ -35,7 +35,7 @@ const claudeView: ImportedSessionView = {
     { kind: "assistant", id: "item:1", text: "Fixed.", streaming: false },
   ],
   compactions: [
-    { id: "imported-compaction:1", number: 1, line: 6, before_entry: "item:1", kind: { kind: "summary" }, trigger: "manual", summary: { kind: "text", text: "the bug is in src" }, tokens_before: 153739, tokens_after: 62 },
+    { id: "imported-compaction:1", number: 1, line: 6, after_round: 1, before_entry: "item:1", kind: { kind: "summary" }, trigger: "manual", summary: { kind: "text", text: "the bug is in src" }, tokens_before: 153739, tokens_after: 62 },
   ],
   chart: [],
   warnings: { skipped_lines: 0, unknown_types: 0 },
