@@ -150,22 +150,27 @@ impl App {
         Ok((hits, unreadable(refreshed)))
     }
 
-    /// The imported session of `scope` a full id or a unique id prefix
-    /// names, with its listing line, read from its file.
-    pub fn open_imported_blocking(
-        &self,
-        scope: Scope,
-        query: &str,
-    ) -> AppResult<(ImportedListItem, ImportedSession)> {
+    /// The listing line of the imported session of `scope` a full id or a
+    /// unique id prefix names (the desktop's scope leaves hidden ones out).
+    pub fn find_imported_blocking(&self, scope: Scope, query: &str) -> AppResult<ImportedListItem> {
         let listing = self.list_imported_blocking(scope)?;
         let prefs = self.prefs().imported;
-        let item = unique_match(
+        unique_match(
             listing
                 .sessions
                 .into_iter()
                 .filter(|item| scope == Scope::AllTools || !prefs.is_hidden(&item.path)),
             query,
-        )?;
+        )
+    }
+
+    /// [`App::find_imported_blocking`]'s session, read from its file.
+    pub fn open_imported_blocking(
+        &self,
+        scope: Scope,
+        query: &str,
+    ) -> AppResult<(ImportedListItem, ImportedSession)> {
+        let item = self.find_imported_blocking(scope, query)?;
         let session = read_path(item.source, &item.path)
             .map_err(|error| io(format!("Could not read that session's file again: {error}")))?;
         Ok((item, session))

@@ -113,7 +113,7 @@ impl App {
     /// list; the file is not touched.
     pub async fn hide_imported(self: &Arc<Self>, request: HideImported) -> CommandResult<()> {
         self.blocking(move |app| {
-            let (item, _) = app.open_imported_blocking(Scope::Chosen, &request.id)?;
+            let item = app.find_imported_blocking(Scope::Chosen, &request.id)?;
             let path = item.path.to_string_lossy().into_owned();
             app.update_import_prefs(|prefs| {
                 if !prefs.hidden.contains(&path) {
