@@ -68,7 +68,7 @@ export function ImportedList({ sessions, activeId, onOpen, onHide, onOpenFile }:
     useFlushSync: false,
   });
   return (
-    <section className="imported-sessions" aria-labelledby="imported-heading">
+    <section className={`imported-sessions${sessions.length === 0 ? " empty" : ""}`} aria-labelledby="imported-heading">
       <div className="imported-heading">
         <h2 id="imported-heading">Other agents</h2>
         <TipButton className="link-button" tip="Open another agent's session file" onClick={onOpenFile}>
@@ -115,8 +115,8 @@ export function ImportedList({ sessions, activeId, onOpen, onHide, onOpenFile }:
             );
           })}
         </ul>
-        {sessions.length === 0 && <p className="sidebar-empty">No other agents' sessions shown. Turn them on in Settings, or open a file.</p>}
       </div>
+      {sessions.length === 0 && <p className="sidebar-empty">None shown: turn them on in Settings, or open a file.</p>}
       {hiding && (
         <ConfirmDialog
           title="Remove from the library?"
