@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use strata_app::App;
 use strata_app::transcript::TranscriptFeed;
 use strata_protocol::{
-    CommandError, LibraryChange, LiveBatch, OpenExternalLink, PickWorkspace, WatchLibrary,
+    CommandError, LibraryChange, LiveBatch, OpenExternalLink, PickImportPaths, PickWorkspace,
+    WatchLibrary,
 };
 use tauri::ipc::{Channel, CommandArg, CommandItem, Invoke, InvokeError};
 use tauri::{Runtime, State, Webview, Window};
@@ -125,6 +126,36 @@ async fn pick_workspace<R: Runtime>(
         });
     let folder = picked.await.ok().flatten().and_then(|f| f.into_path().ok());
     Ok(folder.map(|folder| folder.to_string_lossy().into_owned()))
+}
+
+/// `pick_import_paths`: the native file picker for "Open file…": other
+/// agents' session files (JSON lines, or Codex's compressed rollouts).
+/// Opened from here, as the folder picker is, so nothing enters the fs
+/// plugin's scope; the UI hands the chosen paths to `import_sessions`,
+/// which only reads them. Empty when cancelled.
+#[tauri::command(rename_all = "snake_case")]
+async fn pick_import_paths<R: Runtime>(
+    window: Window<R>,
+    request: Request<PickImportPaths>,
+) -> Result<Vec<String>> {
+    let Request(PickImportPaths {}) = request;
+    let (chosen, picked) = tokio::sync::oneshot::channel();
+    window
+        .dialog()
+        .file()
+        .set_parent(&window)
+        .set_title("Open another agent's session file")
+        .add_filter("Session files", &["jsonl", "zst"])
+        .pick_files(move |files| {
+            // Nobody waits any more only when the window went away.
+            let _ = chosen.send(files);
+        });
+    let files = picked.await.ok().flatten().unwrap_or_default();
+    Ok(files
+        .into_iter()
+        .filter_map(|file| file.into_path().ok())
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect())
 }
 
 /// `open_external_link`: see [`crate::links::open_external_link`].

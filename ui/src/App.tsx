@@ -32,6 +32,10 @@ import { isRunning } from "./state/store";
 import { sessionProviderName } from "./lib/profiles";
 import { providerHealth } from "./lib/providerHealth";
 import { StoreProvider, useActions, useAppState } from "./state/StoreProvider";
+import { ImportConsent, shouldAsk } from "./imported/ImportConsent";
+import { ImportedHits, ImportedList, SourceFilterSelect } from "./imported/ImportedList";
+import { ImportedSessionPane } from "./imported/ImportedSessionPane";
+import { useImported } from "./imported/useImported";
 
 /** The app: one store for everything it shows, provided to every component. */
 export function App() {
@@ -131,8 +135,22 @@ function AppWindow() {
     if (listRef.current?.scrollToEntry(target)) scrolledTo.current = key;
   }, [target, entryCount, view]);
 
+  // Other agents' sessions: their rows, the one open read-only (shown instead of a conversation).
+  const imported = useImported(query, actions.fail);
+  const { close: closeImported } = imported;
+  const openOwn = useCallback(
+    (id: string, atItem?: string) => {
+      closeImported();
+      void actions.open(id, atItem);
+    },
+    [actions, closeImported],
+  );
+
   const focusComposer = useCallback(() => composerRef.current?.focus(), []);
-  const newSession = useCallback(() => void actions.openNewSession(), [actions]);
+  const newSession = useCallback(() => {
+    closeImported();
+    void actions.openNewSession();
+  }, [actions, closeImported]);
 
   useShortcuts({
     newSession,
@@ -198,12 +216,44 @@ function AppWindow() {
         onOpenSettings={() => actions.setSettingsOpen(true)}
       />
       {info?.is_demo && <DemoBanner onConnect={() => actions.setConnectOpen(true)} />}
+      {shouldAsk(imported.settings) && (
+        <ImportConsent
+          view={imported.settings}
+          onShow={(tools) => void imported.saveSettings({ ...imported.settings!.settings, asked: true, tools })}
+          onNotNow={() => void imported.saveSettings({ ...imported.settings!.settings, asked: true, tools: [] })}
+        />
+      )}
       <div className="workspace-area">
         {sidebarShown && (
           <SidebarDrawer drawer={narrow} onClose={closeDrawer}>
             <SessionSidebar
               sessions={sessions}
-              activeId={view?.summary.id ?? null}
+              activeId={imported.open ? null : (view?.summary.id ?? null)}
+              filter={<SourceFilterSelect value={imported.filter} onChange={imported.setFilter} />}
+              hideOwn={imported.filter !== "all" && imported.filter !== "strata"}
+              imported={
+                imported.filter !== "strata" && (
+                  <>
+                    <ImportedHits
+                      hits={imported.hits.filter((hit) => imported.filter === "all" || hit.source === imported.filter)}
+                      onPick={(hit) => {
+                        closeDrawer();
+                        void imported.openSession(hit.session_id, hit.entry_id ?? null);
+                      }}
+                    />
+                    <ImportedList
+                      sessions={imported.sessions.filter((session) => imported.filter === "all" || session.source === imported.filter)}
+                      activeId={imported.open?.view.summary.id ?? null}
+                      onOpen={(id) => {
+                        closeDrawer();
+                        void imported.openSession(id);
+                      }}
+                      onHide={(id) => void imported.hide(id)}
+                      onOpenFile={() => void imported.pickAndImport()}
+                    />
+                  </>
+                )
+              }
               query={query}
               loading={loadingSessions}
               onQueryChange={actions.setQuery}
@@ -213,7 +263,7 @@ function AppWindow() {
               }}
               onOpen={(id) => {
                 closeDrawer();
-                void actions.open(id);
+                openOwn(id);
               }}
               onRename={(id, title) => actions.rename(id, title)}
               onDelete={(id) => actions.remove(id)}
@@ -224,12 +274,14 @@ function AppWindow() {
               onPickHit={(hit) => {
                 closeDrawer();
                 scrolledTo.current = null;
-                void actions.open(hit.session_id, hit.item_id ?? undefined);
+                openOwn(hit.session_id, hit.item_id ?? undefined);
               }}
             />
           </SidebarDrawer>
         )}
-        {view && summary ? (
+        {imported.open ? (
+          <ImportedSessionPane key={imported.open.view.summary.path} view={imported.open.view} target={imported.open.target} />
+        ) : view && summary ? (
           <Conversation
             key={view.summary.id}
             summary={summary}
@@ -240,7 +292,8 @@ function AppWindow() {
         ) : (
           <WelcomeScreen error={loadError} hasSessions={sessions.length > 0} onNew={newSession} />
         )}
-        {consoleOpen && (
+        {/* An imported session's compactions are beside its transcript; the dock is Strata's sessions'. */}
+        {consoleOpen && !imported.open && (
           <ConsoleDock
             context={consoleContext}
             width={consoleWidth}
@@ -255,15 +308,15 @@ function AppWindow() {
         <CircuitBanner busy={running} reason={gauge.circuit_reason} onRetry={() => void actions.send("/compact")} />
       )}
       <footer className="app-footer">
-        {view ? (
+        {view && !imported.open ? (
           <>
             <ContextGauge context_tokens={context_tokens} threshold={threshold} context_window={gauge?.context_window ?? context_window} estimated={gauge?.estimated ?? false} />
           </>
         ) : (
-          <span className="gauge gauge-empty">No session open</span>
+          <span className="gauge gauge-empty">{imported.open ? `${imported.open.view.summary.models.join(", ") || "Model not recorded"}` : "No session open"}</span>
         )}
         <span className="footer-status" role="status">
-          {running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only: held by another process") : ""}
+          {imported.open ? "Read-only: another agent's session" : running ? "Working…" : view ? (mode === "live" ? "Ready" : "Read-only: held by another process") : ""}
         </span>
         <span className="footer-version">{info ? `Strata ${info.version}` : ""}</span>
       </footer>
@@ -276,6 +329,7 @@ function AppWindow() {
           initialProfile={settingsProfile}
           workspace={summary?.workspace ?? null}
           sandboxUnavailable={info?.sandbox_unavailable ?? null}
+          imports={imported.settings ? { view: imported.settings, onSave: (next) => void imported.saveSettings(next) } : null}
           onClose={() => actions.setSettingsOpen(false)}
           onSave={actions.saveSettings}
         />

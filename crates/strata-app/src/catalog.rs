@@ -194,20 +194,7 @@ fn hit_kind(kind: &str) -> SearchHitKind {
 /// A contract hit from the index's: the snippet as plain text and its
 /// matches as character ranges (the markers never reach a front end).
 pub fn search_hit(hit: &strata_index::SearchHit) -> SearchHit {
-    let mut snippet = String::new();
-    let mut matches = Vec::new();
-    let mut at = 0u32;
-    for span in snippet_spans(&hit.snippet) {
-        let length = count(span.text.chars().count() as u64);
-        if span.matched {
-            matches.push(TextRange {
-                start: at,
-                end: at + length,
-            });
-        }
-        at += length;
-        snippet.push_str(&span.text);
-    }
+    let (snippet, matches) = plain_snippet(&hit.snippet);
     SearchHit {
         session_id: hit.session_id,
         session_title: hit.session_title.clone(),
@@ -220,6 +207,25 @@ pub fn search_hit(hit: &strata_index::SearchHit) -> SearchHit {
         matches,
         updated_at: hit.updated,
     }
+}
+
+/// A marked snippet as plain text and its matches as character ranges.
+pub fn plain_snippet(marked: &str) -> (String, Vec<TextRange>) {
+    let mut snippet = String::new();
+    let mut matches = Vec::new();
+    let mut at = 0u32;
+    for span in snippet_spans(marked) {
+        let length = count(span.text.chars().count() as u64);
+        if span.matched {
+            matches.push(TextRange {
+                start: at,
+                end: at + length,
+            });
+        }
+        at += length;
+        snippet.push_str(&span.text);
+    }
+    (snippet, matches)
 }
 
 /// The filters of a search request.

@@ -37,6 +37,7 @@ pub mod error;
 pub mod eval;
 pub mod export;
 pub mod imported;
+pub mod imported_view;
 pub mod launch;
 pub mod library;
 pub mod live;
@@ -85,6 +86,9 @@ pub struct App {
     shown: outside::Shown,
     /// The console folds kept for live updates ([`console`]).
     consoles: Arc<console::Consoles>,
+    /// Where other agents' sessions are looked for, when not `$HOME`
+    /// (tests).
+    import_home: Option<std::path::PathBuf>,
 }
 
 impl App {
@@ -97,7 +101,14 @@ impl App {
             catalog: catalog::Catalog::default(),
             shown: outside::Shown::default(),
             consoles: Arc::default(),
+            import_home: None,
         }
+    }
+
+    /// Looks for other agents' sessions under `home` instead of `$HOME`.
+    pub fn with_import_home(mut self, home: std::path::PathBuf) -> Self {
+        self.import_home = Some(home);
+        self
     }
 
     pub fn paths(&self) -> &StrataPaths {

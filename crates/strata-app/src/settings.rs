@@ -46,6 +46,9 @@ pub struct DesktopPrefs {
     /// The debug console's width the person last chose, in pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub console_width: Option<u32>,
+    /// Which other agents' sessions the library shows, and those hidden.
+    #[serde(skip_serializing_if = "crate::imported::ImportPrefs::is_unset")]
+    pub imported: crate::imported::ImportPrefs,
 }
 
 impl DesktopPrefs {

@@ -180,6 +180,12 @@ fn desktop_preferences_round_trip_and_default_when_damaged() {
         labels: BTreeMap::from([("work".to_owned(), "Work account".to_owned())]),
         compact_threshold: Some(strata_protocol::ThresholdSetting::Left(20_000)),
         console_width: Some(640),
+        imported: crate::imported::ImportPrefs {
+            asked: true,
+            tools: vec![strata_protocol::ImportSource::ClaudeCode],
+            extra_paths: vec!["/data/sessions".to_owned()],
+            hidden: vec!["/h/.codex/sessions/rollout-a.jsonl".to_owned()],
+        },
     };
     prefs.save(dir.path()).unwrap();
     assert_eq!(DesktopPrefs::load(dir.path()), prefs);

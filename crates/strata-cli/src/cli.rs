@@ -407,6 +407,21 @@ pub enum SessionsCommand {
     /// checkpoint (the copy a resume starts from) against it; exits 3 when
     /// one disagrees.
     Verify(SessionJsonArgs),
+
+    /// Adds Codex, Claude Code or Copilot CLI session files, or folders
+    /// holding them, to the library (read-only: the files are never
+    /// written, moved or deleted); prints what was found there.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Session files or folders (searched a few levels deep).
+    #[arg(value_name = "PATH", required = true, num_args = 1..)]
+    pub paths: Vec<std::path::PathBuf>,
+    /// One JSON object (`ImportReport`) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use strata_app::error::AppError;
-use strata_app::imported::{UnreadableFile, open_imported};
+use strata_app::imported::{Scope, UnreadableFile};
 use strata_app::transcript::text::trigger_name;
 use strata_core::CoreError;
 use strata_import::{
@@ -50,7 +50,7 @@ pub fn list(ctx: &Context, json: bool) -> crate::error::Result<()> {
             .warn("HOME is not set, so no other tools' sessions were looked for");
         return Ok(());
     };
-    let listing = ctx.app.list_imported_blocking(&home)?;
+    let listing = ctx.app.list_imported_blocking(Scope::AllTools)?;
     warn_unreadable(ctx, &listing.unreadable);
     let mut out = ctx.out.stdout();
     if json {
@@ -110,10 +110,10 @@ struct ImportedHits<'a> {
 /// The other tools' hits after Strata's search results: with `--json` one
 /// more line, `{"imported_hits": [...]}`; their count is what is shown.
 pub fn search(ctx: &Context, request: &SearchSessions, json: bool) -> crate::error::Result<usize> {
-    let Some(home) = home() else {
+    if home().is_none() {
         return Ok(0);
-    };
-    let (hits, unreadable) = ctx.app.search_imported_blocking(&home, request)?;
+    }
+    let (hits, unreadable) = ctx.app.search_imported_blocking(Scope::AllTools, request)?;
     warn_unreadable(ctx, &unreadable);
     let mut out = ctx.out.stdout();
     if json {
@@ -194,10 +194,10 @@ pub fn show_instead(
     json: bool,
     missing: CoreError,
 ) -> crate::error::Result<()> {
-    let Some(home) = home() else {
+    if home().is_none() {
         return Err(missing.into());
-    };
-    let (item, session) = match open_imported(&home, query) {
+    }
+    let (item, session) = match ctx.app.open_imported_blocking(Scope::AllTools, query) {
         Ok(found) => found,
         Err(AppError::Core(CoreError::SessionNotFound { .. })) => return Err(missing.into()),
         Err(error) => return Err(error.into()),

@@ -25,6 +25,7 @@ mod error;
 mod eval;
 mod export;
 mod fork;
+mod import;
 mod imported;
 mod items;
 mod launch;
@@ -88,6 +89,7 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Sessions(SessionsCommand::Delete(args)) => {
             sessions::delete(&ctx, &args.session, args.json)
         }
+        Command::Sessions(SessionsCommand::Import(args)) => import::import(&ctx, &args),
         Command::Sessions(SessionsCommand::Verify(args)) => {
             sessions::verify(&ctx, &args.session, args.json)
         }

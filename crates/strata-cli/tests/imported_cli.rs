@@ -284,3 +284,54 @@ fn the_real_two_compaction_rollout_shows_both_cards_with_codex_s_own_figures() {
         "{text}"
     );
 }
+
+#[test]
+fn import_adds_a_folder_outside_the_standard_ones_and_prints_what_it_found() {
+    let strata = Home::new();
+    let user = tempfile::tempdir().unwrap();
+    let user_home = user.path().to_str().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    // A hostile title (an escape, as JSON writes it): it must not reach
+    // the terminal.
+    write(
+        elsewhere.path(),
+        "exported/run.jsonl",
+        &claude_session().replace("commit this", "commit \\u001b[2Jthis"),
+    );
+    let folder = elsewhere.path().to_str().unwrap();
+    let run = strata.run_with(
+        &["sessions", "import", folder, "--json"],
+        &[("HOME", user_home)],
+    );
+    let lines = run.json_lines();
+    let [report] = lines.as_slice() else {
+        panic!("one object: {lines:?}")
+    };
+    assert_eq!(report["kind"], "import_report");
+    assert_eq!(report["added_paths"], serde_json::json!([folder]));
+    assert_eq!(report["sessions"][0]["source"], "claude_code");
+    assert_eq!(
+        report["sessions"][0]["id"],
+        "0cf3db51-1c73-43bb-8d05-dc02739514a5"
+    );
+
+    // Kept in the library: listed with the other tools' sessions from now on.
+    let listed = strata
+        .run_with(&["sessions", "list", "--all-tools"], &[("HOME", user_home)])
+        .ok();
+    assert!(listed.contains("[Claude Code]  0cf3db51"), "{listed}");
+    assert!(!listed.contains('\u{1b}'), "{listed:?}");
+
+    let text = strata
+        .run_with(&["sessions", "import", folder], &[("HOME", user_home)])
+        .ok();
+    assert!(text.contains("[Claude Code]"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+
+    strata
+        .run_with(
+            &["sessions", "import", "/nothing/here"],
+            &[("HOME", user_home)],
+        )
+        .fails_with(1, "nothing is at /nothing/here");
+}

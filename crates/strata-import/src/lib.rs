@@ -17,6 +17,7 @@ mod error;
 mod lines;
 mod listing;
 mod model;
+mod sniff;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -31,6 +32,7 @@ pub use model::{
     ImportedSession, ImportedSummary, ItemKind, KeptItems, ReasoningText, SKIPPED_LINES_KEPT,
     TEXT_CAP_BYTES, Tool,
 };
+pub use sniff::discover_path;
 
 use builder::{SessionBuilder, parse_object, parse_time};
 use chrono::{DateTime, Utc};

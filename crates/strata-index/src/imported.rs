@@ -102,14 +102,20 @@ impl Index {
     /// Brings the imported sessions up to date with the session files of
     /// the other tools under `home`.
     pub fn refresh_imported(&mut self, home: &Path) -> Result<ImportedRefresh> {
-        let files = discover(home);
+        self.refresh_imported_files(&discover(home))
+    }
+
+    /// Brings the imported sessions up to date with exactly `files`: those
+    /// stored for any other path are dropped (the desktop's set is the
+    /// standard folders the person agreed to plus the paths they added).
+    pub fn refresh_imported_files(&mut self, files: &[SessionFileRef]) -> Result<ImportedRefresh> {
         let known = self.imported_stamps()?;
         let mut report = ImportedRefresh {
             files: files.len(),
             ..ImportedRefresh::default()
         };
         let mut seen = Vec::with_capacity(files.len());
-        for file in &files {
+        for file in files {
             let Some(path) = file.path.to_str() else {
                 report.unreadable.push(UnreadableImport {
                     path: file.path.clone(),

@@ -28,7 +28,7 @@ pub trait Command {
 /// group: Shell name(Request) -> Output[, events Event]; // written by hand in the desktop shell
 /// ```
 ///
-/// `group` is the command's group (`library`, `conversation`, `context`,
+/// `group` is the command's group (`library`, `imported`, `conversation`, `context`,
 /// `console`, `changes`, `settings`, `shell`), the rows of a group together: the
 /// headings of docs/desktop-commands.md.
 ///
@@ -52,6 +52,13 @@ macro_rules! with_commands {
             library: App preview_fork($crate::PreviewFork) -> $crate::ForkPreview;
             library: App recent($crate::GetRecent) -> $crate::Recent;
             library: App remember_open($crate::RememberOpen) -> ();
+            imported: App list_imported($crate::ListImported) -> $crate::ImportedPage;
+            imported: App open_imported($crate::OpenImported) -> $crate::ImportedSessionView;
+            imported: App search_imported($crate::SearchImported) -> $crate::ImportedHits;
+            imported: App hide_imported($crate::HideImported) -> ();
+            imported: App import_sessions($crate::ImportSessions) -> $crate::ImportReport;
+            imported: App import_settings($crate::GetImportSettings) -> $crate::ImportSettingsView;
+            imported: App save_import_settings($crate::SaveImportSettings) -> $crate::ImportSettingsView;
             conversation: App send_message($crate::SendMessage) -> $crate::SendOutcome, events $crate::LiveBatch;
             conversation: App stop_turn($crate::StopTurn) -> bool;
             conversation: App answer_approval($crate::AnswerApproval) -> bool;
@@ -86,6 +93,7 @@ macro_rules! with_commands {
             settings: App add_rule($crate::AddRule) -> $crate::RulesListing;
             settings: App remove_rule($crate::RemoveRule) -> $crate::RulesListing;
             shell: Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
+            shell: Shell pick_import_paths($crate::PickImportPaths) -> ::std::vec::Vec<::std::string::String>;
             shell: Shell open_external_link($crate::OpenExternalLink) -> ();
             shell: Shell watch_library($crate::WatchLibrary) -> (), events $crate::LibraryChange;
         }

@@ -16,6 +16,7 @@ mod failure;
 mod file_change;
 mod fork;
 mod ids;
+mod imported;
 mod inspect;
 mod items;
 mod items_de;
@@ -86,6 +87,13 @@ pub use file_change::{
 };
 pub use fork::{ForkFiles, ForkFilesDone, ForkPreview, ForkSession, PreviewFork, SessionForkView};
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
+pub use imported::{
+    GetImportSettings, HideImported, ImportCounts, ImportReport, ImportSessions, ImportSettings,
+    ImportSettingsView, ImportSource, ImportedCompactionCard, ImportedCompactionKind, ImportedHits,
+    ImportedPage, ImportedSearchHit, ImportedSessionItem, ImportedSessionView, ImportedSummaryView,
+    ImportedWarnings, ListImported, OpenImported, PickImportPaths, SaveImportSettings,
+    SearchImported, UnreadableImport,
+};
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,

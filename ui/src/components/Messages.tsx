@@ -72,18 +72,25 @@ export function ThinkingBlock({ entry }: { entry: Of<"thinking"> }) {
 const UNSAVED_LABEL: Record<NonNullable<Of<"assistant">["unsaved"]>, string> = { stopped: "Stopped", interrupted: "Interrupted" };
 const UNSAVED_TEXT = "not sent to the model. The model will not see this partial answer, and it is not saved: it is gone once you reopen the session.";
 
-export function AssistantMessage({ entry, history }: { entry: Of<"assistant">; history?: ItemHistory }) {
+/** Who wrote an answer: Strata, unless the session is another agent's. */
+export interface Author {
+  name: string;
+  initials: string;
+}
+const STRATA: Author = { name: "Strata", initials: "S" };
+
+export function AssistantMessage({ entry, history, author = STRATA }: { entry: Of<"assistant">; history?: ItemHistory; author?: Author }) {
   const noteId = `${entry.id}-unsaved`;
   return (
     <article
       className={`message message-assistant${entry.unsaved ? " message-unsaved" : ""}${entry.pinned ? " message-pinned" : ""}`}
       data-item-id={entry.id}
-      aria-label="Strata"
+      aria-label={author.name}
       aria-busy={entry.streaming}
       aria-describedby={entry.unsaved ? noteId : undefined}
     >
       <div className="avatar" aria-hidden="true">
-        S
+        {author.initials}
       </div>
       <div className="assistant-body">
         {entry.pinned && <PinnedBadge />}

@@ -1,5 +1,6 @@
 import type { SearchHit } from "../bindings/SearchHit";
 import type { SearchHitKind } from "../bindings/SearchHitKind";
+import type { TextRange } from "../bindings/TextRange";
 import { formatRelativeTime } from "../lib/format";
 import { snippetParts } from "../lib/highlight";
 
@@ -10,6 +11,15 @@ const KIND_LABELS: Record<SearchHitKind, string> = {
   tool_output: "Tool output",
   summary: "Summary",
 };
+
+/** A hit's text as text, its matches marked at the ranges the backend gives. */
+export function HitSnippet({ snippet, matches }: { snippet: string; matches: TextRange[] }) {
+  return (
+    <span className="search-hit-snippet">
+      {snippetParts(snippet, matches).map((part, at) => (part.matched ? <mark key={at}>{part.text}</mark> : <span key={at}>{part.text}</span>))}
+    </span>
+  );
+}
 
 interface SearchHitsProps {
   hits: SearchHit[];
@@ -45,11 +55,7 @@ export function SearchHits({ hits, total, totalCapped = false, onPick }: SearchH
                 <span aria-hidden="true"> · </span>
                 <time dateTime={hit.updated_at}>{formatRelativeTime(hit.updated_at)}</time>
               </span>
-              <span className="search-hit-snippet">
-                {snippetParts(hit.snippet, hit.matches).map((part, at) =>
-                  part.matched ? <mark key={at}>{part.text}</mark> : <span key={at}>{part.text}</span>,
-                )}
-              </span>
+              <HitSnippet snippet={hit.snippet} matches={hit.matches} />
             </button>
           </li>
         ))}

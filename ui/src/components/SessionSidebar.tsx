@@ -1,6 +1,6 @@
 import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
 import { TipButton } from "./Tooltip";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { SessionListItem } from "../api/types";
 import type { SearchHit } from "../bindings/SearchHit";
 import { lineageTree, sessionTitle, shownRows } from "../lib/lineage";
@@ -23,6 +23,12 @@ interface SessionSidebarProps extends RowActions {
   /** More hits match than `hitsTotal` counts (shown as "1000+"). */
   hitsTotalCapped?: boolean;
   onPickHit?: (hit: SearchHit) => void;
+  /** The source filter, under the search box. */
+  filter?: ReactNode;
+  /** Other agents' sessions and their hits, below Strata's own. */
+  imported?: ReactNode;
+  /** The filter shows another tool's sessions alone: Strata's list is left out. */
+  hideOwn?: boolean;
 }
 
 /** A plain row's height before it is measured (a fork's lineage or forks make it taller). */
@@ -154,8 +160,9 @@ export function SessionSidebar(props: SessionSidebarProps) {
             onChange={(event) => onQueryChange(event.target.value)}
           />
         </label>
+        {props.filter}
       </div>
-      <div className="session-scroller" ref={scroller}>
+      <div className="session-scroller" ref={scroller} hidden={props.hideOwn}>
         <ul
           ref={list}
           className="session-list"
@@ -194,14 +201,15 @@ export function SessionSidebar(props: SessionSidebarProps) {
           })}
         </ul>
       </div>
-      {props.hits && props.onPickHit && (
+      {props.hits && props.onPickHit && !props.hideOwn && (
         <SearchHits hits={props.hits} total={props.hitsTotal ?? props.hits.length} totalCapped={props.hitsTotalCapped} onPick={props.onPickHit} />
       )}
-      {sessions.length === 0 && !loading && !props.hits?.length && (
+      {sessions.length === 0 && !loading && !props.hits?.length && !props.hideOwn && (
         <p className="sidebar-empty">
           {query ? `No session matches “${query}”.` : "No sessions yet. Start one and it will be listed here."}
         </p>
       )}
+      {props.imported}
       {deleting && (
         <ConfirmDialog
           title="Delete session?"

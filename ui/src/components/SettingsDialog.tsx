@@ -21,6 +21,9 @@ import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
 import { RulesSettings } from "./RulesSettings";
 import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
+import type { ImportSettings } from "../bindings/ImportSettings";
+import type { ImportSettingsView } from "../bindings/ImportSettingsView";
+import { ImportSettingsSection } from "../imported/ImportSettingsSection";
 
 interface SettingsDialogProps {
   settings: Settings;
@@ -33,6 +36,8 @@ interface SettingsDialogProps {
   workspace?: string | null;
   /** Why this computer cannot sandbox commands, if it cannot (then a sandboxed session asks before each one). */
   sandboxUnavailable?: string | null;
+  /** Which other agents' sessions the library shows, saved at once. */
+  imports?: { view: ImportSettingsView; onSave: (settings: ImportSettings) => void } | null;
 }
 
 export const POLICIES: { value: ApprovalPolicy; label: string; hint: string }[] = [
@@ -52,7 +57,7 @@ const THEMES: { value: Theme; label: string }[] = [
  * Every section is memoised and every handler stable, so a keystroke renders the section it is
  * typed in (and the profile tabs when it is a profile's name), not the whole form.
  */
-export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null, sandboxUnavailable = null }: SettingsDialogProps) {
+export function SettingsDialog({ settings, initialProfile = null, onSave, onClose, workspace = null, sandboxUnavailable = null, imports = null }: SettingsDialogProps) {
   const [draft, setDraft] = useState(() => toDraft(settings));
   const [selected, setSelected] = useState(() =>
     initialProfile && settings.profiles.some((p) => p.id === initialProfile) ? initialProfile : settings.active_profile,
@@ -159,6 +164,8 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
         <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} onChange={set} />
 
         <RulesSettings workspace={workspace} />
+
+        {imports && <ImportSettingsSection view={imports.view} onSave={imports.onSave} />}
 
         <CompactionSettings policy={draft.compaction_policy} threshold={draft.compact_threshold} thresholdState={thresholdState} onPolicy={setPolicy} onThreshold={setThreshold} />
 

@@ -123,7 +123,13 @@ export interface ChartData {
 
 /** The chart's data as the console fold made it, against the gauge's threshold and window. */
 export function chartOf(view: ConsoleView): ChartData {
-  const points = view.chart.map((p) => ({
+  const markers = view.markers.map((m) => ({ round: m.round, summaryId: m.summary_id, number: m.number, context_tokens: m.context_tokens ?? null }));
+  return chartFrom(view.chart, markers, view.gauge.threshold || null, view.gauge.context_window ?? null);
+}
+
+/** The chart's data from its points and markers (Strata's console, or an imported session's). */
+export function chartFrom(chart: ConsoleView["chart"], markers: ChartMarker[], threshold: number | null, context_window: number | null): ChartData {
+  const points = chart.map((p) => ({
     round: p.round,
     ts: p.ts,
     context_tokens: p.context_tokens ?? null,
@@ -131,9 +137,8 @@ export function chartOf(view: ConsoleView): ChartData {
     outputTokens: p.output_tokens ?? null,
     cachedTokens: p.cached_tokens ?? null,
   }));
-  const markers = view.markers.map((m) => ({ round: m.round, summaryId: m.summary_id, number: m.number, context_tokens: m.context_tokens ?? null }));
   const peak = points.reduce((max, p) => Math.max(max, p.context_tokens ?? 0), 0);
-  return { points, markers, threshold: view.gauge.threshold || null, context_window: view.gauge.context_window ?? null, peak };
+  return { points, markers, threshold, context_window, peak };
 }
 
 /**

@@ -1,6 +1,7 @@
 // An in-memory Strata backend for the browser preview (`npm run build:mock`,
 // `npm run dev` with `?mock`), answering from sessions Rust recorded
 // (`library.ts`). Never part of the production bundle.
+import type { ImportSettings } from "../bindings/ImportSettings";
 import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { ProfileView, SessionListItem, SessionView, Settings } from "../api/types";
@@ -100,6 +101,8 @@ export class MockBackend {
   settings: Settings;
   running = new Map<string, { cancelled: boolean }>();
   policies = new Map<string, CompactionPolicy>();
+  /** The other agents' sessions choice (`import_settings`): already answered, nothing shown. */
+  imports: ImportSettings = { asked: true, tools: [], extra_paths: [] };
   /** How Rust refused a second undo, by session, once the recorded undo was taken. */
   undoRefusals = new Map<string, CommandError>();
   replays = 0;
@@ -348,6 +351,22 @@ export class MockBackend {
       }),
       pin_item: (request) => this.pin(this.find(request.session_id), request.item, request.pinned),
       pick_workspace: () => "/home/ana/projects/lighthouse",
+      // The preview holds no other agents' sessions, and has nothing to ask about them.
+      list_imported: () => ({ v: 1, sessions: [], unreadable: [] }),
+      open_imported: () => {
+        throw { kind: "not_found", message: "The preview backend holds no other agents' sessions." };
+      },
+      search_imported: () => ({ v: 1, hits: [] }),
+      hide_imported: () => undefined,
+      import_sessions: () => {
+        throw { kind: "internal", message: "The preview backend cannot read files; the app does, in Rust." };
+      },
+      import_settings: () => ({ settings: this.imports, found: { codex: 0, claude_code: 0, copilot_cli: 0 } }),
+      save_import_settings: (request) => {
+        this.imports = request.settings;
+        return { settings: this.imports, found: { codex: 0, claude_code: 0, copilot_cli: 0 } };
+      },
+      pick_import_paths: () => [],
       recent: () => ({ workspaces: [...new Set(this.sessions.map((s) => s.view.summary.workspace))] }),
       remember_open: () => undefined,
     };

@@ -5,13 +5,14 @@
 //! | group          | module             | commands                                            |
 //! |----------------|--------------------|-----------------------------------------------------|
 //! | `library`      | [`library`]        | list, search, open, transcript, create, rename, delete, export, fork, recent folders |
+//! | `imported`     | [`imported`]       | other agents' sessions: list, open, search, hide, import, which to show |
 //! | `conversation` | [`conversation`]   | send a message, stop, answer an approval, a tool's whole output |
 //! | `context`      | [`context`]        | compact now / up to an item, undo, policy and status, preview, threshold, items and pins, compaction views |
 //! | `console`      | [`console`]        | the console's folded view, the rounds log           |
 //! | `changes`      | [`changes`]        | a session's file changes by turn and call, a change's diff, restore preview and restore |
 //! | `settings`     | [`settings`]       | app info, settings and keys, layout, switch profile, provider kinds, test connection, models |
 //!
-//! The `shell` group (the folder picker, the system opener, the library
+//! The `shell` group (the folder and file pickers, the system opener, the library
 //! feed) is the desktop shell's own. A command method here is the entry:
 //! it validates its request and hands the work to the module that owns it
 //! (the manager, the library, the transcript and console folds, settings).
@@ -21,6 +22,7 @@ pub mod changes;
 pub mod console;
 pub mod context;
 pub mod conversation;
+pub mod imported;
 pub mod library;
 pub mod settings;
 
@@ -28,6 +30,7 @@ pub mod settings;
 #[cfg(test)]
 const GROUP_SOURCES: &[(&str, &str)] = &[
     ("library", include_str!("library.rs")),
+    ("imported", include_str!("imported.rs")),
     ("conversation", include_str!("conversation.rs")),
     ("context", include_str!("context.rs")),
     ("console", include_str!("console.rs")),

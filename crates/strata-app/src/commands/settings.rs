@@ -94,8 +94,9 @@ impl App {
                     approval_policy: settings.approval_policy,
                     labels: custom_labels(&settings, &derived),
                     compact_threshold: settings.compact_threshold,
-                    // Not a setting of the form: kept as it is.
+                    // Not settings of the form: kept as they are.
                     console_width: app.prefs().console_width,
+                    imported: app.prefs().imported,
                 };
                 prefs.save(&app.paths.config).map_err(|error| {
                     io(format!("Could not save the desktop preferences: {error}"))
