@@ -294,8 +294,9 @@ pub fn config_from_settings(
         network: existing.network.clone(),
         // Written when chosen: the command line's new sessions follow it.
         tools: ToolsConfig {
-            sandbox: (existing.tools.sandbox.is_some() || settings.sandbox != SandboxMode::default())
-                .then_some(settings.sandbox),
+            sandbox: (existing.tools.sandbox.is_some()
+                || settings.sandbox != SandboxMode::default())
+            .then_some(settings.sandbox),
             ..existing.tools.clone()
         },
         mcp_servers: existing.mcp_servers.clone(),

@@ -148,7 +148,8 @@ fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMo
 
 #[test]
 fn without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_records_it() {
-    let test = "without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_records_it";
+    let test =
+        "without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_records_it";
     if launcher(test).is_none() {
         return;
     }
@@ -156,7 +157,11 @@ fn without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_rec
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("escaped");
     let server = server_running(format!("echo in > made; echo x > '{}'", target.display()));
-    let run = home.run(&responses_run("go", &server.base_url, &["--approval", "auto"]));
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
         run.stderr.contains("· sandbox workspace-write ·"),
@@ -164,7 +169,10 @@ fn without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_rec
         run.stderr
     );
     assert!(home.workspace.path().join("made").is_file());
-    assert!(!target.exists(), "an unflagged session wrote outside its workspace");
+    assert!(
+        !target.exists(),
+        "an unflagged session wrote outside its workspace"
+    );
     let id = announced_id(&run.stderr);
     assert_eq!(sandbox_records(&home, id), [SandboxMode::WorkspaceWrite]);
 }

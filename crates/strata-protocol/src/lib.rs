@@ -16,6 +16,7 @@ mod failure;
 mod file_change;
 mod ids;
 mod inspect;
+mod instructions;
 mod items;
 mod items_de;
 mod mcp_catalog;
@@ -85,6 +86,7 @@ pub use file_change::{
 };
 pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use inspect::{CompactionView, RoundPage, RoundView};
+pub use instructions::{InstructionSource, InstructionsSet};
 pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
     FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,

@@ -12,4 +12,10 @@ is_demo: boolean,
 /**
  * The debug console's width the person last chose (`save_layout`).
  */
-console_width?: number | null, };
+console_width?: number | null, 
+/**
+ * Why this computer cannot sandbox shell commands (the kernel probe's
+ * answer, asked once per process), if it cannot: sessions set to a
+ * sandbox then ask before every command.
+ */
+sandbox_unavailable?: string, };

@@ -26,6 +26,7 @@ compaction_policy: CompactionPolicy,
 compact_threshold?: ThresholdSetting | null, 
 /**
  * The sandbox new sessions' shell commands run in (the config file's
- * `[tools] sandbox`, which the command line reads too; off when absent).
+ * `[tools] sandbox`, which the command line reads too;
+ * `workspace-write` when absent).
  */
 sandbox: SandboxMode, };

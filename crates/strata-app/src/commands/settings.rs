@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use strata_protocol::{
     AddRule, AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds,
     ListRules, ModelList, ProfileChange, ProfileSet, ProviderFailure, ProviderKind,
-    ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SaveLayout, SaveSettings,
-    SandboxMode, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
+    ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SandboxMode, SaveLayout,
+    SaveSettings, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::probe::{list_models, probe_client, test_connection};
