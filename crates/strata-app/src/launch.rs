@@ -341,6 +341,8 @@ fn parts(
     )?;
     parts.config.threshold_setting = options.compact_threshold;
     parts.config.compaction = options.compaction;
+    // The person's own AGENTS.md lives beside their config.toml.
+    parts.config.own_instructions = Some(paths.config.clone());
     Ok((parts, events))
 }
 

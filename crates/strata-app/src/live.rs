@@ -35,6 +35,8 @@ pub struct Opened {
     /// `[mcp_servers]` tables that could not be read (each names its
     /// server; the others start).
     pub mcp_problems: Vec<String>,
+    /// What a resume found changed in the instruction files, in words.
+    pub instructions_changed: Option<String>,
 }
 
 impl Opened {
@@ -55,6 +57,10 @@ impl Opened {
                 .iter()
                 .map(ToString::to_string)
                 .collect(),
+            instructions_changed: launched
+                .agent
+                .instructions_changed()
+                .map(crate::transcript::text::instructions_note),
         }
     }
 }

@@ -204,6 +204,9 @@ fn announce(ui: &mut Ui, opened: &Opened, json: bool, turns: bool) -> crate::err
             visible_inline(problem)
         ))?;
     }
+    if let Some(note) = &opened.instructions_changed {
+        ui.note(paint(DIM, visible_inline(note)))?;
+    }
     if turns && opened.policy == ApprovalPolicy::Ask && !opened.asks && !json {
         ui.note(paint(
             DIM,

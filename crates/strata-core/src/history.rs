@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use strata_protocol::{ItemId, Record, RecordBody, ResponseItem, TokenUsage};
+use strata_protocol::{ItemId, Record, RecordBody, ResponseItem, Role, TokenUsage};
 
 use crate::compaction::{
     CompactionPlan, apply_compaction, apply_eviction, apply_layered_compaction,
@@ -45,6 +45,8 @@ pub enum Applied {
     Pinned,
     /// An undo restored the history before the latest compaction.
     Restored { items: usize },
+    /// The session's instructions were replaced (or added, or removed).
+    Instructions,
     /// A record type this version does not know; counted and ignored.
     Unknown,
 }
@@ -200,6 +202,13 @@ impl History {
                 self.clear_usage();
                 Applied::Compacted { removed, kept }
             }
+            // Where the instructions stand, so every compaction keeps
+            // them as it keeps the first ones.
+            RecordBody::InstructionsSet(set) => {
+                set_instructions(&mut self.items, set.item.as_ref());
+                self.clear_usage();
+                Applied::Instructions
+            }
             RecordBody::ItemPin(pin) => {
                 if pin.pinned {
                     self.pinned.insert(pin.item_id);
@@ -284,6 +293,42 @@ impl History {
             .into_iter()
             .map(|(_, id)| id.to_owned())
             .collect()
+    }
+}
+
+/// The text of the session's instructions: the developer message among the
+/// leading items (after the system prompt), if there is one.
+pub fn leading_instructions(items: &[ResponseItem]) -> Option<&str> {
+    items
+        .iter()
+        .take_while(|item| is_leading(item))
+        .find_map(|item| match item {
+            ResponseItem::Message(message) if message.role == Role::Developer => {
+                Some(message.content.as_str())
+            }
+            _ => None,
+        })
+}
+
+fn is_leading(item: &ResponseItem) -> bool {
+    item.is_message_with_role(Role::System) || item.is_message_with_role(Role::Developer)
+}
+
+/// Puts `item` where the instructions stand: in place of the leading
+/// developer message, else right after the leading system messages; `None`
+/// removes the leading developer message.
+fn set_instructions(items: &mut Vec<ResponseItem>, item: Option<&ResponseItem>) {
+    let leading = items.iter().take_while(|item| is_leading(item)).count();
+    let current = items[..leading]
+        .iter()
+        .position(|item| item.is_message_with_role(Role::Developer));
+    match (current, item) {
+        (Some(index), Some(item)) => items[index] = item.clone(),
+        (Some(index), None) => {
+            items.remove(index);
+        }
+        (None, Some(item)) => items.insert(leading, item.clone()),
+        (None, None) => {}
     }
 }
 

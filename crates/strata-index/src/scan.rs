@@ -184,6 +184,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::SandboxSet(_)
         | RecordBody::FileChange(_)
         | RecordBody::McpCatalog(_)
+        | RecordBody::InstructionsSet(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)

@@ -18,6 +18,7 @@ mod fork;
 mod ids;
 mod imported;
 mod inspect;
+mod instructions;
 mod items;
 mod items_de;
 mod mcp_catalog;
@@ -95,6 +96,7 @@ pub use imported::{
     SearchImported, UnreadableImport,
 };
 pub use inspect::{CompactionView, RoundPage, RoundView};
+pub use instructions::{InstructionSource, InstructionsSet};
 pub use items::{
     COMPACTION_SUMMARY_PREFIX, CompactionMetadata, CompactionSummary, CompactionTrigger,
     FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,

@@ -16,6 +16,7 @@ use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::file_change::FileChange;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
+use crate::instructions::InstructionsSet;
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::mcp_catalog::McpCatalog;
 use crate::model::{ModelError, ToolChoice, ToolSpec};
@@ -35,8 +36,9 @@ use crate::usage::TokenUsage;
 /// (`compaction_refused`); 5 added the repairs of a reopened session
 /// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`); 7
 /// added the sandbox mode (`sandbox_set`); 8 added the recorded file changes
-/// (`file_change`); 9 added the MCP tool catalog (`mcp_catalog`).
-pub const RECORD_FORMAT_VERSION: u32 = 9;
+/// (`file_change`); 9 added the MCP tool catalog (`mcp_catalog`); 10 added
+/// the instructions re-read at a resume (`instructions_set`).
+pub const RECORD_FORMAT_VERSION: u32 = 10;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -133,6 +135,8 @@ pub enum RecordBody {
     /// The MCP tools offered from here on, with their servers; the last one
     /// wins.
     McpCatalog(McpCatalog),
+    /// The instruction files re-read and found changed.
+    InstructionsSet(InstructionsSet),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -167,6 +171,7 @@ impl RecordBody {
         "sandbox_set",
         "file_change",
         "mcp_catalog",
+        "instructions_set",
     ];
 
     /// The format version that introduced this record's type.
@@ -187,6 +192,7 @@ impl RecordBody {
             RecordBody::SandboxSet(_) => 7,
             RecordBody::FileChange(_) => 8,
             RecordBody::McpCatalog(_) => 9,
+            RecordBody::InstructionsSet(_) => 10,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -231,6 +237,7 @@ impl RecordBody {
             RecordBody::SandboxSet(_) => "sandbox_set",
             RecordBody::FileChange(_) => "file_change",
             RecordBody::McpCatalog(_) => "mcp_catalog",
+            RecordBody::InstructionsSet(_) => "instructions_set",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }

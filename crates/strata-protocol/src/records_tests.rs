@@ -297,7 +297,6 @@ fn an_mcp_catalog_is_a_version_nine_record_that_round_trips() {
         }],
     }));
     assert_eq!(catalog.v, 9);
-    assert_eq!(catalog.v, RECORD_FORMAT_VERSION);
     let value = serde_json::to_value(&catalog).unwrap();
     assert_eq!(value["type"], "mcp_catalog");
     assert_eq!(value["payload"]["servers"][0]["tools"][0]["tool"], "echo");
@@ -306,4 +305,28 @@ fn an_mcp_catalog_is_a_version_nine_record_that_round_trips() {
         "mcp__everything__echo"
     );
     assert_eq!(round_trip(&catalog), catalog);
+}
+
+#[test]
+fn instructions_set_is_the_newest_record_type_and_round_trips_with_and_without_its_item() {
+    let changed = Record::now(RecordBody::InstructionsSet(crate::InstructionsSet {
+        item: Some(ResponseItem::message(crate::Role::Developer, "Use spaces.")),
+        sources: vec![crate::InstructionSource {
+            label: "services/AGENTS.md".into(),
+            bytes: 12,
+            omitted: 0,
+        }],
+    }));
+    assert_eq!(changed.v, 10);
+    assert_eq!(changed.v, RECORD_FORMAT_VERSION);
+    let line = serde_json::to_string(&changed).unwrap();
+    assert!(line.contains(r#""type":"instructions_set""#), "{line}");
+    assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), changed);
+    let removed = Record::now(RecordBody::InstructionsSet(crate::InstructionsSet {
+        item: None,
+        sources: Vec::new(),
+    }));
+    let line = serde_json::to_string(&removed).unwrap();
+    assert!(line.contains(r#""payload":{"sources":[]}"#), "{line}");
+    assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), removed);
 }

@@ -103,6 +103,7 @@ pub fn step_cause(body: &RecordBody) -> Option<CacheBreakCause> {
         RecordBody::ToolOutputsEvicted(_) => Some(CacheBreakCause::Eviction),
         RecordBody::ItemPin(_) => Some(CacheBreakCause::Pin),
         RecordBody::CompactionUndone(_) => Some(CacheBreakCause::Undo),
+        RecordBody::InstructionsSet(_) => Some(CacheBreakCause::SystemPrompt),
         _ => None,
     }
 }

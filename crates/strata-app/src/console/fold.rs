@@ -340,7 +340,10 @@ impl ConsoleFold {
             RecordBody::FileChange(_) => return,
             // The next round's tools array carries it.
             RecordBody::McpCatalog(_) => return,
-            RecordBody::ResponseItem(_) | RecordBody::ItemPin(_) | RecordBody::Checkpoint(_) => {}
+            RecordBody::ResponseItem(_)
+            | RecordBody::ItemPin(_)
+            | RecordBody::Checkpoint(_)
+            | RecordBody::InstructionsSet(_) => {}
             RecordBody::SessionMeta(_)
             | RecordBody::TurnStarted(_)
             | RecordBody::TurnFinished(_)

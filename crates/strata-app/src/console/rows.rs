@@ -289,6 +289,13 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             format!("Sandbox: {}", set.mode),
             set.mode.reach().into(),
         ),
+        RecordBody::InstructionsSet(set) => row(
+            Debug,
+            LogKind::Round,
+            LogTone::Neutral,
+            "Instructions re-read".into(),
+            crate::transcript::text::instructions_note(set),
+        ),
         RecordBody::McpCatalog(catalog) => row(
             Debug,
             LogKind::Tool,

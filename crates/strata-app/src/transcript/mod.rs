@@ -180,8 +180,9 @@ pub fn entry_of_item(records: &[Record], item_id: &str) -> Option<String> {
 }
 
 /// The instructions the session's model was given (its system and
-/// developer messages, in write order): what a printed transcript or an
-/// export shows under its header; the conversation's entries leave them out.
+/// developer messages, and the instructions a resume re-read, in write
+/// order): what a printed transcript or an export shows under its header;
+/// the conversation's entries leave them out.
 pub fn instructions(records: &[Record]) -> Vec<(Role, &str)> {
     records
         .iter()
@@ -191,6 +192,12 @@ pub fn instructions(records: &[Record]) -> Vec<(Role, &str)> {
             {
                 Some((message.role, message.content.as_str()))
             }
+            RecordBody::InstructionsSet(set) => match &set.item {
+                Some(ResponseItem::Message(message)) => {
+                    Some((message.role, message.content.as_str()))
+                }
+                _ => None,
+            },
             _ => None,
         })
         .collect()

@@ -5,9 +5,32 @@
 
 use strata_protocol::{
     ApprovalDecision, CompactionSummary, CompactionTrigger, CompactionUndone, ForkPoint,
-    ModelError, ProfileChange, ProfileSet, Record, RecordBody, RecoveryNotice, ToolOutputsEvicted,
-    TurnOutcome,
+    InstructionsSet, ModelError, ProfileChange, ProfileSet, Record, RecordBody, RecoveryNotice,
+    ToolOutputsEvicted, TurnOutcome,
 };
+
+/// The line a re-read of changed instruction files adds, naming the files
+/// the model follows from here on.
+pub fn instructions_note(set: &InstructionsSet) -> String {
+    if set.item.is_none() || set.sources.is_empty() {
+        return "The instruction files this session followed are gone: from here on it follows \
+                none."
+            .to_owned();
+    }
+    let files: Vec<String> = set
+        .sources
+        .iter()
+        .map(|source| match source.omitted {
+            0 => source.label.clone(),
+            omitted => format!("{} ({omitted} bytes over the limit left out)", source.label),
+        })
+        .collect();
+    format!(
+        "The instruction files changed since this session last read them: from here on it \
+         follows {}.",
+        files.join(", ")
+    )
+}
 
 /// The line an undo adds to the transcript. Only the latest compaction can
 /// be undone, so it names no id: its divider above says "undone" too.

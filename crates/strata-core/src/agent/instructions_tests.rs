@@ -204,3 +204,66 @@ fn a_link_in_a_folder_above_the_workspace_is_refused_naming_the_file() {
     );
     assert!(reason.contains("escapes"), "{reason}");
 }
+
+#[test]
+fn the_persons_own_file_alone_is_named_as_theirs_with_its_source() {
+    let own = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(own.path().join(AGENTS_FILE), "Answer briefly.\n").unwrap();
+    let read = read_instructions(workspace.path(), Some(own.path()))
+        .unwrap()
+        .unwrap();
+    assert!(
+        read.text
+            .starts_with("Instructions from your own AGENTS.md (")
+    );
+    assert!(read.text.ends_with("Answer briefly."));
+    assert_eq!(read.sources.len(), 1);
+    assert_eq!(read.sources[0].bytes, 16);
+    assert_eq!(read.sources[0].omitted, 0);
+    assert!(read.sources[0].label.ends_with("AGENTS.md"));
+}
+
+#[test]
+fn over_the_budget_the_persons_own_file_is_cut_first_and_a_link_out_of_its_folder_refused() {
+    let own = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(own.path().join(AGENTS_FILE), "x".repeat(4_000)).unwrap();
+    std::fs::write(
+        workspace.path().join(AGENTS_FILE),
+        "y".repeat(AGENTS_FILE_MAX_BYTES - 1_000),
+    )
+    .unwrap();
+    let read = read_instructions(workspace.path(), Some(own.path()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.sources.len(), 2);
+    assert_eq!(read.sources[0].omitted, 3_000);
+    assert_eq!(read.sources[1].omitted, 0);
+
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("notes"), "secret plans").unwrap();
+    std::fs::remove_file(own.path().join(AGENTS_FILE)).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("notes"), own.path().join(AGENTS_FILE)).unwrap();
+    match read_instructions(workspace.path(), Some(own.path())) {
+        Err(CoreError::AgentsFileRefused { reason }) => {
+            assert!(reason.contains("your own instructions"), "{reason}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_config_folder_not_made_yet_leaves_the_repositorys_instructions_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join(AGENTS_FILE), "Use tabs.\n").unwrap();
+    let read = read_instructions(workspace.path(), Some(&home.path().join("config")))
+        .unwrap()
+        .unwrap();
+    assert!(
+        read.text
+            .starts_with("Instructions from AGENTS.md in the workspace")
+    );
+    assert_eq!(read.sources.len(), 1);
+}

@@ -105,11 +105,12 @@ mod overflow;
 mod pins;
 mod probe;
 pub(crate) mod prompt;
+mod reread;
 mod round_tools;
 mod tracking;
 mod turn;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -122,7 +123,10 @@ use strata_protocol::{
 pub use approvals::ApprovalBroker;
 pub use compact::MAX_SUMMARY_ATTEMPTS;
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
-pub use instructions::{AGENTS_FILE, AGENTS_FILE_MAX_BYTES, CLAUDE_FILE, agents_instructions};
+pub use instructions::{
+    AGENTS_FILE, AGENTS_FILE_MAX_BYTES, CLAUDE_FILE, Instructions, agents_instructions,
+    read_instructions,
+};
 pub use layered::CIRCUIT_BREAKER_FAILURES;
 pub use overflow::MAX_OVERFLOW_RECOVERIES;
 pub use prompt::default_system_prompt;
@@ -176,6 +180,9 @@ pub struct AgentConfig {
     /// the built-in table's); each usage record carries its cost at it.
     /// `None`: no price known, so rounds record tokens only.
     pub price: Option<PriceQuote>,
+    /// The folder of the person's own `AGENTS.md` (Strata's config folder),
+    /// read before the repository's; `None` reads the repository's alone.
+    pub own_instructions: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -192,6 +199,7 @@ impl AgentConfig {
             turn_deadline: DEFAULT_TURN_DEADLINE,
             reasoning: None,
             price: None,
+            own_instructions: None,
         }
     }
 
@@ -299,6 +307,9 @@ pub struct Agent {
     /// The workspace as the last shell command left it, so the next walk
     /// hashes only what changed since.
     shell_snapshot: Option<crate::changes::snapshot::Snapshot>,
+    /// What re-reading the instruction files at the resume (or an undo)
+    /// found changed.
+    instructions_reread: Option<strata_protocol::InstructionsSet>,
 }
 
 impl Agent {
@@ -308,7 +319,8 @@ impl Agent {
     /// the session file is created, so a failure leaves no file behind.
     pub fn start(store: &SessionStore, parts: AgentParts) -> Result<Self> {
         let workspace = parts.tools.workspace().to_owned();
-        let agents = agents_instructions(&workspace)?;
+        let agents = read_instructions(&workspace, parts.config.own_instructions.as_deref())?
+            .map(|instructions| instructions.text);
         let session = store.create(&workspace, &parts.config.provider_kind, &parts.config.model)?;
         let mut agent = Self::assemble(session, parts);
         // `base` sessions carry no policy record: they are exactly what
@@ -353,8 +365,14 @@ impl Agent {
             }
         }
         if agent.session.history().is_empty() {
-            let agents = agents_instructions(agent.tools.workspace())?;
+            let agents = read_instructions(
+                agent.tools.workspace(),
+                agent.config.own_instructions.as_deref(),
+            )?
+            .map(|instructions| instructions.text);
             agent.commit_preamble(agents)?;
+        } else {
+            agent.reread_instructions()?;
         }
         Ok(agent)
     }
@@ -375,6 +393,7 @@ impl Agent {
             turn_deadline_at: None,
             cache_anchor,
             shell_snapshot: None,
+            instructions_reread: None,
         }
     }
 

@@ -25,6 +25,11 @@ impl Agent {
         let threshold = self.threshold();
         let overhead = self.request_overhead();
         let estimate = Estimate::new(self.estimator.as_ref(), self.calibration);
-        crate::context_ops::undo_compaction(&mut self.session, estimate, overhead, threshold)
+        let undone =
+            crate::context_ops::undo_compaction(&mut self.session, estimate, overhead, threshold)?;
+        // The restored history holds the instructions it had before the
+        // compaction; the files may say something newer since.
+        self.reread_instructions()?;
+        Ok(undone)
     }
 }

@@ -175,7 +175,11 @@ impl Replay {
             Applied::Unknown => self.unknown_records += 1,
             Applied::Evicted { .. } => self.evictions += 1,
             Applied::Restored { .. } => self.undos += 1,
-            Applied::Item | Applied::Usage | Applied::Pinned | Applied::NotHistory => {}
+            Applied::Item
+            | Applied::Usage
+            | Applied::Pinned
+            | Applied::NotHistory
+            | Applied::Instructions => {}
         }
         applied
     }

@@ -263,13 +263,21 @@ pub fn resolve_beneath(root: &Path, path: &str, strategy: OpenStrategy) -> ToolR
 
 /// The start of the instructions file `name` in folder `root` (at most
 /// `max` bytes) and its size, found and opened beneath `root` like a
-/// `read_file` call; `None` when there is none.
+/// `read_file` call; `None` when there is none. `own_folder` is set for the
+/// person's own file in Strata's config folder, which the tools otherwise
+/// never read (a link out of it is refused all the same).
 pub(crate) fn read_agents_head(
     root: &Path,
     name: &'static str,
     max: u64,
+    own_folder: bool,
 ) -> ToolResult<Option<(Vec<u8>, u64)>> {
-    let guard = SecretGuard::new(&super::ToolConfig::default().protected_paths, &[]);
+    let protected = if own_folder {
+        Vec::new()
+    } else {
+        super::ToolConfig::default().protected_paths
+    };
+    let guard = SecretGuard::new(&protected, &[]);
     let workspace = Workspace::open(root, guard)
         .map_err(|error| ToolError::io("could not open", &root.to_string_lossy(), &error))?;
     let resolved = match workspace.resolve(name) {

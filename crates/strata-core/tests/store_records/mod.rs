@@ -279,6 +279,14 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
                 }],
             }],
         }),
+        RecordBody::InstructionsSet(strata_protocol::InstructionsSet {
+            item: Some(ResponseItem::message(Role::Developer, "Use spaces.")),
+            sources: vec![strata_protocol::InstructionSource {
+                label: "AGENTS.md".into(),
+                bytes: 12,
+                omitted: 0,
+            }],
+        }),
         RecordBody::Unknown(UnknownRecord {
             record_type: "hologram".into(),
             payload: serde_json::json!({"frames":[1,2,3],"nested":{"ok":true}}),
@@ -314,6 +322,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::SandboxSet(_)
             | RecordBody::FileChange(_)
             | RecordBody::McpCatalog(_)
+            | RecordBody::InstructionsSet(_)
             | RecordBody::Unknown(_) => {}
         }
     }

@@ -99,6 +99,12 @@ impl TranscriptFold {
                     text: format!("Sandbox {} from here on: {}.", set.mode, set.mode.reach()),
                 });
             }
+            RecordBody::InstructionsSet(set) => {
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: crate::transcript::text::instructions_note(set),
+                });
+            }
             RecordBody::ToolOutputsEvicted(eviction) => {
                 self.push(TranscriptEntry::Eviction {
                     id: id(),
