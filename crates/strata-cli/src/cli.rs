@@ -4,7 +4,9 @@
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use strata_core::tools::SandboxMode;
-use strata_protocol::{CompactionPolicy, ProviderKind, ReasoningEffort, ThresholdSetting};
+use strata_protocol::{
+    CompactionPolicy, ProviderKind, ReasoningEffort, SandboxNetwork, ThresholdSetting,
+};
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
 /// and compacts what the model sees when a conversation grows too long.
@@ -336,9 +338,18 @@ pub struct AgentFlags {
     /// temp folder, no network), `read-only` (no writes in the workspace
     /// either) or `off` (the default: commands run with your rights).
     /// Where the kernel cannot give the mode, every shell command asks
-    /// first. Not yet recorded in the session: give it again on resume.
+    /// first. Recorded in the session: a resumed one keeps its own unless
+    /// given.
     #[arg(long, value_name = "MODE", value_parser = parse_sandbox)]
     pub sandbox: Option<SandboxMode>,
+
+    /// What sandboxed shell commands reach on the network: `off` (nothing,
+    /// the default), `allow-list` (only `[tools] sandbox_allow_domains` and
+    /// the workspace's `.strata/network.toml` domains, over HTTP and HTTPS
+    /// through Strata's proxy) or `on`. Recorded in the session: a resumed
+    /// one keeps its own choice and domains unless given.
+    #[arg(long, value_name = "ACCESS", value_parser = parse_network)]
+    pub network: Option<SandboxNetwork>,
 
     /// One JSON object per line: a session line, then every event.
     #[arg(long)]
@@ -571,6 +582,11 @@ fn parse_reasoning(text: &str) -> Result<ReasoningEffort, String> {
 fn parse_sandbox(text: &str) -> Result<SandboxMode, String> {
     SandboxMode::parse(text)
         .ok_or_else(|| format!("{text:?} is not a sandbox mode (workspace-write, read-only, off)"))
+}
+
+fn parse_network(text: &str) -> Result<SandboxNetwork, String> {
+    SandboxNetwork::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a network choice (off, allow-list, on)"))
 }
 
 fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {

@@ -14,17 +14,22 @@
 //! ([`explain_refusal`]). [`SandboxSupport::detect`] says what the running
 //! kernel offers.
 
+mod allow;
 mod error;
 mod explain;
 mod launch;
 mod paths;
 mod policy;
+pub mod proxy;
 mod readable;
 mod support;
 
 #[cfg(target_os = "linux")]
 pub mod confine;
+#[cfg(target_os = "linux")]
+pub mod forward;
 
+pub use allow::{AllowList, DEFAULT_PORTS, Host, Refusal, normalize_host};
 pub use error::{SandboxError, SandboxResult};
 pub use explain::explain_refusal;
 pub use launch::{
