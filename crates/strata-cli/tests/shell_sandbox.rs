@@ -86,7 +86,8 @@ fn a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_w
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
-        run.stderr.contains("· sandbox workspace-write ·"),
+        run.stderr
+            .contains("· sandbox workspace-write, network off ·"),
         "{}",
         run.stderr
     );
@@ -168,7 +169,7 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
-        run.stderr.contains("· sandbox read-only ·"),
+        run.stderr.contains("· sandbox read-only, network off ·"),
         "{}",
         run.stderr
     );
@@ -191,7 +192,9 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
     ]);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
     assert!(
-        resumed.stderr.contains("· sandbox read-only ·"),
+        resumed
+            .stderr
+            .contains("· sandbox read-only, network off ·"),
         "{}",
         resumed.stderr
     );
@@ -217,5 +220,110 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
     assert_eq!(
         sandbox_records(&home, id),
         [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite]
+    );
+}
+
+/// The network and domains of session `id`'s `sandbox_set` records.
+fn network_records(
+    home: &Home,
+    id: strata_protocol::SessionId,
+) -> Vec<(strata_protocol::SandboxNetwork, Vec<String>)> {
+    home.store()
+        .open_reader(id, strata_core::ReadMode::Strict)
+        .unwrap()
+        .records
+        .into_iter()
+        .filter_map(|record| match record.body {
+            RecordBody::SandboxSet(set) => Some((set.network, set.allow_domains)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_configured_allow_list_refuses_an_unlisted_host_and_network_off_on_resume_is_recorded() {
+    use strata_protocol::SandboxNetwork::{AllowList, Off};
+    let test =
+        "the_configured_allow_list_refuses_an_unlisted_host_and_network_off_on_resume_is_recorded";
+    if launcher(test).is_none() {
+        return;
+    }
+    let home = Home::new();
+    let config = home.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[tools]\nsandbox = \"workspace-write\"\nsandbox_network = \"allow-list\"\n\
+         sandbox_allow_domains = [\"crates.io\"]\n",
+    )
+    .unwrap();
+    let server = server_running("curl -sSf https://example.com/ || echo curl-failed".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("· sandbox workspace-write, network allow-list ·"),
+        "{}",
+        run.stderr
+    );
+    let id = announced_id(&run.stderr);
+    assert_eq!(
+        network_records(&home, id),
+        [(AllowList, vec!["crates.io".to_owned()])]
+    );
+    let output = tool_output(&server);
+    if output.contains("curl: not found") || output.contains("curl: command not found") {
+        eprintln!("SKIPPED (no curl installed): {test}");
+        return;
+    }
+    assert!(
+        output.contains("[sandbox: network to example.com is not on the allow-list]"),
+        "{output}"
+    );
+
+    let again = server_running("echo resumed".to_owned());
+    let resumed = home.run(&[
+        "resume",
+        &id.to_string(),
+        "-p",
+        "again",
+        "--base-url",
+        &again.base_url,
+        "--approval",
+        "auto",
+        "--network",
+        "off",
+    ]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    assert!(
+        resumed
+            .stderr
+            .contains("· sandbox workspace-write, network off ·"),
+        "{}",
+        resumed.stderr
+    );
+    assert_eq!(
+        network_records(&home, id),
+        [
+            (AllowList, vec!["crates.io".to_owned()]),
+            (Off, vec!["crates.io".to_owned()])
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_network_choice_is_refused_naming_the_choices() {
+    let home = Home::new();
+    let run = home.run(&["run", "-p", "hi", "--network", "sometimes"]);
+    assert_ne!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("is not a network choice (off, allow-list, on)"),
+        "{}",
+        run.stderr
     );
 }
