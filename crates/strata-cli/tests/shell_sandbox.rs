@@ -134,16 +134,24 @@ fn without_a_kernel_sandbox_auto_runs_no_command_and_the_session_says_why() {
 }
 
 /// The `sandbox_set` records of session `id`, in order.
-fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMode> {
+fn sandbox_sets(home: &Home, id: strata_protocol::SessionId) -> Vec<strata_protocol::SandboxSet> {
     home.store()
         .open_reader(id, strata_core::ReadMode::Strict)
         .unwrap()
         .records
         .into_iter()
         .filter_map(|record| match record.body {
-            RecordBody::SandboxSet(set) => Some(set.mode),
+            RecordBody::SandboxSet(set) => Some(set),
             _ => None,
         })
+        .collect()
+}
+
+/// The modes of session `id`'s `sandbox_set` records.
+fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMode> {
+    sandbox_sets(home, id)
+        .into_iter()
+        .map(|set| set.mode)
         .collect()
 }
 
@@ -228,15 +236,9 @@ fn network_records(
     home: &Home,
     id: strata_protocol::SessionId,
 ) -> Vec<(strata_protocol::SandboxNetwork, Vec<String>)> {
-    home.store()
-        .open_reader(id, strata_core::ReadMode::Strict)
-        .unwrap()
-        .records
+    sandbox_sets(home, id)
         .into_iter()
-        .filter_map(|record| match record.body {
-            RecordBody::SandboxSet(set) => Some((set.network, set.allow_domains)),
-            _ => None,
-        })
+        .map(|set| (set.network, set.allow_domains))
         .collect()
 }
 
