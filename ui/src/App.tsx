@@ -293,6 +293,8 @@ function AppWindow() {
           defaultProfile={settings.active_profile}
           defaultApproval={settings.approval_policy}
           defaultSandbox={settings.sandbox ?? "off"}
+          defaultNetwork={settings.sandbox_network ?? "off"}
+          allowDomains={settings.sandbox_allow_domains ?? []}
           onBrowse={actions.browseWorkspace}
           onCancel={actions.closeNewSession}
           onStart={(choice) => {

@@ -115,6 +115,8 @@ export class MockBackend {
       theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
       compaction_policy: "layered",
       sandbox: "off",
+      sandbox_network: "off",
+      sandbox_allow_domains: [],
     };
   }
 
