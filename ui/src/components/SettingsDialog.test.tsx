@@ -87,7 +87,7 @@ describe("SettingsDialog", () => {
     const onSave = vi.fn(async () => {});
     const user = userEvent.setup();
     render(<SettingsDialog settings={settings} onSave={onSave} onClose={vi.fn()} />);
-    const network = () => within(screen.getByRole("radiogroup", { name: "Network for new sessions' sandboxed commands" }));
+    const network = () => within(screen.getByRole("radiogroup", { name: "Network for new sessions" }));
     expect(network().getByRole("radio", { name: "Allowed domains…" })).toBeDisabled();
     await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" })).getByRole("radio", { name: "Workspace" }));
     await user.click(network().getByRole("radio", { name: "Allowed domains…" }));

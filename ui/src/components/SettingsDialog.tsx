@@ -274,7 +274,7 @@ const ApprovalSection = memo(function ApprovalSection({
         </div>
       </div>
       <NetworkControl
-        label="Network for new sessions' sandboxed commands"
+        label="Network for new sessions"
         value={network}
         onChange={(choice) => onChange("sandbox_network", choice)}
         sandbox={sandbox}
