@@ -57,10 +57,11 @@ fn time_one(launcher: &Path, policy: &SandboxPolicy, command: &str) -> Result<Du
     Ok(took)
 }
 
-fn summary(label: &str, times: &mut [Duration]) {
+fn summary(out: &mut impl Write, label: &str, times: &mut [Duration]) -> Result<()> {
     times.sort_unstable();
     let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].as_secs_f64() * 1000.0;
-    println!("| {label} | {:.1} ms | {:.1} ms |", at(0.5), at(0.9));
+    writeln!(out, "| {label} | {:.1} ms | {:.1} ms |", at(0.5), at(0.9))?;
+    Ok(())
 }
 
 fn main() -> Result<()> {
@@ -94,12 +95,25 @@ fn main() -> Result<()> {
         t_listed.push(time_one(&launcher, &listed, &direct)?);
         t_off.push(time_one(&launcher, &off, "true")?);
     }
-    println!("| {ROUNDS} runs each, alternating | median | p90 |\n|---|---|---|");
-    summary("`true`, network off (launcher + namespace)", &mut t_off);
-    summary("`curl` local server, network on (direct)", &mut t_on);
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "| {ROUNDS} runs each, alternating | median | p90 |\n|---|---|---|"
+    )?;
     summary(
+        &mut out,
+        "`true`, network off (launcher + namespace)",
+        &mut t_off,
+    )?;
+    summary(
+        &mut out,
+        "`curl` local server, network on (direct)",
+        &mut t_on,
+    )?;
+    summary(
+        &mut out,
         "`curl` local server, allow-list (forwarder + proxy)",
         &mut t_listed,
-    );
+    )?;
     Ok(())
 }
