@@ -13,6 +13,10 @@
 //! ([`read_grants`]), and the one line that explains a refusal
 //! ([`explain_refusal`]). [`SandboxSupport::detect`] says what the running
 //! kernel offers.
+//!
+//! Under a domain allow-list the command keeps its namespace, and reaches
+//! the session's [`proxy::Proxy`] (judging each host by an [`AllowList`])
+//! through a forwarder the launcher starts on the namespace's loopback.
 
 mod allow;
 mod error;
