@@ -108,6 +108,22 @@ pub enum RulesCommand {
     Add(RuleEditArgs),
     /// Removes a rule, given exactly as listed.
     Remove(RuleEditArgs),
+    /// Saves the workspace's `.strata/network.toml`, trusted: what its
+    /// sandboxed commands reach in the next sessions there, e.g.
+    /// `strata rules network allow-list crates.io '*.npmjs.org' --workspace .`.
+    Network(NetworkSaveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NetworkSaveArgs {
+    /// `off`, `allow-list` or `on`.
+    #[arg(value_parser = parse_network)]
+    pub network: SandboxNetwork,
+    /// The domains `allow-list` lets through (`crates.io`, `*.npmjs.org`).
+    pub domains: Vec<String>,
+    /// The workspace whose file is saved.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -329,3 +329,52 @@ fn an_unknown_network_choice_is_refused_naming_the_choices() {
         run.stderr
     );
 }
+
+#[test]
+fn a_workspace_network_saved_by_strata_applies_and_one_edited_outside_does_not_widen() {
+    use strata_protocol::SandboxNetwork::{AllowList, Off};
+    let test = "a_workspace_network_saved_by_strata_applies_and_one_edited_outside_does_not_widen";
+    if launcher(test).is_none() {
+        return;
+    }
+    let home = Home::new();
+    let workspace = home.workspace.path().to_str().unwrap().to_owned();
+    let saved = home.run(&[
+        "rules",
+        "network",
+        "allow-list",
+        "crates.io",
+        "--workspace",
+        &workspace,
+    ]);
+    assert_eq!(saved.code, 0, "{saved:#?}");
+    assert!(
+        saved.stdout.contains("saved network allow-list"),
+        "{}",
+        saved.stdout
+    );
+    let server = server_running("echo hi".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--sandbox", "workspace-write"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr);
+    assert_eq!(
+        network_records(&home, id),
+        [(AllowList, vec!["crates.io".to_owned()])]
+    );
+    // The same file written by something else: widening stops.
+    let file = home.workspace.path().join(".strata/network.toml");
+    std::fs::write(&file, "network = \"on\"\n").unwrap();
+    let again = server_running("echo hi".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &again.base_url,
+        &["--sandbox", "workspace-write"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr);
+    assert_eq!(network_records(&home, id), [(Off, Vec::new())]);
+}
