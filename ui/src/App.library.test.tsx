@@ -17,7 +17,7 @@ const local: ProfileView = {
   compact_threshold: 8000,
 };
 const demo: ProfileView = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, compact_threshold: 8000 };
-const settings: Settings = { profiles: [local, demo], active_profile: "local", approval_policy: "ask", theme: "system", compaction_policy: "layered", sandbox: "off" };
+const settings: Settings = { profiles: [local, demo], active_profile: "local", approval_policy: "ask", theme: "system", compaction_policy: "layered", sandbox: "off", sandbox_network: "off", sandbox_allow_domains: [] };
 const SWITCHED = "Switched to openai-chat · qwen3-coder at http://127.0.0.1:8080/v1 (profile local)";
 
 /** A shell whose library changes the test pushes, as the sessions-folder watcher would. */

@@ -398,10 +398,10 @@ describe("App", () => {
       expect(dialog).toHaveTextContent("with your approval, change anything");
       expect(dialog).toHaveTextContent("run with your rights");
       expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
-      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false, profile_id: "demo", approval_policy: "ask", sandbox: "off" }]);
+      expect(creates).toEqual([{ workspace: "/home/ana", allow_broad_workspace: false, profile_id: "demo", approval_policy: "ask", sandbox: "off", network: "off" }]);
       await user.click(within(dialog).getByRole("button", { name: "Use this folder" }));
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true, profile_id: "demo", approval_policy: "ask", sandbox: "off" });
+      expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true, profile_id: "demo", approval_policy: "ask", sandbox: "off", network: "off" });
       expect(await screen.findByRole("textbox", { name: "Message" })).toBeInTheDocument();
       // No error toast: the refusal was a question, not a failure.
       expect(screen.queryByText(/your home folder: \.\.\./)).toBeNull();

@@ -351,6 +351,8 @@ function AppWindow() {
           defaultApproval={settings.approval_policy}
           defaultSandbox={settings.sandbox ?? DEFAULT_SANDBOX}
           sandboxUnavailable={info?.sandbox_unavailable ?? null}
+          defaultNetwork={settings.sandbox_network ?? "off"}
+          allowDomains={settings.sandbox_allow_domains ?? []}
           onBrowse={actions.browseWorkspace}
           onCancel={actions.closeNewSession}
           onStart={(choice) => {

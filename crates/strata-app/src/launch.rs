@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use strata_core::agent::{Agent, ApprovalBroker, EventReceiver};
 use strata_core::tools::SandboxMode;
-use strata_core::tools::rules::{RuleSet, load_workspace_rules};
+use strata_core::tools::rules::{RuleSet, load_workspace_network, load_workspace_rules};
 use strata_core::{
     CoreError, SessionApprovals, SessionStore, StrataPaths, ToolConfig, ToolRegistry,
 };
 use strata_protocol::{
     ApprovalPolicy, CONTRACT_FORMAT_VERSION, CompactionPolicy, OutputKind, ProfileChange,
-    ProfileSet, ProviderKind, ReasoningEffort, RuleSource, SessionId, SessionStarted,
-    ThresholdSetting,
+    ProfileSet, ProviderKind, ReasoningEffort, RuleSource, SandboxNetwork, SandboxSet, SessionId,
+    SessionStarted, ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, load_and_resolve};
 use strata_providers::{
@@ -59,6 +59,11 @@ pub struct LaunchOptions {
     /// (`workspace-write` when absent; where the kernel cannot have it,
     /// every command asks first, never runs unconfined silently).
     pub sandbox: Option<SandboxMode>,
+    /// What sandboxed commands reach from now on (recorded when it
+    /// changes); `None` keeps a resumed session's recorded choice, else the
+    /// workspace's `.strata/network.toml` (when it may apply), else the
+    /// config's `[tools] sandbox_network` (off when absent).
+    pub network: Option<SandboxNetwork>,
 }
 
 impl LaunchOptions {
@@ -73,6 +78,7 @@ impl LaunchOptions {
             reasoning: None,
             allow_broad_workspace: false,
             sandbox: None,
+            network: None,
         }
     }
 }
@@ -135,7 +141,11 @@ impl Launched {
         // The sandbox beside the policy, always: together they say what a
         // command may do without asking.
         let sandbox = match self.agent.sandbox() {
-            (mode, None) => format!(" · sandbox {mode}"),
+            (strata_core::tools::SandboxMode::Off, None) => " · sandbox off".to_owned(),
+            (mode, None) => format!(
+                " · sandbox {mode}, network {}",
+                self.agent.sandbox_settings().network
+            ),
             (_, Some(reason)) => {
                 format!(" · {reason}: every shell command asks first")
             }
@@ -162,6 +172,73 @@ pub fn sandbox_mode(
     flag.or(recorded).or(configured).unwrap_or_default()
 }
 
+/// The network a session's sandboxed commands get and the domains an
+/// allow-list lets through: the flag's, else the session's recorded
+/// choice (with its recorded domains), else the workspace file's (where it
+/// may apply), else the config's, else off. A fresh choice lists the
+/// workspace's domains and the config's.
+pub fn sandbox_network(
+    flag: Option<SandboxNetwork>,
+    recorded: Option<&SandboxSet>,
+    workspace: Option<&(SandboxNetwork, Vec<String>)>,
+    configured: (Option<SandboxNetwork>, &[String]),
+) -> (SandboxNetwork, Vec<String>) {
+    let fresh = || {
+        let mut domains: Vec<String> = workspace
+            .map(|(_, listed)| listed.clone())
+            .unwrap_or_default();
+        for domain in configured.1 {
+            if !domains.contains(domain) {
+                domains.push(domain.clone());
+            }
+        }
+        domains
+    };
+    if let Some(network) = flag {
+        return (network, fresh());
+    }
+    if let Some(set) = recorded {
+        return (set.network, set.allow_domains.clone());
+    }
+    let network = workspace
+        .map(|(network, _)| *network)
+        .or(configured.0)
+        .unwrap_or(SandboxNetwork::Off);
+    (network, fresh())
+}
+
+/// The session's whole sandbox: the mode settled by [`sandbox_mode`] and
+/// the network by [`sandbox_network`], the workspace's network file read
+/// (its wider choices only where Strata saved it).
+fn settle_sandbox(
+    mode: SandboxMode,
+    options: &LaunchOptions,
+    recorded: Option<&SandboxSet>,
+    resolved: &ResolvedProfile,
+    paths: &StrataPaths,
+    workspace: &Path,
+) -> AppResult<SandboxSet> {
+    let loaded = load_workspace_network(workspace, &paths.config)?;
+    if let Some(ignored) = loaded.untrusted {
+        tracing::warn!(
+            workspace = %workspace.display(),
+            network = %ignored,
+            "the workspace's network file changed outside Strata and is not applied"
+        );
+    }
+    let (network, allow_domains) = sandbox_network(
+        options.network,
+        recorded,
+        loaded.applies.as_ref(),
+        (resolved.sandbox_network, &resolved.sandbox_allow_domains),
+    );
+    Ok(SandboxSet {
+        mode,
+        network,
+        allow_domains,
+    })
+}
+
 /// A new session in `workspace`, its profile and sandbox recorded.
 pub fn start(
     store: &SessionStore,
@@ -172,11 +249,12 @@ pub fn start(
 ) -> AppResult<Launched> {
     let (config, resolved) = load_and_resolve(paths, &options.profile, env)?;
     let policy = options.policy.unwrap_or_default();
-    let sandbox = sandbox_mode(options.sandbox, None, resolved.sandbox);
+    let mode = sandbox_mode(options.sandbox, None, resolved.sandbox);
+    let sandbox = settle_sandbox(mode, options, None, &resolved, paths, workspace)?;
     let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind);
     let settled = Settled {
         policy,
-        sandbox,
+        sandbox: sandbox.clone(),
         mcp: &mcp,
     };
     let (mut parts, events) = parts(&resolved, paths, env, workspace, options, settled)?;
@@ -237,16 +315,24 @@ pub fn resume(
     // The flag's policy for this run, else the one the session recorded.
     let recorded_policy = session.state().profile().and_then(|set| set.approval);
     let policy = options.policy.or(recorded_policy).unwrap_or_default();
-    let sandbox = sandbox_mode(
+    let mode = sandbox_mode(
         options.sandbox,
         session.state().sandbox(),
         chosen.resolved.sandbox,
     );
+    let sandbox = settle_sandbox(
+        mode,
+        options,
+        session.state().sandbox_set(),
+        &chosen.resolved,
+        paths,
+        &workspace,
+    )?;
     let config = strata_providers::StrataConfig::load(&paths.config_file())?;
     let mcp = McpRun::read(&config.mcp_servers, chosen.resolved.profile.kind);
     let settled = Settled {
         policy,
-        sandbox,
+        sandbox: sandbox.clone(),
         mcp: &mcp,
     };
     let (parts, events) = parts(&chosen.resolved, paths, env, &workspace, options, settled)?;
@@ -285,7 +371,7 @@ pub fn resume(
 /// What `start` or `resume` settled for this run before its tools exist.
 struct Settled<'a> {
     policy: ApprovalPolicy,
-    sandbox: SandboxMode,
+    sandbox: SandboxSet,
     mcp: &'a McpRun,
 }
 
@@ -306,7 +392,9 @@ fn parts(
         allow_broad_workspace: options.allow_broad_workspace,
         ..tool_config(resolved, env)
     };
-    config.sandbox.mode = sandbox;
+    config.sandbox.mode = sandbox.mode;
+    config.sandbox.network = sandbox.network;
+    config.sandbox.allow_domains = sandbox.allow_domains;
     // The agent never edits the rules that judge it.
     // Absolute and real, as the file tools compare what they open with it.
     let real = workspace
@@ -315,6 +403,9 @@ fn parts(
     config
         .protected_paths
         .push(real.join(strata_core::tools::rules::WORKSPACE_RULES_FILE));
+    config
+        .protected_paths
+        .push(real.join(strata_core::tools::rules::WORKSPACE_NETWORK_FILE));
     let rules = session_rules(resolved, paths, workspace)?;
     let tools = ToolRegistry::new(workspace, config).map_err(|error| match error {
         // Its own kind, so the desktop asks the person to confirm.
@@ -407,15 +498,5 @@ fn log_recovery(session: &strata_core::LiveSession) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_flag_beats_the_record_which_beats_the_config_and_nothing_named_is_workspace_write() {
-        use SandboxMode::{Off, ReadOnly, WorkspaceWrite};
-        assert_eq!(sandbox_mode(Some(Off), Some(ReadOnly), Some(ReadOnly)), Off);
-        assert_eq!(sandbox_mode(None, Some(ReadOnly), Some(Off)), ReadOnly);
-        assert_eq!(sandbox_mode(None, None, Some(Off)), Off);
-        assert_eq!(sandbox_mode(None, None, None), WorkspaceWrite);
-    }
-}
+#[path = "launch_tests.rs"]
+mod tests;

@@ -150,6 +150,14 @@ impl App {
                 .or_else(|| self.view_profile(replay).and_then(|p| p.reasoning)),
             can_reason: model_can_reason(replay),
             sandbox: replay.sandbox(),
+            sandbox_network: replay
+                .sandbox_set()
+                .map(|set| set.network)
+                .unwrap_or_default(),
+            sandbox_allow_domains: replay
+                .sandbox_set()
+                .map(|set| set.allow_domains.clone())
+                .unwrap_or_default(),
             record_count: to_u32(replay.records()),
             records,
         }

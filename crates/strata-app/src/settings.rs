@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use strata_core::StrataPaths;
 use strata_protocol::{
-    ApprovalPolicy, CompactionPolicy, ProfileView, SandboxMode, Settings, Theme, ThresholdSetting,
+    ApprovalPolicy, CompactionPolicy, ProfileView, SandboxMode, SandboxNetwork, Settings, Theme,
+    ThresholdSetting,
 };
 use strata_providers::config::{EnvLookup, ProfileOrigin, ToolsConfig};
 use strata_providers::{
@@ -225,6 +226,8 @@ pub fn settings_of(
         compaction_policy: config.compaction_policy.unwrap_or_default(),
         compact_threshold: prefs.compact_threshold,
         sandbox: config.tools.sandbox.unwrap_or_default(),
+        sandbox_network: config.tools.sandbox_network.unwrap_or_default(),
+        sandbox_allow_domains: config.tools.sandbox_allow_domains.clone(),
     })
 }
 
@@ -300,6 +303,15 @@ pub fn config_from_settings(
             sandbox: (existing.tools.sandbox.is_some()
                 || settings.sandbox != SandboxMode::default())
             .then_some(settings.sandbox),
+            sandbox_network: (existing.tools.sandbox_network.is_some()
+                || settings.sandbox_network != SandboxNetwork::Off)
+                .then_some(settings.sandbox_network),
+            sandbox_allow_domains: settings
+                .sandbox_allow_domains
+                .iter()
+                .map(|domain| domain.trim().to_owned())
+                .filter(|domain| !domain.is_empty())
+                .collect(),
             ..existing.tools.clone()
         },
         mcp_servers: existing.mcp_servers.clone(),

@@ -34,6 +34,8 @@ fn settings(profiles: Vec<ProfileView>, active: &str) -> Settings {
         compaction_policy: strata_protocol::CompactionPolicy::Layered,
         compact_threshold: None,
         sandbox: strata_protocol::SandboxMode::default(),
+        sandbox_network: strata_protocol::SandboxNetwork::Off,
+        sandbox_allow_domains: Vec::new(),
     }
 }
 

@@ -4,7 +4,9 @@
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use strata_core::tools::SandboxMode;
-use strata_protocol::{CompactionPolicy, ProviderKind, ReasoningEffort, ThresholdSetting};
+use strata_protocol::{
+    CompactionPolicy, ProviderKind, ReasoningEffort, SandboxNetwork, ThresholdSetting,
+};
 
 /// Strata: an LLM agent that works in a folder, keeps every session on disk,
 /// and compacts what the model sees when a conversation grows too long.
@@ -106,6 +108,22 @@ pub enum RulesCommand {
     Add(RuleEditArgs),
     /// Removes a rule, given exactly as listed.
     Remove(RuleEditArgs),
+    /// Saves the workspace's `.strata/network.toml`, trusted: what its
+    /// sandboxed commands reach in the next sessions there, e.g.
+    /// `strata rules network allow-list crates.io '*.npmjs.org' --workspace .`.
+    Network(NetworkSaveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NetworkSaveArgs {
+    /// `off`, `allow-list` or `on`.
+    #[arg(value_parser = parse_network)]
+    pub network: SandboxNetwork,
+    /// The domains `allow-list` lets through (`crates.io`, `*.npmjs.org`).
+    pub domains: Vec<String>,
+    /// The workspace whose file is saved.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -359,6 +377,14 @@ pub struct AgentFlags {
     #[arg(long, value_name = "MODE", value_parser = parse_sandbox)]
     pub sandbox: Option<SandboxMode>,
 
+    /// What sandboxed shell commands reach on the network: `off` (nothing,
+    /// the default), `allow-list` (only `[tools] sandbox_allow_domains` and
+    /// the workspace's `.strata/network.toml` domains, over HTTP and HTTPS
+    /// through Strata's proxy) or `on`. Recorded in the session: a resumed
+    /// one keeps its own choice and domains unless given.
+    #[arg(long, value_name = "ACCESS", value_parser = parse_network)]
+    pub network: Option<SandboxNetwork>,
+
     /// One JSON object per line: a session line, then every event.
     #[arg(long)]
     pub json: bool,
@@ -605,6 +631,11 @@ fn parse_reasoning(text: &str) -> Result<ReasoningEffort, String> {
 fn parse_sandbox(text: &str) -> Result<SandboxMode, String> {
     SandboxMode::parse(text)
         .ok_or_else(|| format!("{text:?} is not a sandbox mode (workspace-write, read-only, off)"))
+}
+
+fn parse_network(text: &str) -> Result<SandboxNetwork, String> {
+    SandboxNetwork::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a network choice (off, allow-list, on)"))
 }
 
 fn parse_policy(text: &str) -> Result<CompactionPolicy, String> {

@@ -45,6 +45,7 @@ fn options(flags: &AgentFlags, interactive: bool) -> LaunchOptions {
         reasoning: flags.reasoning,
         allow_broad_workspace: flags.allow_broad_workspace,
         sandbox: flags.sandbox,
+        network: flags.network,
         ..LaunchOptions::new(policy, interactive)
     }
 }

@@ -16,6 +16,21 @@ pub fn rules(ctx: &Context, command: RulesCommand) -> crate::error::Result<()> {
         RulesCommand::List(args) => list(ctx, &args),
         RulesCommand::Add(args) => edit(ctx, &args, true),
         RulesCommand::Remove(args) => edit(ctx, &args, false),
+        RulesCommand::Network(args) => {
+            let place = strata_app::rules::save_workspace_network(
+                &ctx.paths,
+                &args.workspace,
+                args.network,
+                args.domains,
+            )?;
+            writeln!(
+                ctx.out.stdout(),
+                "saved network {} ({})",
+                args.network,
+                visible_inline(&place.display().to_string())
+            )?;
+            Ok(())
+        }
     }
 }
 

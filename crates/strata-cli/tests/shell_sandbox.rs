@@ -86,7 +86,8 @@ fn a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_w
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
-        run.stderr.contains("· sandbox workspace-write ·"),
+        run.stderr
+            .contains("· sandbox workspace-write, network off ·"),
         "{}",
         run.stderr
     );
@@ -133,16 +134,24 @@ fn without_a_kernel_sandbox_auto_runs_no_command_and_the_session_says_why() {
 }
 
 /// The `sandbox_set` records of session `id`, in order.
-fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMode> {
+fn sandbox_sets(home: &Home, id: strata_protocol::SessionId) -> Vec<strata_protocol::SandboxSet> {
     home.store()
         .open_reader(id, strata_core::ReadMode::Strict)
         .unwrap()
         .records
         .into_iter()
         .filter_map(|record| match record.body {
-            RecordBody::SandboxSet(set) => Some(set.mode),
+            RecordBody::SandboxSet(set) => Some(set),
             _ => None,
         })
+        .collect()
+}
+
+/// The modes of session `id`'s `sandbox_set` records.
+fn sandbox_records(home: &Home, id: strata_protocol::SessionId) -> Vec<SandboxMode> {
+    sandbox_sets(home, id)
+        .into_iter()
+        .map(|set| set.mode)
         .collect()
 }
 
@@ -199,7 +208,7 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
-        run.stderr.contains("· sandbox read-only ·"),
+        run.stderr.contains("· sandbox read-only, network off ·"),
         "{}",
         run.stderr
     );
@@ -222,7 +231,9 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
     ]);
     assert_eq!(resumed.code, 0, "{resumed:#?}");
     assert!(
-        resumed.stderr.contains("· sandbox read-only ·"),
+        resumed
+            .stderr
+            .contains("· sandbox read-only, network off ·"),
         "{}",
         resumed.stderr
     );
@@ -249,4 +260,152 @@ fn the_configured_sandbox_is_recorded_and_a_resume_keeps_it_until_a_flag_changes
         sandbox_records(&home, id),
         [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite]
     );
+}
+
+/// The network and domains of session `id`'s `sandbox_set` records.
+fn network_records(
+    home: &Home,
+    id: strata_protocol::SessionId,
+) -> Vec<(strata_protocol::SandboxNetwork, Vec<String>)> {
+    sandbox_sets(home, id)
+        .into_iter()
+        .map(|set| (set.network, set.allow_domains))
+        .collect()
+}
+
+#[test]
+fn the_configured_allow_list_refuses_an_unlisted_host_and_network_off_on_resume_is_recorded() {
+    use strata_protocol::SandboxNetwork::{AllowList, Off};
+    let test =
+        "the_configured_allow_list_refuses_an_unlisted_host_and_network_off_on_resume_is_recorded";
+    if launcher(test).is_none() {
+        return;
+    }
+    let home = Home::new();
+    let config = home.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[tools]\nsandbox = \"workspace-write\"\nsandbox_network = \"allow-list\"\n\
+         sandbox_allow_domains = [\"crates.io\"]\n",
+    )
+    .unwrap();
+    let server = server_running("curl -sSf https://example.com/ || echo curl-failed".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--approval", "auto"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("· sandbox workspace-write, network allow-list ·"),
+        "{}",
+        run.stderr
+    );
+    let id = announced_id(&run.stderr);
+    assert_eq!(
+        network_records(&home, id),
+        [(AllowList, vec!["crates.io".to_owned()])]
+    );
+    let output = tool_output(&server);
+    if output.contains("curl: not found") || output.contains("curl: command not found") {
+        eprintln!("SKIPPED (no curl installed): {test}");
+        return;
+    }
+    assert!(
+        output.contains("[sandbox: network to example.com is not on the allow-list]"),
+        "{output}"
+    );
+
+    let again = server_running("echo resumed".to_owned());
+    let resumed = home.run(&[
+        "resume",
+        &id.to_string(),
+        "-p",
+        "again",
+        "--base-url",
+        &again.base_url,
+        "--approval",
+        "auto",
+        "--network",
+        "off",
+    ]);
+    assert_eq!(resumed.code, 0, "{resumed:#?}");
+    assert!(
+        resumed
+            .stderr
+            .contains("· sandbox workspace-write, network off ·"),
+        "{}",
+        resumed.stderr
+    );
+    assert_eq!(
+        network_records(&home, id),
+        [
+            (AllowList, vec!["crates.io".to_owned()]),
+            (Off, vec!["crates.io".to_owned()])
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_network_choice_is_refused_naming_the_choices() {
+    let home = Home::new();
+    let run = home.run(&["run", "-p", "hi", "--network", "sometimes"]);
+    assert_ne!(run.code, 0, "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("is not a network choice (off, allow-list, on)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_workspace_network_saved_by_strata_applies_and_one_edited_outside_does_not_widen() {
+    use strata_protocol::SandboxNetwork::{AllowList, Off};
+    let test = "a_workspace_network_saved_by_strata_applies_and_one_edited_outside_does_not_widen";
+    if launcher(test).is_none() {
+        return;
+    }
+    let home = Home::new();
+    let workspace = home.workspace.path().to_str().unwrap().to_owned();
+    let saved = home.run(&[
+        "rules",
+        "network",
+        "allow-list",
+        "crates.io",
+        "--workspace",
+        &workspace,
+    ]);
+    assert_eq!(saved.code, 0, "{saved:#?}");
+    assert!(
+        saved.stdout.contains("saved network allow-list"),
+        "{}",
+        saved.stdout
+    );
+    let server = server_running("echo hi".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &server.base_url,
+        &["--sandbox", "workspace-write"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr);
+    assert_eq!(
+        network_records(&home, id),
+        [(AllowList, vec!["crates.io".to_owned()])]
+    );
+    // The same file written by something else: widening stops.
+    let file = home.workspace.path().join(".strata/network.toml");
+    std::fs::write(&file, "network = \"on\"\n").unwrap();
+    let again = server_running("echo hi".to_owned());
+    let run = home.run(&responses_run(
+        "go",
+        &again.base_url,
+        &["--sandbox", "workspace-write"],
+    ));
+    assert_eq!(run.code, 0, "{run:#?}");
+    let id = announced_id(&run.stderr);
+    assert_eq!(network_records(&home, id), [(Off, Vec::new())]);
 }

@@ -31,13 +31,17 @@ fn built_launcher(test: &str) -> Option<PathBuf> {
 }
 
 fn sandboxed(mode: SandboxMode, launcher: &Path) -> (tempfile::TempDir, ToolRegistry) {
+    sandboxed_with(ShellSandbox {
+        mode,
+        launcher: Some(launcher.to_path_buf()),
+        ..ShellSandbox::default()
+    })
+}
+
+fn sandboxed_with(sandbox: ShellSandbox) -> (tempfile::TempDir, ToolRegistry) {
     let dir = tempfile::tempdir().unwrap();
     let config = ToolConfig {
-        sandbox: ShellSandbox {
-            mode,
-            launcher: Some(launcher.to_path_buf()),
-            ..ShellSandbox::default()
-        },
+        sandbox,
         ..ToolConfig::default()
     };
     let tools = ToolRegistry::new(dir.path(), config).unwrap();
@@ -211,4 +215,54 @@ async fn a_kernel_without_the_sandbox_makes_every_command_wait_for_the_person() 
     }
     let (_dir, off) = sandboxed(SandboxMode::Off, &launcher);
     assert_eq!(off.sandbox_unavailable(), None);
+}
+
+#[tokio::test]
+async fn under_an_allow_list_an_unlisted_host_is_refused_by_the_proxy_and_named_in_the_output() {
+    let test =
+        "under_an_allow_list_an_unlisted_host_is_refused_by_the_proxy_and_named_in_the_output";
+    let Some(launcher) = built_launcher(test) else {
+        return;
+    };
+    let has_curl = std::process::Command::new("sh")
+        .args(["-c", "command -v curl"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_curl {
+        eprintln!("SKIPPED (no curl installed): {test}");
+        return;
+    }
+    let (_dir, tools) = sandboxed_with(ShellSandbox {
+        mode: SandboxMode::WorkspaceWrite,
+        network: strata_protocol::SandboxNetwork::AllowList,
+        allow_domains: vec!["crates.io".into()],
+        launcher: Some(launcher),
+        ..ShellSandbox::default()
+    });
+    if let Some(reason) = tools.sandbox_unavailable() {
+        eprintln!("SKIPPED ({reason}): {test}");
+        return;
+    }
+    let specs = tools.specs();
+    let run_shell = specs.iter().find(|spec| spec.name == RUN_SHELL).unwrap();
+    assert!(
+        run_shell
+            .description
+            .contains("network only to the allowed domains, through the proxy"),
+        "{}",
+        run_shell.description
+    );
+    let outcome = shell(&tools, "curl -sSf https://example.com/").await;
+    assert_eq!(outcome.status, ToolCallStatus::Error, "{}", outcome.output);
+    assert!(
+        outcome
+            .output
+            .contains("[sandbox: network to example.com is not on the allow-list]\n"),
+        "{}",
+        outcome.output
+    );
+    // A second command is judged on its own: the first refusal is not
+    // repeated.
+    let outcome = shell(&tools, "echo fine").await;
+    assert!(!outcome.output.contains("allow-list"), "{}", outcome.output);
 }

@@ -282,3 +282,24 @@ fn a_checkpoint_longer_than_the_blocks_read_is_found_whole() {
     assert_eq!(tail.records.len(), 2);
     assert_eq!(tail.replay(), live);
 }
+
+#[test]
+fn a_recorded_network_choice_is_read_back_from_the_checkpoint_as_from_the_whole_file() {
+    let (_dir, store) = store();
+    let mut session = three_exchanges(&store, "ok");
+    let set = strata_protocol::SandboxSet {
+        mode: strata_protocol::SandboxMode::WorkspaceWrite,
+        network: strata_protocol::SandboxNetwork::AllowList,
+        allow_domains: vec!["crates.io".into(), "*.npmjs.org".into()],
+    };
+    session.append(RecordBody::SandboxSet(set.clone())).unwrap();
+    session.append_checkpoint().unwrap();
+    session.commit_item(ResponseItem::user("after")).unwrap();
+    let (_id, path) = close(session);
+    let tail = read_session_tail(&path).unwrap();
+    assert!(tail.from_checkpoint());
+    assert_eq!(tail.replay().sandbox_set(), Some(&set));
+    let whole = read_session_file(&path, ReadMode::Strict).unwrap().replay();
+    assert_eq!(whole.sandbox_set(), Some(&set));
+    assert_eq!(tail.replay(), whole);
+}

@@ -147,6 +147,7 @@ mod tests {
         SetReasoning::export_all(&cfg)?;
         ReasoningEffort::export_all(&cfg)?;
         SandboxMode::export_all(&cfg)?;
+        crate::SandboxNetwork::export_all(&cfg)?;
         PreviewCompaction::export_all(&cfg)?;
         CheckThreshold::export_all(&cfg)?;
         CompactionStatus::export_all(&cfg)?;

@@ -16,7 +16,7 @@ use crate::provider::ProfileSet;
 use crate::reasoning::ReasoningEffort;
 use crate::recall::SessionForked;
 use crate::records::CompactionSpan;
-use crate::sandbox::SandboxMode;
+use crate::sandbox::{SandboxMode, SandboxNetwork};
 use crate::usage::TokenUsage;
 
 /// What a replay of every record before this one holds.
@@ -69,6 +69,14 @@ pub struct CheckpointState {
     /// The last `sandbox_set`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
+    /// The last `sandbox_set`'s network (off when it named none).
+    #[serde(default, skip_serializing_if = "SandboxNetwork::is_off")]
+    #[ts(as = "Option<SandboxNetwork>", optional)]
+    pub sandbox_network: SandboxNetwork,
+    /// The last `sandbox_set`'s allowed domains.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub sandbox_allow_domains: Vec<String>,
     /// The last `mcp_catalog`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_catalog: Option<McpCatalog>,

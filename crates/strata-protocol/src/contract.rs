@@ -271,6 +271,11 @@ pub struct CreateSession {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox: Option<crate::sandbox::SandboxMode>,
+    /// What its sandboxed commands reach (recorded in the session); none:
+    /// the workspace's `.strata/network.toml`, else the settings'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub network: Option<crate::sandbox::SandboxNetwork>,
 }
 
 /// `send_message`: the composer's `text`, as typed: one turn of it, or a

@@ -15,7 +15,7 @@ use crate::provider::{ProfileSet, ProviderKind};
 use crate::reasoning::ReasoningEffort;
 use crate::recall::ForkPoint;
 use crate::records::{Record, SessionRecordTs, TurnOutcome};
-use crate::sandbox::SandboxMode;
+use crate::sandbox::{SandboxMode, SandboxNetwork};
 use crate::tools::ApprovalPolicy;
 use crate::usage::TokenUsage;
 
@@ -142,6 +142,14 @@ pub struct Settings {
     /// `workspace-write` when absent).
     #[serde(default)]
     pub sandbox: SandboxMode,
+    /// What new sessions' sandboxed commands reach (`[tools]
+    /// sandbox_network`; off when absent).
+    #[serde(default)]
+    pub sandbox_network: SandboxNetwork,
+    /// The domains `allow-list` lets through (`[tools]
+    /// sandbox_allow_domains`).
+    #[serde(default)]
+    pub sandbox_allow_domains: Vec<String>,
 }
 
 /// What the header, the footer and the first-run banner show.
@@ -247,6 +255,14 @@ pub struct SessionView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox: Option<SandboxMode>,
+    /// The network and domains of its last `sandbox_set` (off for one
+    /// that named none).
+    #[serde(default, skip_serializing_if = "SandboxNetwork::is_off")]
+    #[ts(as = "Option<SandboxNetwork>", optional)]
+    pub sandbox_network: SandboxNetwork,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub sandbox_allow_domains: Vec<String>,
     /// Records in the file; `records` holds those from the requested one on,
     /// so the next read can start here.
     pub record_count: u32,
@@ -320,9 +336,12 @@ mod tests {
             compaction_policy: CompactionPolicy::Layered,
             compact_threshold: Some(ThresholdSetting::Left(20_000)),
             sandbox: SandboxMode::WorkspaceWrite,
+            sandbox_network: SandboxNetwork::AllowList,
+            sandbox_allow_domains: vec!["crates.io".into()],
         };
         let value = serde_json::to_value(&settings).unwrap();
         assert_eq!(value["sandbox"], "workspace-write");
+        assert_eq!(value["sandbox_network"], "allow-list");
         assert_eq!(value["active_profile"], "demo");
         assert_eq!(value["approval_policy"], "read-only");
         assert_eq!(value["theme"], "system");

@@ -133,7 +133,7 @@ pub use rules::{
     AddRule, DecidedBy, ListRules, RemoveRule, RuleKind, RuleList, RuleRef, RuleSource,
     RulesConfig, RulesListing,
 };
-pub use sandbox::{SandboxMode, SandboxSet};
+pub use sandbox::{SandboxMode, SandboxNetwork, SandboxSet};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
     ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,

@@ -213,14 +213,23 @@ fn a_reasoning_setting_is_a_version_six_record_that_round_trips() {
 
 #[test]
 fn a_sandbox_mode_is_a_version_seven_record_that_round_trips() {
-    let set = Record::now(RecordBody::SandboxSet(crate::SandboxSet {
-        mode: crate::SandboxMode::ReadOnly,
-    }));
+    let set = Record::now(RecordBody::SandboxSet(crate::SandboxSet::offline(
+        crate::SandboxMode::ReadOnly,
+    )));
     assert_eq!(set.v, 7);
     let value = serde_json::to_value(&set).unwrap();
     assert_eq!(value["type"], "sandbox_set");
     assert_eq!(value["payload"], serde_json::json!({"mode": "read-only"}));
     assert_eq!(round_trip(&set), set);
+    // The network rides in the same record (a reader that does not know it
+    // sees network off, the narrower reading).
+    let listed = Record::now(RecordBody::SandboxSet(crate::SandboxSet {
+        mode: crate::SandboxMode::WorkspaceWrite,
+        network: crate::SandboxNetwork::AllowList,
+        allow_domains: vec!["*.npmjs.org".into()],
+    }));
+    assert_eq!(listed.v, 7);
+    assert_eq!(round_trip(&listed), listed);
 }
 
 #[test]

@@ -149,6 +149,8 @@ fn through_the_agent() -> Vec<u64> {
         shell_env: Vec::new(),
         allow_secret_files: Vec::new(),
         sandbox: None,
+        sandbox_network: None,
+        sandbox_allow_domains: Vec::new(),
         key_file: None,
         turn_deadline: Duration::from_secs(120),
         rules: Default::default(),

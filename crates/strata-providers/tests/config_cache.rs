@@ -34,6 +34,8 @@ fn resolved(config: &StrataConfig, name: &str) -> ResolvedProfile {
         shell_env: Vec::new(),
         allow_secret_files: Vec::new(),
         sandbox: None,
+        sandbox_network: None,
+        sandbox_allow_domains: Vec::new(),
         key_file: None,
         turn_deadline: strata_core::agent::DEFAULT_TURN_DEADLINE,
         rules: Default::default(),

@@ -186,3 +186,37 @@ deny = [\"rm*\"]
         assert!(error.contains("rules:") && error.contains(named), "{error}");
     }
 }
+
+#[test]
+fn the_sandbox_network_and_its_domains_are_read_and_a_domain_that_is_none_is_an_error() {
+    let config = StrataConfig::parse(
+        "[tools]\nsandbox_network = \"allow-list\"\nsandbox_allow_domains = [\"crates.io\", \"*.npmjs.org\"]\n",
+        Path::new("config.toml"),
+    )
+    .unwrap();
+    assert_eq!(
+        config.tools.sandbox_network,
+        Some(strata_protocol::SandboxNetwork::AllowList)
+    );
+    assert_eq!(
+        config.tools.sandbox_allow_domains,
+        ["crates.io", "*.npmjs.org"]
+    );
+    let error = StrataConfig::parse(
+        "[tools]\nsandbox_allow_domains = [\"not a domain\"]\n",
+        Path::new("config.toml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("tools.sandbox_allow_domains: \"not a domain\" is not a domain"),
+        "{error}"
+    );
+    assert!(
+        StrataConfig::parse(
+            "[tools]\nsandbox_network = \"sometimes\"\n",
+            Path::new("c.toml")
+        )
+        .is_err()
+    );
+}

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope,
+    ABI, Access, AccessFs, AccessNet, LandlockStatus, NetPort, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use nix::sched::{CloneFlags, unshare};
 use nix::unistd::{getgid, getuid};
@@ -30,15 +30,24 @@ const WRITABLE_DEVICES: [&str; 6] = [
 ];
 
 /// Confines this process to `policy`; on error it must not go on to run
-/// the command.
-pub fn confine(policy: &SandboxPolicy) -> SandboxResult<()> {
+/// the command. Returns the port of the proxy's forwarder on the
+/// sandbox's loopback when the policy names a proxy.
+pub fn confine(policy: &SandboxPolicy) -> SandboxResult<Option<u16>> {
     if policy.mode == SandboxMode::Off {
-        return Ok(());
+        return Ok(None);
     }
     if !policy.network {
         cut_network()?;
     }
-    restrict_filesystem(policy)
+    let forwarder = match (&policy.proxy, policy.network) {
+        (Some(socket), false) => {
+            crate::forward::loopback_up()?;
+            Some(crate::forward::start_forwarder(socket)?)
+        }
+        (Some(_), true) | (None, _) => None,
+    };
+    restrict_filesystem(policy, forwarder)?;
+    Ok(forwarder)
 }
 
 /// `--probe`: what this process can confine itself with. Cuts this
@@ -79,7 +88,7 @@ fn cut_network() -> SandboxResult<()> {
     Ok(())
 }
 
-fn restrict_filesystem(policy: &SandboxPolicy) -> SandboxResult<()> {
+fn restrict_filesystem(policy: &SandboxPolicy, forwarder: Option<u16>) -> SandboxResult<()> {
     let all = AccessFs::from_all(TARGET_ABI);
     let read = AccessFs::from_read(TARGET_ABI);
     let mut ruleset = Ruleset::default().handle_access(all)?;
@@ -90,6 +99,10 @@ fn restrict_filesystem(policy: &SandboxPolicy) -> SandboxResult<()> {
     }
     // Abstract UNIX sockets and signals outside the sandbox.
     let mut created = ruleset.scope(Scope::from_all(TARGET_ABI))?.create()?;
+    if let Some(port) = forwarder {
+        // The one TCP connection the command may make: to the forwarder.
+        created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
+    }
 
     for path in crate::read_grants(&policy.read_deny) {
         match rule(&path, read) {

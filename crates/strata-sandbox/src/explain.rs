@@ -56,8 +56,12 @@ pub fn explain_refusal(
     };
     for line in output.lines() {
         let lower = line.to_lowercase();
-        if !policy.network && NETWORK_PHRASES.iter().any(|p| lower.contains(p)) {
-            add(network_line());
+        // With a proxy, nothing but its forwarder listens on the sandbox's
+        // loopback: a refused connection is the sandbox's.
+        let proxied_refusal = policy.proxy.is_some() && lower.contains("connection refused");
+        if !policy.network && (proxied_refusal || NETWORK_PHRASES.iter().any(|p| lower.contains(p)))
+        {
+            add(network_line(policy));
             continue;
         }
         if !PERMISSION_PHRASES.iter().any(|p| lower.contains(p)) {
@@ -68,7 +72,7 @@ pub fn explain_refusal(
             paths.is_empty() || paths.iter().any(|p| SOCKET_WORDS.contains(&p.as_str()));
         if socket_call {
             if !policy.network {
-                add(network_line());
+                add(network_line(policy));
             }
             continue;
         }
@@ -79,7 +83,7 @@ pub fn explain_refusal(
                 .any(|p| path.starts_with(p))
             {
                 if !policy.network {
-                    add(network_line());
+                    add(network_line(policy));
                 }
                 continue;
             }
@@ -91,8 +95,14 @@ pub fn explain_refusal(
     lines
 }
 
-fn network_line() -> String {
-    "[sandbox: network is off for this session]".to_owned()
+fn network_line(policy: &SandboxPolicy) -> String {
+    match policy.proxy {
+        Some(_) => {
+            "[sandbox: the network is reached only through Strata's proxy (HTTP_PROXY), to the allowed domains]"
+                .to_owned()
+        }
+        None => "[sandbox: network is off for this session]".to_owned(),
+    }
 }
 
 /// The rule that refuses access to `path`, if one does.
@@ -241,6 +251,24 @@ mod tests {
         online.network = true;
         let unreachable = "ping: connect: Network is unreachable";
         assert!(explain_refusal(&online, Path::new("/w"), unreachable, Some(1)).is_empty());
+    }
+
+    #[test]
+    fn with_a_proxy_a_direct_connection_is_explained_as_proxy_only() {
+        let mut proxied = policy(SandboxMode::WorkspaceWrite);
+        proxied.proxy = Some("/run/proxy.sock".into());
+        let lines = explain_refusal(
+            &proxied,
+            Path::new("/w"),
+            "bash: connect: Network is unreachable",
+            Some(1),
+        );
+        assert_eq!(
+            lines,
+            [
+                "[sandbox: the network is reached only through Strata's proxy (HTTP_PROXY), to the allowed domains]"
+            ]
+        );
     }
 
     #[test]

@@ -13,18 +13,27 @@
 //! ([`read_grants`]), and the one line that explains a refusal
 //! ([`explain_refusal`]). [`SandboxSupport::detect`] says what the running
 //! kernel offers.
+//!
+//! Under a domain allow-list the command keeps its namespace, and reaches
+//! the session's [`proxy::Proxy`] (judging each host by an [`AllowList`])
+//! through a forwarder the launcher starts on the namespace's loopback.
 
+mod allow;
 mod error;
 mod explain;
 mod launch;
 mod paths;
 mod policy;
+pub mod proxy;
 mod readable;
 mod support;
 
 #[cfg(target_os = "linux")]
 pub mod confine;
+#[cfg(target_os = "linux")]
+pub mod forward;
 
+pub use allow::{AllowList, DEFAULT_PORTS, Host, Refusal, normalize_host};
 pub use error::{SandboxError, SandboxResult};
 pub use explain::explain_refusal;
 pub use launch::{

@@ -19,6 +19,10 @@ pub struct SandboxPolicy {
     pub read_deny: Vec<PathBuf>,
     /// Whether the command may use the network.
     pub network: bool,
+    /// With the network off: the UNIX socket of the session's proxy, which
+    /// the command reaches through a forwarder on its own loopback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<PathBuf>,
 }
 
 impl SandboxPolicy {
@@ -31,6 +35,7 @@ impl SandboxPolicy {
             writable_roots: Vec::new(),
             read_deny: home.map(default_read_deny).unwrap_or_default(),
             network: false,
+            proxy: None,
         }
     }
 

@@ -10,6 +10,7 @@ import { COMMAND_ERROR_KINDS, type Commands } from "../bindings/Commands";
 import type { ApprovalDecision } from "../bindings/ApprovalDecision";
 import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { SandboxMode } from "../bindings/SandboxMode";
+import type { SandboxNetwork } from "../bindings/SandboxNetwork";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { DiffTarget } from "../bindings/DiffTarget";
@@ -160,7 +161,7 @@ export const searchSessions = (query: string, limit = 30) => call("search_sessio
 export const createSession = (
   workspace: string,
   allow_broad_workspace = false,
-  choice: { profile_id?: string; approval_policy?: ApprovalPolicy; sandbox?: SandboxMode } = {},
+  choice: { profile_id?: string; approval_policy?: ApprovalPolicy; sandbox?: SandboxMode; network?: SandboxNetwork } = {},
 ) =>
   call("create_session", { workspace, allow_broad_workspace, ...choice });
 

@@ -8,6 +8,7 @@ import type { McpCatalog } from "./McpCatalog";
 import type { ProfileSet } from "./ProfileSet";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SandboxMode } from "./SandboxMode";
+import type { SandboxNetwork } from "./SandboxNetwork";
 import type { SessionForked } from "./SessionForked";
 import type { StateSheet } from "./StateSheet";
 
@@ -48,6 +49,14 @@ reasoning?: ReasoningEffort | null,
  * The last `sandbox_set`.
  */
 sandbox?: SandboxMode | null, 
+/**
+ * The last `sandbox_set`'s network (off when it named none).
+ */
+sandbox_network?: SandboxNetwork, 
+/**
+ * The last `sandbox_set`'s allowed domains.
+ */
+sandbox_allow_domains?: Array<string>, 
 /**
  * The last `mcp_catalog`.
  */

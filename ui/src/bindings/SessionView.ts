@@ -3,6 +3,7 @@ import type { ProfileSet } from "./ProfileSet";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { ResponseItem } from "./ResponseItem";
 import type { SandboxMode } from "./SandboxMode";
+import type { SandboxNetwork } from "./SandboxNetwork";
 import type { SessionListItem } from "./SessionListItem";
 import type { SessionRecord } from "./SessionRecord";
 import type { TokenUsage } from "./TokenUsage";
@@ -60,6 +61,11 @@ can_reason?: boolean,
  * resume under the settings' sandbox.
  */
 sandbox?: SandboxMode, 
+/**
+ * The network and domains of its last `sandbox_set` (off for one
+ * that named none).
+ */
+sandbox_network?: SandboxNetwork, sandbox_allow_domains?: Array<string>, 
 /**
  * Records in the file; `records` holds those from the requested one on,
  * so the next read can start here.

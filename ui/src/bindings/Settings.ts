@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from "./ApprovalPolicy";
 import type { CompactionPolicy } from "./CompactionPolicy";
 import type { ProfileView } from "./ProfileView";
 import type { SandboxMode } from "./SandboxMode";
+import type { SandboxNetwork } from "./SandboxNetwork";
 import type { Theme } from "./Theme";
 import type { ThresholdSetting } from "./ThresholdSetting";
 
@@ -29,4 +30,14 @@ compact_threshold?: ThresholdSetting | null,
  * `[tools] sandbox`, which the command line reads too;
  * `workspace-write` when absent).
  */
-sandbox: SandboxMode, };
+sandbox: SandboxMode, 
+/**
+ * What new sessions' sandboxed commands reach (`[tools]
+ * sandbox_network`; off when absent).
+ */
+sandbox_network: SandboxNetwork, 
+/**
+ * The domains `allow-list` lets through (`[tools]
+ * sandbox_allow_domains`).
+ */
+sandbox_allow_domains: Array<string>, };

@@ -65,7 +65,14 @@ describe("ApprovalPrompt", () => {
     render(<ApprovalPrompt tool="run_shell" summary="run `make` in /w" detail="make" onDecide={() => {}} sandbox="workspace-write" />);
     expect(screen.queryByTestId("shell-warning")).toBeNull();
     expect(screen.getByTestId("shell-sandboxed")).toHaveTextContent(
-      "Sandboxed (workspace-write). Commands write only inside the workspace and their temp folder, without network.",
+      "Sandboxed (workspace-write). Commands write only inside the workspace and their temp folder.",
+    );
+  });
+
+  it("says what network a sandboxed shell command reaches", () => {
+    render(<ApprovalPrompt tool="run_shell" summary="run `cargo fetch` in /w" detail="cargo fetch" onDecide={() => {}} sandbox="workspace-write" network="network allow-list (crates.io)" />);
+    expect(screen.getByTestId("shell-sandboxed")).toHaveTextContent(
+      "Sandboxed (workspace-write). Commands write only inside the workspace and their temp folder. Network allow-list (crates.io).",
     );
   });
 

@@ -13,6 +13,8 @@ interface ApprovalPromptProps {
   onDecide?: (decision: ApprovalDecision) => void;
   /** The session's sandbox: what an allowed shell command can reach. */
   sandbox?: SandboxMode | null;
+  /** What a sandboxed command reaches on the network (`network off`). */
+  network?: string | null;
   /** What "Always allow" would save to the workspace's rules (`cargo test*`); empty: not offered. */
   proposedRules?: string[];
 }
@@ -73,7 +75,7 @@ const NO_RULES: string[] = [];
  * proposed rule, shown before it is saved), or deny. Its Y / A / R / N keys work anywhere while it
  * waits and the composer is empty (see `useApprovalKeys`), not only here.
  */
-export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null, proposedRules = NO_RULES }: ApprovalPromptProps) {
+export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null, network = null, proposedRules = NO_RULES }: ApprovalPromptProps) {
   const first = useRef<HTMLButtonElement>(null);
   const noteId = useId();
   useEffect(() => {
@@ -114,6 +116,7 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null
       {shell && isSandboxed(sandbox) && (
         <p className="approval-sandboxed" data-testid="shell-sandboxed">
           <strong>Sandboxed ({sandbox}).</strong> {sandboxHint(sandbox)}
+          {network && <span data-testid="shell-network"> {`${network.charAt(0).toUpperCase()}${network.slice(1)}.`}</span>}
         </p>
       )}
       {shell && !isSandboxed(sandbox) && (

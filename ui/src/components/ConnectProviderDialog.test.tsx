@@ -12,6 +12,8 @@ const settings: Settings = {
   theme: "system",
   compaction_policy: "layered",
   sandbox: "off",
+  sandbox_network: "off",
+  sandbox_allow_domains: [],
 };
 
 const KEY = "sk-typed-key-0042";

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { isSandboxed, networkSummary } from "../lib/sandbox";
 import type { SessionListItem } from "../api/types";
 import { useApprovalKeys } from "../hooks/useApprovalKeys";
 import { approvalAction } from "../lib/approvalWords";
@@ -78,6 +79,9 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   const reasoning = useAppState((s) => s.view?.reasoning ?? null);
   const canReason = useAppState((s) => s.view?.can_reason ?? false);
   const sandbox = useAppState((s) => s.view?.sandbox ?? null);
+  const networkChoice = useAppState((s) => s.view?.sandbox_network ?? "off");
+  const allowDomains = useAppState((s) => s.view?.sandbox_allow_domains);
+  const network = useMemo(() => (isSandboxed(sandbox) ? networkSummary(networkChoice, allowDomains ?? []) : null), [sandbox, networkChoice, allowDomains]);
   const profileId = settings ? sessionProfile(settings.profiles, summary, profileSet)?.id : undefined;
   const lastUserText = lastUserMessage(transcript);
   // The ways out of a provider failure, each at its cause: send the last message again
@@ -171,6 +175,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         sessionTitles={sessionTitles}
         onOpenSession={openSession}
         sandbox={sandbox}
+        network={network}
         onEditLast={live && !running ? editLast : undefined}
         onRetryLast={live && !running ? send : undefined}
         onRecover={live && !running ? recover : undefined}
@@ -191,6 +196,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
           policy,
           approval: settings?.approval_policy ?? null,
           sandbox,
+          network,
           parentTitle: summary.forked_from ? sessionTitles.get(summary.forked_from.parent_session_id) : undefined,
           onOpenParent: openSession,
         }}

@@ -56,6 +56,7 @@ describe("ConversationHeader", () => {
           policy: "layered",
           approval: "auto",
           sandbox: "workspace-write",
+          network: "network allow-list (crates.io, *.npmjs.org)",
           parentTitle: LONG_TITLE,
           onOpenParent,
         }}
@@ -70,6 +71,7 @@ describe("ConversationHeader", () => {
     expect(button).toHaveAttribute("aria-controls", info.id);
     expect(within(info).getByTestId("info-policy")).toHaveTextContent(/^Layered/);
     expect(within(info).getByTestId("info-approval")).toHaveTextContent("auto · sandbox workspace-write — Commands write only inside the workspace");
+    expect(within(info).getByTestId("info-network")).toHaveTextContent("network allow-list (crates.io, *.npmjs.org)");
     expect(within(info).getByTestId("info-profile")).toHaveTextContent("Demo · strata-demo");
     expect(within(info).getByTestId("info-folder")).toHaveTextContent(fork.workspace);
     expect(within(info).getByTestId("info-created").querySelector("time")).toHaveAttribute("dateTime", fork.created_at);

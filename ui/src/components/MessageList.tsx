@@ -101,12 +101,14 @@ interface MessageListProps {
   onOpenSession?: (sessionId: string) => void;
   /** The session's sandbox, which shell approvals state. */
   sandbox?: SandboxMode | null;
+  /** What its sandboxed commands reach, which shell approvals state too. */
+  network?: string | null;
 }
 
 /** What every row is offered, the same object while the list's handlers stay the same. */
 type EntryHandlers = Pick<
   MessageListProps,
-  "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history" | "sessionTitles" | "onOpenSession" | "sandbox"
+  "onDecide" | "onInspectCompaction" | "onEditLast" | "onRetryLast" | "onRecover" | "onExpandOutput" | "history" | "sessionTitles" | "onOpenSession" | "sandbox" | "network"
 >;
 
 interface EntryViewProps {
@@ -155,7 +157,7 @@ function EntryBody({ entry, isLastUser, isLastError, isFirstItem, full, handlers
     case "thinking":
       return <ThinkingBlock entry={entry} />;
     case "tool":
-      return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} sandbox={handlers.sandbox} />;
+      return <ToolCallCard tool={entry} onDecide={handlers.onDecide} full={full} onExpand={handlers.onExpandOutput} history={history} sandbox={handlers.sandbox} network={handlers.network} />;
     case "compaction": {
       const undo = handlers.history?.undoCompaction;
       return (
@@ -204,10 +206,10 @@ export function MessageList(props: MessageListProps) {
   // A completed turn's end is an entry (the printed transcript says its rounds) the
   // conversation draws nothing for: no row of its own.
   const entries = useMemo(() => props.entries.filter(drawn), [props.entries]);
-  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox } = props;
+  const { onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox, network } = props;
   const handlers = useMemo<EntryHandlers>(
-    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox }),
-    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox],
+    () => ({ onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox, network }),
+    [onDecide, onInspectCompaction, onEditLast, onRetryLast, onRecover, onExpandOutput, history, sessionTitles, onOpenSession, sandbox, network],
   );
   const scroller = useRef<HTMLDivElement>(null);
   // Whether the list follows the newest entry: true while the person is at the bottom, false

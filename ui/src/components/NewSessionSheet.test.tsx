@@ -9,7 +9,7 @@ const local = { id: "local", kind: "openai-chat" as const, label: "Local server"
 
 function renderSheet(recent: string[] | null = RECENT, browse: string | null = "/home/ana/picked", sandboxUnavailable: string | null = null) {
   const handlers = { onStart: vi.fn(), onCancel: vi.fn(), onBrowse: vi.fn(async () => browse) };
-  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" defaultSandbox="workspace-write" sandboxUnavailable={sandboxUnavailable} {...handlers} />);
+  render(<NewSessionSheet recent={recent} profiles={[...demoSettings.profiles, local]} defaultProfile="demo" defaultApproval="ask" defaultSandbox="workspace-write" sandboxUnavailable={sandboxUnavailable} defaultNetwork="off" allowDomains={["crates.io"]} {...handlers} />);
   return { ...handlers, user: userEvent.setup() };
 }
 
@@ -34,7 +34,7 @@ describe("NewSessionSheet", () => {
     expect(options()[0]).toHaveAttribute("aria-selected", "true");
     expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/projects/ingest");
     await user.keyboard("{Enter}");
-    expect(onStart).toHaveBeenCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask", sandbox: "workspace-write" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask", sandbox: "workspace-write", network: "off" });
   });
 
   it("filters as the person types, moves with the arrows, and starts with the chosen profile and approval", async () => {
@@ -46,11 +46,11 @@ describe("NewSessionSheet", () => {
     expect(screen.getByRole("combobox", { name: "Folder" })).toHaveAttribute("aria-activedescendant", options()[1]!.id);
     await user.selectOptions(screen.getByRole("combobox", { name: "Profile" }), "local");
     await user.click(screen.getByRole("radio", { name: "Auto" }));
-    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only inside the workspace and their temp folder, without network.");
+    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only inside the workspace and their temp folder.");
     await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox" })).getByRole("radio", { name: "No writes" }));
-    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only in their temp folder, without network.");
+    expect(screen.getByTestId("new-session-sandbox-hint")).toHaveTextContent("Commands write only in their temp folder.");
     await user.click(screen.getByRole("button", { name: "Start session" }));
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/projects/orders", profileId: "local", approval: "auto", sandbox: "read-only" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/projects/orders", profileId: "local", approval: "auto", sandbox: "read-only", network: "off" });
   });
 
   it("offers a typed full path that is not recent, and says when nothing matches", async () => {
@@ -62,7 +62,7 @@ describe("NewSessionSheet", () => {
     expect(screen.getByRole("button", { name: "Start session" })).toBeDisabled();
     await user.clear(filter);
     await user.type(filter, "/srv/work/new-thing{Enter}");
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/srv/work/new-thing", profileId: "demo", approval: "ask", sandbox: "workspace-write" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/srv/work/new-thing", profileId: "demo", approval: "ask", sandbox: "workspace-write", network: "off" });
   });
 
   it("puts the folder Browse… picked first and selected; a cancelled picker changes nothing", async () => {
@@ -72,7 +72,21 @@ describe("NewSessionSheet", () => {
     expect(onBrowse).toHaveBeenCalledOnce();
     await waitFor(() => expect(screen.getByTestId("new-session-folder")).toHaveTextContent("Starts in /home/ana/picked"));
     await user.click(screen.getByRole("button", { name: "Start session" }));
-    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/picked", profileId: "demo", approval: "ask", sandbox: "workspace-write" });
+    expect(onStart).toHaveBeenCalledWith({ workspace: "/home/ana/picked", profileId: "demo", approval: "ask", sandbox: "workspace-write", network: "off" });
+  });
+
+  it("picks the network under the sandbox: allowed domains shows the settings' list, and no sandbox disables it", async () => {
+    const { onStart, user } = renderSheet();
+    const network = () => within(screen.getByRole("radiogroup", { name: "Network (this session)" }));
+    expect(network().getByRole("radio", { name: "Off" })).toBeChecked();
+    await user.click(network().getByRole("radio", { name: "Allowed domains…" }));
+    expect(screen.getByTestId("sandbox-network-domains")).toHaveTextContent("Allowed: crates.io");
+    expect(screen.getByTestId("sandbox-network-hint")).toHaveTextContent("only the allowed domains");
+    await user.click(screen.getByRole("button", { name: "Start session" }));
+    expect(onStart).toHaveBeenLastCalledWith({ workspace: RECENT[0], profileId: "demo", approval: "ask", sandbox: "workspace-write", network: "allow-list" });
+    await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox" })).getByRole("radio", { name: "No sandbox" }));
+    expect(network().getByRole("radio", { name: "On" })).toBeDisabled();
+    expect(screen.getByTestId("sandbox-network-hint")).toHaveTextContent("Without a sandbox, commands use your own network.");
   });
 
   it("closes on Escape and Cancel without starting anything", async () => {

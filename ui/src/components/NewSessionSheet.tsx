@@ -2,6 +2,8 @@ import { useId, useMemo, useState } from "react";
 import { TipLabel } from "./Tooltip";
 import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { SandboxMode } from "../bindings/SandboxMode";
+import type { SandboxNetwork } from "../bindings/SandboxNetwork";
+import { NetworkControl } from "./NetworkControl";
 import { SANDBOX_MODES, isSandboxed, sandboxHint } from "../lib/sandbox";
 import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 import type { ProfileView } from "../bindings/ProfileView";
@@ -17,6 +19,8 @@ export interface NewSessionChoice {
   approval: ApprovalPolicy;
   /** The sandbox this session's shell commands run in (recorded in it). */
   sandbox: SandboxMode;
+  /** What its sandboxed commands reach (recorded in it). */
+  network: SandboxNetwork;
 }
 
 interface NewSessionSheetProps {
@@ -29,6 +33,9 @@ interface NewSessionSheetProps {
   defaultSandbox: SandboxMode;
   /** Why this computer cannot sandbox commands, if it cannot (then a sandboxed session asks before each one). */
   sandboxUnavailable?: string | null;
+  /** The settings' network and allowed domains for new sessions. */
+  defaultNetwork: SandboxNetwork;
+  allowDomains: readonly string[];
   /** The native folder picker; `null` when cancelled. */
   onBrowse: () => Promise<string | null>;
   onStart: (choice: NewSessionChoice) => void;
@@ -45,7 +52,7 @@ function isAbsolute(text: string): boolean {
  * move, Enter to start; a typed full path is offered too; Browse… for the system picker), then
  * the profile and the approval policy, all confirmed with one Start.
  */
-export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, defaultSandbox, sandboxUnavailable = null, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
+export function NewSessionSheet({ recent, profiles, defaultProfile, defaultApproval, defaultSandbox, sandboxUnavailable = null, defaultNetwork, allowDomains, onBrowse, onStart, onCancel }: NewSessionSheetProps) {
   const listId = useId();
   const [filter, setFilter] = useState("");
   const [browsed, setBrowsed] = useState<string[]>([]);
@@ -53,6 +60,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
   const [profileId, setProfileId] = useState(defaultProfile);
   const [approval, setApproval] = useState<ApprovalPolicy>(defaultApproval);
   const [sandbox, setSandbox] = useState<SandboxMode>(defaultSandbox);
+  const [network, setNetwork] = useState<SandboxNetwork>(defaultNetwork);
   const folders = useMemo(() => {
     const known = [...browsed, ...(recent ?? []).filter((folder) => !browsed.includes(folder))];
     const text = filter.trim();
@@ -62,7 +70,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
   const at = Math.min(active, Math.max(folders.length - 1, 0));
   const workspace = folders[at] ?? null;
   const start = () => {
-    if (workspace) onStart({ workspace, profileId, approval, sandbox });
+    if (workspace) onStart({ workspace, profileId, approval, sandbox, network });
   };
   const browse = async () => {
     const folder = await onBrowse();
@@ -136,7 +144,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
             title={folder}
             onMouseDown={(event) => event.preventDefault()}
             onClick={() => setActive(index)}
-            onDoubleClick={() => onStart({ workspace: folder, profileId, approval, sandbox })}
+            onDoubleClick={() => onStart({ workspace: folder, profileId, approval, sandbox, network })}
           >
             <strong>{folderName(folder)}</strong> <span className="muted">{folder}</span>
           </li>
@@ -192,6 +200,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
           {sandboxHint(sandbox)}
         </p>
         {sandboxUnavailable && isSandboxed(sandbox) && <SandboxUnavailableNote reason={sandboxUnavailable} />}
+        <NetworkControl label="Network (this session)" value={network} onChange={setNetwork} sandbox={sandbox} domains={allowDomains} />
       </fieldset>
     </Modal>
   );

@@ -26,6 +26,8 @@ interface SessionInfoProps {
   approval?: ApprovalPolicy | null;
   /** The sandbox the session's shell commands run in (its last `sandbox_set`); null for a session from before the record. */
   sandbox?: SandboxMode | null;
+  /** What its sandboxed commands reach (`network allow-list (crates.io)`); null without a sandbox. */
+  network?: string | null;
   /** The parent's title when the session is a fork and the library lists the parent. */
   parentTitle?: string;
   onOpenParent?: (sessionId: string) => void;
@@ -36,7 +38,7 @@ interface SessionInfoProps {
  * when it was created, its folder and, for a fork, its parent. A button with aria-expanded opens
  * the popover; Escape or a click outside closes it and focus goes back to the button.
  */
-export function SessionInfo({ summary, profile, profileName, policy, approval = null, sandbox = null, parentTitle, onOpenParent }: SessionInfoProps) {
+export function SessionInfo({ summary, profile, profileName, policy, approval = null, sandbox = null, network = null, parentTitle, onOpenParent }: SessionInfoProps) {
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -89,6 +91,12 @@ export function SessionInfo({ summary, profile, profileName, policy, approval = 
               {approval ?? "…"} · {sandbox ? `sandbox ${sandbox}` : "sandbox not recorded"}
               {sandbox && <span className="muted"> — {SANDBOX_MODES.find((mode) => mode.value === sandbox)?.hint}</span>}
             </dd>
+            {network && (
+              <>
+                <dt>Network</dt>
+                <dd data-testid="info-network">{network}</dd>
+              </>
+            )}
             <dt>Profile</dt>
             <dd data-testid="info-profile">
               {/* A saved profile's name often says its model already. */}

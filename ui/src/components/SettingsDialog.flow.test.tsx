@@ -37,6 +37,8 @@ const settings: Settings = {
   theme: "system",
   compaction_policy: "layered",
   sandbox: "off",
+  sandbox_network: "off",
+  sandbox_allow_domains: [],
 };
 
 function shell(handle: (cmd: string, args: Record<string, unknown>) => unknown = () => null) {

@@ -14,6 +14,8 @@ const settings: Settings = {
   theme: "system",
   compaction_policy: "layered",
   sandbox: "off",
+  sandbox_network: "off",
+  sandbox_allow_domains: [],
 };
 
 describe("SettingsDialog", () => {
@@ -76,7 +78,7 @@ describe("SettingsDialog", () => {
     expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent("Not sandboxed");
     await user.click(within(group).getByRole("radio", { name: "Workspace (default)" }));
     expect(screen.queryByTestId("settings-shell-warning")).not.toBeInTheDocument();
-    expect(screen.getByTestId("settings-shell-sandboxed")).toHaveTextContent("Commands write only inside the workspace and their temp folder, without network.");
+    expect(screen.getByTestId("settings-shell-sandboxed")).toHaveTextContent("Commands write only inside the workspace and their temp folder.");
     await user.click(screen.getByRole("button", { name: "Save settings" }));
     expect(onSave).toHaveBeenCalledWith({ ...settings, sandbox: "workspace-write" }, []);
   });
@@ -90,6 +92,22 @@ describe("SettingsDialog", () => {
     await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" })).getByRole("radio", { name: "No sandbox" }));
     expect(screen.queryByTestId("sandbox-unavailable")).not.toBeInTheDocument();
     expect(screen.getByTestId("settings-shell-warning")).toHaveTextContent("Not sandboxed");
+  });
+
+  it("offers the network under the sandbox, edits the allowed domains one a line, and saves them as a list", async () => {
+    const onSave = vi.fn(async () => {});
+    const user = userEvent.setup();
+    render(<SettingsDialog settings={settings} onSave={onSave} onClose={vi.fn()} />);
+    const network = () => within(screen.getByRole("radiogroup", { name: "Network for new sessions" }));
+    expect(network().getByRole("radio", { name: "Allowed domains…" })).toBeDisabled();
+    await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox for new sessions" })).getByRole("radio", { name: "Workspace (default)" }));
+    await user.click(network().getByRole("radio", { name: "Allowed domains…" }));
+    await user.type(screen.getByRole("textbox", { name: "Allowed domains" }), "crates.io{Enter}*.npmjs.org{Enter}crates.io");
+    await user.click(screen.getByRole("button", { name: "Save settings" }));
+    expect(onSave).toHaveBeenCalledWith(
+      { ...settings, sandbox: "workspace-write", sandbox_network: "allow-list", sandbox_allow_domains: ["crates.io", "*.npmjs.org"] },
+      [],
+    );
   });
 
   it("shows the shell's invalid_input message and stays open", async () => {

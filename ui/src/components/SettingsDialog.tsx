@@ -14,7 +14,9 @@ import {
   type SettingsDraft,
   type SettingsErrors,
 } from "../state/settingsForm";
-import { SANDBOX_MODES, isSandboxed, sandboxHint } from "../lib/sandbox";
+import { SANDBOX_MODES, isSandboxed, parseDomains, sandboxHint } from "../lib/sandbox";
+import type { SandboxNetwork } from "../bindings/SandboxNetwork";
+import { NetworkControl } from "./NetworkControl";
 import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
@@ -161,7 +163,7 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
           </div>
         </section>
 
-        <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} onChange={set} />
+        <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} network={draft.sandbox_network} domainsText={draft.sandbox_allow_domains} onChange={set} />
 
         <RulesSettings workspace={workspace} />
 
@@ -244,7 +246,21 @@ const ProfileTab = memo(function ProfileTab({ id, label, selected, active, inval
 type SetField = <K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) => void;
 
 /** The approval policy and the shell sandbox, together: between them they say what runs without asking and what it can reach. */
-const ApprovalSection = memo(function ApprovalSection({ value, sandbox, unavailable, onChange }: { value: ApprovalPolicy; sandbox: SandboxMode; unavailable: string | null; onChange: SetField }) {
+const ApprovalSection = memo(function ApprovalSection({
+  value,
+  sandbox,
+  unavailable,
+  network,
+  domainsText,
+  onChange,
+}: {
+  value: ApprovalPolicy;
+  sandbox: SandboxMode;
+  unavailable: string | null;
+  network: SandboxNetwork;
+  domainsText: string;
+  onChange: SetField;
+}) {
   return (
     <fieldset className="settings-section">
       <legend>Approval policy and sandbox</legend>
@@ -269,6 +285,15 @@ const ApprovalSection = memo(function ApprovalSection({ value, sandbox, unavaila
           ))}
         </div>
       </div>
+      <NetworkControl
+        label="Network for new sessions"
+        value={network}
+        onChange={(choice) => onChange("sandbox_network", choice)}
+        sandbox={sandbox}
+        domains={parseDomains(domainsText)}
+        domainsText={domainsText}
+        onDomainsText={(text) => onChange("sandbox_allow_domains", text)}
+      />
       {isSandboxed(sandbox) ? (
         <p className="settings-shell-warning settings-shell-sandboxed" data-testid="settings-shell-sandboxed">
           <span>

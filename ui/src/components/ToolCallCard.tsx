@@ -69,6 +69,8 @@ interface ToolCallCardProps {
   history?: ItemHistory;
   /** The session's sandbox, which its approval prompt states. */
   sandbox?: SandboxMode | null;
+  /** What its sandboxed commands reach, which the approval prompt states too. */
+  network?: string | null;
 }
 
 /** The output section: the preview the entry carries, the whole text once it has come. */
@@ -97,7 +99,7 @@ function OutputSection({ tool, full }: { tool: ToolEntry; full?: FullOutput }) {
 export const MIN_SHOWN_DURATION_MS = 10;
 
 /** A tool call: name, arguments, output, duration and status, collapsible. */
-export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox = null }: ToolCallCardProps) {
+export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox = null, network = null }: ToolCallCardProps) {
   const waiting = tool.status === "awaiting_approval";
   const [open, setOpen] = useState(false);
   const bodyId = useId();
@@ -185,6 +187,7 @@ export function ToolCallCard({ tool, onDecide, full, onExpand, history, sandbox 
           detail={tool.approval.detail}
           onDecide={onDecide ? (decision) => onDecide(tool.call_id, decision) : undefined}
           sandbox={sandbox}
+          network={network}
           proposedRules={tool.approval.proposed_rules ?? undefined}
         />
       )}

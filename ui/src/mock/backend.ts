@@ -118,6 +118,8 @@ export class MockBackend {
       theme: (params.get("theme") as Settings["theme"] | null) ?? "system",
       compaction_policy: "layered",
       sandbox: "workspace-write",
+      sandbox_network: "off",
+      sandbox_allow_domains: [],
     };
   }
 

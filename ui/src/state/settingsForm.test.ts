@@ -12,6 +12,8 @@ const settings: Settings = {
   theme: "system",
   compaction_policy: "layered",
   sandbox: "off",
+  sandbox_network: "off",
+  sandbox_allow_domains: [],
 };
 
 describe("settings validation", () => {

@@ -3,6 +3,8 @@
 import type { ApprovalPolicy, ProfileView, ProviderKind, Settings, Theme } from "../api/types";
 import type { CompactionPolicy } from "../bindings/CompactionPolicy";
 import type { SandboxMode } from "../bindings/SandboxMode";
+import type { SandboxNetwork } from "../bindings/SandboxNetwork";
+import { parseDomains } from "../lib/sandbox";
 
 export interface ProfileDraft {
   id: string;
@@ -29,6 +31,10 @@ export interface SettingsDraft {
   compact_threshold: string;
   /** The shell sandbox new sessions start with. */
   sandbox: SandboxMode;
+  /** What new sessions' sandboxed commands reach. */
+  sandbox_network: SandboxNetwork;
+  /** The allowed domains as typed, one a line. */
+  sandbox_allow_domains: string;
 }
 
 export type ProfileField = "label" | "model" | "base_url" | "context_window";
@@ -48,6 +54,8 @@ export function toDraft(settings: Settings): SettingsDraft {
     compaction_policy: settings.compaction_policy,
     compact_threshold: settings.compact_threshold ?? "",
     sandbox: settings.sandbox ?? "off",
+    sandbox_network: settings.sandbox_network ?? "off",
+    sandbox_allow_domains: (settings.sandbox_allow_domains ?? []).join("\n"),
     profiles: settings.profiles.map((p) => ({
       id: p.id,
       kind: p.kind,
@@ -137,6 +145,8 @@ export function fromDraft(draft: SettingsDraft): Settings {
     theme: draft.theme,
     compaction_policy: draft.compaction_policy,
     sandbox: draft.sandbox,
+    sandbox_network: draft.sandbox_network,
+    sandbox_allow_domains: parseDomains(draft.sandbox_allow_domains),
     ...(threshold ? { compact_threshold: threshold } : {}),
     profiles: draft.profiles.map(
       (p): ProfileView => ({

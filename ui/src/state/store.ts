@@ -283,7 +283,7 @@ export function createActions(store: Store) {
     /** Creates a session in `workspace` (with the sheet's choices) and opens it live; false when it was not created. */
     async createIn(workspace: string, allowBroad: boolean): Promise<boolean> {
       try {
-        const choice = sheetChoice ? { profile_id: sheetChoice.profileId, approval_policy: sheetChoice.approval, sandbox: sheetChoice.sandbox } : {};
+        const choice = sheetChoice ? { profile_id: sheetChoice.profileId, approval_policy: sheetChoice.approval, sandbox: sheetChoice.sandbox, network: sheetChoice.network } : {};
         const created = await api.createSession(workspace, allowBroad, choice);
         if (choice.approval_policy) void actions.reloadSettings();
         await actions.refreshSessions();

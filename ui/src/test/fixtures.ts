@@ -42,6 +42,8 @@ export const demoSettings: import("../api/types").Settings = {
   theme: "system",
   compaction_policy: "layered",
   sandbox: "off",
+  sandbox_network: "off",
+  sandbox_allow_domains: [],
 };
 
 export interface ShellSession {

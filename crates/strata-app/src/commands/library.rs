@@ -153,6 +153,7 @@ impl App {
                     allow_broad_workspace: request.allow_broad_workspace,
                     compact_threshold: app.prefs().compact_threshold,
                     sandbox: request.sandbox,
+                    network: request.network,
                     ..app.launch_options()
                 };
                 let launched =

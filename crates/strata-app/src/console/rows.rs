@@ -287,7 +287,7 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             LogKind::Round,
             LogTone::Neutral,
             format!("Sandbox: {}", set.mode),
-            set.mode.reach().into(),
+            set.describe(),
         ),
         RecordBody::InstructionsSet(set) => row(
             Debug,

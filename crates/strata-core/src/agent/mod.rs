@@ -528,19 +528,28 @@ impl Agent {
         self.session.state().sandbox()
     }
 
-    /// Confines the session's commands by `mode` from the next call on: a
-    /// `sandbox_set` record (made durable at once) when it differs from the
-    /// recorded mode, so replay and a resume read it back. A session that
-    /// recorded none gets its first record here.
-    pub fn set_sandbox(&mut self, mode: crate::tools::SandboxMode) -> Result<()> {
-        if self.tools.config().sandbox.mode != mode {
-            self.tools = self.tools.with_sandbox_mode(mode);
+    /// The sandbox the tools run commands in: mode, network and domains.
+    pub fn sandbox_settings(&self) -> strata_protocol::SandboxSet {
+        let sandbox = &self.tools.config().sandbox;
+        strata_protocol::SandboxSet {
+            mode: sandbox.mode,
+            network: sandbox.network,
+            allow_domains: sandbox.allow_domains.clone(),
         }
-        if self.session.state().sandbox() == Some(mode) {
+    }
+
+    /// Confines the session's commands by `set` from the next call on: a
+    /// `sandbox_set` record (made durable at once) when it differs from the
+    /// recorded one, so replay and a resume read it back. A session that
+    /// recorded none gets its first record here.
+    pub fn set_sandbox(&mut self, set: strata_protocol::SandboxSet) -> Result<()> {
+        if self.sandbox_settings() != set {
+            self.tools = self.tools.with_sandbox(&set);
+        }
+        if self.session.state().sandbox_set() == Some(&set) {
             return Ok(());
         }
-        self.session
-            .append(RecordBody::SandboxSet(strata_protocol::SandboxSet { mode }))?;
+        self.session.append(RecordBody::SandboxSet(set))?;
         self.session.sync()
     }
 

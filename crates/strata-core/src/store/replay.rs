@@ -44,8 +44,8 @@ pub struct Replay {
     policy: Option<CompactionPolicyRecord>,
     /// The last `reasoning_set` record's setting, if any.
     reasoning: Option<ReasoningEffort>,
-    /// The last `sandbox_set` record's mode, if any.
-    sandbox: Option<SandboxMode>,
+    /// The last `sandbox_set` record, if any.
+    sandbox: Option<strata_protocol::SandboxSet>,
     /// The last `mcp_catalog` record, if any.
     mcp_catalog: Option<McpCatalog>,
     /// The model of the last `round` record.
@@ -146,7 +146,7 @@ impl Replay {
             }
             RecordBody::CompactionPolicy(policy) => self.policy = Some(policy.clone()),
             RecordBody::ReasoningSet(set) => self.reasoning = Some(set.effort),
-            RecordBody::SandboxSet(set) => self.sandbox = Some(set.mode),
+            RecordBody::SandboxSet(set) => self.sandbox = Some(set.clone()),
             RecordBody::McpCatalog(catalog) => self.mcp_catalog = Some(catalog.clone()),
             RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
             RecordBody::LayeredCompaction(compaction) => {
@@ -238,7 +238,13 @@ impl Replay {
     /// The session's sandbox mode: its last `sandbox_set`'s; `None` when it
     /// never recorded one (sessions from before the record existed).
     pub fn sandbox(&self) -> Option<SandboxMode> {
-        self.sandbox
+        self.sandbox.as_ref().map(|set| set.mode)
+    }
+
+    /// The session's last `sandbox_set` whole: its mode, network and
+    /// allowed domains.
+    pub fn sandbox_set(&self) -> Option<&strata_protocol::SandboxSet> {
+        self.sandbox.as_ref()
     }
 
     /// The external tool catalog in force: the last `mcp_catalog`'s; `None`

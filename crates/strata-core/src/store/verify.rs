@@ -108,6 +108,8 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         policy,
         reasoning,
         sandbox,
+        sandbox_network,
+        sandbox_allow_domains,
         mcp_catalog,
         last_round_model,
         last_cache_anchor,
@@ -143,6 +145,14 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("policy", *policy == theirs.policy),
         ("reasoning", *reasoning == theirs.reasoning),
         ("sandbox", *sandbox == theirs.sandbox),
+        (
+            "sandbox_network",
+            *sandbox_network == theirs.sandbox_network,
+        ),
+        (
+            "sandbox_allow_domains",
+            *sandbox_allow_domains == theirs.sandbox_allow_domains,
+        ),
         ("mcp_catalog", *mcp_catalog == theirs.mcp_catalog),
         (
             "last_round_model",

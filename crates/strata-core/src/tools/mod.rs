@@ -54,7 +54,7 @@ pub use shell::{
 pub use strata_protocol::tool_names::{
     self, APPLY_EDIT, LIST_DIRECTORY, READ_FILE, RUN_SHELL, SEARCH_TEXT, WRITE_FILE,
 };
-pub use strata_sandbox::{FORCE_UNSUPPORTED_VAR, SandboxMode};
+pub use strata_sandbox::{AllowList, FORCE_UNSUPPORTED_VAR, SandboxMode};
 pub use tokio_util::sync::CancellationToken;
 pub use tracked::WriteTarget;
 pub(crate) use workspace::read_agents_head;
@@ -363,10 +363,13 @@ impl ToolRegistry {
         })
     }
 
-    /// The same tools, their commands confined by `mode` from now on.
-    pub fn with_sandbox_mode(&self, mode: SandboxMode) -> Self {
+    /// The same tools, their commands confined by `set` (mode, network and
+    /// allowed domains) from now on.
+    pub fn with_sandbox(&self, set: &strata_protocol::SandboxSet) -> Self {
         let mut config = self.config.clone();
-        config.sandbox.mode = mode;
+        config.sandbox.mode = set.mode;
+        config.sandbox.network = set.network;
+        config.sandbox.allow_domains = set.allow_domains.clone();
         let confinement = settle_confinement(&config, &self.workspace);
         Self {
             config,

@@ -250,6 +250,8 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
         }),
         RecordBody::SandboxSet(strata_protocol::SandboxSet {
             mode: strata_protocol::SandboxMode::ReadOnly,
+            network: strata_protocol::SandboxNetwork::AllowList,
+            allow_domains: vec!["crates.io".into()],
         }),
         RecordBody::FileChange(strata_protocol::FileChange {
             path: "src/lib.rs".into(),

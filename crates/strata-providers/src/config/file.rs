@@ -38,6 +38,8 @@
 //! shell_env = ["GOPATH", "CARGO_HOME"]   # run_shell gets these besides PATH, HOME, LANG, LC_*, ...
 //! allow_secret_files = [".env.local", "secrets/"]   # secret files the tools may use (workspace-relative)
 //! sandbox = "workspace-write"   # new sessions' run_shell sandbox: workspace-write, read-only or off
+//! sandbox_network = "allow-list"   # what sandboxed commands reach: off (default), allow-list or on
+//! sandbox_allow_domains = ["crates.io", "*.npmjs.org"]   # allow-list: only these, through Strata's proxy
 //! ```
 //!
 //! Keys themselves never go in this file, and nothing here can hold one.

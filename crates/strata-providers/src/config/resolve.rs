@@ -135,6 +135,9 @@ pub struct ResolvedProfile {
     pub allow_secret_files: Vec<String>,
     /// The config's `[tools] sandbox`: sessions that recorded no mode get it.
     pub sandbox: Option<SandboxMode>,
+    /// The config's `[tools] sandbox_network` and `sandbox_allow_domains`.
+    pub sandbox_network: Option<strata_protocol::SandboxNetwork>,
+    pub sandbox_allow_domains: Vec<String>,
     /// The key file of an `api_key = { file = ... }` profile (absolute), which
     /// the tools refuse wherever it lies.
     pub key_file: Option<PathBuf>,
@@ -164,6 +167,8 @@ impl ResolvedProfile {
             shell_env: config.tools.shell_env.clone(),
             allow_secret_files: config.tools.allowed_secret_files(),
             sandbox: config.tools.sandbox,
+            sandbox_network: config.tools.sandbox_network,
+            sandbox_allow_domains: config.tools.sandbox_allow_domains.clone(),
             key_file,
             turn_deadline: config.network.turn_deadline(),
             rules: config.rules.clone(),

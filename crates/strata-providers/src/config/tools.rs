@@ -5,7 +5,7 @@
 use std::path::{Component, Path};
 
 use serde::{Deserialize, Serialize};
-use strata_protocol::SandboxMode;
+use strata_protocol::{SandboxMode, SandboxNetwork};
 
 use super::file::is_env_name;
 
@@ -26,11 +26,25 @@ pub struct ToolsConfig {
     /// (new ones; a `--sandbox` flag overrides it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxMode>,
+    /// The network sandboxed commands get in sessions that recorded none
+    /// (a `--network` flag, a recorded choice and the workspace's
+    /// `.strata/network.toml` come first): `off` (the default), `on`, or
+    /// `allow-list` (only `sandbox_allow_domains`, through Strata's proxy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<SandboxNetwork>,
+    /// The domains `allow-list` lets through: `crates.io`, `*.npmjs.org`,
+    /// an IP address, each with an optional `:PORT` (else 80 and 443).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_allow_domains: Vec<String>,
 }
 
 impl ToolsConfig {
     pub(super) fn is_empty(&self) -> bool {
-        self.shell_env.is_empty() && self.allow_secret_files.is_empty() && self.sandbox.is_none()
+        self.shell_env.is_empty()
+            && self.allow_secret_files.is_empty()
+            && self.sandbox.is_none()
+            && self.sandbox_network.is_none()
+            && self.sandbox_allow_domains.is_empty()
     }
 
     /// `allow_secret_files` as the tools match them: `/`-separated names,
@@ -60,6 +74,9 @@ impl ToolsConfig {
                     "tools.shell_env: {name:?} is not an environment variable name"
                 ));
             }
+        }
+        if let Err(error) = strata_core::tools::AllowList::parse(&self.sandbox_allow_domains) {
+            problems.push(format!("tools.sandbox_allow_domains: {error}"));
         }
         for entry in &self.allow_secret_files {
             if !is_workspace_relative(entry) {

@@ -7,6 +7,7 @@
 fn main() -> std::process::ExitCode {
     use std::ffi::CString;
     use std::io::Write;
+    use std::os::unix::ffi::OsStringExt;
 
     use nix::sys::signal::Signal;
     use strata_sandbox::{SandboxError, SandboxPolicy};
@@ -23,6 +24,10 @@ fn main() -> std::process::ExitCode {
                     Err(error) => Err(SandboxError::Exec(error.to_string())),
                 };
             }
+            [flag, socket] if flag == strata_sandbox::forward::FORWARD_FLAG => {
+                let result = strata_sandbox::forward::run_forwarder(std::path::Path::new(socket));
+                std::process::exit(i32::from(result.is_err()));
+            }
             [flag, policy, dashes, command]
                 if flag == strata_sandbox::POLICY_FLAG && dashes == "--" =>
             {
@@ -34,7 +39,7 @@ fn main() -> std::process::ExitCode {
                 ));
             }
         };
-        strata_sandbox::confine::confine(&policy)?;
+        let forwarder = strata_sandbox::confine::confine(&policy)?;
         // Dies with the process that started it, as `setpriv --pdeathsig`
         // did before the sandbox.
         nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)
@@ -43,7 +48,12 @@ fn main() -> std::process::ExitCode {
             CString::new(text).map_err(|_| SandboxError::Usage("a NUL byte in the command".into()))
         };
         let argv = [to_c("sh")?, to_c("-c")?, to_c(command)?];
-        nix::unistd::execvp(&argv[0], &argv)
+        let env = strata_sandbox::forward::command_env(std::env::vars_os(), forwarder)
+            .into_iter()
+            .map(|pair| CString::new(pair.into_vec()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| SandboxError::Usage("a NUL byte in the environment".into()))?;
+        nix::unistd::execvpe(&argv[0], &argv, &env)
             .map_err(|error| SandboxError::Exec(format!("sh: {error}")))
     };
     match run() {

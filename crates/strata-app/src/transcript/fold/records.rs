@@ -96,7 +96,7 @@ impl TranscriptFold {
             RecordBody::SandboxSet(set) => {
                 self.push(TranscriptEntry::Notice {
                     id: id(),
-                    text: format!("Sandbox {} from here on: {}.", set.mode, set.mode.reach()),
+                    text: format!("Sandbox {} from here on: {}.", set.mode, set.describe()),
                 });
             }
             RecordBody::InstructionsSet(set) => {

@@ -52,7 +52,12 @@ impl Replay {
                 profile: profile.clone(),
                 policy: policy.clone(),
                 reasoning: *reasoning,
-                sandbox: *sandbox,
+                sandbox: sandbox.as_ref().map(|set| set.mode),
+                sandbox_network: sandbox.as_ref().map(|set| set.network).unwrap_or_default(),
+                sandbox_allow_domains: sandbox
+                    .as_ref()
+                    .map(|set| set.allow_domains.clone())
+                    .unwrap_or_default(),
                 mcp_catalog: mcp_catalog.clone(),
                 last_round_model: last_round_model.clone(),
                 last_cache_anchor: *last_cache_anchor,
@@ -98,7 +103,11 @@ impl Replay {
             evictions: to_usize(state.evictions),
             policy: state.policy.clone(),
             reasoning: state.reasoning,
-            sandbox: state.sandbox,
+            sandbox: state.sandbox.map(|mode| strata_protocol::SandboxSet {
+                mode,
+                network: state.sandbox_network,
+                allow_domains: state.sandbox_allow_domains.clone(),
+            }),
             mcp_catalog: state.mcp_catalog.clone(),
             last_round_model: state.last_round_model.clone(),
             last_cache_anchor: state.last_cache_anchor,

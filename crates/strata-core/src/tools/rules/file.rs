@@ -70,7 +70,7 @@ pub fn save_workspace_rules(workspace: &Path, trust_dir: &Path, rules: &RulesCon
     )
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(CoreError::io("create", dir))?;
     let mut file =
@@ -83,14 +83,20 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Where the digest of a workspace's saved rules is kept.
 fn trust_file(workspace: &Path, trust_dir: &Path) -> PathBuf {
+    trust_file_in(workspace, trust_dir, "trusted-rules")
+}
+
+/// Where the digest of one of the workspace's `.strata/` files is kept:
+/// `kind` (a folder per file) in the user's config folder.
+pub(super) fn trust_file_in(workspace: &Path, trust_dir: &Path, kind: &str) -> PathBuf {
     let real = workspace
         .canonicalize()
         .unwrap_or_else(|_| workspace.to_owned());
     let key = digest(real.as_os_str().as_encoded_bytes());
-    trust_dir.join("trusted-rules").join(key)
+    trust_dir.join(kind).join(key)
 }
 
-fn digest(bytes: &[u8]) -> String {
+pub(super) fn digest(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

@@ -10,6 +10,7 @@
 
 mod file;
 mod lex;
+mod network_file;
 mod parse;
 mod pattern;
 mod propose;
@@ -17,6 +18,9 @@ mod propose;
 pub use file::{
     WORKSPACE_RULES_FILE, WorkspaceRules, add_workspace_rules, load_workspace_rules,
     remove_workspace_rule, save_workspace_rules,
+};
+pub use network_file::{
+    WORKSPACE_NETWORK_FILE, WorkspaceNetwork, load_workspace_network, save_workspace_network,
 };
 pub use parse::{Classified, RedirOp, Redirection, SimpleCommand, classify};
 pub use pattern::{CommandPattern, PathPattern, relative_target};

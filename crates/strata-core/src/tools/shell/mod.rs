@@ -121,6 +121,14 @@ pub(crate) async fn run(
         // workspace the sandbox lets it write.
         command.env("TMPDIR", &policy.temp_dir);
     }
+    let proxy_mark = match confinement {
+        Confinement::Sandboxed {
+            proxy: Some(proxy), ..
+        } => Some((proxy, proxy.mark())),
+        Confinement::Sandboxed { proxy: None, .. }
+        | Confinement::Off
+        | Confinement::Unavailable { .. } => None,
+    };
     // Dropped (with our copies of the pipe's write end) once started, or
     // the reader would never see the end of the output.
     let mut child = supervisor::spawn(command).await.map_err(spawn_error)?;
@@ -189,7 +197,12 @@ pub(crate) async fn run(
     };
     match confinement {
         Confinement::Sandboxed { policy, .. } => {
-            for line in strata_sandbox::explain_refusal(policy, cwd, &text, exited_code) {
+            // The proxy's refusals name the host; they come first.
+            let refused = proxy_mark
+                .map(|(proxy, mark)| proxy.explanations_since(mark))
+                .unwrap_or_default();
+            let explained = strata_sandbox::explain_refusal(policy, cwd, &text, exited_code);
+            for line in refused.into_iter().chain(explained) {
                 text.push_str(&line);
                 text.push('\n');
             }

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use strata_sandbox::{SandboxMode, SandboxPolicy, SandboxSupport};
+use strata_protocol::SandboxNetwork;
+use strata_sandbox::proxy::Proxy;
+use strata_sandbox::{AllowList, SandboxMode, SandboxPolicy, SandboxSupport};
 
 /// Overrides where the launcher is looked for (its full path).
 pub const SANDBOX_EXEC_VAR: &str = "STRATA_SANDBOX_EXEC";
@@ -16,8 +18,10 @@ pub const SANDBOX_EXEC_VAR: &str = "STRATA_SANDBOX_EXEC";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellSandbox {
     pub mode: SandboxMode,
-    /// Whether commands may use the network.
-    pub network: bool,
+    /// What commands may reach on the network.
+    pub network: SandboxNetwork,
+    /// The domains the proxy lets through under [`SandboxNetwork::AllowList`].
+    pub allow_domains: Vec<String>,
     /// More folders commands may write to, besides the workspace and the
     /// session's temp folder.
     pub writable_roots: Vec<PathBuf>,
@@ -35,7 +39,8 @@ impl Default for ShellSandbox {
     fn default() -> Self {
         Self {
             mode: SandboxMode::Off,
-            network: false,
+            network: SandboxNetwork::Off,
+            allow_domains: Vec::new(),
             writable_roots: Vec::new(),
             read_deny: dirs::home_dir()
                 .map(|home| strata_sandbox::default_read_deny(&home))
@@ -56,6 +61,9 @@ pub(crate) enum Confinement {
         launcher: PathBuf,
         policy: SandboxPolicy,
         _temp: Arc<tempfile::TempDir>,
+        /// The session's proxy under an allow-list, for as long as the
+        /// registry.
+        proxy: Option<Arc<SessionProxy>>,
     },
     /// The mode was asked for and cannot be had: each command waits for
     /// the person and runs unconfined only once they allowed it.
@@ -83,7 +91,17 @@ impl Confinement {
         };
         let temp_dir = std::fs::canonicalize(temp.path()).unwrap_or_else(|_| temp.path().into());
         let mut policy = SandboxPolicy::new(settings.mode, workspace, &temp_dir, None);
-        policy.network = settings.network;
+        policy.network = settings.network == SandboxNetwork::On;
+        let proxy = match settings.network {
+            SandboxNetwork::AllowList => match SessionProxy::start(&settings.allow_domains) {
+                Ok(proxy) => {
+                    policy.proxy = Some(proxy.proxy.socket().to_path_buf());
+                    Some(Arc::new(proxy))
+                }
+                Err(reason) => return unavailable(reason),
+            },
+            SandboxNetwork::Off | SandboxNetwork::On => None,
+        };
         policy.writable_roots = settings.writable_roots.clone();
         policy.read_deny = settings.read_deny.clone();
         policy.read_deny.extend(protected.iter().cloned());
@@ -93,6 +111,7 @@ impl Confinement {
                 launcher,
                 policy,
                 _temp: Arc::new(temp),
+                proxy,
             },
         }
     }
@@ -101,6 +120,16 @@ impl Confinement {
     /// workspace folder ...".
     pub(crate) fn shell_rights(&self) -> &'static str {
         match self {
+            Self::Sandboxed { policy, proxy, .. } if proxy.is_some() => match policy.mode {
+                SandboxMode::ReadOnly => {
+                    "in a read-only sandbox (writes only in $TMPDIR; network only to the allowed \
+                     domains, through the proxy in HTTP_PROXY/HTTPS_PROXY)"
+                }
+                SandboxMode::WorkspaceWrite | SandboxMode::Off => {
+                    "in a sandbox (writes only in the workspace and $TMPDIR; network only to the \
+                     allowed domains, through the proxy in HTTP_PROXY/HTTPS_PROXY)"
+                }
+            },
             Self::Sandboxed { policy, .. } => match (policy.mode, policy.network) {
                 (SandboxMode::ReadOnly, false) => {
                     "in a read-only sandbox (writes only in $TMPDIR; no network)"
@@ -186,6 +215,45 @@ fn probed(launcher: &Path) -> Result<SandboxSupport, strata_sandbox::SandboxErro
         known.insert(launcher.to_owned(), support);
     }
     Ok(support)
+}
+
+/// The proxy a session's allow-list runs through, its socket in a folder
+/// of its own (outside every writable root, so no command can replace it).
+#[derive(Debug)]
+pub(crate) struct SessionProxy {
+    proxy: Proxy,
+    _dir: tempfile::TempDir,
+}
+
+impl SessionProxy {
+    fn start(domains: &[String]) -> Result<Self, String> {
+        let allow =
+            AllowList::parse(domains).map_err(|error| format!("the allow-list: {error}"))?;
+        let dir = tempfile::Builder::new()
+            .prefix("strata-proxy-")
+            .tempdir()
+            .map_err(|error| format!("no folder for the network proxy: {error}"))?;
+        let socket = std::fs::canonicalize(dir.path())
+            .unwrap_or_else(|_| dir.path().into())
+            .join("proxy.sock");
+        let proxy = Proxy::start(&socket, allow)
+            .map_err(|error| format!("the network proxy did not start: {error}"))?;
+        Ok(Self { proxy, _dir: dir })
+    }
+
+    /// A mark to take before a command runs.
+    pub(crate) fn mark(&self) -> usize {
+        self.proxy.refusal_count()
+    }
+
+    /// One line per refusal since `mark`.
+    pub(crate) fn explanations_since(&self, mark: usize) -> Vec<String> {
+        self.proxy
+            .refusals_since(mark)
+            .iter()
+            .map(strata_sandbox::Refusal::explanation)
+            .collect()
+    }
 }
 
 /// `STRATA_SANDBOX_EXEC`, else the launcher beside the current executable,
