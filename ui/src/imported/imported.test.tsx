@@ -11,7 +11,7 @@ import { shellSessions } from "../test/fixtures";
 import { foundSentence, shouldAsk } from "./ImportConsent";
 
 const demo: ProfileView = { id: "demo", kind: "demo", label: "Offline demo", model: "strata-demo", has_key: false, compact_threshold: 8000 };
-const settings: Settings = { profiles: [demo], active_profile: "demo", approval_policy: "ask", theme: "system", compaction_policy: "layered", sandbox: "off" };
+const settings: Settings = { profiles: [demo], active_profile: "demo", approval_policy: "ask", theme: "system", compaction_policy: "layered", sandbox: "workspace-write", sandbox_network: "off", sandbox_allow_domains: [] };
 
 const claude: ImportedSessionItem = {
   id: "claude-1",
