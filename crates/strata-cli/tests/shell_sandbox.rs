@@ -173,7 +173,8 @@ fn without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_rec
     ));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
-        run.stderr.contains("· sandbox workspace-write ·"),
+        run.stderr
+            .contains("· sandbox workspace-write, network off ·"),
         "{}",
         run.stderr
     );
