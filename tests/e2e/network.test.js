@@ -28,7 +28,8 @@ describe("the sandbox's network in Settings and the new-session sheet (issue 26)
   let h;
 
   before(async () => {
-    h = await Harness.start("network");
+    // The person chose no sandbox: the network control starts disabled.
+    h = await Harness.start("network", { sandbox: "off" });
     await h.cliSession("Hello", (req) => req.respondText("Hello."));
     await h.launchApp();
   });
