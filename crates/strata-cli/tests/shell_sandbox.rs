@@ -68,22 +68,17 @@ fn tool_output(server: &ResponsesServer) -> String {
         .to_owned()
 }
 
-#[test]
-fn a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_write_failed() {
-    let test =
-        "a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_write_failed";
-    if launcher(test).is_none() {
-        return;
-    }
+/// A run under `--approval auto` and `flags` whose command writes in the
+/// workspace and outside it, checked to be confined to the workspace: the
+/// header names the sandbox, the inside file exists, the outside one not.
+fn confined_run(flags: &[&str]) -> (Home, ResponsesServer, support::Run) {
     let home = Home::new();
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("escaped");
     let server = server_running(format!("echo in > made; echo x > '{}'", target.display()));
-    let run = home.run(&responses_run(
-        "go",
-        &server.base_url,
-        &["--approval", "auto", "--sandbox", "workspace-write"],
-    ));
+    let mut args = vec!["--approval", "auto"];
+    args.extend_from_slice(flags);
+    let run = home.run(&responses_run("go", &server.base_url, &args));
     assert_eq!(run.code, 0, "{run:#?}");
     assert!(
         run.stderr
@@ -92,7 +87,18 @@ fn a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_w
         run.stderr
     );
     assert!(home.workspace.path().join("made").is_file());
-    assert!(!target.exists());
+    assert!(!target.exists(), "the command wrote outside the workspace");
+    (home, server, run)
+}
+
+#[test]
+fn a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_write_failed() {
+    let test =
+        "a_sandboxed_run_writes_in_the_workspace_and_the_model_reads_why_the_outside_write_failed";
+    if launcher(test).is_none() {
+        return;
+    }
+    let (_home, server, _run) = confined_run(&["--sandbox", "workspace-write"]);
     let output = tool_output(&server);
     assert!(
         output.contains("[sandbox: writes outside the workspace are refused (workspace-write)]"),
@@ -162,27 +168,7 @@ fn without_a_flag_or_a_config_a_new_session_is_confined_to_its_workspace_and_rec
     if launcher(test).is_none() {
         return;
     }
-    let home = Home::new();
-    let outside = tempfile::tempdir().unwrap();
-    let target = outside.path().join("escaped");
-    let server = server_running(format!("echo in > made; echo x > '{}'", target.display()));
-    let run = home.run(&responses_run(
-        "go",
-        &server.base_url,
-        &["--approval", "auto"],
-    ));
-    assert_eq!(run.code, 0, "{run:#?}");
-    assert!(
-        run.stderr
-            .contains("· sandbox workspace-write, network off ·"),
-        "{}",
-        run.stderr
-    );
-    assert!(home.workspace.path().join("made").is_file());
-    assert!(
-        !target.exists(),
-        "an unflagged session wrote outside its workspace"
-    );
+    let (home, _server, run) = confined_run(&[]);
     let id = announced_id(&run.stderr);
     assert_eq!(sandbox_records(&home, id), [SandboxMode::WorkspaceWrite]);
 }
