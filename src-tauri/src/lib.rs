@@ -66,10 +66,14 @@ pub fn run() -> Result<(), Box<dyn std::error::Error>> {
         tracing::error!(%error, "the app stopped with an error");
         Box::new(error) as Box<dyn std::error::Error>
     })?
-    .run(|_, event| {
-        // No command the agent started outlives the app.
+    .run(|handle, event| {
+        // No command the agent started outlives the app, and its MCP
+        // servers are stopped as the MCP stdio rules ask, not SIGKILLed.
         if let tauri::RunEvent::Exit = event {
             strata_core::tools::end_all_commands();
+            let app = Arc::clone(&*tauri::Manager::state::<commands::Shared>(handle));
+            // Each stop is bounded (about five seconds at most, all at once).
+            tauri::async_runtime::block_on(async move { app.shutdown().await });
         }
     });
     Ok(())

@@ -251,6 +251,18 @@ impl App {
         Ok(())
     }
 
+    /// Before the front end exits: closes every live session that is idle
+    /// and waits until their MCP servers have stopped (stdin closed, then
+    /// SIGTERM, then SIGKILL). A session still busy keeps its servers; they
+    /// are SIGKILLed when it is dropped.
+    pub async fn shutdown(&self) {
+        {
+            let _opening = self.live.opening.lock().await;
+            self.close_idle(false);
+        }
+        crate::mcp::servers_stopped().await;
+    }
+
     /// A live session's agent for a change between turns; `busy` while
     /// something runs in it.
     pub(crate) fn idle_agent(
@@ -270,9 +282,17 @@ impl App {
     /// After settings were saved: idle sessions close now, running ones
     /// when their turn ends, so every next turn uses the new settings.
     pub fn settings_changed(&self) {
+        self.close_idle(true);
+    }
+
+    /// Closes every idle live session; the busy ones are marked `stale`
+    /// (closed when their turn ends) when `stale_busy`.
+    fn close_idle(&self, stale_busy: bool) {
         let mut closed = Vec::new();
         lock(&self.live.slots).retain(|id, slot| {
-            slot.stale.store(true, Ordering::Release);
+            if stale_busy {
+                slot.stale.store(true, Ordering::Release);
+            }
             let keep = slot.is_busy();
             if !keep {
                 closed.push(*id);

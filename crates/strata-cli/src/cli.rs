@@ -1,8 +1,10 @@
 //! The command line's grammar (clap). Parsing only; each command group has
 //! its own module.
 
+mod mcp;
 mod sessions;
 
+pub use mcp::*;
 pub use sessions::*;
 
 use clap::builder::TypedValueParser as _;
@@ -100,6 +102,11 @@ pub enum Command {
     /// `--workspace DIR`, that workspace's (`.strata/rules.toml`).
     #[command(subcommand)]
     Rules(RulesCommand),
+
+    /// MCP servers: the tools sessions get from them (`[mcp_servers.NAME]`
+    /// in config.toml).
+    #[command(subcommand)]
+    Mcp(McpCommand),
 }
 
 #[derive(Debug, Subcommand)]

@@ -53,6 +53,9 @@ pub enum CliError {
     RestoreRefused { count: usize },
     #[error("{count} of the session's {checkpoints} checkpoint(s) disagree with its records")]
     CheckpointsDiverge { count: usize, checkpoints: usize },
+    /// `strata mcp test` found a phase that failed; stdout says which.
+    #[error("MCP server {server} failed its test")]
+    McpTestFailed { server: String },
 }
 
 /// The application layer's own error, as the contract's error it becomes.

@@ -29,6 +29,7 @@ mod import;
 mod imported;
 mod items;
 mod launch;
+mod mcp;
 mod preview;
 mod render;
 mod repl;
@@ -102,5 +103,6 @@ fn run(cli: Cli, out: Output) -> crate::error::Result<()> {
         Command::Restore(args) => changes::restore(&ctx, &args),
         Command::Eval(EvalCommand::Compaction(args)) => eval::compaction(&ctx, &args),
         Command::Rules(command) => rules::rules(&ctx, command),
+        Command::Mcp(command) => mcp::mcp(&ctx, command),
     }
 }

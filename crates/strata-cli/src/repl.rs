@@ -8,7 +8,7 @@ use strata_core::agent::CompactOutcome;
 
 use crate::cli::ChatArgs;
 use crate::launch;
-use crate::run::{Terminal, asks_on_terminal, compact_result, runtime, turn_result};
+use crate::run::{Terminal, asks_on_terminal, compact_result, turn_result, with_sessions_closed};
 use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
 use crate::visible::visible_inline;
@@ -52,7 +52,7 @@ fn parse(line: &str) -> Input<'_> {
 pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
     let json = args.agent.json;
-    runtime()?.block_on(async move {
+    with_sessions_closed(ctx, async move {
         let opened = match &args.session {
             Some(query) => launch::resume(ctx, query, &args.agent, interactive).await?,
             None => launch::start(ctx, &args.agent, interactive).await?,

@@ -27,7 +27,7 @@ use crate::visible::visible_inline;
 /// `strata run -p PROMPT [flags]`.
 pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
-    runtime()?.block_on(async move {
+    with_sessions_closed(ctx, async move {
         let opened = launch::start(ctx, &args.agent, interactive).await?;
         one_turn(ctx, &opened, &args.agent, args.prompt, interactive).await
     })
@@ -36,7 +36,7 @@ pub fn run(ctx: &Context, args: RunArgs) -> crate::error::Result<()> {
 /// `strata resume SESSION -p PROMPT [flags]`.
 pub fn resume(ctx: &Context, args: ResumeArgs) -> crate::error::Result<()> {
     let interactive = asks_on_terminal(&args.agent);
-    runtime()?.block_on(async move {
+    with_sessions_closed(ctx, async move {
         let opened = launch::resume(ctx, &args.session, &args.agent, interactive).await?;
         let asks = interactive && opened.policy == ApprovalPolicy::Ask;
         one_turn(ctx, &opened, &args.agent, args.prompt, asks).await
@@ -71,7 +71,7 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
         return crate::items::undo(ctx, &args);
     }
     let json = args.agent.json;
-    runtime()?.block_on(async move {
+    with_sessions_closed(ctx, async move {
         let opened = launch::resume(ctx, &args.session, &args.agent, false).await?;
         let mut session = Terminal::new(ctx, &opened, json, false, false)?;
         let (outcome, _) = session.compact(args.focus, args.up_to).await?;
@@ -333,6 +333,21 @@ fn compact_finished(session_id: SessionId, outcome: &CompactOutcome) -> CompactF
         },
         CompactOutcome::Cancelled => line(CompactResult::Cancelled),
     }
+}
+
+/// Runs `session_work` (which opens sessions live) on a new runtime, then
+/// closes those sessions and waits for their MCP servers to stop
+/// gracefully, whatever the work's result: dropped with the runtime they
+/// would be SIGKILLed instead.
+pub fn with_sessions_closed<T>(
+    ctx: &Context,
+    session_work: impl std::future::Future<Output = crate::error::Result<T>>,
+) -> crate::error::Result<T> {
+    runtime()?.block_on(async {
+        let result = session_work.await;
+        ctx.app.shutdown().await;
+        result
+    })
 }
 
 pub fn runtime() -> crate::error::Result<tokio::runtime::Runtime> {

@@ -22,6 +22,7 @@ mod instructions;
 mod items;
 mod items_de;
 mod mcp_catalog;
+mod mcp_servers;
 mod model;
 mod output;
 mod plan;
@@ -102,6 +103,10 @@ pub use items::{
     FunctionCall, FunctionCallOutput, Message, ReasoningItem, ResponseItem, Role,
 };
 pub use mcp_catalog::{McpCatalog, McpCatalogServer, McpCatalogTool};
+pub use mcp_servers::{
+    McpApprovalMode, McpLeftOutTool, McpServerListing, McpServerProblem, McpServerTest,
+    McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool,
+};
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };

@@ -49,6 +49,10 @@ pub enum OutputKind {
     Restore,
     /// `strata rules list|add|remove --json`.
     Rules,
+    /// `strata mcp list|get|add|remove|enable|disable --json`.
+    McpServers,
+    /// `strata mcp test --json`.
+    McpTest,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

@@ -1,9 +1,12 @@
 //! A session run's MCP servers: started concurrently in the background when
 //! the run's agent is built, offered to the model from the first round that
-//! starts after a server is ready, and stopped with the run (the handle's
-//! drop SIGKILLs every group and reaps it; an exit signal does the same
-//! through [`strata_mcp::kill_every_server`]). Nothing waits for a server:
-//! a slow or broken one only leaves its tools out, with a warning.
+//! starts after a server is ready, and stopped with the run. Dropping the
+//! handle stops every ready server the way the MCP stdio rules ask (stdin
+//! closed, then SIGTERM, then SIGKILL of its group, always reaped) in a task
+//! on the current runtime, which [`servers_stopped`] waits for; without a
+//! runtime, and on an exit signal ([`strata_mcp::kill_every_server`]), the
+//! groups are SIGKILLed. Nothing waits for a server to start: a slow or
+//! broken one only leaves its tools out, with a warning.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -111,10 +114,55 @@ impl Drop for McpServers {
             task.abort();
         }
         let ready = std::mem::take(&mut *lock(&self.tools.ready));
-        for (server, ready) in ready {
-            tracing::info!(%server, pid = ready.client.pid(), "stopping MCP server");
-            // The last handle's drop SIGKILLs the group and reaps it.
-            drop(ready);
+        if ready.is_empty() {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let stopping = runtime.spawn(stop_gracefully(ready));
+                lock(&STOPPING).push(stopping);
+            }
+            // No runtime to stop them on: each last handle's drop SIGKILLs
+            // its group and reaps it.
+            Err(_) => drop(ready),
+        }
+    }
+}
+
+/// The graceful stops under way, for [`servers_stopped`].
+static STOPPING: Mutex<Vec<tokio::task::JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Stops every server of `ready` at once, each as [`McpClient::stop`] does.
+async fn stop_gracefully(ready: BTreeMap<String, Ready>) {
+    let mut stops = tokio::task::JoinSet::new();
+    for (server, ready) in ready {
+        stops.spawn(async move {
+            let pid = ready.client.pid();
+            match Arc::try_unwrap(ready.client) {
+                Ok(client) => {
+                    let started = std::time::Instant::now();
+                    let status = client.stop().await;
+                    tracing::info!(%server, pid, ?status, elapsed = ?started.elapsed(), "MCP server stopped");
+                }
+                // A call still holds it (the run was dropped mid-call): the
+                // call's end drops the last handle, which SIGKILLs the group.
+                Err(shared) => drop(shared),
+            }
+        });
+    }
+    while stops.join_next().await.is_some() {}
+}
+
+/// Waits until every server whose run has ended is stopped: what a front
+/// end awaits before it exits, so no server is cut off mid-stop.
+pub async fn servers_stopped() {
+    loop {
+        let stopping = std::mem::take(&mut *lock(&STOPPING));
+        if stopping.is_empty() {
+            return;
+        }
+        for stop in stopping {
+            let _ = stop.await;
         }
     }
 }

@@ -18,15 +18,7 @@ use strata_protocol::ApprovalPolicy;
 use super::fingerprint::{ServerFingerprint, ToolDefinitionHash};
 
 /// A configured approval for a server or one of its tools.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum McpApprovalMode {
-    /// Each call waits for the person.
-    #[default]
-    Ask,
-    /// Calls run without asking.
-    Auto,
-}
+pub use strata_protocol::McpApprovalMode;
 
 /// The person's settings for one tool of a server.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ pub use network_file::{
 };
 pub use parse::{Classified, RedirOp, Redirection, SimpleCommand, classify};
 pub use pattern::{CommandPattern, PathPattern, relative_target};
-pub use propose::{propose_rule, propose_rules};
+pub use propose::{propose_rule, propose_rules, quote as shell_word};
 
 use strata_protocol::{RuleKind, RuleList, RuleRef, RuleSource, RulesConfig};
 

@@ -99,7 +99,7 @@ fn subcommand_like(word: &str) -> bool {
 }
 
 /// A word as the shell reads it back: bare when safe, else single-quoted.
-fn quote(word: &str) -> String {
+pub fn quote(word: &str) -> String {
     let bare = !word.is_empty()
         && word.chars().all(|c| {
             c.is_ascii_alphanumeric()
