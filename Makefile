@@ -51,7 +51,7 @@ ui-tests: setup $(UI_DEPS)
 # tauri-driver + WebKitWebDriver under Xvfb (started when there is no
 # DISPLAY), talking to a local mock provider, on a throwaway STRATA_HOME.
 # Writes screenshots under target/screenshots/; fails if zero tests ran.
-e2e: setup ui-build
+e2e: setup ui-build mcp-npm
 	cargo build -p strata-desktop -p strata-cli -p strata-sandbox --locked
 	scripts/e2e.sh
 

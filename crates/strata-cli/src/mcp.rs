@@ -194,8 +194,8 @@ fn seconds(millis: u64) -> String {
 }
 
 fn test(ctx: &Context, name: &str, as_json: bool) -> crate::error::Result<()> {
-    let env = ctx.app.env();
-    let report = runtime()?.block_on(manage::test(&ctx.paths, name, env))?;
+    let plan = manage::plan_test(&ctx.paths, name, ctx.app.env())?;
+    let report = runtime()?.block_on(manage::test(plan));
     if as_json {
         json(ctx, &report)?;
     } else {

@@ -95,6 +95,11 @@ mod tests {
         crate::RulesListing::export_all(&cfg)?;
         crate::McpServerListing::export_all(&cfg)?;
         crate::McpServerTest::export_all(&cfg)?;
+        crate::ListMcpServers::export_all(&cfg)?;
+        crate::AddMcpServer::export_all(&cfg)?;
+        crate::RemoveMcpServer::export_all(&cfg)?;
+        crate::TestMcpServer::export_all(&cfg)?;
+        crate::SetMcpServerEnabled::export_all(&cfg)?;
         CompactNow::export_all(&cfg)?;
         RenameSession::export_all(&cfg)?;
         DeleteSession::export_all(&cfg)?;

@@ -29,7 +29,7 @@ pub trait Command {
 /// ```
 ///
 /// `group` is the command's group (`library`, `imported`, `conversation`, `context`,
-/// `console`, `changes`, `settings`, `shell`), the rows of a group together: the
+/// `console`, `changes`, `settings`, `mcp`, `shell`), the rows of a group together: the
 /// headings of docs/desktop-commands.md.
 ///
 /// `Shell` commands need the shell's own objects (the window for a dialog,
@@ -92,6 +92,11 @@ macro_rules! with_commands {
             settings: App list_rules($crate::ListRules) -> $crate::RulesListing;
             settings: App add_rule($crate::AddRule) -> $crate::RulesListing;
             settings: App remove_rule($crate::RemoveRule) -> $crate::RulesListing;
+            mcp: App list_mcp_servers($crate::ListMcpServers) -> $crate::McpServerListing;
+            mcp: App add_mcp_server($crate::AddMcpServer) -> $crate::McpServerListing;
+            mcp: App remove_mcp_server($crate::RemoveMcpServer) -> $crate::McpServerListing;
+            mcp: App set_mcp_server_enabled($crate::SetMcpServerEnabled) -> $crate::McpServerListing;
+            mcp: App test_mcp_server($crate::TestMcpServer) -> $crate::McpServerTest;
             shell: Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
             shell: Shell pick_import_paths($crate::PickImportPaths) -> ::std::vec::Vec<::std::string::String>;
             shell: Shell open_external_link($crate::OpenExternalLink) -> ();

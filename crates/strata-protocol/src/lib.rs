@@ -104,8 +104,9 @@ pub use items::{
 };
 pub use mcp_catalog::{McpCatalog, McpCatalogServer, McpCatalogTool};
 pub use mcp_servers::{
-    McpApprovalMode, McpLeftOutTool, McpServerListing, McpServerProblem, McpServerTest,
-    McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool,
+    AddMcpServer, ListMcpServers, McpApprovalMode, McpLeftOutTool, McpServerListing,
+    McpServerProblem, McpServerTest, McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool,
+    RemoveMcpServer, SetMcpServerEnabled, TestMcpServer,
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,

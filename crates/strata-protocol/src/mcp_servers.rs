@@ -159,3 +159,40 @@ pub struct McpServerTest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
+
+/// `list_mcp_servers`: every configured server (what `strata mcp list
+/// --json` prints).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ListMcpServers {}
+
+/// `add_mcp_server`: a stdio server started by `command_line` (split as a
+/// POSIX shell splits words, without running one).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddMcpServer {
+    pub name: String,
+    pub command_line: String,
+    /// Variables copied from Strata's environment at start.
+    #[serde(default)]
+    pub env_vars: Vec<String>,
+    #[serde(default)]
+    pub approval: McpApprovalMode,
+}
+
+/// `remove_mcp_server`: takes a server out of config.toml.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RemoveMcpServer {
+    pub name: String,
+}
+
+/// `test_mcp_server`: starts a server once (what `strata mcp test` does).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TestMcpServer {
+    pub name: String,
+}
+
+/// `set_mcp_server_enabled`: whether sessions start the server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetMcpServerEnabled {
+    pub name: String,
+    pub enabled: bool,
+}

@@ -27,6 +27,7 @@ import type { RestoreTarget } from "../bindings/RestoreTarget";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
 import type { AddRule } from "../bindings/AddRule";
+import type { AddMcpServer } from "../bindings/AddMcpServer";
 
 /** A failed command, as thrown by every wrapper below. */
 export class CommandFailure extends Error {
@@ -206,6 +207,15 @@ export const listRules = (workspace: string | null) => call("list_rules", worksp
 /** One rule added to (or removed from) the user's rules, or the workspace's when one is named; saved at once. */
 export const addRule = (rule: AddRule) => call("add_rule", rule);
 export const removeRule = (rule: AddRule) => call("remove_rule", rule);
+
+/** The MCP servers in config.toml, and the tables that cannot be read. */
+export const listMcpServers = () => call("list_mcp_servers", {});
+/** Adds a stdio server; its command line is split into words as a shell would, in Rust. */
+export const addMcpServer = (server: AddMcpServer) => call("add_mcp_server", server);
+export const removeMcpServer = (name: string) => call("remove_mcp_server", { name });
+export const setMcpServerEnabled = (name: string, enabled: boolean) => call("set_mcp_server_enabled", { name, enabled });
+/** Starts the server once and reports each phase, its tools and their token cost. */
+export const testMcpServer = (name: string) => call("test_mcp_server", { name });
 
 /** Saves the settings, storing the keys typed for its profiles (new ones too) with them: one Save. */
 export const saveSettings = (settings: Settings, api_keys: SetApiKey[] = []) => call("save_settings", { settings, api_keys });

@@ -1,11 +1,12 @@
-import { memo, useEffect, useId, useState } from "react";
+import { memo, useCallback, useId, useState } from "react";
 import * as api from "../api/commands";
-import { toCommandFailure } from "../api/commands";
 import type { RuleKind } from "../bindings/RuleKind";
 import type { RuleList } from "../bindings/RuleList";
 import type { RuleRef } from "../bindings/RuleRef";
 import type { RulesListing } from "../bindings/RulesListing";
+import { AddFormField } from "./AddFormField";
 import { Listbox } from "./Listbox";
+import { useEditedListing } from "./useEditedListing";
 
 /** The six lists a rule can be in, as the settings name them. */
 export const RULE_LISTS: { kind: RuleKind; list: RuleList; label: string }[] = [
@@ -49,41 +50,15 @@ interface RulesSettingsProps {
  * with the dialog's Save.
  */
 export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSettingsProps) {
-  const [listing, setListing] = useState<RulesListing | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const load = useCallback(() => api.listRules(workspace), [workspace]);
+  const { listing, loadError, error, setError, busy, run: runListing } = useEditedListing(load);
   const [listIndex, setListIndex] = useState(0);
   const [pattern, setPattern] = useState("");
   const [toWorkspace, setToWorkspace] = useState(workspace !== null);
-  const [busy, setBusy] = useState(false);
   const ids = useId();
 
-  useEffect(() => {
-    let current = true;
-    api
-      .listRules(workspace)
-      .then((found) => current && setListing(found))
-      .catch((failure: unknown) => current && setLoadError(toCommandFailure(failure).message));
-    return () => {
-      current = false;
-    };
-  }, [workspace]);
-
   // An edit answers with the listing of its own file; the section shows both, so it lists again.
-  const run = async (work: () => Promise<RulesListing>) => {
-    setBusy(true);
-    try {
-      await work();
-      setListing(await api.listRules(workspace));
-      setError(null);
-      return true;
-    } catch (failure) {
-      setError(toCommandFailure(failure).message);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+  const run = (work: () => Promise<RulesListing>) => runListing(() => work().then(load));
 
   const add = async () => {
     const chosen = RULE_LISTS[listIndex];
@@ -181,26 +156,7 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
           </label>
           <Listbox<string> id={`${ids}-list`} value={String(listIndex)} options={LIST_OPTIONS} onChange={(value) => setListIndex(Number(value))} />
         </div>
-        <div className="field rules-add-field rules-add-pattern">
-          <label className="field-label" htmlFor={`${ids}-pattern`}>
-            Pattern
-          </label>
-          <input
-            id={`${ids}-pattern`}
-            type="text"
-            className="text-input"
-            value={pattern}
-            placeholder="cargo test*"
-            spellCheck={false}
-            onChange={(event) => setPattern(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === "Enter") {
-                event.preventDefault();
-                void add();
-              }
-            }}
-          />
-        </div>
+        <AddFormField id={`${ids}-pattern`} label="Pattern" value={pattern} placeholder="cargo test*" className="rules-add-pattern" onChange={setPattern} onEnter={() => void add()} />
         <div className="field rules-add-field">
           <label className="field-label" htmlFor={`${ids}-place`}>
             Saved in

@@ -138,7 +138,7 @@ describe("SettingsDialog", () => {
     expect(document.body.innerHTML).not.toContain("sk-secret-123");
     await user.click(screen.getByRole("button", { name: "Store key" }));
     expect(await screen.findByText("Key stored. It is never shown again.")).toBeInTheDocument();
-    expect(calls.filter(([cmd]) => cmd !== "provider_kinds" && cmd !== "list_rules")).toEqual([["set_api_key", { profile_id: "openai", key: "sk-secret-123" }]]);
+    expect(calls.filter(([cmd]) => !["provider_kinds", "list_rules", "list_mcp_servers"].includes(cmd))).toEqual([["set_api_key", { profile_id: "openai", key: "sk-secret-123" }]]);
     expect(key).toHaveValue("");
     expect(document.body.textContent).not.toContain("sk-secret-123");
     expect(screen.getByText("Configured")).toBeInTheDocument();

@@ -21,6 +21,7 @@ import { SHELL_RIGHTS_SHORT } from "./ApprovalPrompt";
 import { CompactionSettings, useThresholdCheck } from "./CompactionSettings";
 import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
+import { McpSettings } from "./McpSettings";
 import { RulesSettings } from "./RulesSettings";
 import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 import type { ImportSettings } from "../bindings/ImportSettings";
@@ -166,6 +167,8 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
         <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} network={draft.sandbox_network} domainsText={draft.sandbox_allow_domains} onChange={set} />
 
         <RulesSettings workspace={workspace} />
+
+        <McpSettings />
 
         {imports && <ImportSettingsSection view={imports.view} onSave={imports.onSave} />}
 

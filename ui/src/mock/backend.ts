@@ -26,6 +26,7 @@ import type { TranscriptUpdate } from "../bindings/TranscriptUpdate";
 import type { TurnReport } from "../bindings/TurnReport";
 import { emptyConsoleView } from "../state/console";
 import { pinTarget, setPinned } from "../state/transcript";
+import { MockMcpServers } from "./mcp";
 import { previewLibrary, type PreviewSession } from "./library";
 
 /** What the preview's compactions answer. */
@@ -106,6 +107,7 @@ export class MockBackend {
   /** How Rust refused a second undo, by session, once the recorded undo was taken. */
   undoRefusals = new Map<string, CommandError>();
   replays = 0;
+  mcp = new MockMcpServers();
   /** The preview's approval rules (one workspace: the open session's). */
   rules: RuleRef[] = [{ source: "user", kind: "command", list: "allow", pattern: "git status*" }];
 
@@ -260,6 +262,11 @@ export class MockBackend {
       list_models: () => ({ offered: false, models: [] }),
       // The preview keeps rules in memory: the app keeps them in config.toml and .strata/rules.toml.
       list_rules: (request) => this.rulesListing(request.workspace),
+      list_mcp_servers: () => this.mcp.listing(),
+      add_mcp_server: (request) => this.mcp.add(request),
+      remove_mcp_server: (request) => this.mcp.remove(request.name),
+      set_mcp_server_enabled: (request) => this.mcp.setEnabled(request.name, request.enabled),
+      test_mcp_server: (request) => this.mcp.test(request.name),
       add_rule: (request) => {
         const source = request.workspace ? "workspace" : "user";
         const pattern = request.pattern.trim();

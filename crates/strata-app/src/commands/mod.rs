@@ -11,6 +11,7 @@
 //! | `console`      | [`console`]        | the console's folded view, the rounds log           |
 //! | `changes`      | [`changes`]        | a session's file changes by turn and call, a change's diff, restore preview and restore |
 //! | `settings`     | [`settings`]       | app info, settings and keys, layout, switch profile, provider kinds, test connection, models |
+//! | `mcp`          | [`mcp`]            | the person's MCP servers: list, add, remove, enable or disable, test |
 //!
 //! The `shell` group (the folder and file pickers, the system opener, the library
 //! feed) is the desktop shell's own. A command method here is the entry:
@@ -24,6 +25,7 @@ pub mod context;
 pub mod conversation;
 pub mod imported;
 pub mod library;
+pub mod mcp;
 pub mod settings;
 
 /// Each group's module source, for the placement check.
@@ -36,6 +38,7 @@ const GROUP_SOURCES: &[(&str, &str)] = &[
     ("console", include_str!("console.rs")),
     ("changes", include_str!("changes.rs")),
     ("settings", include_str!("settings.rs")),
+    ("mcp", include_str!("mcp.rs")),
 ];
 
 #[cfg(test)]

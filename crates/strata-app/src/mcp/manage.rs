@@ -220,15 +220,21 @@ pub fn get(paths: &StrataPaths, name: &str) -> AppResult<McpServerView> {
     Ok(view(&entry(paths, name)?))
 }
 
-/// Starts `name` once (enabled or not), lists its tools as a session on
-/// the default profile would be offered them, and stops it: each phase timed, each
-/// definition's tokens counted, the stderr's tail kept. A server that fails
-/// a phase is a report with `ok: false`, not an error.
-pub async fn test(
+/// What [`test`] starts and how it counts: the configured server `name`
+/// (enabled or not) and the default profile's token estimator.
+pub struct McpTestPlan {
+    entry: McpServerEntry,
+    /// The default profile's provider: the schema dialect tools are fitted to.
+    kind: ProviderKind,
+    estimator: std::sync::Arc<dyn strata_core::compaction::TokenEstimator>,
+}
+
+/// Reads the config for [`test`] (blocking: the config file).
+pub fn plan_test(
     paths: &StrataPaths,
     name: &str,
     env: strata_providers::config::EnvLookup<'_>,
-) -> AppResult<McpServerTest> {
+) -> AppResult<McpTestPlan> {
     let entry = entry(paths, name)?;
     let config = StrataConfig::load(&paths.config_file())?;
     // Counted as the default profile's model would count them.
@@ -237,11 +243,28 @@ pub async fn test(
             .map_or((ProviderKind::OpenaiResponses, String::new()), |profile| {
                 (profile.kind, profile.model)
             });
-    let estimator = strata_providers::estimator_for(kind, &model);
+    Ok(McpTestPlan {
+        entry,
+        kind,
+        estimator: strata_providers::estimator_for(kind, &model),
+    })
+}
+
+/// Starts the planned server once, lists its tools as a session on the
+/// default profile would be offered them, and stops it: each phase timed,
+/// each definition's tokens counted, the stderr's tail kept. A server that
+/// fails a phase is a report with `ok: false`.
+pub async fn test(plan: McpTestPlan) -> McpServerTest {
+    let McpTestPlan {
+        entry,
+        kind,
+        estimator,
+    } = plan;
+    let name = entry.launch.name.clone();
     let mut report = McpServerTest {
         v: CONTRACT_FORMAT_VERSION,
         kind: OutputKind::McpTest,
-        server: name.to_owned(),
+        server: name.clone(),
         ok: false,
         phases: Vec::new(),
         server_info: None,
@@ -258,7 +281,7 @@ pub async fn test(
         Ok(client) => client,
         Err(error) => {
             report.error = Some(error.to_string());
-            return Ok(report);
+            return report;
         }
     };
     report
@@ -316,7 +339,7 @@ pub async fn test(
     let stopping = Instant::now();
     client.stop().await;
     report.phases.push(phase(McpTestPhaseKind::Stop, stopping));
-    Ok(report)
+    report
 }
 
 fn phase(phase: McpTestPhaseKind, since: Instant) -> McpTestPhase {
