@@ -22,6 +22,7 @@ use strata_core::store::{ReadMode, read_session_file, round_requests};
 use strata_protocol::{
     McpCatalog, RecordBody, ResponseItem, RoundRecord, SessionForkView, SessionId, ToolSpec,
 };
+use support::procs::{assert_all_gone, groups_mentioning};
 use support::pty::{OnTerminal, PROMPT, pty};
 use support::server::{Reply, ResponsesServer, sse_call, sse_text};
 use support::{Home, announced_id, responses_run};
@@ -34,6 +35,11 @@ const MESSAGE: &str = "hello from the model";
 /// group that no closed pipe would end: only Strata stopping the group
 /// does. The server's policy is `approval`.
 fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
+    configure_leader(home, entry, approval, "")
+}
+
+/// [`configure`], the leader (`sh`) running `then` after the server ends.
+fn configure_leader(home: &Home, entry: &Path, approval: &str, then: &str) -> PathBuf {
     let log = home.path().join("mcp-input.log");
     let config = home.path().join("config");
     std::fs::create_dir_all(&config).unwrap();
@@ -41,7 +47,7 @@ fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
         r#"
 [mcp_servers.everything]
 command = "sh"
-args = ["-c", "sleep 600 & tee \"$0\" | exec node \"$1\" stdio", {log:?}, {entry:?}]
+args = ["-c", "sleep 600 & tee \"$0\" | exec node \"$1\" stdio{then}", {log:?}, {entry:?}]
 approval = "{approval}"
 startup_timeout_sec = 30
 
@@ -66,54 +72,6 @@ fn output_of(body: &Value, call_id: &str) -> Option<String> {
         (item["type"] == "function_call_output" && item["call_id"] == call_id)
             .then(|| item["output"].as_str().unwrap_or_default().to_owned())
     })
-}
-
-/// The process groups of processes whose command line mentions `marker`.
-fn groups_mentioning(marker: &str) -> BTreeSet<i32> {
-    let mut groups = BTreeSet::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let path = entry.path();
-        let Ok(cmdline) = std::fs::read(path.join("cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(marker)
-            && let Some(group) = group_of(&path)
-        {
-            groups.insert(group);
-        }
-    }
-    groups
-}
-
-fn group_of(proc_dir: &Path) -> Option<i32> {
-    let stat = std::fs::read_to_string(proc_dir.join("stat")).ok()?;
-    // After the command's closing parenthesis: state, ppid, pgrp.
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    fields.get(2)?.parse().ok()
-}
-
-/// The pids of live (not zombie) processes in any of `groups`.
-fn members_of(groups: &BTreeSet<i32>) -> Vec<u32> {
-    let mut members = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let path = entry.path();
-        let Some(pid) = path
-            .file_name()
-            .and_then(|n| n.to_str()?.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
-            continue;
-        };
-        let zombie = stat
-            .rfind(')')
-            .is_some_and(|at| stat[at + 1..].trim_start().starts_with('Z'));
-        if !zombie && group_of(&path).is_some_and(|group| groups.contains(&group)) {
-            members.push(pid);
-        }
-    }
-    members
 }
 
 /// A model that waits for the echo tool to be offered (making harmless
@@ -144,22 +102,6 @@ fn echo_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> ResponsesSer
             8,
         ))
     })
-}
-
-fn assert_all_gone(groups: &BTreeSet<i32>) {
-    assert!(!groups.is_empty(), "the server's processes were never seen");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left = members_of(groups);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "server processes outlived strata: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -444,12 +386,13 @@ fn stalling_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> Response
 }
 
 /// Runs strata until its server is up and the model stalls, sends it
-/// `signals` (by `kill -NAME`), and returns the server's groups once the
-/// CLI exited.
-fn signalled_run(test: &str, signals: &[&str]) -> Option<BTreeSet<i32>> {
+/// `signals` (by `kill -NAME`), and returns its home and the server's groups
+/// once the CLI exited.
+fn signalled_run(test: &str, signals: &[&str]) -> Option<(Home, BTreeSet<i32>)> {
     let entry = strata_testkit::npm::needs_everything(test)?;
     let home = Home::new();
-    let log = configure(&home, &entry, "auto");
+    // A leader that outlives its server's input: only a signal ends it.
+    let log = configure_leader(&home, &entry, "auto", "; exec sleep 600");
     let groups = Arc::new(Mutex::new(BTreeSet::new()));
     let server = stalling_model(log.display().to_string(), groups.clone());
     let mut child = home
@@ -475,12 +418,12 @@ fn signalled_run(test: &str, signals: &[&str]) -> Option<BTreeSet<i32>> {
     let status = child.wait().unwrap();
     assert!(!status.success(), "strata went on after {signals:?}");
     let groups = groups.lock().unwrap().clone();
-    Some(groups)
+    Some((home, groups))
 }
 
 #[test]
 fn sigterm_of_the_cli_leaves_no_server_process() {
-    let Some(groups) = signalled_run(
+    let Some((_, groups)) = signalled_run(
         "mcp_cli::sigterm_of_the_cli_leaves_no_server_process",
         &["TERM"],
     ) else {
@@ -491,11 +434,46 @@ fn sigterm_of_the_cli_leaves_no_server_process() {
 
 #[test]
 fn ctrl_c_at_the_cli_leaves_no_server_process() {
-    let Some(groups) = signalled_run(
+    let Some((_, groups)) = signalled_run(
         "mcp_cli::ctrl_c_at_the_cli_leaves_no_server_process",
         &["INT", "INT"],
     ) else {
         return;
     };
     assert_all_gone(&groups);
+}
+
+#[test]
+fn a_sigkill_of_the_cli_takes_the_server_with_it_and_the_next_strata_reaps_what_is_left() {
+    let test = "mcp_cli::a_sigkill_of_the_cli_takes_the_server_with_it_and_the_next_strata_reaps_what_is_left";
+    let Some((home, groups)) = signalled_run(test, &["KILL"]) else {
+        return;
+    };
+    // No handler ran: the leader (the `sh`) got SIGKILL with Strata, but its
+    // `sleep 600` is still there, as a child of init.
+    let leaders: Vec<u32> = groups.iter().map(|group| group.unsigned_abs()).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while leaders
+        .iter()
+        .any(|pid| Path::new(&format!("/proc/{pid}/cmdline")).exists() && !is_zombie(*pid))
+    {
+        assert!(Instant::now() < deadline, "the leader outlived strata");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = support::procs::members_of(&groups);
+    assert!(
+        !left.is_empty(),
+        "nothing was left to reap: the test proves nothing"
+    );
+    // The next Strata that starts servers reaps them first.
+    let tested = home.run(&["mcp", "test", "everything"]);
+    assert_eq!(tested.code, 0, "{tested:#?}");
+    assert_all_gone(&groups);
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|at| stat[at + 1..].trim_start().starts_with('Z'))
+    })
 }

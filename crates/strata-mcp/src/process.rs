@@ -6,6 +6,8 @@
 //! leader; members left behind by a leader that exited on its own (an `npx`
 //! wrapper's `node`) are sent SIGTERM then SIGKILL through the group too.
 //! Dropping a [`ServerProcess`] that was not stopped SIGKILLs the group.
+//! When Strata itself is killed outright, the leader dies with it and the
+//! rest is reaped by the next Strata ([`crate::leftovers`]).
 
 use std::collections::BTreeMap;
 use std::process::{ExitStatus, Stdio};
@@ -64,6 +66,12 @@ impl ServerProcess {
             .args(&config.args)
             .env_clear()
             .envs(environment)
+            // Last, so no config can change it: how a later Strata finds
+            // what this one left if it is killed outright.
+            .env(
+                crate::leftovers::OWNER_ENV,
+                crate::leftovers::owner_marker(),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -73,6 +81,7 @@ impl ServerProcess {
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
+        die_with_strata(&mut command);
         let mut child = command.spawn().map_err(spawn_error)?;
         let missing = || spawn_error(std::io::Error::other("a standard stream was not piped"));
         let pid = child.id().ok_or_else(missing)?;
@@ -194,6 +203,33 @@ impl ServerProcess {
         }
     }
 }
+
+/// The leader gets SIGKILL when Strata dies, however it dies. Linux ties
+/// the parent-death signal to the thread that forked: servers are spawned
+/// from the async runtime's worker threads, which live as long as the
+/// runtime (never from a blocking-pool thread, which may end when idle).
+#[cfg(target_os = "linux")]
+fn die_with_strata(command: &mut Command) {
+    let strata = nix::unistd::getpid();
+    #[allow(unsafe_code)]
+    // SAFETY: the closure runs in the forked child before exec; it makes
+    // two system calls (prctl, getppid), allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+            // Strata died between the fork and the prctl: no signal will come.
+            if nix::unistd::getppid() != strata {
+                return Err(std::io::Error::other(
+                    "Strata exited while the server was starting",
+                ));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_strata(_command: &mut Command) {}
 
 async fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     tokio::time::timeout(limit, child.wait()).await.ok()?.ok()

@@ -324,9 +324,17 @@ async fn the_server_sees_only_the_allow_list_and_what_its_config_names() {
         Some("docs-token")
     );
     assert_eq!(seen.get("DOCS_REGION").map(String::as_str), Some("eu"));
+    // Which Strata started it, for reaping it should that Strata be killed.
+    assert_eq!(
+        seen.get(strata_mcp::leftovers::OWNER_ENV)
+            .map(String::as_str),
+        Some(strata_mcp::leftovers::owner_marker())
+    );
     for name in seen.keys() {
         assert!(
-            strata_mcp::env::is_inherited(name) || name.starts_with("DOCS_"),
+            strata_mcp::env::is_inherited(name)
+                || name.starts_with("DOCS_")
+                || name == strata_mcp::leftovers::OWNER_ENV,
             "{name} reached the server"
         );
     }

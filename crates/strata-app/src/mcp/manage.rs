@@ -236,6 +236,7 @@ pub fn plan_test(
     env: strata_providers::config::EnvLookup<'_>,
 ) -> AppResult<McpTestPlan> {
     let entry = entry(paths, name)?;
+    strata_mcp::reap_leftovers();
     let config = StrataConfig::load(&paths.config_file())?;
     // Counted as the default profile's model would count them.
     let (kind, model) =

@@ -81,6 +81,8 @@ impl McpServers {
                 starting: Vec::new(),
             };
         };
+        // What a Strata killed outright left behind goes before more start.
+        runtime.spawn_blocking(strata_mcp::reap_leftovers);
         let starting = entries
             .iter()
             .filter(|entry| entry.enabled)
