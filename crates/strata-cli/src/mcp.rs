@@ -1,4 +1,4 @@
-//! `strata mcp list|get|add|remove|enable|disable|test`: the person's MCP
+//! `strata mcp list|get|add|remove|enable|disable|test|import`: the person's MCP
 //! servers in config.toml, through strata-app's `mcp::manage`. Every string
 //! printed came from the config or a server and is escaped for the terminal.
 
@@ -7,7 +7,7 @@ use std::io::Write;
 use strata_app::mcp::manage::{self, NewMcpServer};
 use strata_protocol::{McpApprovalMode, McpServerListing, McpServerTest, McpServerView};
 
-use crate::cli::{McpAddArgs, McpApprovalArg, McpCommand, McpNameArgs};
+use crate::cli::{McpAddArgs, McpApprovalArg, McpCommand, McpImportArgs, McpNameArgs};
 use crate::error::CliError;
 use crate::run::runtime;
 use crate::store::Context;
@@ -35,7 +35,76 @@ pub fn mcp(ctx: &Context, command: McpCommand) -> crate::error::Result<()> {
         McpCommand::Enable(args) => enable(ctx, &args, true),
         McpCommand::Disable(args) => enable(ctx, &args, false),
         McpCommand::Test(args) => test(ctx, &args.name, args.json),
+        McpCommand::Import(args) => import(ctx, &args),
     }
+}
+
+fn import(ctx: &Context, args: &McpImportArgs) -> crate::error::Result<()> {
+    let (files, missing_ok) = if args.paths.is_empty() {
+        let here = std::env::current_dir()?;
+        (
+            strata_app::mcp::import::standard_places(&here, ctx.app.env()),
+            true,
+        )
+    } else {
+        let files = args
+            .paths
+            .iter()
+            .map(std::path::absolute)
+            .collect::<Result<Vec<_>, _>>()?;
+        (files, false)
+    };
+    let report = strata_app::mcp::import::import(&ctx.paths, &files, missing_ok)?;
+    if args.json {
+        return json(ctx, &report);
+    }
+    let mut out = ctx.out.stdout();
+    if report.read.is_empty() && report.unreadable.is_empty() {
+        writeln!(
+            out,
+            "no MCP config found (looked at {})",
+            files
+                .iter()
+                .map(|f| visible_inline(&f.display().to_string()).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+    }
+    for server in &report.imported {
+        writeln!(
+            out,
+            "imported {} from {}, disabled",
+            paint(BOLD, visible_inline(&server.name)),
+            visible_inline(&server.source)
+        )?;
+    }
+    for skipped in &report.skipped {
+        writeln!(
+            out,
+            "skipped {} from {}: {}",
+            visible_inline(&skipped.name),
+            visible_inline(&skipped.source),
+            visible_inline(&skipped.reason)
+        )?;
+    }
+    for file in &report.unreadable {
+        ctx.out.warn(format!(
+            "{}: {}",
+            visible_inline(&file.source),
+            visible_inline(&file.reason)
+        ));
+    }
+    if !report.imported.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            paint(
+                DIM,
+                "`strata mcp test NAME` tries one; `strata mcp enable NAME` lets sessions start it."
+            )
+        )?;
+    }
+    Ok(())
 }
 
 fn add(ctx: &Context, args: McpAddArgs) -> crate::error::Result<()> {

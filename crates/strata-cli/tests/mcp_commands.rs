@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use strata_protocol::{
-    McpApprovalMode, McpServerListing, McpServerTest, McpServerView, McpTestPhaseKind, OutputKind,
+    McpApprovalMode, McpImportReport, McpServerListing, McpServerTest, McpServerView,
+    McpTestPhaseKind, OutputKind,
 };
 use support::server::{Reply, ResponsesServer, sse_call, sse_text};
 use support::{Home, responses_run};
@@ -301,4 +302,62 @@ fn a_finished_run_closes_the_servers_stdin_and_the_server_exits_on_its_own() {
         panic!("the server was stopped by a signal, not by its stdin closing: {run:#?}")
     });
     assert_eq!(written.trim(), "node exited 0");
+}
+
+#[test]
+fn mcp_import_adds_other_tools_stdio_servers_disabled_and_leaves_their_files_as_they_were() {
+    let home = Home::new();
+    let user_home = tempfile::tempdir().unwrap();
+    let claude_dir = user_home.path().join(".config/Claude");
+    let codex_dir = user_home.path().join(".codex");
+    std::fs::create_dir_all(&claude_dir).unwrap();
+    std::fs::create_dir_all(&codex_dir).unwrap();
+    let project = r#"{"mcpServers": {"fs": {"command": "fs-server", "args": ["."]}, "web": {"type": "http", "url": "https://mcp.example.com/mcp"}}}"#;
+    let claude = "{\"mcpServers\": {\"notes\": {\"command\": \"notes-mcp\"}, \"bad\\u001b[2Jname\": {\"command\": \"x\"}}}";
+    let codex = "[mcp_servers.search]\ncommand = \"search-mcp\"\nenabled = true\n";
+    let files = [
+        (home.workspace.path().join(".mcp.json"), project),
+        (claude_dir.join("claude_desktop_config.json"), claude),
+        (codex_dir.join("config.toml"), codex),
+    ];
+    for (path, text) in &files {
+        std::fs::write(path, text).unwrap();
+    }
+    let user = user_home.path().to_str().unwrap();
+    let env = [("HOME", user), ("XDG_CONFIG_HOME", ""), ("CODEX_HOME", "")];
+    let run = home.run_with(&["mcp", "import", "--json"], &env);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let report: McpImportReport = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(report.kind, OutputKind::McpImport);
+    assert_eq!(report.read.len(), 3, "{report:#?}");
+    let imported: Vec<&str> = report.imported.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(imported, ["fs", "notes", "search"]);
+    let skipped: Vec<&str> = report.skipped.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(skipped, ["web", "bad\u{1b}[2Jname"]);
+
+    let listed = listing(&home, &["mcp", "list", "--json"]);
+    assert!(
+        listed.servers.iter().all(|server| !server.enabled),
+        "{listed:#?}"
+    );
+    assert_eq!(listed.servers.len(), 3);
+    for (path, text) in &files {
+        assert_eq!(
+            &std::fs::read_to_string(path).unwrap(),
+            text,
+            "{} was changed",
+            path.display()
+        );
+    }
+
+    // Again, as text: everything is there already; the odd name reaches the
+    // terminal escaped.
+    let again = home.run_with(&["mcp", "import"], &env);
+    assert_eq!(again.code, 0, "{again:#?}");
+    assert!(again.stdout.contains("skipped fs from"), "{again:#?}");
+    assert!(again.stdout.contains("configured already"), "{again:#?}");
+    assert!(
+        !again.stdout.contains('\u{1b}'),
+        "an escape reached the terminal: {again:#?}"
+    );
 }

@@ -196,3 +196,41 @@ pub struct SetMcpServerEnabled {
     pub name: String,
     pub enabled: bool,
 }
+
+/// A server `strata mcp import` added (disabled, for the person to enable).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct McpImportedServer {
+    pub name: String,
+    /// The file it came from.
+    pub source: String,
+}
+
+/// A server `strata mcp import` found and did not add, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct McpImportSkipped {
+    pub name: String,
+    pub source: String,
+    pub reason: String,
+}
+
+/// `strata mcp import --json`: what other tools' MCP configs held.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct McpImportReport {
+    /// [`crate::CONTRACT_FORMAT_VERSION`].
+    pub v: u32,
+    /// Always `mcp_import`.
+    pub kind: crate::OutputKind,
+    /// The config file the servers were added to.
+    pub config: String,
+    /// The files read, in order.
+    pub read: Vec<String>,
+    pub imported: Vec<McpImportedServer>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<McpImportSkipped>,
+    /// Files that exist but could not be read or parsed: `{ name: path, source: path, reason }`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<McpImportSkipped>,
+}

@@ -53,6 +53,8 @@ pub enum OutputKind {
     McpServers,
     /// `strata mcp test --json`.
     McpTest,
+    /// `strata mcp import --json`.
+    McpImport,
 }
 
 /// The first line of `strata run|resume|compact|chat --json`: which session,

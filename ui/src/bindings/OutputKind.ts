@@ -4,4 +4,4 @@
  * What a line of the command line's `--json` output is, when it is not an
  * event envelope.
  */
-export type OutputKind = "session_started" | "session_deleted" | "compact_finished" | "compact_preview" | "context" | "compactions" | "session_items" | "item_pinned" | "compaction_undone" | "session_forked" | "fork_preview" | "compaction_eval" | "file_changes" | "restore" | "rules" | "mcp_servers" | "mcp_test";
+export type OutputKind = "session_started" | "session_deleted" | "compact_finished" | "compact_preview" | "context" | "compactions" | "session_items" | "item_pinned" | "compaction_undone" | "session_forked" | "fork_preview" | "compaction_eval" | "file_changes" | "restore" | "rules" | "mcp_servers" | "mcp_test" | "mcp_import";

@@ -37,7 +37,8 @@ pub struct NewMcpServer {
 }
 
 impl NewMcpServer {
-    fn table(&self) -> toml::Table {
+    /// The `[mcp_servers.NAME]` table that starts this server.
+    pub(crate) fn table(&self) -> toml::Table {
         let strings = |values: &[String]| {
             toml::Value::Array(values.iter().cloned().map(toml::Value::String).collect())
         };
@@ -139,18 +140,31 @@ pub fn add(paths: &StrataPaths, name: &str, server: &NewMcpServer) -> AppResult<
             "An MCP server named {name:?} is configured already; remove it first or pick another name."
         )));
     }
-    let table = toml::Value::Table(server.table());
-    let mut alone = McpServerTables::default();
-    alone.0.insert(name.to_owned(), table.clone());
-    if let Some(problem) = read_servers(&alone).1.into_iter().next() {
+    let table = server.table();
+    if let Err(reason) = check_table(name, &table) {
         return Err(invalid_input(format!(
-            "MCP server {name:?} was not added: {}",
-            problem.message
+            "MCP server {name:?} was not added: {reason}"
         )));
     }
-    config.mcp_servers.0.insert(name.to_owned(), table);
+    config
+        .mcp_servers
+        .0
+        .insert(name.to_owned(), toml::Value::Table(table));
     config.save(&path)?;
     Ok(listing_of(&config.mcp_servers, &path))
+}
+
+/// Whether `table` under `name` is a server a session would start (read
+/// back the way a session reads it); the reason when it is not.
+pub(crate) fn check_table(name: &str, table: &toml::Table) -> Result<(), String> {
+    let mut alone = McpServerTables::default();
+    alone
+        .0
+        .insert(name.to_owned(), toml::Value::Table(table.clone()));
+    match read_servers(&alone).1.into_iter().next() {
+        Some(problem) => Err(problem.message),
+        None => Ok(()),
+    }
 }
 
 /// Removes `name`'s table; `not_found` when there is none.

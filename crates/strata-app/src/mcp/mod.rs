@@ -5,6 +5,7 @@
 //! its `ExternalTools` seam.
 
 pub mod config;
+pub mod import;
 pub mod manage;
 pub mod servers;
 

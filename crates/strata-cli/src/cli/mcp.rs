@@ -21,6 +21,19 @@ pub enum McpCommand {
     /// with what their definitions cost in tokens, the tail of its stderr;
     /// then stops it. Exits 1 when a phase failed.
     Test(McpNameArgs),
+    /// Adds the stdio servers other tools configured, disabled: from PATHs,
+    /// or from this folder's `.mcp.json`, Claude Desktop's config and
+    /// Codex's `~/.codex/config.toml`. Their files are only read.
+    Import(McpImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpImportArgs {
+    /// `.mcp.json`-style JSON files or Codex `config.toml` files.
+    pub paths: Vec<std::path::PathBuf>,
+    /// One JSON object (`McpImportReport`) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
