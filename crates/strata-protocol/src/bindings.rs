@@ -93,6 +93,8 @@ mod tests {
         crate::AddRule::export_all(&cfg)?;
         crate::RemoveRule::export_all(&cfg)?;
         crate::RulesListing::export_all(&cfg)?;
+        crate::ListSlashCommands::export_all(&cfg)?;
+        crate::SlashCommands::export_all(&cfg)?;
         CompactNow::export_all(&cfg)?;
         RenameSession::export_all(&cfg)?;
         DeleteSession::export_all(&cfg)?;
