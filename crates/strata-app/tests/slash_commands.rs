@@ -8,10 +8,9 @@
 mod support;
 
 use strata_protocol::{
-    CommandErrorKind, CreateSession, ListSlashCommands, SendMessage, SlashCommandSource,
-    TurnOutcome,
+    CommandErrorKind, ListSlashCommands, SendMessage, SlashCommandSource, TurnOutcome,
 };
-use support::{ChatServer, Collect, Fixture, runtime, turn_of};
+use support::{ChatServer, Collect, Fixture, create, runtime, turn_of};
 
 fn fixture(server: &ChatServer) -> Fixture {
     Fixture::new(&format!(
@@ -43,10 +42,9 @@ fn a_prompt_file_command_is_listed_and_sends_its_expanded_body_to_the_model() {
 
     runtime().block_on(async {
         let app = fixture.app();
-        let workspace = fixture.workspace.path().display().to_string();
         let listed = app
             .list_slash_commands(ListSlashCommands {
-                workspace: workspace.clone(),
+                workspace: fixture.workspace.path().display().to_string(),
             })
             .await
             .unwrap();
@@ -72,18 +70,11 @@ fn a_prompt_file_command_is_listed_and_sends_its_expanded_body_to_the_model() {
         assert_eq!(listed.problems.len(), 1);
         assert_eq!(listed.problems[0].reason, "/compact is a built-in command");
 
-        let created = app
-            .create_session(CreateSession {
-                workspace,
-                allow_broad_workspace: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+        let id = create(&app, fixture.workspace.path()).await;
         let send = |text: &str| {
             app.send_message(
                 SendMessage {
-                    session_id: created.id,
+                    session_id: id,
                     text: text.into(),
                 },
                 Collect::default(),
@@ -129,18 +120,11 @@ fn a_refused_prompt_file_is_an_error_naming_it_and_sends_nothing() {
     std::os::unix::fs::symlink(outside.path().join("x.md"), commands.join("leak.md")).unwrap();
     runtime().block_on(async {
         let app = fixture.app();
-        let created = app
-            .create_session(CreateSession {
-                workspace: fixture.workspace.path().display().to_string(),
-                allow_broad_workspace: false,
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+        let id = create(&app, fixture.workspace.path()).await;
         let error = app
             .send_message(
                 SendMessage {
-                    session_id: created.id,
+                    session_id: id,
                     text: "/leak now".into(),
                 },
                 Collect::default(),
