@@ -72,6 +72,6 @@ describe("new session and the last session", () => {
     await user.click(within(sheet).getByRole("button", { name: "Start session" }));
     await waitFor(() => expect(screen.queryByRole("dialog", { name: "New session" })).toBeNull());
     expect(calls.find((c) => c.cmd === "create_session")?.args).toEqual({ workspace: "/home/ana/orders", allow_broad_workspace: false, profile_id: "demo", approval_policy: "read-only", sandbox: "off", network: "off" });
-    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Message" })).toHaveFocus());
   });
 });

@@ -59,7 +59,7 @@ function shell(state: { held: boolean; refuseSend?: boolean }) {
   };
 }
 
-const composer = () => screen.getByRole("textbox", { name: "Message" });
+const composer = () => screen.getByRole("combobox", { name: "Message" });
 
 describe("a session another process holds", () => {
   it("opens read-only with the composer, Switch profile and Pin disabled, follows the writer, and opens live once it lets go", async () => {

@@ -123,7 +123,7 @@ describe("App", () => {
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
     expect(await screen.findByRole("meter", { name: "Context tokens" })).toHaveAttribute("aria-valuenow", "2930");
     // No read-only step and no Resume: the composer works as soon as the session shows.
-    const composer = screen.getByRole("textbox", { name: "Message" });
+    const composer = screen.getByRole("combobox", { name: "Message" });
     await waitFor(() => expect(composer).toBeEnabled());
     expect(screen.queryByText("Read-only")).toBeNull();
     expect(screen.queryByRole("button", { name: /Resume/ })).toBeNull();
@@ -158,8 +158,8 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
-    const composer = screen.getByRole("textbox", { name: "Message" });
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Message" })).toBeEnabled());
+    const composer = screen.getByRole("combobox", { name: "Message" });
     await user.type(composer, "Run the tests{Enter}");
     await screen.findByRole("group", { name: "Approval needed for run_shell" });
     expect(composer).toHaveFocus();
@@ -216,8 +216,8 @@ describe("App", () => {
     // The header names the open session's model, not the active profile's.
     expect(screen.getByRole("banner")).toHaveTextContent("qwen3-coder");
     expect(screen.getByRole("banner")).not.toHaveTextContent("strata-demo");
-    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
-    await user.type(screen.getByRole("textbox", { name: "Message" }), "Count the lines{Enter}");
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Message" })).toBeEnabled());
+    await user.type(screen.getByRole("combobox", { name: "Message" }), "Count the lines{Enter}");
     await waitFor(() => expect(screen.getAllByText("Count the lines").length).toBeGreaterThan(1));
     expect(await screen.findByRole("heading", { level: 1, name: "Count the lines" })).toBeInTheDocument();
   });
@@ -227,8 +227,8 @@ describe("App", () => {
     const user = userEvent.setup();
     render(<App />);
     await user.click(await screen.findByRole("button", { name: /^Flaky orders_e2e/ }));
-    await waitFor(() => expect(screen.getByRole("textbox", { name: "Message" })).toBeEnabled());
-    await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact keep the failing test{Enter}");
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Message" })).toBeEnabled());
+    await user.type(screen.getByRole("combobox", { name: "Message" }), "/compact keep the failing test{Enter}");
     expect(await screen.findByText("Nothing to compact yet: the history is too short.")).toBeInTheDocument();
     const sent = calls.find((c) => c.cmd === "send_message");
     expect(sent?.args.text).toBe("/compact keep the failing test");
@@ -402,7 +402,7 @@ describe("App", () => {
       await user.click(within(dialog).getByRole("button", { name: "Use this folder" }));
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
       expect(creates[1]).toEqual({ workspace: "/home/ana", allow_broad_workspace: true, profile_id: "demo", approval_policy: "ask", sandbox: "off", network: "off" });
-      expect(await screen.findByRole("textbox", { name: "Message" })).toBeInTheDocument();
+      expect(await screen.findByRole("combobox", { name: "Message" })).toBeInTheDocument();
       // No error toast: the refusal was a question, not a failure.
       expect(screen.queryByText(/your home folder: \.\.\./)).toBeNull();
     });
@@ -417,7 +417,7 @@ describe("App", () => {
       await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
       expect(creates).toHaveLength(1);
       expect(creates[0]?.allow_broad_workspace).toBe(false);
-      expect(screen.queryByRole("textbox", { name: "Message" })).toBeNull();
+      expect(screen.queryByRole("combobox", { name: "Message" })).toBeNull();
     });
   });
 

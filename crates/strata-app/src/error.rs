@@ -50,6 +50,7 @@ fn from_core(error: CoreError) -> CommandError {
         | CoreError::AmbiguousItem { .. } => CommandErrorKind::NotFound,
         CoreError::SessionLocked { .. } => CommandErrorKind::Locked,
         CoreError::MessageTooLong { .. }
+        | CoreError::PromptCommand { .. }
         | CoreError::ContextRefused { .. }
         | CoreError::RestoreRefused { .. } => CommandErrorKind::InvalidInput,
         CoreError::Io { .. }

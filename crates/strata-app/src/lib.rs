@@ -19,9 +19,10 @@
 //! - the folds people read: the transcript ([`transcript`]) and the debug
 //!   console ([`console`]), from records and live events;
 //! - settings and profiles ([`settings`], [`preferences`], [`connection`]);
-//! - what the composer's text asks for, a message or `/compact [focus]`
-//!   ([`ComposerInput`], beside `send_message`), read the same by the
-//!   desktop and the REPL;
+//! - what the composer's text asks for, a message, `/compact [focus]` or a
+//!   prompt file's `/name [arguments]` ([`ComposerInput`], beside
+//!   `send_message`; the commands offered in [`slash`]), read the same by
+//!   the desktop and the REPL;
 //! - context management as shown ([`context`]): a session's compaction
 //!   status, its policy, the compaction preview, the threshold check;
 //! - one error type ([`error`]) and every input validated once
@@ -50,6 +51,7 @@ pub mod profile;
 pub mod recent;
 pub mod rules;
 pub mod settings;
+pub mod slash;
 pub mod transcript;
 pub mod validate;
 pub mod views;

@@ -131,6 +131,11 @@ impl LiveSlot {
         }
     }
 
+    /// The session's workspace.
+    pub fn workspace(&self) -> &std::path::Path {
+        &self.workspace
+    }
+
     pub fn broker(&self) -> &ApprovalBroker {
         &self.broker
     }

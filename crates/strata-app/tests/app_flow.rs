@@ -5,9 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-
 mod support;
 
 use strata_protocol::{
@@ -15,42 +12,7 @@ use strata_protocol::{
     OpenSession, ProfileChange, ProviderKind, RenameSession, SendMessage, SwitchProfile,
     TurnOutcome,
 };
-use support::{Collect, Fixture, create, read_json_body, runtime, send, turn_of, write_chat_reply};
-
-/// A local server answering every request with one streamed Chat
-/// Completions reply; it keeps each request's model.
-struct ChatServer {
-    base_url: String,
-    models: Arc<Mutex<Vec<String>>>,
-}
-
-impl ChatServer {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let models = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&models);
-        std::thread::spawn(move || {
-            for socket in listener.incoming() {
-                let Ok(mut socket) = socket else { return };
-                let request = read_json_body(&mut socket);
-                seen.lock()
-                    .unwrap()
-                    .push(request["model"].as_str().unwrap_or_default().to_owned());
-                write_chat_reply(
-                    &mut socket,
-                    serde_json::json!({"role": "assistant", "content": "Noted."}),
-                    "stop",
-                );
-            }
-        });
-        Self { base_url, models }
-    }
-
-    fn models(&self) -> Vec<String> {
-        self.models.lock().unwrap().clone()
-    }
-}
+use support::{ChatServer, Collect, Fixture, create, runtime, send, turn_of};
 
 fn profiles(first: &ChatServer, second: &ChatServer) -> String {
     format!(
@@ -521,7 +483,7 @@ fn compact_up_to_returns_the_rule_checks_refusal_and_the_file_records_it() {
 }
 
 #[test]
-fn send_message_compacts_on_slash_compact_and_runs_a_turn_for_anything_else() {
+fn send_message_compacts_on_slash_compact_refuses_another_slash_name_and_runs_a_turn_for_text() {
     use strata_protocol::SendOutcome;
     let fixture = Fixture::new("");
     let rt = runtime();
@@ -560,8 +522,11 @@ fn send_message_compacts_on_slash_compact_and_runs_a_turn_for_anything_else() {
             }
             SendOutcome::Turn(report) => panic!("ran a turn: {report:?}"),
         }
+        // Another /name is a command no prompt file has: refused, not sent.
+        let refused = sent("/compaction is a word").await.unwrap_err();
+        assert_eq!(refused.kind, CommandErrorKind::InvalidInput);
         assert!(matches!(
-            sent("/compaction is a word").await.unwrap(),
+            sent("a compaction, /compact later").await.unwrap(),
             SendOutcome::Turn(_)
         ));
     });

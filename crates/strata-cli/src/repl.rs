@@ -1,10 +1,13 @@
 //! `strata chat`: an interactive session. Each line typed is a turn;
-//! `/compact [focus]` compacts, `/quit` (or the end of input) leaves.
+//! `/compact [focus]` compacts, `/name [arguments]` sends the prompt file
+//! `name.md` (as the desktop's composer does), `/help` lists the commands,
+//! `/quit` (or the end of input) leaves.
 
 use std::io::{IsTerminal, Write};
 
 use strata_app::ComposerInput;
 use strata_core::agent::CompactOutcome;
+use strata_protocol::{CommandError, SlashCommandSource, SlashCommands};
 
 use crate::cli::ChatArgs;
 use crate::launch;
@@ -13,7 +16,7 @@ use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
 use crate::visible::visible_inline;
 
-const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /quit leaves · Ctrl+C cancels a turn, twice exits";
+const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /help lists the commands · /quit leaves · Ctrl+C cancels a turn, twice exits";
 
 /// What a typed line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -21,9 +24,13 @@ enum Input<'a> {
     Empty,
     Prompt(&'a str),
     Compact(Option<&'a str>),
+    /// A prompt file's command (refused by the app if no file has it).
+    Command {
+        name: &'a str,
+        arguments: &'a str,
+    },
     Help,
     Quit,
-    Unknown(&'a str),
 }
 
 fn parse(line: &str) -> Input<'_> {
@@ -31,22 +38,50 @@ fn parse(line: &str) -> Input<'_> {
     if line.is_empty() {
         return Input::Empty;
     }
-    // `/compact` reads as the desktop's composer reads it; the other slash
-    // commands are the terminal's own.
-    if let ComposerInput::Compact { focus } = ComposerInput::parse(line) {
-        return Input::Compact(focus);
+    // Read as the desktop's composer reads it; `/help` and `/quit` are the
+    // terminal's own.
+    match ComposerInput::parse(line) {
+        ComposerInput::Compact { focus } => Input::Compact(focus),
+        ComposerInput::Command { name, arguments } => match name {
+            "quit" | "exit" | "q" => Input::Quit,
+            "help" => Input::Help,
+            _ => Input::Command { name, arguments },
+        },
+        ComposerInput::Message(_) if line == "/?" => Input::Help,
+        ComposerInput::Message(_) => Input::Prompt(line),
     }
-    let Some(command) = line.strip_prefix('/') else {
-        return Input::Prompt(line);
-    };
-    let name = command
-        .split_once(char::is_whitespace)
-        .map_or(command, |(name, _)| name);
-    match name {
-        "quit" | "exit" | "q" => Input::Quit,
-        "help" | "?" => Input::Help,
-        _ => Input::Unknown(name),
+}
+
+/// `/help`: the line of built-ins, then each prompt file's command and the
+/// files that give none. Names, descriptions and reasons come from files:
+/// escaped for the terminal.
+fn help_lines(listing: &SlashCommands) -> Vec<String> {
+    let mut lines = vec![HELP.to_owned()];
+    for command in &listing.commands {
+        let whose = match command.source {
+            SlashCommandSource::BuiltIn => continue,
+            SlashCommandSource::Workspace => "workspace",
+            SlashCommandSource::User => "yours",
+        };
+        let hint = command
+            .argument_hint
+            .as_deref()
+            .map(|hint| format!(" {}", visible_inline(hint)))
+            .unwrap_or_default();
+        lines.push(format!(
+            "  /{}{hint} · {} ({whose})",
+            visible_inline(&command.name),
+            visible_inline(&command.description)
+        ));
     }
+    for problem in &listing.problems {
+        lines.push(format!(
+            "  ignored {}: {}",
+            visible_inline(&problem.file),
+            visible_inline(&problem.reason)
+        ));
+    }
+    lines
 }
 
 pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
@@ -81,21 +116,35 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
             match parse(&line) {
                 Input::Empty => {}
                 Input::Quit => break,
-                Input::Help => session.ui().await.note(paint(DIM, HELP))?,
-                Input::Unknown(name) => session.ui().await.note(paint(
-                    WARN,
-                    format!("unknown command /{name}; /help lists them"),
-                ))?,
-                Input::Prompt(prompt) => {
-                    let report = session.turn(prompt.to_owned()).await?;
-                    // A failed or cancelled turn was shown; the session goes on.
-                    if let Err(error) = turn_result(&report) {
-                        session.ui().await.note(paint(
-                            DIM,
-                            format!("({})", visible_inline(&error.to_string())),
-                        ))?;
+                Input::Help => {
+                    let listed = ctx.app.slash_commands_of(session.id).await;
+                    let mut ui = session.ui().await;
+                    match listed {
+                        Ok(listing) => {
+                            for line in help_lines(&listing) {
+                                ui.note(paint(DIM, line))?;
+                            }
+                        }
+                        Err(error) => ui.note(paint(
+                            WARN,
+                            visible_inline(&CommandError::from(error).message),
+                        ))?,
                     }
                 }
+                Input::Command { name, arguments } => {
+                    match ctx
+                        .app
+                        .expand_slash_command(session.id, name, arguments)
+                        .await
+                    {
+                        Ok(text) => run_turn(&mut session, text).await?,
+                        Err(error) => session.ui().await.note(paint(
+                            WARN,
+                            visible_inline(&CommandError::from(error).message),
+                        ))?,
+                    }
+                }
+                Input::Prompt(prompt) => run_turn(&mut session, prompt.to_owned()).await?,
                 Input::Compact(focus) => {
                     let (outcome, items) = session.compact(focus.map(str::to_owned), None).await?;
                     let id = session.id;
@@ -115,6 +164,18 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
     })
 }
 
+/// One turn; a failed or cancelled turn was shown, and the session goes on.
+async fn run_turn(session: &mut Terminal, prompt: String) -> crate::error::Result<()> {
+    let report = session.turn(prompt).await?;
+    if let Err(error) = turn_result(&report) {
+        session.ui().await.note(paint(
+            DIM,
+            format!("({})", visible_inline(&error.to_string())),
+        ))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +190,71 @@ mod tests {
             parse("/compact  the parser work "),
             Input::Compact(Some("the parser work"))
         );
-        assert_eq!(parse("/frob x"), Input::Unknown("frob"));
-        assert_eq!(parse("/compactfoo"), Input::Unknown("compactfoo"));
+        assert_eq!(
+            parse("/frob x"),
+            Input::Command {
+                name: "frob",
+                arguments: "x"
+            }
+        );
+        assert_eq!(
+            parse("/compactfoo"),
+            Input::Command {
+                name: "compactfoo",
+                arguments: ""
+            }
+        );
+        assert_eq!(parse("/help"), Input::Help);
+        assert_eq!(parse("/?"), Input::Help);
+        assert_eq!(parse("/exit"), Input::Quit);
+        assert_eq!(
+            parse("/src/main.rs fails"),
+            Input::Prompt("/src/main.rs fails")
+        );
+    }
+
+    #[test]
+    fn help_lists_prompt_files_with_hostile_text_escaped() {
+        let listing = SlashCommands {
+            commands: vec![
+                strata_protocol::SlashCommand {
+                    name: "compact".into(),
+                    description: "built-in".into(),
+                    argument_hint: None,
+                    source: SlashCommandSource::BuiltIn,
+                    file: None,
+                },
+                strata_protocol::SlashCommand {
+                    name: "review".into(),
+                    description: "Review \u{1b}]0;pwned\u{7} it".into(),
+                    argument_hint: Some("<part>".into()),
+                    source: SlashCommandSource::Workspace,
+                    file: Some(".strata/commands/review.md".into()),
+                },
+            ],
+            problems: vec![strata_protocol::SlashCommandProblem {
+                file: ".strata/commands/bad\u{1b}[2J.md".into(),
+                reason: "the name is bad".into(),
+            }],
+        };
+        let lines = help_lines(&listing);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0], HELP);
+        assert!(
+            lines[1].starts_with("  /review <part> · Review "),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with(" it (workspace)"), "{}", lines[1]);
+        assert!(
+            lines
+                .iter()
+                .all(|line| !line.contains('\u{1b}') && !line.contains('\u{7}'))
+        );
+        assert!(
+            lines[2].starts_with("  ignored .strata/commands/bad"),
+            "{}",
+            lines[2]
+        );
     }
 }

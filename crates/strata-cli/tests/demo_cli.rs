@@ -181,7 +181,7 @@ fn chat_reads_prompts_and_commands_from_standard_input() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stdout.contains("c.txt"), "{stdout}");
-    assert!(stderr.contains("unknown command /bogus"), "{stderr}");
+    assert!(stderr.contains("There is no /bogus command"), "{stderr}");
     assert!(stderr.contains("history compacted (manual)"), "{stderr}");
     let id: SessionId = stderr
         .lines()
@@ -191,6 +191,55 @@ fn chat_reads_prompts_and_commands_from_standard_input() {
         .parse()
         .unwrap();
     assert_eq!(user_messages(&home, id), ["list the files", "and again"]);
+}
+
+#[test]
+fn chat_sends_a_prompt_files_expanded_body_and_help_lists_the_files() {
+    let home = Home::new();
+    let commands = home.workspace.path().join(".strata/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review.md"),
+        "---\ndescription: Review \u{1b}[31mred\u{1b}[0m code\nargument-hint: <part>\n---\nReview $ARGUMENTS carefully.\n",
+    )
+    .unwrap();
+    let own = home.path().join("config/commands");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("standup.md"), "Write my standup.").unwrap();
+    std::fs::write(own.join("bad name.md"), "x").unwrap();
+    let mut child = home.spawn_piped(&["chat", "--provider", "demo"]);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"/help\n/review the parser\n/standup\n/nope\n/quit\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("/review <part> · Review "), "{stderr}");
+    assert!(stderr.contains("code (workspace)"), "{stderr}");
+    assert!(
+        stderr.contains("/standup · Write my standup. (yours)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bad name.md: a command's name has only"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert!(stderr.contains("There is no /nope command"), "{stderr}");
+    let id: SessionId = stderr
+        .lines()
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        user_messages(&home, id),
+        ["Review the parser carefully.", "Write my standup."]
+    );
 }
 
 #[test]

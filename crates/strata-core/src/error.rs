@@ -67,6 +67,10 @@ pub enum CoreError {
     InvalidRules { path: PathBuf, message: String },
     #[error("AGENTS.md was not used: {reason}")]
     AgentsFileRefused { reason: String },
+    /// A slash command that names no command, or a prompt file that cannot
+    /// be used; nothing was sent. The message names the file.
+    #[error("{message}")]
+    PromptCommand { message: String },
     /// The message alone is estimated over the compaction threshold, so no
     /// compaction could make room for it; nothing was sent or written.
     #[error(
@@ -109,6 +113,7 @@ impl CoreError {
             | CoreError::NoDataDir
             | CoreError::BroadWorkspace { .. }
             | CoreError::AgentsFileRefused { .. }
+            | CoreError::PromptCommand { .. }
             | CoreError::RestoreRefused { .. }
             | CoreError::InvalidRules { .. }
             | CoreError::MessageTooLong { .. } => false,

@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod paths;
 pub mod plan;
 pub mod private;
+pub mod prompt_commands;
 pub mod recall;
 pub mod session;
 pub mod store;

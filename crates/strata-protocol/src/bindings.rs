@@ -101,6 +101,8 @@ mod tests {
         crate::RemoveMcpServer::export_all(&cfg)?;
         crate::TestMcpServer::export_all(&cfg)?;
         crate::SetMcpServerEnabled::export_all(&cfg)?;
+        crate::ListSlashCommands::export_all(&cfg)?;
+        crate::SlashCommands::export_all(&cfg)?;
         CompactNow::export_all(&cfg)?;
         RenameSession::export_all(&cfg)?;
         DeleteSession::export_all(&cfg)?;

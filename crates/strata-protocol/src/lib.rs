@@ -34,6 +34,7 @@ mod recent;
 mod records;
 mod rules;
 mod sandbox;
+mod slash;
 mod tools;
 mod transcript;
 mod usage;
@@ -141,6 +142,9 @@ pub use rules::{
     RulesConfig, RulesListing,
 };
 pub use sandbox::{SandboxMode, SandboxNetwork, SandboxSet};
+pub use slash::{
+    ListSlashCommands, SlashCommand, SlashCommandProblem, SlashCommandSource, SlashCommands,
+};
 pub use tools::{ApprovalKind, ApprovalPolicy, ApprovalRequest, tool_names};
 pub use transcript::{
     ApprovalView, CompactionProblem, LiveBatch, LiveEvent, OUTPUT_PREVIEW_CHARS, OutputPreview,

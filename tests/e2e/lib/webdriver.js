@@ -123,5 +123,5 @@ export class WebDriver {
   }
 }
 
-export const Keys = { BACKSPACE: "\uE003", CONTROL: "\uE009", NULL: "\uE000", ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", ARROW_LEFT: "\uE012", ARROW_RIGHT: "\uE014", ARROW_DOWN: "\uE015", HOME: "\uE011", END: "\uE010" };
+export const Keys = { BACKSPACE: "\uE003", CONTROL: "\uE009", NULL: "\uE000", ENTER: "\uE007", ESCAPE: "\uE00C", TAB: "\uE004", SHIFT: "\uE008", ARROW_LEFT: "\uE012", ARROW_RIGHT: "\uE014", ARROW_DOWN: "\uE015", HOME: "\uE011", END: "\uE010" };
 export { ELEMENT };

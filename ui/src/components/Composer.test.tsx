@@ -15,7 +15,7 @@ describe("Composer", () => {
     const onSend = vi.fn();
     const user = userEvent.setup();
     render(<Harness onSend={onSend} />);
-    const input = screen.getByRole("textbox", { name: "Message" });
+    const input = screen.getByRole("combobox", { name: "Message" });
     await user.type(input, "first line{Shift>}{Enter}{/Shift}second line");
     expect(input).toHaveValue("first line\nsecond line");
     expect(onSend).not.toHaveBeenCalled();
@@ -27,9 +27,9 @@ describe("Composer", () => {
     const onSend = vi.fn();
     const user = userEvent.setup();
     render(<Harness onSend={onSend} />);
-    await user.type(screen.getByRole("textbox", { name: "Message" }), "   {Enter}");
+    await user.type(screen.getByRole("combobox", { name: "Message" }), "   {Enter}");
     expect(onSend).not.toHaveBeenCalled();
-    await user.type(screen.getByRole("textbox", { name: "Message" }), "/compact");
+    await user.type(screen.getByRole("combobox", { name: "Message" }), "/compact");
     expect(screen.getByRole("button", { name: "Compact" })).toBeEnabled();
     expect(screen.getByText(/Compacts the history now/)).toBeInTheDocument();
   });

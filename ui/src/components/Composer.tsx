@@ -1,5 +1,6 @@
-import { useEffect, useRef, type Ref } from "react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type Ref } from "react";
 import { TipButton } from "./Tooltip";
+import { SlashPalette, commandOf, filterCommands, optionId, type PaletteCommand } from "./SlashPalette";
 
 interface ComposerProps {
   value: string;
@@ -13,9 +14,20 @@ interface ComposerProps {
   /** A tool call waiting for the person, offered as a way to reach its prompt. */
   /** `alwaysOffered`: the card offers "Always allow" (its R key). */
   waitingApproval?: { summary: string; alwaysOffered?: boolean; onReview: () => void };
+  /**
+   * The slash commands offered after a `/` at the start (built-ins and prompt files); none: no
+   * palette, and no command is refused here (the app still refuses unknown ones).
+   */
+  commands?: readonly PaletteCommand[];
+  /** The palette opened: the commands may be read again (a prompt file may have changed). */
+  onPaletteOpen?: () => void;
 }
 
-/** Multi-line input: Enter sends, Shift+Enter adds a line, `/compact [focus]` compacts. */
+/**
+ * Multi-line input: Enter sends, Shift+Enter adds a line, `/compact [focus]` compacts. A `/` at the
+ * start opens the palette of slash commands (an ARIA combobox: arrows move, Enter or Tab choose,
+ * Escape closes, typing filters); a `/name` no command has is not sent.
+ */
 export function Composer({
   value,
   onChange,
@@ -26,22 +38,85 @@ export function Composer({
   disabledReason,
   textareaRef,
   waitingApproval,
+  commands,
+  onPaletteOpen,
 }: ComposerProps) {
   const local = useRef<HTMLTextAreaElement | null>(null);
+  const listId = useId();
+  const [dismissed, setDismissed] = useState(false);
+  const [active, setActive] = useState(0);
+  // Typing the name: a `/` first and no whitespace yet.
+  const open = commands !== undefined && !disabled && !dismissed && value.startsWith("/") && !/\s/.test(value);
+  const matches = open ? filterCommands(commands, value.slice(1)) : [];
+  const current = Math.min(active, Math.max(0, matches.length - 1));
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (open && !wasOpen.current) onPaletteOpen?.();
+    wasOpen.current = open;
+  }, [open, onPaletteOpen]);
   useEffect(() => {
     const el = local.current;
     if (!el) return;
     el.style.height = "auto";
     el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [value]);
-  const canSend = !disabled && !running && value.trim().length > 0;
+  const named = commandOf(value);
+  const known = named && commands ? commands.find((c) => c.name === named.name) : undefined;
+  const unknown = named !== null && commands !== undefined && known === undefined;
+  const canSend = !disabled && !running && value.trim().length > 0 && !unknown;
   const send = () => {
     if (canSend) onSend(value.trim());
   };
-  const isCommand = value.trimStart().startsWith("/compact");
-  const hint = isCommand
-    ? "Compacts the history now; text after /compact guides the summary."
-    : "Enter to send · Shift+Enter for a new line · /compact [focus] compacts now";
+  const isCommand = named?.name === "compact";
+  const hint =
+    unknown && named
+    ? `There is no /${named.name} command: pick one from the list (type /), or add ${named.name}.md to the workspace's .strata/commands folder.`
+    : isCommand
+      ? "Compacts the history now; text after /compact guides the summary."
+      : known
+        ? `/${known.name}: ${known.description}`
+        : "Enter to send · Shift+Enter for a new line · / for commands";
+  const change = (next: string) => {
+    if (!next.startsWith("/")) setDismissed(false);
+    setActive(0);
+    onChange(next);
+  };
+  const choose = (command: PaletteCommand) => {
+    change(`/${command.name} `);
+    local.current?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.nativeEvent.isComposing) return;
+    if (open) {
+      const handled = () => {
+        event.preventDefault();
+        event.stopPropagation();
+      };
+      const count = matches.length;
+      if (event.key === "Escape") {
+        handled();
+        setDismissed(true);
+        return;
+      }
+      if (count > 0 && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+        handled();
+        setActive((current + (event.key === "ArrowDown" ? 1 : count - 1)) % count);
+        return;
+      }
+      const chosen = matches[current];
+      if (chosen && (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey))) {
+        handled();
+        // The whole name typed already: Enter runs it, as it would with the palette closed.
+        if (event.key === "Enter" && value === `/${chosen.name}`) send();
+        else choose(chosen);
+        return;
+      }
+    }
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      send();
+    }
+  };
   return (
     <form
       className="composer"
@@ -53,8 +128,14 @@ export function Composer({
       <label htmlFor="composer-input" className="visually-hidden">
         Message
       </label>
+      {open && <SlashPalette id={listId} commands={matches} active={current} onChoose={choose} onActivate={setActive} />}
       <textarea
         id="composer-input"
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={open}
+        aria-controls={open ? listId : undefined}
+        aria-activedescendant={open && matches.length > 0 ? optionId(listId, current) : undefined}
         ref={(el) => {
           local.current = el;
           if (typeof textareaRef === "function") textareaRef(el);
@@ -64,13 +145,8 @@ export function Composer({
         value={value}
         disabled={disabled}
         placeholder={disabled ? disabledReason : "Ask Strata to work in this folder…"}
-        onChange={(event) => onChange(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-            event.preventDefault();
-            send();
-          }
-        }}
+        onChange={(event) => change(event.target.value)}
+        onKeyDown={onKeyDown}
         aria-describedby="composer-hint"
       />
       <div className="composer-bar">
@@ -90,7 +166,7 @@ export function Composer({
           </span>
         ) : (
           /* One line beside the button (a narrow chat cuts it with an ellipsis; the tooltip has it all). */
-          <span id="composer-hint" className="composer-hint" title={hint}>
+          <span id="composer-hint" className={`composer-hint${unknown ? " error" : ""}`} title={hint}>
             {hint}
           </span>
         )}

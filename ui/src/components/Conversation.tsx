@@ -10,6 +10,9 @@ import type { Recovery } from "../bindings/Recovery";
 import { sessionProfile } from "../lib/profiles";
 import { sessionTitle } from "../lib/lineage";
 import { Composer } from "./Composer";
+import { withAppCommands } from "./appCommands";
+import { commandOf } from "./SlashPalette";
+import { useSlashCommands } from "../hooks/useSlashCommands";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { ReasoningControl } from "./ReasoningControl";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
@@ -148,6 +151,21 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
       undoCompaction: undoableCompaction ? { summaryId: undoableCompaction, onUndo: actions.undoCompaction } : undefined,
     };
   }, [actions, live, running, undoableCompaction]);
+  // The slash commands: the app's listing (/compact, prompt files) and the actions of this view.
+  const slash = useSlashCommands(summary.workspace);
+  const latestMessage = useMemo(() => [...transcript.entries].reverse().find((e) => e.kind === "user" || e.kind === "assistant")?.id, [transcript.entries]);
+  const palette = useMemo(
+    () =>
+      withAppCommands(slash.commands, {
+        undo:
+          live && !running && undoableCompaction
+            ? () => void actions.undoCompaction().catch((error: unknown) => actions.toast({ tone: "error", text: `Not undone: ${error instanceof Error ? error.message : String(error)}` }))
+            : undefined,
+        fork: history && latestMessage ? () => history.onFork?.(latestMessage) : undefined,
+        clear: () => void actions.createIn(summary.workspace, false),
+      }),
+    [slash.commands, live, running, undoableCompaction, history, latestMessage, actions, summary.workspace],
+  );
   const transcriptView =
     transcript.entries.length === 0 ? (
       <div className="empty-state conversation-empty">
@@ -239,11 +257,15 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         running={running}
         disabled={!live}
         disabledReason={HELD_SHORT}
+        commands={palette.commands}
+        onPaletteOpen={slash.refresh}
         onSend={(text) => {
+          const action = palette.run.get(commandOf(text)?.name ?? "");
+          setDraft("");
+          if (action) return action();
           // Their own message is where the person looks next, however far up they were.
           listRef.current?.scrollToLatest();
           send(text);
-          setDraft("");
         }}
         onStop={() => void actions.stop()}
         waitingApproval={

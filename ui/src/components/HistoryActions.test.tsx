@@ -88,7 +88,7 @@ function shell(
 async function openLive(user: ReturnType<typeof userEvent.setup>) {
   render(<App />);
   await user.click(await screen.findByRole("button", { name: /^Streaming JSON parser for ingest/ }));
-  await waitFor(() => expect(screen.getByRole("textbox", { name: /message/i })).toBeEnabled());
+  await waitFor(() => expect(screen.getByRole("combobox", { name: /message/i })).toBeEnabled());
 }
 
 const article = (text: string) => screen.getByText(text).closest("article") as HTMLElement;

@@ -319,6 +319,15 @@ export class MockBackend {
       },
       compaction_status: (request) => this.status(request.session_id),
       set_reasoning: (request) => request.effort,
+      // The preview reads no folders: one prompt file of each kind shows what the palette offers.
+      list_slash_commands: () => ({
+        commands: [
+          { name: "compact", description: "Compact the history now; the text after it guides the summary", argument_hint: "[focus]", source: "built_in" },
+          { name: "review", description: "Review a part of the code for bugs", argument_hint: "<part>", source: "workspace", file: ".strata/commands/review.md" },
+          { name: "standup", description: "Write my standup from today's work", source: "user", file: "~/.config/strata/commands/standup.md" },
+        ],
+        problems: [],
+      }),
       set_compaction_policy: (request) => {
         this.policies.set(request.session_id, request.policy);
         return this.status(request.session_id);

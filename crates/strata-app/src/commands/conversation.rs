@@ -1,27 +1,31 @@
-//! The conversation's commands: send a message (or `/compact`), stop a
-//! turn, answer an approval, read a tool's whole output; and what the
-//! composer's text asks for ([`ComposerInput`]), decided once for both
-//! front ends: `send_message` and the CLI's REPL read `/compact [focus]`
-//! the same way.
+//! The conversation's commands: send a message (or `/compact`, or a
+//! prompt file's command), stop a turn, answer an approval, read a tool's
+//! whole output, list the slash commands; and what the composer's text
+//! asks for ([`ComposerInput`]), decided once for both front ends:
+//! `send_message` and the CLI's REPL read `/compact [focus]` and
+//! `/name [arguments]` the same way.
 
 use std::sync::Arc;
 
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    AnswerApproval, GetToolOutput, ReasoningEffort, ReasoningSet, RecordBody, SendMessage,
-    SendOutcome, SetReasoning, StopTurn, ToolOutputText, TurnReport,
+    AnswerApproval, GetToolOutput, ListSlashCommands, ReasoningEffort, ReasoningSet, RecordBody,
+    SendMessage, SendOutcome, SetReasoning, SlashCommands, StopTurn, ToolOutputText, TurnReport,
 };
 
-use crate::App;
 use crate::error::{CommandResult, not_found};
 use crate::transcript::{tail, tool_output};
+use crate::{App, slash, validate};
 
 impl App {
     /// `send_message`: the composer's text. `/compact [focus]` compacts the
-    /// history as `compact_now` does ([`ComposerInput`]); anything else is
-    /// one turn of `text`, resuming the session if this app does not hold
-    /// it open yet. Every event goes to `sink`, in order, before this
-    /// returns.
+    /// history as `compact_now` does ([`ComposerInput`]); `/name
+    /// [arguments]` sends the prompt file `name.md`'s body with the
+    /// arguments in (the record holds the expanded text, what the model
+    /// saw), and is refused when no prompt file has that name; anything
+    /// else is one turn of `text`, resuming the session if this app does
+    /// not hold it open yet. Every event goes to `sink`, in order, before
+    /// this returns.
     pub async fn send_message<H>(
         self: &Arc<Self>,
         request: SendMessage,
@@ -38,17 +42,31 @@ impl App {
                     .await?;
                 Ok(SendOutcome::Compaction(Box::new(outcome)))
             }
-            ComposerInput::Message(_) => {
-                let report = self
-                    .run_turn(request.session_id, request.text, sink)
+            ComposerInput::Command { name, arguments } => {
+                let text = self
+                    .expand_slash_command(request.session_id, name, arguments)
                     .await?;
-                Ok(SendOutcome::Turn(TurnReport {
-                    turn_id: report.turn_id,
-                    outcome: report.outcome,
-                    rounds: report.rounds,
-                }))
+                self.turn(request.session_id, text, sink).await
             }
+            ComposerInput::Message(_) => self.turn(request.session_id, request.text, sink).await,
         }
+    }
+
+    async fn turn<H>(
+        self: &Arc<Self>,
+        id: strata_protocol::SessionId,
+        text: String,
+        sink: H,
+    ) -> CommandResult<SendOutcome>
+    where
+        H: EventHandler + Send + 'static,
+    {
+        let report = self.run_turn(id, text, sink).await?;
+        Ok(SendOutcome::Turn(TurnReport {
+            turn_id: report.turn_id,
+            outcome: report.outcome,
+            rounds: report.rounds,
+        }))
     }
 
     /// `stop_turn`: cancels what runs in the session; `false` when nothing does.
@@ -118,6 +136,21 @@ impl App {
         })
         .await
     }
+
+    /// `list_slash_commands`: the built-in `/compact`, then the prompt
+    /// files of `workspace` (`.strata/commands/`) and the person's
+    /// (`commands/` in Strata's config folder), by name, and the files that
+    /// give no command with why. Read afresh each time.
+    pub async fn list_slash_commands(
+        self: &Arc<Self>,
+        request: ListSlashCommands,
+    ) -> CommandResult<SlashCommands> {
+        self.blocking(move |app| {
+            let workspace = validate::workspace(&request.workspace)?;
+            Ok(slash::listing(&workspace, &app.paths().config))
+        })
+        .await
+    }
 }
 
 /// What a composer's text asks for.
@@ -128,29 +161,42 @@ pub enum ComposerInput<'a> {
     /// `/compact [focus]`: compact the history now, with an optional focus
     /// for the summary.
     Compact { focus: Option<&'a str> },
+    /// `/name [arguments]`: another command's name (a prompt file's, if
+    /// one has it), and the trimmed text after it.
+    Command { name: &'a str, arguments: &'a str },
 }
 
 impl<'a> ComposerInput<'a> {
     /// `/compact`, alone or followed by whitespace and a focus, with any
-    /// whitespace around it, is a compaction; anything else (`/compaction`,
-    /// `/Compact`, `please /compact`) is a message, returned untouched.
+    /// whitespace around it, is a compaction; another `/name` at the start
+    /// (`/compaction`, `/Compact`, `/review the parser`) is a command
+    /// (`strata_core::prompt_commands::invocation`); anything else
+    /// (`please /compact`, `/src/main.rs fails`) is a message, returned
+    /// untouched.
     pub fn parse(text: &'a str) -> Self {
         let Some(rest) = text.trim().strip_prefix("/compact") else {
-            return Self::Message(text);
+            return Self::command_or_message(text);
         };
         if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
-            return Self::Message(text);
+            return Self::command_or_message(text);
         }
         let focus = rest.trim();
         Self::Compact {
             focus: (!focus.is_empty()).then_some(focus),
         }
     }
+
+    fn command_or_message(text: &'a str) -> Self {
+        match strata_core::prompt_commands::invocation(text) {
+            Some((name, arguments)) => Self::Command { name, arguments },
+            None => Self::Message(text),
+        }
+    }
 }
 
 #[cfg(test)]
 mod composer_tests {
-    use super::ComposerInput::{self, Compact, Message};
+    use super::ComposerInput::{self, Command, Compact, Message};
 
     #[test]
     fn compact_alone_has_no_focus_whatever_the_whitespace() {
@@ -188,14 +234,30 @@ mod composer_tests {
     }
 
     #[test]
-    fn a_longer_word_a_capital_or_text_before_it_is_a_message() {
+    fn a_longer_word_or_a_capital_is_another_command() {
+        for (text, name, arguments) in [
+            ("/compactfoo", "compactfoo", ""),
+            ("/compaction is great", "compaction", "is great"),
+            ("/Compact", "Compact", ""),
+            (" /COMPACT  now ", "COMPACT", "now"),
+            ("/review the\nparser", "review", "the\nparser"),
+        ] {
+            assert_eq!(
+                ComposerInput::parse(text),
+                Command { name, arguments },
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn text_before_the_slash_or_a_path_is_a_message() {
         for text in [
-            "/compactfoo",
-            "/compaction is great",
-            "/Compact",
-            "/COMPACT now",
             "please /compact",
             "compact",
+            "/src/main.rs fails to build",
+            "/",
+            "/ spaced",
         ] {
             assert_eq!(ComposerInput::parse(text), Message(text), "{text:?}");
         }

@@ -4,7 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -128,6 +128,62 @@ pub fn write_chat_reply(socket: &mut TcpStream, delta: serde_json::Value, finish
     );
     let _ = socket.write_all(head.as_bytes());
     let _ = socket.write_all(sse.as_bytes());
+}
+
+/// A local server answering every request with one streamed Chat
+/// Completions reply ("Noted."), keeping each request's JSON body.
+pub struct ChatServer {
+    pub base_url: String,
+    bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+}
+
+impl ChatServer {
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&bodies);
+        std::thread::spawn(move || {
+            for socket in listener.incoming() {
+                let Ok(mut socket) = socket else { return };
+                let request = read_json_body(&mut socket);
+                seen.lock().unwrap().push(request);
+                write_chat_reply(
+                    &mut socket,
+                    serde_json::json!({"role": "assistant", "content": "Noted."}),
+                    "stop",
+                );
+            }
+        });
+        Self { base_url, bodies }
+    }
+
+    /// Each request's body, in the order they came.
+    pub fn bodies(&self) -> Vec<serde_json::Value> {
+        self.bodies.lock().unwrap().clone()
+    }
+
+    /// Each request's model.
+    pub fn models(&self) -> Vec<String> {
+        self.bodies()
+            .iter()
+            .map(|body| body["model"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// Each request's last user message.
+    pub fn last_user_messages(&self) -> Vec<String> {
+        self.bodies()
+            .iter()
+            .filter_map(|body| {
+                body["messages"]
+                    .as_array()?
+                    .iter()
+                    .rfind(|message| message["role"] == "user")
+                    .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
+            })
+            .collect()
+    }
 }
 
 /// A Strata home with a config file and a workspace, both temporary.

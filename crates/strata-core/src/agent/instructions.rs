@@ -243,7 +243,7 @@ fn read_part(
 }
 
 /// The person's own file as shown: under their home folder with `~`.
-fn shown_own_path(path: &Path) -> String {
+pub(crate) fn shown_own_path(path: &Path) -> String {
     let home = dirs::home_dir();
     match home
         .as_deref()

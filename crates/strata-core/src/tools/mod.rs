@@ -25,6 +25,7 @@ mod error;
 mod external;
 mod fs;
 mod output;
+pub(crate) mod own_folder;
 pub mod rules;
 mod search;
 pub(crate) mod secrets;
