@@ -321,16 +321,35 @@ fn assert_the_catalog_is_recorded_once_and_replays_without_the_server(
     assert_eq!(names(&rebuilt), names(wire));
     assert_eq!(fork_read.replay().mcp_catalog(), Some(*last));
 
-    // The console names the server and its tool count.
+    // The console names the server, its tool count and what its definitions
+    // cost in every request (≈ characters ÷ 4 of the specs as sent).
     let console = ConsoleFold::of_records(&fork_read.records, 100_000, None);
     let row = console
         .rows()
         .iter()
         .find(|row| row.title == "MCP catalog")
         .expect("no MCP catalog row");
+    let sent_chars: usize = last
+        .tools
+        .iter()
+        .map(|spec| {
+            serde_json::to_string(spec)
+                .unwrap()
+                .chars()
+                .count()
+                .div_ceil(4)
+        })
+        .sum();
+    let cost = match sent_chars {
+        0..1000 => sent_chars.to_string(),
+        _ => format!("{},{:03}", sent_chars / 1000, sent_chars % 1000),
+    };
     assert_eq!(
         row.detail,
-        format!("everything ({} tools) from here on", server.tools.len())
+        format!(
+            "everything ({} tools, ≈ {cost} tokens a request) from here on",
+            server.tools.len()
+        )
     );
 }
 

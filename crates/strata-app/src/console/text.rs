@@ -1,7 +1,7 @@
 //! The words and figures of the console's rows: exact counts, estimates
 //! marked "≈", plurals and the plain names of triggers.
 
-use strata_protocol::{CompactionTrigger, McpCatalog, TokenUsage};
+use strata_protocol::{CompactionTrigger, McpCatalog, McpCatalogServer, TokenUsage};
 
 /// An exact count with thousands separators ("8,015"): two figures that
 /// differ never read the same.
@@ -102,8 +102,25 @@ pub fn mcp_catalog_text(catalog: &McpCatalog) -> String {
         .map(|server| {
             let name: String = server.name.chars().flat_map(char::escape_default).collect();
             let count = plural(server.tools.len(), "tool", "tools");
-            format!("{} ({count})", one_line(&name, 64))
+            let cost = estimate(server_definition_tokens(catalog, server));
+            format!("{} ({count}, {cost} tokens a request)", one_line(&name, 64))
         })
         .collect();
     format!("{} from here on", servers.join(", "))
+}
+
+/// What a server's tool definitions, as the requests send them, cost in
+/// every request: characters ÷ 4 (the console's estimate where the model's
+/// tokenizer is not at hand), counted over each spec's JSON.
+pub fn server_definition_tokens(catalog: &McpCatalog, server: &McpCatalogServer) -> u64 {
+    let estimator = strata_core::compaction::CharEstimator;
+    catalog
+        .tools
+        .iter()
+        .filter(|spec| server.tools.iter().any(|tool| tool.name == spec.name))
+        .map(|spec| {
+            let json = serde_json::to_string(spec).unwrap_or_default();
+            strata_core::compaction::TokenEstimator::count(&estimator, &json)
+        })
+        .sum()
 }
