@@ -251,7 +251,7 @@ pub fn start(
     let policy = options.policy.unwrap_or_default();
     let mode = sandbox_mode(options.sandbox, None, resolved.sandbox);
     let sandbox = settle_sandbox(mode, options, None, &resolved, paths, workspace)?;
-    let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind);
+    let mcp = McpRun::read(&config.mcp_servers, resolved.profile.kind, &paths.logs);
     let settled = Settled {
         policy,
         sandbox: sandbox.clone(),
@@ -329,7 +329,11 @@ pub fn resume(
         &workspace,
     )?;
     let config = strata_providers::StrataConfig::load(&paths.config_file())?;
-    let mcp = McpRun::read(&config.mcp_servers, chosen.resolved.profile.kind);
+    let mcp = McpRun::read(
+        &config.mcp_servers,
+        chosen.resolved.profile.kind,
+        &paths.logs,
+    );
     let settled = Settled {
         policy,
         sandbox: sandbox.clone(),
@@ -446,7 +450,11 @@ struct McpRun {
 }
 
 impl McpRun {
-    fn read(tables: &strata_providers::config::McpServerTables, kind: ProviderKind) -> Self {
+    fn read(
+        tables: &strata_providers::config::McpServerTables,
+        kind: ProviderKind,
+        logs: &Path,
+    ) -> Self {
         let (entries, problems) = crate::mcp::read_servers(tables);
         for problem in &problems {
             tracing::warn!(server = %problem.server, "{problem}");
@@ -454,7 +462,7 @@ impl McpRun {
         let servers = entries
             .iter()
             .any(|entry| entry.enabled)
-            .then(|| McpServers::start(&entries, crate::mcp::dialect_for(kind)));
+            .then(|| McpServers::start(&entries, crate::mcp::dialect_for(kind), logs));
         Self {
             servers,
             approvals: crate::mcp::approvals(&entries),

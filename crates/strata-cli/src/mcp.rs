@@ -1,4 +1,4 @@
-//! `strata mcp list|get|add|remove|enable|disable|test|import`: the person's MCP
+//! `strata mcp list|get|add|remove|enable|disable|test|import|logs`: the person's MCP
 //! servers in config.toml, through strata-app's `mcp::manage`. Every string
 //! printed came from the config or a server and is escaped for the terminal.
 
@@ -7,7 +7,7 @@ use std::io::Write;
 use strata_app::mcp::manage::{self, NewMcpServer};
 use strata_protocol::{McpApprovalMode, McpServerListing, McpServerTest, McpServerView};
 
-use crate::cli::{McpAddArgs, McpApprovalArg, McpCommand, McpImportArgs, McpNameArgs};
+use crate::cli::{McpAddArgs, McpApprovalArg, McpCommand, McpImportArgs, McpLogsArgs, McpNameArgs};
 use crate::error::CliError;
 use crate::run::runtime;
 use crate::store::Context;
@@ -36,7 +36,27 @@ pub fn mcp(ctx: &Context, command: McpCommand) -> crate::error::Result<()> {
         McpCommand::Disable(args) => enable(ctx, &args, false),
         McpCommand::Test(args) => test(ctx, &args.name, args.json),
         McpCommand::Import(args) => import(ctx, &args),
+        McpCommand::Logs(args) => logs(ctx, &args),
     }
+}
+
+fn logs(ctx: &Context, args: &McpLogsArgs) -> crate::error::Result<()> {
+    let lines = manage::log_tail(&ctx.paths, &args.name, args.lines)?;
+    let mut out = ctx.out.stdout();
+    if lines.is_empty() {
+        writeln!(
+            out,
+            "no log of {} yet: it is written when a run of it ends",
+            visible_inline(&args.name)
+        )?;
+    }
+    for line in &lines {
+        match line.strip_prefix(manage::LOG_RUN_HEADER) {
+            Some(header) => writeln!(out, "{}", paint(DIM, visible_inline(header)))?,
+            None => writeln!(out, "{}", visible_inline(line))?,
+        }
+    }
+    Ok(())
 }
 
 fn import(ctx: &Context, args: &McpImportArgs) -> crate::error::Result<()> {

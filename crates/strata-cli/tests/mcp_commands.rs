@@ -238,6 +238,17 @@ fn mcp_test_of_a_server_that_dies_shows_its_stderr_escaped_and_exits_1() {
         !text.stdout.contains('\u{1b}'),
         "an escape reached the terminal: {text:#?}"
     );
+
+    // Both tries are in its log, each under its own header, escaped.
+    let logs = home.run(&["mcp", "logs", "dies"]).ok();
+    assert_eq!(logs.matches("tested: did not start").count(), 2, "{logs}");
+    assert!(logs.contains("cannot open the database"), "{logs}");
+    assert!(
+        !logs.contains('\u{1b}'),
+        "an escape reached the terminal: {logs}"
+    );
+    let none = home.run(&["mcp", "logs", "never-ran"]).ok();
+    assert!(none.starts_with("no log of never-ran yet"), "{none}");
 }
 
 /// A model that answers in text as soon as an `mcp__` tool is offered
@@ -302,6 +313,10 @@ fn a_finished_run_closes_the_servers_stdin_and_the_server_exits_on_its_own() {
         panic!("the server was stopped by a signal, not by its stdin closing: {run:#?}")
     });
     assert_eq!(written.trim(), "node exited 0");
+    // Its stderr is kept past the run.
+    let logs = home.run(&["mcp", "logs", "everything"]).ok();
+    assert!(logs.contains("stopped: exit status: 0"), "{logs}");
+    assert!(logs.contains("Starting default (STDIO) server"), "{logs}");
 }
 
 #[test]

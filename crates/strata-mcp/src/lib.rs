@@ -20,6 +20,7 @@ mod error;
 pub mod leftovers;
 pub mod process;
 pub mod restart;
+pub mod server_log;
 pub mod stderr;
 pub mod stdout;
 

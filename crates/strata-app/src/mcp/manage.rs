@@ -229,6 +229,16 @@ fn entry(paths: &StrataPaths, name: &str) -> AppResult<McpServerEntry> {
         .ok_or_else(|| no_such_server(name))
 }
 
+/// What starts each run in a server's log (`strata mcp logs`).
+pub use strata_mcp::server_log::RUN_HEADER as LOG_RUN_HEADER;
+
+/// The last `count` lines of the server's log, as it wrote them (raw: the
+/// caller escapes them); empty when none was kept yet.
+pub fn log_tail(paths: &StrataPaths, name: &str, count: usize) -> AppResult<Vec<String>> {
+    strata_mcp::server_log::tail(&paths.logs, name, count)
+        .map_err(|error| crate::error::io(format!("Cannot read the log of {name}: {error}")))
+}
+
 /// The configured server `name` as `strata mcp get` shows it.
 pub fn get(paths: &StrataPaths, name: &str) -> AppResult<McpServerView> {
     Ok(view(&entry(paths, name)?))
@@ -240,6 +250,8 @@ pub struct McpTestPlan {
     entry: McpServerEntry,
     /// The default profile's provider: the schema dialect tools are fitted to.
     kind: ProviderKind,
+    /// Where the server's log is kept.
+    logs: std::path::PathBuf,
     estimator: std::sync::Arc<dyn strata_core::compaction::TokenEstimator>,
 }
 
@@ -261,6 +273,7 @@ pub fn plan_test(
     Ok(McpTestPlan {
         entry,
         kind,
+        logs: paths.logs.clone(),
         estimator: strata_providers::estimator_for(kind, &model),
     })
 }
@@ -273,6 +286,7 @@ pub async fn test(plan: McpTestPlan) -> McpServerTest {
     let McpTestPlan {
         entry,
         kind,
+        logs,
         estimator,
     } = plan;
     let name = entry.launch.name.clone();
@@ -295,6 +309,8 @@ pub async fn test(plan: McpTestPlan) -> McpServerTest {
     let client = match strata_mcp::McpClient::start(&entry.launch).await {
         Ok(client) => client,
         Err(error) => {
+            let lines: Vec<String> = error.to_string().lines().map(str::to_owned).collect();
+            super::servers::keep_log(&logs, &name, "tested: did not start", &lines);
             report.error = Some(error.to_string());
             return report;
         }
@@ -345,15 +361,22 @@ pub async fn test(plan: McpTestPlan) -> McpServerTest {
         }
         Err(error) => report.error = Some(error.to_string()),
     }
-    let lines = client.stderr().lines();
+    let stderr = client.stderr().clone();
+    let lines = stderr.lines();
     report.stderr_tail = lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..]
         .iter()
         .map(|line| strata_mcp::stderr::printable(line))
         .collect();
     report.stray_stdout_lines = client.stray_stdout().count();
     let stopping = Instant::now();
+    let pid = client.pid();
     client.stop().await;
     report.phases.push(phase(McpTestPhaseKind::Stop, stopping));
+    let what = format!(
+        "pid {pid} tested: {}",
+        if report.ok { "ready" } else { "failed" }
+    );
+    super::servers::keep_log(&logs, &name, &what, &stderr.lines());
     report
 }
 

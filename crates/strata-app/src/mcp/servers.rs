@@ -44,6 +44,8 @@ struct Ready {
 /// The tools of the ready servers, as the registry reads them.
 pub struct McpTools {
     dialect: SchemaDialect,
+    /// Where each server's stderr is kept past its run (`strata mcp logs`).
+    logs: std::path::PathBuf,
     ready: Mutex<BTreeMap<String, Ready>>,
     /// Set when the run ended: a server that finishes starting after it is
     /// stopped at once.
@@ -67,10 +69,15 @@ pub struct McpServers {
 impl McpServers {
     /// Starts every enabled server of `entries` in the background (on the
     /// current Tokio runtime) and returns at once.
-    pub fn start(entries: &[McpServerEntry], dialect: SchemaDialect) -> Self {
+    pub fn start(
+        entries: &[McpServerEntry],
+        dialect: SchemaDialect,
+        logs: &std::path::Path,
+    ) -> Self {
         strata_core::tools::also_on_exit_signal(strata_mcp::kill_every_server);
         let tools = Arc::new(McpTools {
             dialect,
+            logs: logs.to_owned(),
             ready: Mutex::new(BTreeMap::new()),
             closed: Mutex::new(false),
         });
@@ -121,7 +128,7 @@ impl Drop for McpServers {
         }
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                let stopping = runtime.spawn(stop_gracefully(ready));
+                let stopping = runtime.spawn(stop_gracefully(ready, self.tools.logs.clone()));
                 lock(&STOPPING).push(stopping);
             }
             // No runtime to stop them on: each last handle's drop SIGKILLs
@@ -135,16 +142,20 @@ impl Drop for McpServers {
 static STOPPING: Mutex<Vec<tokio::task::JoinHandle<()>>> = Mutex::new(Vec::new());
 
 /// Stops every server of `ready` at once, each as [`McpClient::stop`] does.
-async fn stop_gracefully(ready: BTreeMap<String, Ready>) {
+async fn stop_gracefully(ready: BTreeMap<String, Ready>, logs: std::path::PathBuf) {
     let mut stops = tokio::task::JoinSet::new();
     for (server, ready) in ready {
+        let logs = logs.clone();
         stops.spawn(async move {
             let pid = ready.client.pid();
             match Arc::try_unwrap(ready.client) {
                 Ok(client) => {
                     let started = std::time::Instant::now();
+                    let stderr = client.stderr().clone();
                     let status = client.stop().await;
                     tracing::info!(%server, pid, ?status, elapsed = ?started.elapsed(), "MCP server stopped");
+                    let how = status.map_or_else(|| "not reaped".to_owned(), |status| status.to_string());
+                    keep_log(&logs, &server, &format!("pid {pid} stopped: {how}"), &stderr.lines());
                 }
                 // A call still holds it (the run was dropped mid-call): the
                 // call's end drops the last handle, which SIGKILLs the group.
@@ -169,12 +180,26 @@ pub async fn servers_stopped() {
     }
 }
 
+/// Appends one run of `server` to its log (`strata mcp logs`); a log that
+/// cannot be written is a warning, never a failed run.
+pub(crate) fn keep_log(logs: &std::path::Path, server: &str, what: &str, lines: &[String]) {
+    let header = format!(
+        "{} {what}",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
+    if let Err(error) = strata_mcp::server_log::append_run(logs, server, &header, lines) {
+        tracing::warn!(%server, %error, "cannot keep the MCP server's log");
+    }
+}
+
 async fn start_one(tools: &McpTools, launch: &strata_mcp::StdioServerConfig) {
     let server = launch.name.clone();
     let client = match McpClient::start(launch).await {
         Ok(client) => client,
         Err(error) => {
             tracing::warn!(%server, %error, "MCP server did not start; its tools are not offered");
+            let lines: Vec<String> = error.to_string().lines().map(str::to_owned).collect();
+            keep_log(&tools.logs, &server, "did not start", &lines);
             return;
         }
     };

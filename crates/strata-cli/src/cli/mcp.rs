@@ -25,6 +25,17 @@ pub enum McpCommand {
     /// or from this folder's `.mcp.json`, Claude Desktop's config and
     /// Codex's `~/.codex/config.toml`. Their files are only read.
     Import(McpImportArgs),
+    /// The server's stderr from its last runs (kept in Strata's logs folder,
+    /// `mcp/NAME.log`, each run under a `===` line), escaped.
+    Logs(McpLogsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpLogsArgs {
+    pub name: String,
+    /// How many lines from the end.
+    #[arg(long, short = 'n', default_value_t = 50)]
+    pub lines: usize,
 }
 
 #[derive(Debug, Args)]
