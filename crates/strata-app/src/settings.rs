@@ -4,8 +4,7 @@
 //! `config/desktop.toml`. Everything is validated before anything is written.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use strata_core::StrataPaths;
@@ -77,30 +76,9 @@ impl DesktopPrefs {
     }
 }
 
-/// Writes `bytes` to a sibling file, syncs it and renames it over `path`, so
-/// a crash leaves the old file or the new one. Owner-only, like all of
-/// Strata's config (`strata_core::private`).
-pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        strata_core::private::ensure_dir(dir)?;
-    }
-    let temp = temp_sibling(path);
-    let mut file = strata_core::private::file_options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&temp)?;
-    strata_core::private::tighten_file(&file)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&temp, path)
-}
-
-fn temp_sibling(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
+/// Replaces `path` whole (owner-only, synced, renamed over it): see
+/// [`strata_core::private::write_replacing`].
+pub(crate) use strata_core::private::write_replacing;
 
 /// What the UI calls a profile: derived, so it always matches the profile.
 fn label_for(profile: &ProviderProfile) -> String {

@@ -46,6 +46,33 @@ pub fn ensure_dir(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// Replaces `path` with `bytes` whole or not at all: a temporary file in the
+/// same folder (0600, the folder made 0700), synced, then renamed over it,
+/// so a crash leaves the old file or the new one, never half of one.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    ensure_dir(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".strata-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(FILE_MODE));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
+    {
+        use std::io::Write;
+        let file = temp.as_file_mut();
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    temp.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
 /// Tightens an open file of Strata's to 0600 when others could read or
 /// write it. Acts on the handle, so a path swapped meanwhile is not touched.
 pub fn tighten_file(file: &File) -> io::Result<()> {

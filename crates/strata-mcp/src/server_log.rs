@@ -51,16 +51,7 @@ fn keep_newest(path: &Path) -> std::io::Result<()> {
         .windows(marker.len())
         .position(|window| window == marker.as_bytes())
         .map_or(0, |at| at + 1);
-    let temp = path.with_extension("log.tmp");
-    let mut file = strata_core::private::file_options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&temp)?;
-    strata_core::private::tighten_file(&file)?;
-    file.write_all(&tail[start..])?;
-    file.sync_all()?;
-    std::fs::rename(&temp, path)
+    strata_core::private::write_replacing(path, &tail[start..])
 }
 
 /// The last `count` lines of the server's log; empty when there is none.

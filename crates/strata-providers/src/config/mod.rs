@@ -82,33 +82,7 @@ impl ProviderKindExt for ProviderKind {
 /// alone: the file is created 0600 and its folder 0700 (tightened when it
 /// exists).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    strata_core::private::ensure_dir(dir).map_err(ProviderError::io("create the folder", dir))?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".strata-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(
-            strata_core::private::FILE_MODE,
-        ));
-    }
-    let mut temp = builder
-        .tempfile_in(dir)
-        .map_err(ProviderError::io("create a temporary file in", dir))?;
-    {
-        use std::io::Write;
-        let file = temp.as_file_mut();
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(ProviderError::io("write", path))?;
-    }
-    temp.persist(path)
-        .map_err(|err| ProviderError::io("replace", path)(err.error))?;
-    Ok(())
+    strata_core::private::write_replacing(path, bytes).map_err(ProviderError::io("replace", path))
 }
 
 #[cfg(test)]
