@@ -60,10 +60,27 @@ struct ProgressRoutes {
     early: VecDeque<(ProgressToken, ToolProgress)>,
 }
 
-/// The client side's handler: routes progress to the call that asked.
+/// The client side's handler: routes progress to the call that asked, and
+/// tells whoever waits that the server's tool list changed.
 #[derive(Debug, Clone, Default)]
 struct ClientEvents {
     progress: Arc<Mutex<ProgressRoutes>>,
+    tools_changed: ToolListChanges,
+}
+
+/// `notifications/tools/list_changed` from one server: a handle that does not
+/// keep the server's client alive, so a watcher never delays its stop.
+#[derive(Debug, Clone, Default)]
+pub struct ToolListChanges {
+    notify: Arc<tokio::sync::Notify>,
+}
+
+impl ToolListChanges {
+    /// Resolves at the next notification (one sent while nobody waited is
+    /// kept for the next wait).
+    pub async fn changed(&self) {
+        self.notify.notified().await;
+    }
 }
 
 impl ClientEvents {
@@ -105,6 +122,10 @@ impl ClientHandler for ClientEvents {
                 progress.early.push_back((token, params.into()));
             }
         }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.notify.notify_one();
     }
 
     fn get_info(&self) -> InitializeRequestParams {
@@ -207,6 +228,12 @@ impl McpClient {
     #[must_use]
     pub fn pid(&self) -> u32 {
         self.process.pid()
+    }
+
+    /// The server's `notifications/tools/list_changed`, to wait on.
+    #[must_use]
+    pub fn tool_list_changes(&self) -> ToolListChanges {
+        self.events.tools_changed.clone()
     }
 
     /// The server's stderr so far.

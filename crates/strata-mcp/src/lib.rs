@@ -25,7 +25,7 @@ pub mod stderr;
 pub mod stdout;
 
 pub use catalog::{OfferedTool, QuarantinedTool, ServerTools, ToolOffer, offer_tools};
-pub use client::{McpClient, ToolProgress};
+pub use client::{McpClient, ToolListChanges, ToolProgress};
 pub use config::{StdioServerConfig, stdio_servers};
 pub use content::result_text;
 pub use error::McpError;

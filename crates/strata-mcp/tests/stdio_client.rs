@@ -21,7 +21,7 @@ async fn echo_round_trips_through_a_real_server_process() {
         .unwrap();
     let tools = client.list_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["echo", "slow", "crash", "env"]);
+    assert_eq!(names, ["echo", "slow", "crash", "env", "grow"]);
 
     let never = CancellationToken::new();
     let result = client
@@ -45,8 +45,8 @@ async fn listing_follows_next_cursor_across_pages() {
     let config = fixture_config("fixture", &["--many", "25", "--page-size", "4"]);
     let client = McpClient::start(&config).await.unwrap();
     let tools = client.list_tools().await.unwrap();
-    // 4 fixed tools and 25 more, 4 to a page: 8 pages.
-    assert_eq!(tools.len(), 29);
+    // 5 fixed tools and 25 more, 4 to a page: 8 pages.
+    assert_eq!(tools.len(), 30);
     assert_eq!(
         tools.last().map(|tool| tool.name.as_ref()),
         Some("many_024")
@@ -410,7 +410,7 @@ async fn lines_on_stdout_that_are_not_messages_are_counted_and_kept() {
         .await
         .unwrap();
     // The protocol still works around them.
-    assert_eq!(client.list_tools().await.unwrap().len(), 4);
+    assert_eq!(client.list_tools().await.unwrap().len(), 5);
     assert_eq!(client.stray_stdout().count(), 2);
     let lines = client.stray_stdout().lines();
     assert_eq!(lines[0], "Fixture server v0 - listening on stdio");
@@ -442,4 +442,28 @@ async fn a_crashed_servers_grandchild_is_ended_when_the_crash_is_seen() {
         "the grandchild {grandchild} outlived the crash"
     );
     drop(client);
+}
+
+#[tokio::test]
+async fn a_servers_tools_list_changed_is_heard_and_the_new_list_has_the_tool() {
+    let client = McpClient::start(&fixture_config("fixture", &[]))
+        .await
+        .unwrap();
+    let changes = client.tool_list_changes();
+    let names = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+        tools
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect()
+    };
+    let before = names(client.list_tools().await.unwrap());
+    assert!(!before.contains(&"grown".to_owned()), "{before:?}");
+    let never = CancellationToken::new();
+    client.call_tool("grow", None, &never, None).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("no tools/list_changed was heard");
+    let after = names(client.list_tools().await.unwrap());
+    assert!(after.contains(&"grown".to_owned()), "{after:?}");
+    client.stop().await;
 }

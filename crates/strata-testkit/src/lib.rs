@@ -17,6 +17,7 @@
 //! stderr and is appended to the file `$STRATA_SKIP_LOG` names, where
 //! `scripts/cargo-tests.sh` counts and names the skipped tests.
 
+pub mod mcp_fixture;
 pub mod npm;
 pub mod prompt_cache;
 

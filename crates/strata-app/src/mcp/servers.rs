@@ -226,12 +226,50 @@ async fn start_one(tools: &McpTools, launch: &strata_mcp::StdioServerConfig) {
         return;
     }
     tracing::info!(%server, pid = client.pid(), tools = offer.offered.len(), "MCP server ready");
+    let changes = client.tool_list_changes();
+    let client = Arc::new(client);
+    let watched = Arc::downgrade(&client);
     let ready = Ready {
-        client: Arc::new(client),
+        client,
         fingerprint: launch.fingerprint(),
         tools: listed,
     };
-    lock(&tools.ready).insert(server, ready);
+    lock(&tools.ready).insert(server.clone(), ready);
+    follow_tool_list(tools, &server, &changes, &watched).await;
+}
+
+/// Lists the server's tools again at each `notifications/tools/list_changed`
+/// until it stops. The new list reaches the model from the next round
+/// boundary (the registry reads the tools once per round), where a changed
+/// catalog is recorded. Runs in the server's start task, so the run's end
+/// aborts it; it holds the client only while listing.
+async fn follow_tool_list(
+    tools: &McpTools,
+    server: &str,
+    changes: &strata_mcp::ToolListChanges,
+    watched: &std::sync::Weak<McpClient>,
+) {
+    loop {
+        changes.changed().await;
+        let Some(client) = watched.upgrade() else {
+            return;
+        };
+        match client.list_tools().await {
+            Ok(listed) => {
+                let mut ready = lock(&tools.ready);
+                if let Some(entry) = ready
+                    .get_mut(server)
+                    .filter(|entry| Arc::ptr_eq(&entry.client, &client))
+                {
+                    tracing::info!(%server, tools = listed.len(), "MCP server's tools changed; offered from the next round");
+                    entry.tools = listed;
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%server, %error, "MCP server said its tools changed but could not list them");
+            }
+        }
+    }
 }
 
 fn hints(tool: &Tool) -> ToolHints {

@@ -2,9 +2,7 @@
 //! ids, and reading arguments and results. Each test binary uses part of it.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -12,77 +10,9 @@ use nix::sys::signal::kill;
 use nix::unistd::Pid;
 use strata_mcp::StdioServerConfig;
 
-/// The fixture server (the `strata-mcp-fixture` example) in the target
-/// directory this test runs from. `cargo test` builds examples with the
-/// tests; when it did not (`--test` alone) or the binary is older than its
-/// source, it is built here, once per test binary.
+/// The fixture server: see [`strata_testkit::mcp_fixture::path`].
 pub fn fixture() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().expect("the test's own path");
-            // <target>/<profile>/deps/<test>
-            let profile_dir = exe
-                .parent()
-                .and_then(|deps| deps.parent())
-                .expect("profile dir");
-            let path = profile_dir.join("examples").join("strata-mcp-fixture");
-            if !is_fresh(&path) {
-                build_fixture(profile_dir);
-            }
-            assert!(path.is_file(), "no fixture server at {}", path.display());
-            path
-        })
-        .clone()
-}
-
-/// Whether `binary` is newer than everything the fixture is built from.
-fn is_fresh(binary: &Path) -> bool {
-    let modified = |path: &Path| {
-        std::fs::metadata(path)
-            .and_then(|meta| meta.modified())
-            .ok()
-    };
-    let Some(built) = modified(binary) else {
-        return false;
-    };
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let sources = [
-        manifest.join("tests/fixture/server.rs"),
-        manifest.join("Cargo.toml"),
-        manifest.join("../../Cargo.lock"),
-    ];
-    sources
-        .iter()
-        .all(|source| modified(source).is_some_and(|changed| changed <= built))
-}
-
-fn build_fixture(profile_dir: &Path) {
-    let target_dir = profile_dir.parent().expect("target dir");
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "strata-mcp",
-            "--example",
-            "strata-mcp-fixture",
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir
-        .file_name()
-        .is_some_and(|name| name == "release")
-    {
-        cargo.arg("--release");
-    }
-    let status = cargo.status().expect("cargo runs");
-    assert!(
-        status.success(),
-        "building the fixture server failed: {status}"
-    );
+    strata_testkit::mcp_fixture::path()
 }
 
 /// A config that starts the fixture with `args`.
