@@ -91,6 +91,12 @@ describe("MCP servers in Settings, tried and used by a session (issue 23)", { ti
     const echo = await h.find("[role=dialog] table[aria-label='Tools of everything'] tr", "echo");
     assert.match(norm(await h.driver.text(echo)), /^echo ?\d+ ?Echoes back the input string$/);
     await h.screenshotBoth("settings-mcp");
+    // The test's run is kept in the server's log.
+    await h.click("[role=dialog] button[aria-label='Logs of everything']");
+    const log = await h.find("[role=dialog] pre[aria-label='Log of everything']");
+    const logText = await h.driver.text(log);
+    assert.match(logText, /=== \S+ pid \d+ tested: ready/);
+    assert.match(logText, /Starting default \(STDIO\) server/);
     await closeSettings();
   });
 

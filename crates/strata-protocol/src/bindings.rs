@@ -96,6 +96,7 @@ mod tests {
         crate::McpServerListing::export_all(&cfg)?;
         crate::McpServerTest::export_all(&cfg)?;
         crate::McpImportReport::export_all(&cfg)?;
+        crate::GetMcpServerLog::export_all(&cfg)?;
         crate::ListMcpServers::export_all(&cfg)?;
         crate::AddMcpServer::export_all(&cfg)?;
         crate::RemoveMcpServer::export_all(&cfg)?;

@@ -98,6 +98,7 @@ macro_rules! with_commands {
             mcp: App remove_mcp_server($crate::RemoveMcpServer) -> $crate::McpServerListing;
             mcp: App set_mcp_server_enabled($crate::SetMcpServerEnabled) -> $crate::McpServerListing;
             mcp: App test_mcp_server($crate::TestMcpServer) -> $crate::McpServerTest;
+            mcp: App mcp_server_log($crate::GetMcpServerLog) -> $crate::McpServerLog;
             shell: Shell pick_workspace($crate::PickWorkspace) -> ::std::option::Option<::std::string::String>;
             shell: Shell pick_import_paths($crate::PickImportPaths) -> ::std::vec::Vec<::std::string::String>;
             shell: Shell open_external_link($crate::OpenExternalLink) -> ();

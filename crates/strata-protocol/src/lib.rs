@@ -105,10 +105,10 @@ pub use items::{
 };
 pub use mcp_catalog::{McpCatalog, McpCatalogServer, McpCatalogTool};
 pub use mcp_servers::{
-    AddMcpServer, ListMcpServers, McpApprovalMode, McpImportReport, McpImportSkipped,
-    McpImportedServer, McpLeftOutTool, McpServerListing, McpServerProblem, McpServerTest,
-    McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool, RemoveMcpServer,
-    SetMcpServerEnabled, TestMcpServer,
+    AddMcpServer, GetMcpServerLog, ListMcpServers, McpApprovalMode, McpImportReport,
+    McpImportSkipped, McpImportedServer, McpLeftOutTool, McpServerListing, McpServerLog,
+    McpServerProblem, McpServerTest, McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool,
+    RemoveMcpServer, SetMcpServerEnabled, TestMcpServer,
 };
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,

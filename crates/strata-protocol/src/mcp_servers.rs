@@ -234,3 +234,21 @@ pub struct McpImportReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreadable: Vec<McpImportSkipped>,
 }
+
+/// `mcp_server_log`: the last lines of a server's kept stderr.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GetMcpServerLog {
+    pub name: String,
+    /// How many lines from the end (at most 2,000).
+    #[ts(type = "number")]
+    pub lines: u32,
+}
+
+/// A server's log as `strata mcp logs` shows it: each run under a line
+/// starting `=== `; every line escaped (control characters as escapes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerLog {
+    pub name: String,
+    pub lines: Vec<String>,
+}

@@ -216,6 +216,8 @@ export const removeMcpServer = (name: string) => call("remove_mcp_server", { nam
 export const setMcpServerEnabled = (name: string, enabled: boolean) => call("set_mcp_server_enabled", { name, enabled });
 /** Starts the server once and reports each phase, its tools and their token cost. */
 export const testMcpServer = (name: string) => call("test_mcp_server", { name });
+/** The last lines of the server's kept stderr, each run under a `=== ` line. */
+export const mcpServerLog = (name: string, lines = 200) => call("mcp_server_log", { name, lines });
 
 /** Saves the settings, storing the keys typed for its profiles (new ones too) with them: one Save. */
 export const saveSettings = (settings: Settings, api_keys: SetApiKey[] = []) => call("save_settings", { settings, api_keys });

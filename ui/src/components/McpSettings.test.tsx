@@ -48,6 +48,8 @@ function fakeApp(servers: McpServerView[], tests: Record<string, McpServerTest> 
         return listing();
       case "test_mcp_server":
         return tests[String(args.name)];
+      case "mcp_server_log":
+        return { name: args.name, lines: args.name === "everything" ? ["=== 2026-12-04T19:00:00Z pid 41 stopped: exit status: 0", "Starting default (STDIO) server...", "<b>not bold</b>"] : [] };
       default:
         return listing();
     }
@@ -84,8 +86,8 @@ describe("McpSettings", () => {
     const table = await screen.findByRole("table", { name: "MCP servers" });
     const rows = within(table).getAllByTestId("mcp-server-row");
     expect(rows.map((r) => r.textContent)).toEqual([
-      "everythingnpx -y @modelcontextprotocol/server-everything stdioAsk firstOnTest Remove",
-      "docsgets DOCS_TOKEN'docs server' 'it'\\''s'Run freelyOnTest Remove",
+      "everythingnpx -y @modelcontextprotocol/server-everything stdioAsk firstOnTest Logs Remove",
+      "docsgets DOCS_TOKEN'docs server' 'it'\\''s'Run freelyOnTest Logs Remove",
     ]);
     expect(screen.getByText("/home/me/.config/strata/config.toml")).toBeInTheDocument();
 
@@ -144,6 +146,22 @@ describe("McpSettings", () => {
     const dies = screen.getAllByTestId("mcp-test-result")[1];
     expect(dies).toHaveTextContent("dies failed its test.");
     expect(dies).toHaveTextContent("cannot open the database\\x1b[2J");
+  });
+
+  it("shows a server's kept stderr under its row as text, and hides it again", async () => {
+    fakeApp([server("everything"), server("quiet")]);
+    const user = userEvent.setup();
+    const { container } = render(<McpSettings />);
+    const logs = await screen.findByRole("button", { name: "Logs of everything" });
+    await user.click(logs);
+    const log = await screen.findByLabelText("Log of everything");
+    expect(log.textContent).toBe("=== 2026-12-04T19:00:00Z pid 41 stopped: exit status: 0\nStarting default (STDIO) server...\n<b>not bold</b>");
+    expect(container.querySelector("b")).toBeNull();
+    expect(logs).toHaveAttribute("aria-expanded", "true");
+    await user.click(screen.getByRole("button", { name: "Logs of quiet" }));
+    expect(await screen.findByText("No log yet: one is kept when a run of quiet ends.")).toBeInTheDocument();
+    await user.click(logs);
+    await waitFor(() => expect(screen.queryByLabelText("Log of everything")).toBeNull());
   });
 
   it("names each table that cannot be read", async () => {

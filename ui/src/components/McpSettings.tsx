@@ -110,6 +110,7 @@ export const McpSettings = memo(function McpSettings() {
   const { listing, loadError, error, setError, busy, run } = useEditedListing(api.listMcpServers);
   const [testing, setTesting] = useState<string | null>(null);
   const [tests, setTests] = useState<Record<string, McpServerTest>>({});
+  const [logs, setLogs] = useState<Record<string, string[]>>({});
   const [name, setName] = useState("");
   const [commandText, setCommandText] = useState("");
   const [envVars, setEnvVars] = useState("");
@@ -142,6 +143,21 @@ export const McpSettings = memo(function McpSettings() {
       setError(toCommandFailure(failure).message);
     } finally {
       setTesting(null);
+    }
+  };
+
+  /** Shows the server's log under its row, or hides it when shown. */
+  const toggleLog = async (server: string) => {
+    if (logs[server]) {
+      setLogs(({ [server]: _shown, ...rest }) => rest);
+      return;
+    }
+    try {
+      const log = await api.mcpServerLog(server);
+      setLogs((all) => ({ ...all, [server]: log.lines }));
+      setError(null);
+    } catch (failure) {
+      setError(toCommandFailure(failure).message);
     }
   };
 
@@ -178,6 +194,8 @@ export const McpSettings = memo(function McpSettings() {
                 busy={busy}
                 testing={testing === server.name}
                 report={tests[server.name]}
+                log={logs[server.name]}
+                onLog={() => void toggleLog(server.name)}
                 onEnable={(enabled) => void run(() => api.setMcpServerEnabled(server.name, enabled))}
                 onTest={() => void test(server.name)}
                 onRemove={() => void run(() => api.removeMcpServer(server.name))}
@@ -239,12 +257,15 @@ interface McpServerRowProps {
   busy: boolean;
   testing: boolean;
   report: McpServerTest | undefined;
+  /** The server's kept stderr, when shown. */
+  log: string[] | undefined;
+  onLog: () => void;
   onEnable: (enabled: boolean) => void;
   onTest: () => void;
   onRemove: () => void;
 }
 
-function McpServerRow({ server, busy, testing, report, onEnable, onTest, onRemove }: McpServerRowProps) {
+function McpServerRow({ server, busy, testing, report, log, onLog, onEnable, onTest, onRemove }: McpServerRowProps) {
   const approval = APPROVAL_SHORT[server.approval];
   return (
     <>
@@ -269,6 +290,9 @@ function McpServerRow({ server, busy, testing, report, onEnable, onTest, onRemov
           <button type="button" className="link-button" aria-label={`Test ${server.name}`} disabled={testing} onClick={onTest}>
             {testing ? "Testing…" : "Test"}
           </button>{" "}
+          <button type="button" className="link-button" aria-label={`Logs of ${server.name}`} aria-expanded={log !== undefined} onClick={onLog}>
+            Logs
+          </button>{" "}
           <button type="button" className="link-button" aria-label={`Remove ${server.name}`} disabled={busy} onClick={onRemove}>
             Remove
           </button>
@@ -278,6 +302,19 @@ function McpServerRow({ server, busy, testing, report, onEnable, onTest, onRemov
         <tr className="mcp-test-row">
           <td colSpan={5}>
             <TestResult report={report} />
+          </td>
+        </tr>
+      )}
+      {log && (
+        <tr className="mcp-test-row">
+          <td colSpan={5}>
+            <div className="mcp-test mcp-log" data-testid="mcp-server-log">
+              {log.length === 0 ? (
+                <p className="muted">No log yet: one is kept when a run of {server.name} ends.</p>
+              ) : (
+                <pre aria-label={`Log of ${server.name}`}>{log.join("\n")}</pre>
+              )}
+            </div>
           </td>
         </tr>
       )}

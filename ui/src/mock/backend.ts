@@ -267,6 +267,7 @@ export class MockBackend {
       remove_mcp_server: (request) => this.mcp.remove(request.name),
       set_mcp_server_enabled: (request) => this.mcp.setEnabled(request.name, request.enabled),
       test_mcp_server: (request) => this.mcp.test(request.name),
+      mcp_server_log: (request) => ({ name: this.mcp.named(request.name).name, lines: [] }),
       add_rule: (request) => {
         const source = request.workspace ? "workspace" : "user";
         const pattern = request.pattern.trim();

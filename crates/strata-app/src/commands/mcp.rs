@@ -5,13 +5,16 @@
 use std::sync::Arc;
 
 use strata_protocol::{
-    AddMcpServer, ListMcpServers, McpServerListing, McpServerTest, RemoveMcpServer,
-    SetMcpServerEnabled, TestMcpServer,
+    AddMcpServer, GetMcpServerLog, ListMcpServers, McpServerListing, McpServerLog, McpServerTest,
+    RemoveMcpServer, SetMcpServerEnabled, TestMcpServer,
 };
 
 use crate::App;
 use crate::error::{AppResult, CommandResult, invalid_input};
 use crate::mcp::manage::{self, NewMcpServer};
+
+/// The most lines `mcp_server_log` returns.
+const MAX_LOG_LINES: u32 = 2_000;
 
 /// The most a command line given to `add_mcp_server` may hold.
 const MAX_COMMAND_LINE_BYTES: usize = 8 * 1024;
@@ -70,6 +73,26 @@ impl App {
             .blocking(move |app| manage::plan_test(&app.paths, &request.name, app.env()))
             .await?;
         Ok(manage::test(plan).await)
+    }
+
+    /// `mcp_server_log`: the last lines of the server's kept stderr (what
+    /// `strata mcp logs` prints), escaped.
+    pub async fn mcp_server_log(
+        self: &Arc<Self>,
+        request: GetMcpServerLog,
+    ) -> CommandResult<McpServerLog> {
+        let count = usize::try_from(request.lines.min(MAX_LOG_LINES)).unwrap_or(0);
+        self.blocking(move |app| {
+            let lines = manage::log_tail(&app.paths, &request.name, count)?;
+            Ok(McpServerLog {
+                name: request.name,
+                lines: lines
+                    .iter()
+                    .map(|line| strata_mcp::stderr::printable(line))
+                    .collect(),
+            })
+        })
+        .await
     }
 
     async fn edit_mcp<F>(self: &Arc<Self>, edit: F) -> CommandResult<McpServerListing>
