@@ -97,7 +97,7 @@ export function ImportedList({ sessions, activeId, onOpen, onHide, onOpenFile }:
                     <span className="session-title" title={importedTitle(session)}>
                       {importedTitle(session)}
                     </span>
-                    <span className="session-meta">
+                    <span className="session-meta imported-row-meta">
                       <SourceBadge source={session.source} />
                       {session.updated_at && <time dateTime={session.updated_at}>{formatRelativeTime(session.updated_at)}</time>}
                       {session.compaction_count > 0 && (
