@@ -94,7 +94,7 @@ export function Composer({
       ? "Compacts the history now; text after /compact guides the summary."
       : known
         ? `/${known.name}: ${known.description}`
-        : "Enter to send · Shift+Enter for a new line · / for commands";
+        : `Enter to send · Shift+Enter for a new line · / for commands${findFiles ? " · @ for files" : ""}`;
   const change = (next: string, nextCaret = next.length) => {
     if (!next.startsWith("/")) setDismissed(false);
     setActive(0);

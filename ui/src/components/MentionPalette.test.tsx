@@ -38,6 +38,14 @@ describe("the @ file finder", () => {
     expect(input()).toHaveAttribute("aria-activedescendant", (await within(await listbox()).findAllByRole("option"))[0]!.id);
   });
 
+  it("says @ finds files in the composer's hint only when the finder is there", () => {
+    const { unmount } = render(<Harness onSend={() => {}} findFiles={finder()} />);
+    expect(screen.getByText(/@ for files/)).toBeInTheDocument();
+    unmount();
+    render(<Composer value="" onChange={() => {}} onSend={() => {}} onStop={() => {}} running={false} />);
+    expect(screen.queryByText(/@ for files/)).toBeNull();
+  });
+
   it("waits for typing to pause before asking", async () => {
     const findFiles = finder();
     const user = userEvent.setup();
