@@ -45,6 +45,7 @@ pub mod live;
 pub mod manager;
 pub mod mcp;
 mod memory;
+pub mod mentions;
 pub mod outside;
 pub mod preferences;
 pub mod profile;

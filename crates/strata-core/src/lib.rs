@@ -10,6 +10,7 @@ pub mod export;
 pub mod gateway;
 pub mod history;
 pub mod mcp;
+pub mod mentions;
 pub mod paths;
 pub mod plan;
 pub mod private;

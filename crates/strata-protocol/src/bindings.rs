@@ -104,6 +104,8 @@ mod tests {
         crate::SetMcpServerEnabled::export_all(&cfg)?;
         crate::ListSlashCommands::export_all(&cfg)?;
         crate::SlashCommands::export_all(&cfg)?;
+        crate::FindWorkspaceFiles::export_all(&cfg)?;
+        crate::WorkspaceFiles::export_all(&cfg)?;
         CompactNow::export_all(&cfg)?;
         RenameSession::export_all(&cfg)?;
         DeleteSession::export_all(&cfg)?;

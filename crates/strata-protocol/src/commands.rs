@@ -65,6 +65,7 @@ macro_rules! with_commands {
             conversation: App tool_output($crate::GetToolOutput) -> $crate::ToolOutputText;
             conversation: App set_reasoning($crate::SetReasoning) -> $crate::ReasoningEffort;
             conversation: App list_slash_commands($crate::ListSlashCommands) -> $crate::SlashCommands;
+            conversation: App find_workspace_files($crate::FindWorkspaceFiles) -> $crate::WorkspaceFiles;
             context: App compact_now($crate::CompactNow) -> $crate::CompactOutcome, events $crate::LiveBatch;
             context: App compact_up_to($crate::CompactUpTo) -> $crate::CompactOutcome, events $crate::LiveBatch;
             context: App undo_compaction($crate::UndoCompaction) -> $crate::CompactionUndoneView;

@@ -23,6 +23,7 @@ mod items;
 mod items_de;
 mod mcp_catalog;
 mod mcp_servers;
+mod mentions;
 mod model;
 mod output;
 mod plan;
@@ -110,6 +111,7 @@ pub use mcp_servers::{
     McpServerProblem, McpServerTest, McpServerView, McpTestPhase, McpTestPhaseKind, McpTestTool,
     RemoveMcpServer, SetMcpServerEnabled, TestMcpServer,
 };
+pub use mentions::{FindWorkspaceFiles, WorkspaceFile, WorkspaceFiles};
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };

@@ -260,6 +260,9 @@ export const setCompactionPolicy = (session_id: SessionId, policy: CompactionPol
 /** What a compaction would do now: the preview of `strata compact --preview --json` (read-only, no model call). */
 /** The slash commands a session in `workspace` offers: `/compact`, then its prompt files and the person's (read afresh). */
 export const listSlashCommands = (workspace: string) => call("list_slash_commands", { workspace });
+/** The paths of `workspace` that best match `query`, for the composer's `@` finder (walked afresh). */
+export const findWorkspaceFiles = (workspace: string, query: string, limit?: number) =>
+  call("find_workspace_files", { workspace, query, limit });
 
 /** How hard the session's model thinks from its next round on. */
 export const setReasoning = (session_id: SessionId, effort: ReasoningEffort) => call("set_reasoning", { session_id, effort });

@@ -18,6 +18,7 @@ import type { ConsoleView } from "./ConsoleView";
 import type { CreateSession } from "./CreateSession";
 import type { DeleteSession } from "./DeleteSession";
 import type { ExportSession } from "./ExportSession";
+import type { FindWorkspaceFiles } from "./FindWorkspaceFiles";
 import type { ForkPreview } from "./ForkPreview";
 import type { ForkSession } from "./ForkSession";
 import type { GetAppInfo } from "./GetAppInfo";
@@ -105,6 +106,7 @@ import type { ToolOutputText } from "./ToolOutputText";
 import type { TranscriptPage } from "./TranscriptPage";
 import type { UndoCompaction } from "./UndoCompaction";
 import type { WatchLibrary } from "./WatchLibrary";
+import type { WorkspaceFiles } from "./WorkspaceFiles";
 
 /**
  * Every desktop command: the `request` it takes, the `result` it returns and, for one with
@@ -136,6 +138,7 @@ export type Commands = {
   tool_output: { request: GetToolOutput; result: ToolOutputText; };
   set_reasoning: { request: SetReasoning; result: ReasoningEffort; };
   list_slash_commands: { request: ListSlashCommands; result: SlashCommands; };
+  find_workspace_files: { request: FindWorkspaceFiles; result: WorkspaceFiles; };
   compact_now: { request: CompactNow; result: CompactOutcome; events: LiveBatch; };
   compact_up_to: { request: CompactUpTo; result: CompactOutcome; events: LiveBatch; };
   undo_compaction: { request: UndoCompaction; result: CompactionUndoneView; };

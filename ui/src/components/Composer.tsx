@@ -1,6 +1,9 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type Ref } from "react";
 import { TipButton } from "./Tooltip";
 import { SlashPalette, commandOf, filterCommands, optionId, type PaletteCommand } from "./SlashPalette";
+import { MentionPalette, mentionAt, mentionOptionId, mentionText, mentionedPaths } from "./MentionPalette";
+import { useMentionFinder } from "../hooks/useMentionFinder";
+import type { WorkspaceFile } from "../bindings/WorkspaceFile";
 
 interface ComposerProps {
   value: string;
@@ -21,12 +24,17 @@ interface ComposerProps {
   commands?: readonly PaletteCommand[];
   /** The palette opened: the commands may be read again (a prompt file may have changed). */
   onPaletteOpen?: () => void;
+  /** The workspace paths matching what follows an `@` (`find_workspace_files`); none: no `@` finder. */
+  findFiles?: (query: string) => Promise<WorkspaceFile[]>;
 }
 
 /**
  * Multi-line input: Enter sends, Shift+Enter adds a line, `/compact [focus]` compacts. A `/` at the
  * start opens the palette of slash commands (an ARIA combobox: arrows move, Enter or Tab choose,
- * Escape closes, typing filters); a `/name` no command has is not sent.
+ * Escape closes, typing filters); a `/name` no command has is not sent. An `@` at the start or after
+ * whitespace opens the file finder the same way: the chosen path becomes `@path` in the text (a
+ * folder opens its own paths next), and the paths chosen that the text still mentions are listed
+ * as what the message will attach.
  */
 export function Composer({
   value,
@@ -40,6 +48,7 @@ export function Composer({
   waitingApproval,
   commands,
   onPaletteOpen,
+  findFiles,
 }: ComposerProps) {
   const local = useRef<HTMLTextAreaElement | null>(null);
   const listId = useId();
@@ -49,6 +58,16 @@ export function Composer({
   const open = commands !== undefined && !disabled && !dismissed && value.startsWith("/") && !/\s/.test(value);
   const matches = open ? filterCommands(commands, value.slice(1)) : [];
   const current = Math.min(active, Math.max(0, matches.length - 1));
+  const [caret, setCaret] = useState(0);
+  const [mentionDismissed, setMentionDismissed] = useState<number | null>(null);
+  const [chosenPaths, setChosenPaths] = useState<string[]>([]);
+  const mention = findFiles && !disabled && !open ? mentionAt(value, caret) : null;
+  const mentionOpen = mention !== null && mentionDismissed !== mention.start;
+  const files = useMentionFinder(findFiles, mentionOpen && mention ? mention.query : null);
+  const fileMatches = mentionOpen ? (files ?? []) : [];
+  const currentFile = Math.min(active, Math.max(0, fileMatches.length - 1));
+  const mentioned = mentionedPaths(value);
+  const attaching = chosenPaths.filter((path) => mentioned.includes(path));
   const wasOpen = useRef(false);
   useEffect(() => {
     if (open && !wasOpen.current) onPaletteOpen?.();
@@ -75,11 +94,28 @@ export function Composer({
       ? "Compacts the history now; text after /compact guides the summary."
       : known
         ? `/${known.name}: ${known.description}`
-        : "Enter to send · Shift+Enter for a new line · / for commands";
-  const change = (next: string) => {
+        : `Enter to send · Shift+Enter for a new line · / for commands${findFiles ? " · @ for files" : ""}`;
+  const change = (next: string, nextCaret = next.length) => {
     if (!next.startsWith("/")) setDismissed(false);
     setActive(0);
+    setCaret(nextCaret);
+    // Escape closes the finder for that one mention; a new one opens it again.
+    if (mentionAt(next, nextCaret)?.start !== mentionDismissed) setMentionDismissed(null);
     onChange(next);
+  };
+  const chooseFile = (file: WorkspaceFile) => {
+    if (!mention) return;
+    // A folder keeps the finder open on its own paths; a file ends the mention with a space.
+    const inserted = file.is_dir ? mentionText(file.path) : `${mentionText(file.path)} `;
+    const next = value.slice(0, mention.start) + inserted + value.slice(caret);
+    const nextCaret = mention.start + inserted.length;
+    setChosenPaths((held) => (held.includes(file.path) ? held : [...held, file.path]));
+    change(next, nextCaret);
+    const el = local.current;
+    if (el) {
+      el.focus();
+      requestAnimationFrame(() => el.setSelectionRange(nextCaret, nextCaret));
+    }
   };
   const choose = (command: PaletteCommand) => {
     change(`/${command.name} `);
@@ -87,30 +123,30 @@ export function Composer({
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.nativeEvent.isComposing) return;
+    if (mentionOpen && mention) {
+      const taken = listKey(event, fileMatches.length, currentFile, {
+        move: setActive,
+        close: () => setMentionDismissed(mention.start),
+        choose: (index) => {
+          const chosen = fileMatches[index];
+          if (chosen) chooseFile(chosen);
+        },
+      });
+      if (taken) return;
+    }
     if (open) {
-      const handled = () => {
-        event.preventDefault();
-        event.stopPropagation();
-      };
-      const count = matches.length;
-      if (event.key === "Escape") {
-        handled();
-        setDismissed(true);
-        return;
-      }
-      if (count > 0 && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
-        handled();
-        setActive((current + (event.key === "ArrowDown" ? 1 : count - 1)) % count);
-        return;
-      }
-      const chosen = matches[current];
-      if (chosen && (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey))) {
-        handled();
-        // The whole name typed already: Enter runs it, as it would with the palette closed.
-        if (event.key === "Enter" && value === `/${chosen.name}`) send();
-        else choose(chosen);
-        return;
-      }
+      const taken = listKey(event, matches.length, current, {
+        move: setActive,
+        close: () => setDismissed(true),
+        choose: (index) => {
+          const chosen = matches[index];
+          if (!chosen) return;
+          // The whole name typed already: Enter runs it, as it would with the palette closed.
+          if (event.key === "Enter" && value === `/${chosen.name}`) send();
+          else choose(chosen);
+        },
+      });
+      if (taken) return;
     }
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
@@ -129,13 +165,22 @@ export function Composer({
         Message
       </label>
       {open && <SlashPalette id={listId} commands={matches} active={current} onChoose={choose} onActivate={setActive} />}
+      {mentionOpen && (
+        <MentionPalette id={listId} files={files} active={currentFile} onChoose={chooseFile} onActivate={setActive} />
+      )}
       <textarea
         id="composer-input"
         role="combobox"
         aria-autocomplete="list"
-        aria-expanded={open}
-        aria-controls={open ? listId : undefined}
-        aria-activedescendant={open && matches.length > 0 ? optionId(listId, current) : undefined}
+        aria-expanded={open || mentionOpen}
+        aria-controls={open || mentionOpen ? listId : undefined}
+        aria-activedescendant={
+          open && matches.length > 0
+            ? optionId(listId, current)
+            : mentionOpen && fileMatches.length > 0
+              ? mentionOptionId(listId, currentFile)
+              : undefined
+        }
         ref={(el) => {
           local.current = el;
           if (typeof textareaRef === "function") textareaRef(el);
@@ -145,10 +190,20 @@ export function Composer({
         value={value}
         disabled={disabled}
         placeholder={disabled ? disabledReason : "Ask Strata to work in this folder…"}
-        onChange={(event) => change(event.target.value)}
+        onChange={(event) => change(event.target.value, event.target.selectionStart ?? event.target.value.length)}
+        onSelect={(event) => setCaret(event.currentTarget.selectionStart ?? 0)}
         onKeyDown={onKeyDown}
         aria-describedby="composer-hint"
       />
+      {attaching.length > 0 && (
+        <ul className="mention-chips" aria-label="Files this message attaches">
+          {attaching.map((path) => (
+            <li key={path} className="badge mention-chip" title={path}>
+              {path}
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="composer-bar">
         {waitingApproval ? (
           <span className="approval-waiting" role="status">
@@ -182,4 +237,25 @@ export function Composer({
       </div>
     </form>
   );
+}
+
+/**
+ * A key for an open listbox of `count` options whose `current` is active: Escape closes, the
+ * arrows move (wrapping), Tab or Enter choose; whether the key was taken (and kept from the field).
+ */
+function listKey(
+  event: KeyboardEvent<HTMLTextAreaElement>,
+  count: number,
+  current: number,
+  on: { move: (index: number) => void; close: () => void; choose: (index: number) => void },
+): boolean {
+  const arrow = event.key === "ArrowDown" || event.key === "ArrowUp";
+  const chooses = event.key === "Tab" || (event.key === "Enter" && !event.shiftKey);
+  if (event.key !== "Escape" && !(count > 0 && (arrow || chooses))) return false;
+  event.preventDefault();
+  event.stopPropagation();
+  if (event.key === "Escape") on.close();
+  else if (arrow) on.move((current + (event.key === "ArrowDown" ? 1 : count - 1)) % count);
+  else on.choose(current);
+  return true;
 }

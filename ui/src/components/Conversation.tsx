@@ -13,6 +13,7 @@ import { Composer } from "./Composer";
 import { withAppCommands } from "./appCommands";
 import { commandOf } from "./SlashPalette";
 import { useSlashCommands } from "../hooks/useSlashCommands";
+import { findWorkspaceFiles } from "../api/commands";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { ReasoningControl } from "./ReasoningControl";
 import { MessageList, type HistoryHandlers, type MessageListHandle } from "./MessageList";
@@ -153,6 +154,10 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
   }, [actions, live, running, undoableCompaction]);
   // The slash commands: the app's listing (/compact, prompt files) and the actions of this view.
   const slash = useSlashCommands(summary.workspace);
+  const findFiles = useCallback(
+    (query: string) => findWorkspaceFiles(summary.workspace, query, 20).then((found) => found.files),
+    [summary.workspace],
+  );
   const latestMessage = useMemo(() => [...transcript.entries].reverse().find((e) => e.kind === "user" || e.kind === "assistant")?.id, [transcript.entries]);
   const palette = useMemo(
     () =>
@@ -259,6 +264,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         disabledReason={HELD_SHORT}
         commands={palette.commands}
         onPaletteOpen={slash.refresh}
+        findFiles={findFiles}
         onSend={(text) => {
           const action = palette.run.get(commandOf(text)?.name ?? "");
           setDraft("");

@@ -329,6 +329,24 @@ export class MockBackend {
         ],
         problems: [],
       }),
+      // The preview reads no folders: a few paths, filtered by the query's letters in order.
+      find_workspace_files: (request) => {
+        const paths = ["src/", "src/main.rs", "src/parser.rs", "docs/", "docs/notes.md", "README.md"];
+        const letters = request.query.toLowerCase().split("");
+        const matches = paths.filter((path) => {
+          let at = 0;
+          for (const letter of letters) {
+            at = path.toLowerCase().indexOf(letter, at);
+            if (at < 0) return false;
+            at += 1;
+          }
+          return true;
+        });
+        return {
+          files: matches.slice(0, request.limit ?? 50).map((path) => ({ path, is_dir: path.endsWith("/") })),
+          walk_cut: false,
+        };
+      },
       set_compaction_policy: (request) => {
         this.policies.set(request.session_id, request.policy);
         return this.status(request.session_id);

@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use strata_core::agent::EventHandler;
 use strata_protocol::{
-    AnswerApproval, GetToolOutput, ListSlashCommands, ReasoningEffort, ReasoningSet, RecordBody,
-    SendMessage, SendOutcome, SetReasoning, SlashCommands, StopTurn, ToolOutputText, TurnReport,
+    AnswerApproval, FindWorkspaceFiles, GetToolOutput, ListSlashCommands, ReasoningEffort,
+    ReasoningSet, RecordBody, SendMessage, SendOutcome, SetReasoning, SlashCommands, StopTurn,
+    ToolOutputText, TurnReport, WorkspaceFiles,
 };
 
 use crate::error::{CommandResult, not_found};
 use crate::transcript::{tail, tool_output};
-use crate::{App, slash, validate};
+use crate::{App, mentions, slash, validate};
 
 impl App {
     /// `send_message`: the composer's text. `/compact [focus]` compacts the
@@ -24,7 +25,8 @@ impl App {
     /// arguments in (the record holds the expanded text, what the model
     /// saw), and is refused when no prompt file has that name; anything
     /// else is one turn of `text`, resuming the session if this app does
-    /// not hold it open yet. Every event goes to `sink`, in order, before
+    /// not hold it open yet, its `@path` mentions attached
+    /// ([`App::run_turn_with_mentions`]). Every event goes to `sink`, in order, before
     /// this returns.
     pub async fn send_message<H>(
         self: &Arc<Self>,
@@ -48,7 +50,16 @@ impl App {
                     .await?;
                 self.turn(request.session_id, text, sink).await
             }
-            ComposerInput::Message(_) => self.turn(request.session_id, request.text, sink).await,
+            ComposerInput::Message(_) => {
+                let report = self
+                    .run_turn_with_mentions(request.session_id, request.text, sink)
+                    .await?;
+                Ok(SendOutcome::Turn(TurnReport {
+                    turn_id: report.turn_id,
+                    outcome: report.outcome,
+                    rounds: report.rounds,
+                }))
+            }
         }
     }
 
@@ -148,6 +159,20 @@ impl App {
         self.blocking(move |app| {
             let workspace = validate::workspace(&request.workspace)?;
             Ok(slash::listing(&workspace, &app.paths().config))
+        })
+        .await
+    }
+
+    /// `find_workspace_files`: the paths of `workspace` that best match
+    /// `query`, for the composer's `@` finder ([`mentions::find`]). Walked
+    /// afresh each call; read-only.
+    pub async fn find_workspace_files(
+        self: &Arc<Self>,
+        request: FindWorkspaceFiles,
+    ) -> CommandResult<WorkspaceFiles> {
+        self.blocking(move |_| {
+            let workspace = validate::workspace(&request.workspace)?;
+            Ok(mentions::find(&workspace, &request.query, request.limit))
         })
         .await
     }

@@ -472,6 +472,12 @@ impl Agent {
         self.tools.workspace()
     }
 
+    /// The session's tools (for what an `@` mention attaches, read as
+    /// `read_file` reads).
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
     /// The shell sandbox's mode, and why it cannot be had if it cannot.
     pub fn sandbox(&self) -> (crate::tools::SandboxMode, Option<String>) {
         (

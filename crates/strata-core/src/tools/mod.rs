@@ -19,6 +19,7 @@
 mod allowances;
 mod approval;
 mod args;
+mod attach;
 pub(crate) mod beneath;
 mod edit;
 mod error;
@@ -40,6 +41,7 @@ use strata_protocol::{ApprovalKind, ApprovalPolicy, ApprovalRequest, ToolCallSta
 
 pub use allowances::{SessionAllowance, session_allowances};
 pub use approval::{ApprovalCheck, Checked, SessionApprovals};
+pub use attach::Attachment;
 pub use beneath::OpenStrategy;
 pub use error::{ToolError, ToolResult};
 pub use external::{
