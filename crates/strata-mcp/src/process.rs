@@ -25,6 +25,9 @@ use crate::{McpError, StdioServerConfig};
 pub const EXIT_GRACE: Duration = Duration::from_millis(1_000);
 /// After SIGTERM, how long the group may take to exit.
 pub const TERM_GRACE: Duration = Duration::from_millis(2_000);
+/// How long a stop waits for the rest of stderr once the group is gone (a
+/// process outside the group may still hold the pipe open).
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
 /// How long a Drop waits for the SIGKILLed leader to be reaped.
 const DROP_REAP_LIMIT: Duration = Duration::from_millis(500);
 const POLL: Duration = Duration::from_millis(10);
@@ -36,6 +39,9 @@ pub struct ServerProcess {
     /// The group's id: the leader's pid, as spawned with `process_group(0)`.
     group: Pid,
     stderr: StderrRing,
+    /// The task reading stderr into the ring; awaited (briefly) once the group
+    /// is gone, so the ring holds the server's last words before anyone reads it.
+    stderr_read: Option<tokio::task::JoinHandle<()>>,
     /// The leader was reaped with this status.
     exit: Option<ExitStatus>,
     /// The group was ended after its leader was reaped. Once every member is
@@ -93,6 +99,7 @@ impl ServerProcess {
                 child,
                 group,
                 stderr: StderrRing::default(),
+                stderr_read: None,
                 exit: None,
                 group_ended: false,
             };
@@ -100,12 +107,13 @@ impl ServerProcess {
             return Err(missing());
         };
         let ring = StderrRing::default();
-        tokio::spawn(ring.clone().collect(stderr));
+        let stderr_read = tokio::spawn(ring.clone().collect(stderr));
         live_groups().insert(group.as_raw());
         let process = Self {
             child,
             group,
             stderr: ring,
+            stderr_read: Some(stderr_read),
             exit: None,
             group_ended: false,
         };
@@ -154,6 +162,10 @@ impl ServerProcess {
         }
         self.sweep_group().await;
         self.mark_ended();
+        // Every writer of the pipe is gone: what is left in it comes at once.
+        if let Some(reading) = self.stderr_read.take() {
+            let _ = tokio::time::timeout(STDERR_DRAIN, reading).await;
+        }
         self.exit
     }
 
