@@ -320,13 +320,35 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
+        self.run_turn_as(id, text, sink, false).await
+    }
+
+    /// One turn of `text`; with `attach_mentions`, its user message also
+    /// carries what its `@` mentions hold (`ToolRegistry::attach_mentions`,
+    /// read as the session's tools read), and the record keeps that message.
+    /// The typed text is checked as any message is.
+    pub(crate) async fn run_turn_as<H>(
+        self: &Arc<Self>,
+        id: SessionId,
+        text: String,
+        sink: H,
+        attach_mentions: bool,
+    ) -> AppResult<TurnReport>
+    where
+        H: EventHandler + Send + 'static,
+    {
         validate::message(&text)?;
         let report = self
             .run_exclusive(id, sink, move |agent, cancel| {
+                let text = if attach_mentions {
+                    agent.tools().attach_mentions(&text)
+                } else {
+                    text
+                };
                 Box::pin(agent.run_turn(text, cancel))
             })
             .await?;
-        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn finished");
+        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, attach_mentions, "turn finished");
         Ok(report)
     }
 

@@ -12,7 +12,6 @@ use strata_protocol::{SessionId, WorkspaceFile, WorkspaceFiles};
 
 use crate::App;
 use crate::error::AppResult;
-use crate::validate;
 
 /// Matches given when the request names no limit.
 pub const DEFAULT_FIND_LIMIT: u32 = 50;
@@ -39,9 +38,8 @@ pub fn find(workspace: &Path, query: &str, limit: Option<u32>) -> WorkspaceFiles
 
 impl App {
     /// One turn of `text` in session `id` whose user message also carries
-    /// what its `@` mentions hold (`ToolRegistry::attach_mentions`): the
-    /// record keeps that message, what the model saw. The typed text is
-    /// checked as any message is; mentions of nothing stay as typed.
+    /// what its `@` mentions hold: the record keeps that message, what the
+    /// model saw. Mentions of nothing stay as typed.
     pub async fn run_turn_with_mentions<H>(
         self: &Arc<Self>,
         id: SessionId,
@@ -51,14 +49,6 @@ impl App {
     where
         H: EventHandler + Send + 'static,
     {
-        validate::message(&text)?;
-        let report = self
-            .run_exclusive(id, sink, move |agent, cancel| {
-                let text = agent.tools().attach_mentions(&text);
-                Box::pin(agent.run_turn(text, cancel))
-            })
-            .await?;
-        tracing::info!(session = %id, outcome = ?report.outcome, rounds = report.rounds, "turn with mentions finished");
-        Ok(report)
+        self.run_turn_as(id, text, sink, true).await
     }
 }

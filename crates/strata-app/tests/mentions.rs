@@ -11,18 +11,10 @@ mod support;
 use strata_protocol::{CommandErrorKind, FindWorkspaceFiles, SendMessage, WorkspaceFile};
 use support::{ChatServer, Collect, Fixture, create, runtime, turn_of};
 
-fn fixture(server: &ChatServer) -> Fixture {
-    Fixture::new(&format!(
-        "default_profile = \"local\"\n\
-         [profiles.local]\nkind = \"openai-chat\"\nmodel = \"qwen3-coder\"\nbase_url = \"{}\"\n",
-        server.base_url
-    ))
-}
-
 #[test]
 fn the_finder_ranks_the_workspaces_paths_and_skips_gitignored_ones() {
     let server = ChatServer::start();
-    let fixture = fixture(&server);
+    let fixture = Fixture::chat(&server);
     let root = fixture.workspace.path();
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::create_dir_all(root.join("build")).unwrap();
@@ -64,7 +56,7 @@ fn the_finder_ranks_the_workspaces_paths_and_skips_gitignored_ones() {
 #[test]
 fn a_mentioned_file_reaches_the_model_in_the_user_message_and_the_record() {
     let server = ChatServer::start();
-    let fixture = fixture(&server);
+    let fixture = Fixture::chat(&server);
     let root = fixture.workspace.path();
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/lib.rs"), "pub fn answer() -> u32 { 42 }\n").unwrap();

@@ -12,18 +12,10 @@ use strata_protocol::{
 };
 use support::{ChatServer, Collect, Fixture, create, runtime, turn_of};
 
-fn fixture(server: &ChatServer) -> Fixture {
-    Fixture::new(&format!(
-        "default_profile = \"local\"\n\
-         [profiles.local]\nkind = \"openai-chat\"\nmodel = \"qwen3-coder\"\nbase_url = \"{}\"\n",
-        server.base_url
-    ))
-}
-
 #[test]
 fn a_prompt_file_command_is_listed_and_sends_its_expanded_body_to_the_model() {
     let server = ChatServer::start();
-    let fixture = fixture(&server);
+    let fixture = Fixture::chat(&server);
     let commands = fixture.workspace.path().join(".strata/commands");
     std::fs::create_dir_all(&commands).unwrap();
     std::fs::write(
@@ -112,7 +104,7 @@ fn a_prompt_file_command_is_listed_and_sends_its_expanded_body_to_the_model() {
 #[test]
 fn a_refused_prompt_file_is_an_error_naming_it_and_sends_nothing() {
     let server = ChatServer::start();
-    let fixture = fixture(&server);
+    let fixture = Fixture::chat(&server);
     let commands = fixture.workspace.path().join(".strata/commands");
     std::fs::create_dir_all(&commands).unwrap();
     let outside = tempfile::tempdir().unwrap();

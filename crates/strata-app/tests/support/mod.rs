@@ -208,6 +208,16 @@ impl Fixture {
         }
     }
 
+    /// A home whose default profile is a Chat Completions model served by
+    /// `server`.
+    pub fn chat(server: &ChatServer) -> Self {
+        Self::new(&format!(
+            "default_profile = \"local\"\n\
+             [profiles.local]\nkind = \"openai-chat\"\nmodel = \"qwen3-coder\"\nbase_url = \"{}\"\n",
+            server.base_url
+        ))
+    }
+
     /// An app over this home, with an empty environment.
     pub fn app(&self) -> Arc<App> {
         Arc::new(App::new(self.paths.clone(), |_| None))
