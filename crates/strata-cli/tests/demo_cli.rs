@@ -10,7 +10,7 @@ use std::io::Write;
 use serde_json::Value;
 use strata_core::store::ReadMode;
 use strata_protocol::{RecordBody, ResponseItem, SessionId};
-use support::{Home, Run};
+use support::{Home, Run, announced_id};
 
 fn demo(home: &Home, args: &[&str]) -> Run {
     let mut all = args.to_vec();
@@ -183,13 +183,7 @@ fn chat_reads_prompts_and_commands_from_standard_input() {
     assert!(stdout.contains("c.txt"), "{stdout}");
     assert!(stderr.contains("There is no /bogus command"), "{stderr}");
     assert!(stderr.contains("history compacted (manual)"), "{stderr}");
-    let id: SessionId = stderr
-        .lines()
-        .next()
-        .and_then(|line| line.split_whitespace().nth(1))
-        .unwrap()
-        .parse()
-        .unwrap();
+    let id = announced_id(&stderr);
     assert_eq!(user_messages(&home, id), ["list the files", "and again"]);
 }
 
@@ -229,13 +223,7 @@ fn chat_sends_a_prompt_files_expanded_body_and_help_lists_the_files() {
     );
     assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
     assert!(stderr.contains("There is no /nope command"), "{stderr}");
-    let id: SessionId = stderr
-        .lines()
-        .next()
-        .and_then(|line| line.split_whitespace().nth(1))
-        .unwrap()
-        .parse()
-        .unwrap();
+    let id = announced_id(&stderr);
     assert_eq!(
         user_messages(&home, id),
         ["Review the parser carefully.", "Write my standup."]
