@@ -8,14 +8,12 @@ import { toCommandFailure } from "../api/commands";
 import type { ApprovalDecision, ExportFormat, Settings } from "../api/types";
 import type { ReasoningEffort } from "../bindings/ReasoningEffort";
 import type { SetApiKey } from "../bindings/SetApiKey";
-import type { ForkFiles } from "../bindings/ForkFiles";
-import type { ForkPoint } from "../bindings/ForkPoint";
-import type { SessionForkView } from "../bindings/SessionForkView";
 import type { LibraryChange } from "../bindings/LibraryChange";
 import type { LiveEvent } from "../bindings/LiveEvent";
 import type { NewSessionChoice } from "../components/NewSessionSheet";
 import { sessionTitle } from "../components/SessionSidebar";
 import { pickExportPath, pickWorkspace, writeExport } from "../api/dialogs";
+import { createHistoryActions, type HistoryHost } from "./historyActions";
 import { applyLibraryChange } from "./library";
 import { applyConsoleEvents, CONSOLE_PAGE, emptyConsole, prependRows } from "./console";
 import { applyLiveEvents, contextTokensOf, emptyTranscript, prependPage, setPinned, type Entry, type Transcript } from "./transcript";
@@ -31,18 +29,8 @@ export {
   type Store,
   type ToastMessage,
 } from "./appState";
+export { forkToast } from "./forkToast";
 import { LAYOUT_SAVE_AFTER, TRANSCRIPT_PAGE, type AppState, type Store, type ToastMessage } from "./appState";
-
-/** What a fork did, for the toast: the history it kept, and what became of the files. */
-export function forkToast(fork: SessionForkView): string {
-  const kept = `Forked into a new session with ${fork.history_items} items of history.`;
-  const done = fork.files;
-  if (!done) return `${kept} Workspace files were not rewound.`;
-  const count = done.restore.files.length;
-  const files = count === 1 ? "1 file was" : `${count} files were`;
-  const where = done.worktree ? ` It works in a new git worktree at ${done.worktree}.` : "";
-  return `${kept} ${files} returned to that point (undo it from the new session's Changes view).${where}`;
-}
 
 function withEntry(transcript: Transcript, entry: Entry): Transcript {
   return { ...transcript, entries: [...transcript.entries, entry] };
@@ -500,67 +488,7 @@ export function createActions(store: Store) {
       }
     },
 
-    askCompactUpTo: (itemId: string, excerpt: string) => set({ historyDialog: { kind: "compact_up_to", itemId, excerpt } }),
-    askFork: (point: ForkPoint, label: string) => set({ historyDialog: { kind: "fork", point, label } }),
-    closeHistoryDialog: () => set({ historyDialog: null }),
-
-    /** Fork from before the compaction whose summary is `summaryId`, numbered as `strata compactions` numbers them. */
-    async askForkBeforeCompaction(summaryId: string) {
-      const sessionId = openId();
-      if (!sessionId) return;
-      try {
-        const { items } = await api.sessionItems(sessionId);
-        const number = items.filter((item) => item.kind === "compaction_summary").findIndex((item) => item.id === summaryId) + 1;
-        if (number === 0) throw new Error("That compaction is not in the session's file.");
-        if (openId() === sessionId) actions.askFork({ kind: "before_compaction", number }, `just before compaction ${number}`);
-      } catch (error) {
-        fail(error);
-      }
-    },
-
-    /**
-     * Summarises everything before `itemId` and keeps the rest verbatim; its events arrive like
-     * any compaction's, then the transcript is read again so the divider sits above the item.
-     */
-    async compactUpTo(itemId: string, focus: string) {
-      const sessionId = openId();
-      set({ historyDialog: null });
-      if (!sessionId) return;
-      set((s) => ({ pendingFor: sessionId, transcript: { ...s.transcript, lastSeq: -1 } }));
-      try {
-        const outcome = await api.compactUpTo(sessionId, itemId, focus.trim() || undefined, (events) => actions.receive(sessionId, events));
-          if (openId() !== sessionId) return;
-        if (outcome.skipped) notice(outcome.skipped);
-        else await actions.reloadTranscript(sessionId);
-      } catch (error) {
-        if (openId() === sessionId) localError(`Compact up to here failed: ${toCommandFailure(error).message}`);
-      } finally {
-        set((s) => (s.pendingFor === sessionId ? { pendingFor: null } : {}));
-        void actions.refreshSessions();
-      }
-    },
-
-    /** The newest transcript page again (after a change Rust placed mid-transcript). */
-    async reloadTranscript(sessionId: string) {
-      const page = await api.openTranscript(sessionId, undefined, TRANSCRIPT_PAGE);
-      if (openId() !== sessionId) return;
-      set((s) => ({ transcript: { ...s.transcript, entries: page.entries, older: page.older ?? null, pagePlan: page.plan ?? null } }));
-    },
-
-    /** Forks the open session at `point` (with its files, unless `keep`) and opens the new one, live. */
-    async fork(point: ForkPoint, files: ForkFiles = "keep") {
-      const sessionId = openId();
-      set({ historyDialog: null });
-      if (!sessionId) return;
-      try {
-        const fork = await api.forkSession(sessionId, point, files);
-        await actions.refreshSessions();
-        await actions.open(fork.session_id);
-        set({ toast: { tone: "ok", text: forkToast(fork) } });
-      } catch (error) {
-        fail(error);
-      }
-    },
+    ...createHistoryActions({ set, openId, fail, notice, localError, host: (): HistoryHost => actions }),
 
     setSettingsOpen: (settingsOpen: boolean, settingsProfile: string | null = null) => set({ settingsOpen, settingsProfile }),
     setConnectOpen: (connectOpen: boolean) => set({ connectOpen }),
@@ -576,21 +504,6 @@ export function createActions(store: Store) {
     },
     inspectCompaction: (summaryId: string) => set({ consoleOpen: true, focusedCompaction: summaryId }),
 
-    /**
-     * Undoes the open session's latest compaction, then reloads it so the
-     * transcript, console and gauge show the restored history. A refusal
-     * (over the threshold, nothing to undo, a turn running) rejects with the
-     * command's message and changes nothing.
-     */
-    async undoCompaction() {
-      const sessionId = openId();
-      if (!sessionId) return;
-      const result = await api.undoCompaction(sessionId);
-      const restored = result.undone.restored.length;
-      if (openId() === sessionId) await actions.open(sessionId);
-      void actions.refreshSessions();
-      set({ toast: { tone: "ok", text: `Compaction undone: the model sees ${restored} ${restored === 1 ? "item" : "items"} again.` } });
-    },
   };
   // The session `open` is fetching, so a slower earlier open cannot win.
   let pendingOpen: string | null = null;
