@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { before, describe } from "node:test";
+import { geometryProblems } from "./lib/geometry.js";
 import { Harness } from "./lib/harness.js";
 import { sharedAppSteps } from "./lib/steps.js";
 
@@ -98,6 +99,20 @@ describe("MCP servers in Settings, tried and used by a session (issue 23)", { ti
     assert.match(logText, /=== \S+ pid \d+ tested: ready/);
     assert.match(logText, /Starting default \(STDIO\) server/);
     await closeSettings();
+  });
+
+  step("the MCP section lays out without overlap or overflow at 1024, 1280 and 1440 px, light and dark", async () => {
+    const found = [];
+    for (const width of [1024, 1280, 1440]) {
+      await h.resizeTo({ width, height: 800 });
+      await openSettings();
+      await h.run(() => document.querySelector("[role=dialog] [data-testid=mcp-server-row]")?.scrollIntoView({ block: "start" }));
+      const problems = await h.problemsInBothThemes(`mcp/settings-mcp-${width}`, async () => (await h.run(geometryProblems)).problems);
+      found.push(...problems.map((problem) => `${width} px, ${problem}`));
+      await closeSettings();
+    }
+    await h.resizeTo({ width: 1280, height: 800 });
+    assert.deepEqual(found, []);
   });
 
   step("the open session's next turn offers the server's tools to the model", async () => {

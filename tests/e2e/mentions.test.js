@@ -38,6 +38,12 @@ describe("@ mentions (issue 25)", { timeout: 240_000 }, () => {
     );
     assert.equal(await h.run(() => document.getElementById("composer-input").getAttribute("aria-expanded")), "true");
     await h.screenshotBoth("mention-finder");
+    // The same open list at the narrowest and widest windows the walk checks.
+    for (const width of [1024, 1440]) {
+      await h.resizeTo({ width, height: 800 });
+      await h.screenshotBoth(`mention-finder-${width}`);
+    }
+    await h.resizeTo({ width: 1280, height: 800 });
     await h.driver.sendKeys(input, Keys.TAB);
     await h.waitFor("the path filled in", () => document.getElementById("composer-input").value === "explain @src/main.rs ");
     const chips = await h.run(() => all(".mention-chip").map((el) => norm(el.textContent)));

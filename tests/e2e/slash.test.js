@@ -51,6 +51,12 @@ describe("slash commands and prompt files (issue 25)", { timeout: 240_000 }, () 
     assert.equal(badges["/standup"], "user");
     assert.equal(await h.run(() => document.getElementById("composer-input").getAttribute("aria-expanded")), "true");
     await h.screenshotBoth("slash-palette");
+    // The same open list at the narrowest and widest windows the walk checks.
+    for (const width of [1024, 1440]) {
+      await h.resizeTo({ width, height: 800 });
+      await h.screenshotBoth(`slash-palette-${width}`);
+    }
+    await h.resizeTo({ width: 1280, height: 800 });
   });
 
   step("typing filters, Tab chooses, and the model is sent the expanded body", async () => {

@@ -224,7 +224,7 @@ export const McpSettings = memo(function McpSettings() {
           id={`${ids}-command`}
           label="Command"
           value={commandText}
-          placeholder="npx -y @modelcontextprotocol/server-everything stdio"
+          placeholder="npx -y some-mcp-server"
           className="mcp-add-command"
           onChange={setCommandText}
           onEnter={() => void add()}
