@@ -24,11 +24,12 @@ const mcpTools = (request) => (request.body.tools ?? []).map((tool) => tool.name
 
 describe("MCP servers in Settings, tried and used by a session (issue 23)", { timeout: 300_000 }, () => {
   let h;
+  let sessionId;
 
   before(async () => {
     assert.ok(fs.existsSync(ENTRY), `server-everything is not installed at ${ENTRY} (make mcp-npm)`);
     h = await Harness.start("mcp");
-    await h.cliSession(PROMPT, (req) => req.respondText("The project has a README and a main.rs."));
+    sessionId = await h.cliSession(PROMPT, (req) => req.respondText("The project has a README and a main.rs."));
     await h.launchApp();
   });
 
@@ -121,6 +122,50 @@ describe("MCP servers in Settings, tried and used by a session (issue 23)", { ti
     assert.ok(mcpTools(offered).includes("mcp__everything__echo"), JSON.stringify(mcpTools(offered)));
     await h.find(".message-assistant", "I can echo now.");
     await ready();
+  });
+
+  step("an MCP call asks; Always allow saves the tool bound to the server's launch command, and the next call runs by it (issue 26)", async () => {
+    const mcpPrompt = "[role=group][aria-label='Approval needed for mcp__everything__echo']";
+    await h.send("Echo hi");
+    (await h.mock.nextRequest({ what: "the echo round" })).respondFunctionCall("mcp__everything__echo", { message: "hi" });
+    const button = await h.waitFor("Always allow on the MCP approval", (s) => {
+      const list = document.querySelector("[role=log]");
+      if (list) list.scrollTop = list.scrollHeight;
+      return [...document.querySelectorAll(s)].find((el) => el.textContent.includes("Always allow")) ?? null;
+    }, [`${mcpPrompt} button`]);
+    assert.equal(norm(await h.driver.text(button)), "Always allow everything/echo R");
+    const note = await h.find(`${mcpPrompt} [data-testid=always-allow-note]`);
+    assert.match(norm(await h.driver.text(note)), /later calls of this tool run without asking while the server runs the same launch command \(sha256:[0-9a-f]{12}…\); if its command changes, Strata asks again/);
+    await h.screenshotBoth("approval-mcp-always-allow");
+    await h.driver.click(button);
+    (await h.mock.nextRequest({ what: "after the first echo" })).respondText("Echoed.");
+    await h.find(".message-assistant", "Echoed.");
+    await ready();
+    const saved = fs.readFileSync(path.join(h.workspace, ".strata", "rules.toml"), "utf8");
+    assert.match(saved, /mcp_allow = \["everything\/echo@sha256:[0-9a-f]{64}"\]/);
+
+    await h.send("Echo again");
+    (await h.mock.nextRequest({ what: "the second echo round" })).respondFunctionCall("mcp__everything__echo", { message: "again" });
+    const after = await h.mock.nextRequest({ what: "after the second echo" });
+    after.respondText("Echoed again.");
+    await h.find(".message-assistant", "Echoed again.");
+    await ready();
+    assert.equal(await h.run(() => document.querySelectorAll("[role=group][aria-label^='Approval needed']").length), 0, "no prompt was shown");
+    const decisions = (await h.records(sessionId)).filter((r) => r.type === "approval_decision").map((r) => r.payload);
+    assert.equal(decisions.length, 2, JSON.stringify(decisions));
+    assert.equal(decisions[0].decision, "always_allow");
+    assert.equal(decisions[1].by, "rule");
+    assert.equal(decisions[1].rules[0].kind, "mcp");
+    assert.match(decisions[1].rules[0].pattern, /^everything\/echo@sha256:/);
+
+    await openSettings();
+    const row = await h.waitFor("the MCP rule in Settings", () =>
+      [...document.querySelectorAll("[role=dialog] [data-testid=rule-row]")].find((el) => el.textContent.includes("everything/echo")) ?? null,
+    );
+    assert.match(norm(await h.driver.text(row)), /Allow MCP tool\s*everything\/echo on the launch command sha256:[0-9a-f]{12}…\s*This workspace \(\.strata\/rules\.toml\)/);
+    await h.run(() => document.querySelector("[role=dialog] table[aria-label='Approval rules']")?.scrollIntoView({ block: "center" }));
+    await h.screenshotBoth("settings-rules-mcp");
+    await closeSettings();
   });
 
   step("switched off, it stays in config.toml and the next turn offers none of its tools", async () => {

@@ -407,7 +407,7 @@ impl App {
                 return Ok(false);
             };
             let saved = crate::rules::save_always_allow(self.paths(), &slot.workspace, &proposed)?;
-            tracing::info!(session = %id, rules = proposed.len(), file = %saved.display(), "always allow saved");
+            tracing::info!(session = %id, rules = proposed.patterns.len(), file = %saved.display(), "always allow saved");
         }
         Ok(slot.broker().answer(call_id, decision))
     }

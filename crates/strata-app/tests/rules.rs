@@ -23,7 +23,16 @@ use support::{Fixture, create, read_json_body, runtime, send, write_chat_reply};
 /// One scripted reply of the local Chat Completions server.
 enum Reply {
     Shell(&'static str),
+    /// A call of this tool once a request offers it (until then, a
+    /// harmless `list_directory` call that needs no approval).
+    Tool(&'static str),
     Text(&'static str),
+}
+
+fn offers(body: &serde_json::Value, name: &str) -> bool {
+    body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|tool| tool["function"]["name"] == name))
 }
 
 /// A local server answering each request with the next scripted reply.
@@ -34,25 +43,30 @@ fn chat_server(script: Vec<Reply>) -> String {
     std::thread::spawn(move || {
         for (n, socket) in listener.incoming().enumerate() {
             let Ok(mut socket) = socket else { return };
-            let _ = read_json_body(&mut socket);
-            let reply = script
-                .lock()
-                .unwrap()
-                .pop_front()
-                .unwrap_or(Reply::Text("Done."));
+            let body = read_json_body(&mut socket);
+            let reply = {
+                let mut script = script.lock().unwrap();
+                match script.front() {
+                    Some(Reply::Tool(name)) if !offers(&body, name) => {
+                        Reply::Tool("list_directory")
+                    }
+                    _ => script.pop_front().unwrap_or(Reply::Text("Done.")),
+                }
+            };
+            let call = |name: &str, arguments: serde_json::Value| {
+                serde_json::json!({"role": "assistant", "tool_calls": [{
+                    "index": 0,
+                    "id": format!("call_{n}"),
+                    "type": "function",
+                    "function": {"name": name, "arguments": arguments.to_string()},
+                }]})
+            };
             let (delta, finish) = match reply {
                 Reply::Shell(command) => (
-                    serde_json::json!({"role": "assistant", "tool_calls": [{
-                        "index": 0,
-                        "id": format!("call_{n}"),
-                        "type": "function",
-                        "function": {
-                            "name": "run_shell",
-                            "arguments": serde_json::json!({"command": command}).to_string(),
-                        },
-                    }]}),
+                    call("run_shell", serde_json::json!({"command": command})),
                     "tool_calls",
                 ),
+                Reply::Tool(name) => (call(name, serde_json::json!({"text": "hi"})), "tool_calls"),
                 Reply::Text(text) => (
                     serde_json::json!({"role": "assistant", "content": text}),
                     "stop",
@@ -154,6 +168,22 @@ fn decisions(app: &App, id: SessionId) -> Vec<(ApprovalDecision, DecidedBy, Vec<
             _ => None,
         })
         .collect()
+}
+
+/// The session recorded the person's "always allow" saving `rule`, then a
+/// run decided by it.
+fn assert_always_allowed_then_run_by(app: &App, id: SessionId, rule: RuleRef) {
+    assert_eq!(
+        decisions(app, id),
+        vec![
+            (
+                ApprovalDecision::AlwaysAllow,
+                DecidedBy::Person,
+                vec![rule.clone()]
+            ),
+            (ApprovalDecision::AllowOnce, DecidedBy::Rule, vec![rule]),
+        ]
+    );
 }
 
 fn git_status_rule(source: RuleSource) -> RuleRef {
@@ -342,18 +372,7 @@ fn always_allow_saves_the_proposed_rule_and_the_next_matching_command_runs_by_it
         let second = answerer(&app, id, ApprovalDecision::Deny);
         send(&app, id, "Look again", second.clone()).await;
         assert!(second.asked.lock().unwrap().is_empty(), "no prompt");
-        let workspace_rule = vec![git_status_rule(RuleSource::Workspace)];
-        assert_eq!(
-            decisions(&app, id),
-            vec![
-                (
-                    ApprovalDecision::AlwaysAllow,
-                    DecidedBy::Person,
-                    workspace_rule.clone()
-                ),
-                (ApprovalDecision::AllowOnce, DecidedBy::Rule, workspace_rule),
-            ]
-        );
+        assert_always_allowed_then_run_by(&app, id, git_status_rule(RuleSource::Workspace));
         // And Settings lists it, trusted.
         let listing = app
             .list_rules(ListRules {
@@ -363,6 +382,64 @@ fn always_allow_saves_the_proposed_rule_and_the_next_matching_command_runs_by_it
             .unwrap();
         assert_eq!(listing.rules, vec![git_status_rule(RuleSource::Workspace)]);
         assert!(listing.not_applied.is_empty());
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn always_allow_on_an_mcp_tool_saves_it_bound_to_the_server_and_its_next_call_runs_by_it() {
+    let base_url = chat_server(vec![
+        Reply::Tool("mcp__fixture__echo"),
+        Reply::Text("Echoed."),
+        Reply::Tool("mcp__fixture__echo"),
+        Reply::Text("Echoed again."),
+    ]);
+    let server = strata_testkit::mcp_fixture::path();
+    let fixture = Fixture::new(&format!(
+        "default_profile = \"local\"\n\
+         [profiles.local]\nkind = \"openai-chat\"\nmodel = \"qwen3-coder\"\nbase_url = \"{base_url}\"\n\
+         [mcp_servers.fixture]\ncommand = {:?}\n",
+        server.display().to_string()
+    ));
+    let rt = runtime();
+    rt.block_on(async {
+        let app = fixture.app();
+        let id = create(&app, fixture.workspace.path()).await;
+        let first = answerer(&app, id, ApprovalDecision::AlwaysAllow);
+        send(&app, id, "Echo", first.clone()).await;
+        let asked = first.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        let proposed = asked[0].1.clone();
+        assert_eq!(proposed.len(), 1);
+        assert!(
+            proposed[0].starts_with("fixture/echo@sha256:"),
+            "{proposed:?}"
+        );
+        let saved = rules_file(fixture.workspace.path());
+        assert!(
+            saved.contains("mcp_allow") && saved.contains(&proposed[0]),
+            "{saved}"
+        );
+
+        let second = answerer(&app, id, ApprovalDecision::Deny);
+        send(&app, id, "Echo again", second.clone()).await;
+        assert!(second.asked.lock().unwrap().is_empty(), "no prompt");
+        let saved_rule = rule(
+            RuleSource::Workspace,
+            RuleList::Allow,
+            RuleKind::Mcp,
+            &proposed[0],
+        );
+        assert_always_allowed_then_run_by(&app, id, saved_rule);
+        let listing = app
+            .list_rules(ListRules {
+                workspace: Some(workspace_of(&fixture)),
+            })
+            .await
+            .unwrap();
+        assert_eq!(listing.rules.len(), 1);
+        assert!(listing.no_server.is_empty(), "{listing:?}");
+        app.shutdown().await;
     });
 }
 

@@ -117,7 +117,8 @@ pub enum RulesCommand {
     List(RulesListArgs),
     /// Adds a rule, e.g. `strata rules add allow 'cargo test*'`.
     Add(RuleEditArgs),
-    /// Removes a rule, given exactly as listed.
+    /// Removes a rule, given exactly as listed (an mcp-allow rule also by
+    /// its `SERVER/TOOL` part).
     Remove(RuleEditArgs),
     /// Saves the workspace's `.strata/network.toml`, trusted: what its
     /// sandboxed commands reach in the next sessions there, e.g.
@@ -149,11 +150,16 @@ pub struct RulesListArgs {
 
 #[derive(Debug, Args)]
 pub struct RuleEditArgs {
-    /// Which list: allow, ask, deny (command patterns) or write-allow,
-    /// write-ask, write-deny (workspace-relative path globs).
+    /// Which list: allow, ask, deny (command patterns), write-allow,
+    /// write-ask, write-deny (workspace-relative path globs) or mcp-allow,
+    /// mcp-ask, mcp-deny (MCP tools).
     #[arg(value_enum)]
     pub list: RuleListArg,
-    /// The pattern: `cargo test*`, `git status`; `src/**` for writes.
+    /// The pattern: `cargo test*`, `git status`; `src/**` for writes;
+    /// `SERVER/TOOL` for MCP tools (`github/search_*`, `*/delete_*`). An
+    /// mcp-allow rule is saved bound to that server's launch command as
+    /// configured now (`@sha256:…` is appended): if the command changes,
+    /// the rule stops applying.
     pub pattern: String,
     /// This workspace's rules instead of the user's.
     #[arg(long, value_name = "DIR")]
@@ -171,6 +177,9 @@ pub enum RuleListArg {
     WriteAllow,
     WriteAsk,
     WriteDeny,
+    McpAllow,
+    McpAsk,
+    McpDeny,
 }
 
 #[derive(Debug, Subcommand)]

@@ -48,7 +48,7 @@ fn edit(ctx: &Context, args: &RuleEditArgs, add: bool) -> crate::error::Result<(
         list,
         pattern: &pattern,
     };
-    let (done, place) = strata_app::rules::edit(&ctx.paths, edit, add)?;
+    let edited = strata_app::rules::edit(&ctx.paths, edit, add)?;
     let listing = listing(ctx, args.workspace.is_none(), args.workspace.as_deref())?;
     if args.json {
         return show(ctx, &listing, true);
@@ -61,9 +61,9 @@ fn edit(ctx: &Context, args: &RuleEditArgs, add: bool) -> crate::error::Result<(
         },
         list,
         kind,
-        pattern,
+        pattern: edited.pattern,
     };
-    let what = match (add, done) {
+    let what = match (add, edited.changed) {
         (true, true) => "added",
         (true, false) => "already there:",
         (false, true) => "removed",
@@ -73,7 +73,7 @@ fn edit(ctx: &Context, args: &RuleEditArgs, add: bool) -> crate::error::Result<(
         ctx.out.stdout(),
         "{what} {} ({})",
         visible_inline(&rule.to_string()),
-        visible_inline(&place.display().to_string())
+        visible_inline(&edited.file.display().to_string())
     )?;
     Ok(())
 }
@@ -97,7 +97,16 @@ fn show(ctx: &Context, listing: &RulesListing, json: bool) -> crate::error::Resu
         writeln!(out, "no approval rules")?;
     }
     for rule in &listing.rules {
-        writeln!(out, "{}", visible_inline(&rule.to_string()))?;
+        if listing.no_server.contains(rule) {
+            writeln!(
+                out,
+                "{} (matches nothing: no configured MCP server has this launch command now; add it \
+                 again for the server as it is)",
+                visible_inline(&rule.to_string())
+            )?;
+        } else {
+            writeln!(out, "{}", visible_inline(&rule.to_string()))?;
+        }
     }
     for rule in &listing.not_applied {
         writeln!(
@@ -117,5 +126,8 @@ fn list_of(arg: RuleListArg) -> (RuleKind, RuleList) {
         RuleListArg::WriteAllow => (RuleKind::Write, RuleList::Allow),
         RuleListArg::WriteAsk => (RuleKind::Write, RuleList::Ask),
         RuleListArg::WriteDeny => (RuleKind::Write, RuleList::Deny),
+        RuleListArg::McpAllow => (RuleKind::Mcp, RuleList::Allow),
+        RuleListArg::McpAsk => (RuleKind::Mcp, RuleList::Ask),
+        RuleListArg::McpDeny => (RuleKind::Mcp, RuleList::Deny),
     }
 }

@@ -12,7 +12,7 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,87 +22,11 @@ use strata_core::store::{ReadMode, read_session_file, round_requests};
 use strata_protocol::{
     McpCatalog, RecordBody, ResponseItem, RoundRecord, SessionForkView, SessionId, ToolSpec,
 };
+use support::mcp::{ECHO, MESSAGE, configure, configure_leader, echo_model, offered, output_of};
 use support::procs::{assert_all_gone, groups_mentioning};
 use support::pty::{OnTerminal, PROMPT, pty};
-use support::server::{Reply, ResponsesServer, sse_call, sse_text};
+use support::server::{Reply, ResponsesServer, sse_call};
 use support::{Home, announced_id, responses_run};
-
-const ECHO: &str = "mcp__everything__echo";
-const MESSAGE: &str = "hello from the model";
-
-/// Writes a config whose `everything` server is server-everything behind
-/// `tee` (its input copied to the returned log), with a `sleep` in its
-/// group that no closed pipe would end: only Strata stopping the group
-/// does. The server's policy is `approval`.
-fn configure(home: &Home, entry: &Path, approval: &str) -> PathBuf {
-    configure_leader(home, entry, approval, "")
-}
-
-/// [`configure`], the leader (`sh`) running `then` after the server ends.
-fn configure_leader(home: &Home, entry: &Path, approval: &str, then: &str) -> PathBuf {
-    let log = home.path().join("mcp-input.log");
-    let config = home.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    let text = format!(
-        r#"
-[mcp_servers.everything]
-command = "sh"
-args = ["-c", "sleep 600 & tee \"$0\" | exec node \"$1\" stdio{then}", {log:?}, {entry:?}]
-approval = "{approval}"
-startup_timeout_sec = 30
-
-[mcp_servers.broken]
-comand = "typo"
-"#,
-        log = log.display().to_string(),
-        entry = entry.display().to_string(),
-    );
-    std::fs::write(config.join("config.toml"), text).unwrap();
-    log
-}
-
-fn offered(body: &Value, name: &str) -> bool {
-    body["tools"]
-        .as_array()
-        .is_some_and(|tools| tools.iter().any(|tool| tool["name"] == name))
-}
-
-fn output_of(body: &Value, call_id: &str) -> Option<String> {
-    body["input"].as_array()?.iter().find_map(|item| {
-        (item["type"] == "function_call_output" && item["call_id"] == call_id)
-            .then(|| item["output"].as_str().unwrap_or_default().to_owned())
-    })
-}
-
-/// A model that waits for the echo tool to be offered (making harmless
-/// rounds until then), calls it once, then answers. The server's process
-/// groups are noted when the tool is first offered.
-fn echo_model(marker: String, groups: Arc<Mutex<BTreeSet<i32>>>) -> ResponsesServer {
-    ResponsesServer::start(move |n, body| {
-        if let Some(output) = output_of(body, "call_echo") {
-            return Reply::Sse(sse_text(&format!("The tool said: {output}"), 500, 8));
-        }
-        if offered(body, ECHO) {
-            groups.lock().unwrap().extend(groups_mentioning(&marker));
-            return Reply::Sse(sse_call(
-                "call_echo",
-                ECHO,
-                &json!({"message": MESSAGE}),
-                400,
-                12,
-            ));
-        }
-        // Not ready yet: the turn goes on without it.
-        std::thread::sleep(Duration::from_millis(300));
-        Reply::Sse(sse_call(
-            &format!("call_wait_{n}"),
-            "list_directory",
-            &json!({}),
-            300,
-            8,
-        ))
-    })
-}
 
 #[test]
 fn the_model_calls_an_mcp_tool_its_output_reaches_the_next_request_and_no_server_outlives_strata() {

@@ -162,7 +162,7 @@ async fn always_allow_announces_its_proposal_and_later_commands_run_by_the_saved
                     }) => {
                         proposals.push(proposed_rules.clone());
                         assert_eq!(
-                            broker.proposed_rules(call_id).as_ref(),
+                            broker.proposed_rules(call_id).map(|p| p.patterns).as_ref(),
                             Some(proposed_rules)
                         );
                         assert!(broker.answer(call_id, ApprovalDecision::AlwaysAllow));

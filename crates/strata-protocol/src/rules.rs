@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// The `[rules]` table of the config file, and the workspace's
-/// `.strata/rules.toml`: command patterns (`cargo test*`, `git status`) and
-/// workspace-relative path globs for writes (`src/**`, `*.md`).
+/// `.strata/rules.toml`: command patterns (`cargo test*`, `git status`),
+/// workspace-relative path globs for writes (`src/**`, `*.md`) and MCP
+/// tools (`github/search_*`; an allow rule is bound to the server's launch
+/// spec: `github/search_*@sha256:…`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct RulesConfig {
@@ -22,6 +24,12 @@ pub struct RulesConfig {
     pub write_ask: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub write_deny: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_allow: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_ask: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_deny: Vec<String>,
 }
 
 impl RulesConfig {
@@ -30,7 +38,7 @@ impl RulesConfig {
     }
 
     /// Every list with what it says and what it is about.
-    pub fn lists(&self) -> [(RuleKind, RuleList, &Vec<String>); 6] {
+    pub fn lists(&self) -> [(RuleKind, RuleList, &Vec<String>); 9] {
         [
             (RuleKind::Command, RuleList::Allow, &self.allow),
             (RuleKind::Command, RuleList::Ask, &self.ask),
@@ -38,6 +46,9 @@ impl RulesConfig {
             (RuleKind::Write, RuleList::Allow, &self.write_allow),
             (RuleKind::Write, RuleList::Ask, &self.write_ask),
             (RuleKind::Write, RuleList::Deny, &self.write_deny),
+            (RuleKind::Mcp, RuleList::Allow, &self.mcp_allow),
+            (RuleKind::Mcp, RuleList::Ask, &self.mcp_ask),
+            (RuleKind::Mcp, RuleList::Deny, &self.mcp_deny),
         ]
     }
 
@@ -50,6 +61,9 @@ impl RulesConfig {
             (RuleKind::Write, RuleList::Allow) => &mut self.write_allow,
             (RuleKind::Write, RuleList::Ask) => &mut self.write_ask,
             (RuleKind::Write, RuleList::Deny) => &mut self.write_deny,
+            (RuleKind::Mcp, RuleList::Allow) => &mut self.mcp_allow,
+            (RuleKind::Mcp, RuleList::Ask) => &mut self.mcp_ask,
+            (RuleKind::Mcp, RuleList::Deny) => &mut self.mcp_deny,
         }
     }
 }
@@ -83,6 +97,10 @@ pub enum RuleKind {
     Command,
     /// A workspace-relative path glob for writes (and shell redirections).
     Write,
+    /// An MCP tool: `SERVER/TOOL`, `*` matching any run of characters in
+    /// either part; an allow rule also names the launch spec it was made
+    /// for (`@sha256:…`, the server's fingerprint).
+    Mcp,
 }
 
 /// One rule, named where it is used: in a recorded decision, a listing.
@@ -103,6 +121,9 @@ impl std::fmt::Display for RuleRef {
             (RuleKind::Write, RuleList::Allow) => "write_allow",
             (RuleKind::Write, RuleList::Ask) => "write_ask",
             (RuleKind::Write, RuleList::Deny) => "write_deny",
+            (RuleKind::Mcp, RuleList::Allow) => "mcp_allow",
+            (RuleKind::Mcp, RuleList::Ask) => "mcp_ask",
+            (RuleKind::Mcp, RuleList::Deny) => "mcp_deny",
         };
         let source = match self.source {
             RuleSource::User => "user",
@@ -144,6 +165,11 @@ pub struct RulesListing {
     /// since Strata saved it (or Strata never did).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_applied: Vec<RuleRef>,
+    /// MCP allow rules (in `rules`) bound to a launch spec that no
+    /// configured server has now (its command changed, or it was removed):
+    /// they match nothing until added again for the server as it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_server: Vec<RuleRef>,
 }
 
 impl RulesConfig {

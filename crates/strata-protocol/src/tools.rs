@@ -83,15 +83,25 @@ pub struct ApprovalRequest {
     /// The tool's name, e.g. `write_file`.
     pub tool: String,
     pub kind: ApprovalKind,
-    /// What "always allow" would save for a shell command (its program and
-    /// stable prefix, `cargo test*`, one per distinct part of a compound
-    /// command); empty when nothing safe can be proposed.
+    /// What "always allow" would save: for a shell command its program and
+    /// stable prefix (`cargo test*`, one per distinct part of a compound
+    /// command), for an MCP tool that tool on that launch spec
+    /// (`github/search@sha256:…`); empty when nothing safe can be proposed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<String>>", optional)]
     pub proposed_rules: Vec<String>,
 }
 
 impl ApprovalRequest {
+    /// What the rules in [`Self::proposed_rules`] are about.
+    pub fn proposed_rule_kind(&self) -> crate::RuleKind {
+        match self.kind {
+            ApprovalKind::Mcp { .. } => crate::RuleKind::Mcp,
+            ApprovalKind::Shell { .. } => crate::RuleKind::Command,
+            ApprovalKind::Write { .. } => crate::RuleKind::Write,
+        }
+    }
+
     /// One line for a person, e.g. "write_file src/a.rs" or
     /// "run `cargo test` in /work".
     pub fn summary(&self) -> String {

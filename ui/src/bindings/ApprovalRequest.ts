@@ -14,8 +14,9 @@ call_id: string,
  */
 tool: string, kind: ApprovalKind, 
 /**
- * What "always allow" would save for a shell command (its program and
- * stable prefix, `cargo test*`, one per distinct part of a compound
- * command); empty when nothing safe can be proposed.
+ * What "always allow" would save: for a shell command its program and
+ * stable prefix (`cargo test*`, one per distinct part of a compound
+ * command), for an MCP tool that tool on that launch spec
+ * (`github/search@sha256:…`); empty when nothing safe can be proposed.
  */
 proposed_rules?: Array<string>, };

@@ -3,4 +3,4 @@
 /**
  * What a rule's pattern is about.
  */
-export type RuleKind = "command" | "write";
+export type RuleKind = "command" | "write" | "mcp";

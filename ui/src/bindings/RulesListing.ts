@@ -22,4 +22,10 @@ rules: Array<RuleRef>,
  * A workspace file's allow rules that do not apply: the file changed
  * since Strata saved it (or Strata never did).
  */
-not_applied?: Array<RuleRef>, };
+not_applied?: Array<RuleRef>, 
+/**
+ * MCP allow rules (in `rules`) bound to a launch spec that no
+ * configured server has now (its command changed, or it was removed):
+ * they match nothing until added again for the server as it is.
+ */
+no_server?: Array<RuleRef>, };

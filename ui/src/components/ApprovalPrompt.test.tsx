@@ -124,4 +124,28 @@ describe("ApprovalPrompt", () => {
     expect(screen.queryByRole("button", { name: /Always allow/ })).toBeNull();
     expect(screen.queryByTestId("always-allow-note")).toBeNull();
   });
+
+  it("offers always allow for an MCP tool by its names and says the rule holds for the server's launch command", async () => {
+    const fingerprint = `sha256:${"ab12".repeat(16)}`;
+    const onDecide = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <ApprovalPrompt
+        tool="mcp__github__search_issues"
+        summary="call search_issues on MCP server github"
+        detail='{"q":"bug"}'
+        onDecide={onDecide}
+        proposedRules={[`github/search_issues@${fingerprint}`]}
+      />,
+    );
+    const always = screen.getByRole("button", { name: "Always allow github/search_issues" });
+    expect(always).toHaveTextContent("Always allow github/search_issues R");
+    expect(always).not.toHaveTextContent("sha256");
+    const note = screen.getByTestId("always-allow-note");
+    expect(note).toHaveTextContent("later calls of this tool run without asking while the server runs the same launch command (sha256:ab12ab12ab12…)");
+    expect(note).toHaveTextContent("if its command changes, Strata asks again");
+    expect(note).not.toHaveTextContent("later commands");
+    await user.click(always);
+    expect(onDecide).toHaveBeenCalledWith("always_allow");
+  });
 });

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef } from "react";
 import type { ApprovalDecision } from "../api/types";
 import { approvalAction } from "../lib/approvalWords";
 import { destructiveReasons } from "../lib/destructive";
+import { isMcpTool, mcpRuleParts, shortFingerprint } from "../lib/mcpRule";
 import { isSandboxed, sandboxHint } from "../lib/sandbox";
 import type { SandboxMode } from "../bindings/SandboxMode";
 
@@ -15,21 +16,47 @@ interface ApprovalPromptProps {
   sandbox?: SandboxMode | null;
   /** What a sandboxed command reaches on the network (`network off`). */
   network?: string | null;
-  /** What "Always allow" would save to the workspace's rules (`cargo test*`); empty: not offered. */
+  /** What "Always allow" would save to the workspace's rules (`cargo test*`, `github/search@sha256:…`); empty: not offered. */
   proposedRules?: string[];
 }
 
-/** The rules as the button and its note show them: each in code, joined. */
-function RuleList({ rules }: { rules: string[] }) {
+/** The rules as the button and its note show them: each in code, joined (an MCP rule by its names). */
+function RuleList({ rules, mcp }: { rules: string[]; mcp: boolean }) {
   return (
     <>
       {rules.map((rule, index) => (
         <span key={rule}>
           {index > 0 && (index === rules.length - 1 ? " and " : ", ")}
-          <code>{rule}</code>
+          <code>{mcp ? mcpRuleParts(rule).names : rule}</code>
         </span>
       ))}
     </>
+  );
+}
+
+/** What "Always allow" saves, in words: an MCP tool's rule holds for its server's launch command as it is. */
+function AlwaysAllowNote({ id, rules, mcp }: { id: string; rules: string[]; mcp: boolean }) {
+  const fingerprint = mcp ? mcpRuleParts(rules[0] ?? "").fingerprint : null;
+  return (
+    <p className="approval-rule-note" id={id} data-testid="always-allow-note">
+      Always allow saves {rules.length === 1 ? "the rule" : "the rules"} <RuleList rules={rules} mcp={mcp} /> to this workspace&rsquo;s{" "}
+      <code>.strata/rules.toml</code>:{" "}
+      {mcp ? (
+        <>
+          later calls of this tool run without asking while the server runs the same launch command
+          {fingerprint && (
+            <>
+              {" "}
+              (<code title={fingerprint}>{shortFingerprint(fingerprint)}</code>)
+            </>
+          )}
+          ; if its command changes, Strata asks again.
+        </>
+      ) : (
+        <>later commands {rules.length === 1 ? "it matches" : "they match"} run without asking.</>
+      )}{" "}
+      Edit or remove it in Settings, Rules.
+    </p>
   );
 }
 
@@ -71,8 +98,8 @@ const SHELL_TOOLS = new Set(["run_shell"]);
 const NO_RULES: string[] = [];
 
 /**
- * An inline request to run a tool call: allow once, for the session, always (a shell command's
- * proposed rule, shown before it is saved), or deny. Its Y / A / R / N keys work anywhere while it
+ * An inline request to run a tool call: allow once, for the session, always (a shell command's or
+ * MCP tool's proposed rule, shown before it is saved), or deny. Its Y / A / R / N keys work anywhere while it
  * waits and the composer is empty (see `useApprovalKeys`), not only here.
  */
 export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null, network = null, proposedRules = NO_RULES }: ApprovalPromptProps) {
@@ -87,6 +114,7 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null
   }, []);
   const said = approvalAction(tool, summary, detail);
   const shell = SHELL_TOOLS.has(tool);
+  const mcp = isMcpTool(tool);
   const dangers = shell ? destructiveReasons(detail) : [];
   return (
     <div className={`approval${dangers.length > 0 ? " approval-destructive" : ""}`} role="group" aria-label={`Approval needed for ${tool}`}>
@@ -141,11 +169,11 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null
             <button
               type="button"
               className="button"
-              aria-label={`Always allow ${proposedRules.join(", ")}`}
+              aria-label={`Always allow ${mcp ? proposedRules.map((rule) => mcpRuleParts(rule).names).join(", ") : proposedRules.join(", ")}`}
               aria-describedby={`always-note-${noteId}`}
               onClick={() => onDecide("always_allow")}
             >
-              Always allow <RuleList rules={proposedRules} /> <kbd>R</kbd>
+              Always allow <RuleList rules={proposedRules} mcp={mcp} /> <kbd>R</kbd>
             </button>
           )}
           <button type="button" className="button danger" onClick={() => onDecide("deny")}>
@@ -155,13 +183,7 @@ export function ApprovalPrompt({ tool, summary, detail, onDecide, sandbox = null
       ) : (
         <p className="muted">Another Strata process holds this session: answer it there.</p>
       )}
-      {onDecide && proposedRules.length > 0 && (
-        <p className="approval-rule-note" id={`always-note-${noteId}`} data-testid="always-allow-note">
-          Always allow saves {proposedRules.length === 1 ? "the rule" : "the rules"} <RuleList rules={proposedRules} /> to this workspace&rsquo;s{" "}
-          <code>.strata/rules.toml</code>: later commands {proposedRules.length === 1 ? "it matches" : "they match"} run without asking. Edit or remove it in
-          Settings, Rules.
-        </p>
-      )}
+      {onDecide && proposedRules.length > 0 && <AlwaysAllowNote id={`always-note-${noteId}`} rules={proposedRules} mcp={mcp} />}
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { RulesSettings } from "./RulesSettings";
 const WORKSPACE = "/work/app";
 
 /** A fake app keeping rules as Rust does: the user's, the workspace's, and its allow rules not in effect. */
-function fakeRules(rules: RuleRef[], notApplied: RuleRef[] = []) {
+function fakeRules(rules: RuleRef[], notApplied: RuleRef[] = [], noServer: RuleRef[] = []) {
   const calls: [string, Record<string, unknown>][] = [];
   mockShell((cmd, args) => {
     calls.push([cmd, args]);
@@ -18,7 +18,7 @@ function fakeRules(rules: RuleRef[], notApplied: RuleRef[] = []) {
     if (cmd === "remove_rule") rules.splice(rules.findIndex(same), 1);
     if (cmd === "add_rule" && source === "workspace") notApplied.length = 0;
     const shown = rules.filter((r) => r.source === "user" || args.workspace);
-    return { v: 1, kind: "rules", rules: shown, not_applied: args.workspace ? notApplied : [] };
+    return { v: 1, kind: "rules", rules: shown, not_applied: args.workspace ? notApplied : [], no_server: noServer };
   });
   return calls;
 }
@@ -84,4 +84,40 @@ describe("RulesSettings", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("Invalid approval rule: unclosed quote");
     expect(screen.getByRole("combobox", { name: "Saved in" })).toHaveTextContent("Your rules");
   });
+
+  it("shows an MCP allow rule by its names and the launch command it holds for, and flags one no server runs now", async () => {
+    const bound: RuleRef = { source: "user", kind: "mcp", list: "allow", pattern: `github/search_*@sha256:${"0f".repeat(32)}` };
+    const stale: RuleRef = { source: "user", kind: "mcp", list: "allow", pattern: `docs/*@sha256:${"9e".repeat(32)}` };
+    const calls = fakeRules([bound, stale, { source: "user", kind: "mcp", list: "deny", pattern: "*/delete_*" }], [], [stale]);
+    const user = userEvent.setup();
+    render(<RulesSettings workspace={null} />);
+    const table = await screen.findByRole("table", { name: "Approval rules" });
+    const rows = within(table).getAllByTestId("rule-row");
+    expect(rows.map((r) => r.textContent)).toEqual([
+      "Allow MCP toolgithub/search_* on the launch command sha256:0f0f0f0f0f0f…You (config.toml)Remove",
+      "Allow MCP tooldocs/* on the launch command sha256:9e9e9e9e9e9e… matches nothing: no configured server runs this command nowYou (config.toml)Remove",
+      "Deny MCP tool*/delete_*You (config.toml)Remove",
+    ]);
+    expect(within(rows[0]!).queryByTestId("rule-no-server")).toBeNull();
+    // Removed by the whole stored pattern, named by its names.
+    await user.click(screen.getByRole("button", { name: "Remove allow mcp tool github/search_*" }));
+    await waitFor(() => expect(within(table).getAllByTestId("rule-row")).toHaveLength(2));
+    expect(calls.find(([cmd]) => cmd === "remove_rule")?.[1]).toEqual({ kind: "mcp", list: "allow", pattern: bound.pattern });
+  });
+
+  it("adds an MCP rule by SERVER/TOOL with a placeholder that says the form", async () => {
+    const calls = fakeRules([]);
+    const user = userEvent.setup();
+    render(<RulesSettings workspace={null} />);
+    await screen.findByText(/No rules yet/);
+    const list = screen.getByRole("combobox", { name: "Rule" });
+    list.focus();
+    await user.keyboard("{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{ArrowDown}{Enter}");
+    expect(list).toHaveTextContent("Deny MCP tool");
+    expect(screen.getByLabelText("Pattern")).toHaveAttribute("placeholder", "github/search_*");
+    await user.type(screen.getByLabelText("Pattern"), "*/delete_*{Enter}");
+    await screen.findByTestId("rule-row");
+    expect(calls.find(([cmd]) => cmd === "add_rule")?.[1]).toEqual({ kind: "mcp", list: "deny", pattern: "*/delete_*" });
+  });
 });
+

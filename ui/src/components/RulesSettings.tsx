@@ -4,11 +4,12 @@ import type { RuleKind } from "../bindings/RuleKind";
 import type { RuleList } from "../bindings/RuleList";
 import type { RuleRef } from "../bindings/RuleRef";
 import type { RulesListing } from "../bindings/RulesListing";
+import { mcpRuleParts, shortFingerprint } from "../lib/mcpRule";
 import { AddFormField } from "./AddFormField";
 import { Listbox } from "./Listbox";
 import { useEditedListing } from "./useEditedListing";
 
-/** The six lists a rule can be in, as the settings name them. */
+/** The nine lists a rule can be in, as the settings name them. */
 export const RULE_LISTS: { kind: RuleKind; list: RuleList; label: string }[] = [
   { kind: "command", list: "allow", label: "Allow command" },
   { kind: "command", list: "ask", label: "Ask for command" },
@@ -16,7 +17,39 @@ export const RULE_LISTS: { kind: RuleKind; list: RuleList; label: string }[] = [
   { kind: "write", list: "allow", label: "Allow write" },
   { kind: "write", list: "ask", label: "Ask for write" },
   { kind: "write", list: "deny", label: "Deny write" },
+  { kind: "mcp", list: "allow", label: "Allow MCP tool" },
+  { kind: "mcp", list: "ask", label: "Ask for MCP tool" },
+  { kind: "mcp", list: "deny", label: "Deny MCP tool" },
 ];
+
+const PLACEHOLDER: Record<RuleKind, string> = {
+  command: "cargo test*",
+  write: "src/**",
+  mcp: "github/search_*",
+};
+
+/** A rule's pattern: an MCP allow rule shows its names, and the launch command it is bound to in short. */
+function PatternCell({ rule, unbound }: { rule: RuleRef; unbound: boolean }) {
+  if (rule.kind !== "mcp") return <code>{rule.pattern}</code>;
+  const { names, fingerprint } = mcpRuleParts(rule.pattern);
+  return (
+    <>
+      <code>{names}</code>
+      {fingerprint && (
+        <span className="rule-binding muted" title={`Bound to the launch command whose fingerprint is ${fingerprint}`}>
+          {" "}
+          on the launch command <code>{shortFingerprint(fingerprint)}</code>
+        </span>
+      )}
+      {unbound && (
+        <span className="rule-unbound" data-testid="rule-no-server">
+          {" "}
+          matches nothing: no configured server runs this command now
+        </span>
+      )}
+    </>
+  );
+}
 
 const LIST_OPTIONS = RULE_LISTS.map((option, index) => ({ value: String(index), label: option.label }));
 
@@ -33,6 +66,11 @@ const SOURCE_LABEL: Record<RuleRef["source"], string> = {
 
 function listLabel(rule: RuleRef): string {
   return RULE_LISTS.find((l) => l.kind === rule.kind && l.list === rule.list)?.label ?? `${rule.list} ${rule.kind}`;
+}
+
+/** The pattern as a label names it: an MCP rule by its `SERVER/TOOL`. */
+function shownPattern(rule: RuleRef): string {
+  return rule.kind === "mcp" ? mcpRuleParts(rule.pattern).names : rule.pattern;
 }
 
 function ruleKey(rule: RuleRef): string {
@@ -64,7 +102,7 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
     const chosen = RULE_LISTS[listIndex];
     if (!chosen) return;
     if (pattern.trim() === "") {
-      setError("Type a pattern first, e.g. cargo test* or src/**.");
+      setError(`Type a pattern first, e.g. ${PLACEHOLDER[chosen.kind]}.`);
       return;
     }
     const request = { kind: chosen.kind, list: chosen.list, pattern, ...(toWorkspace && workspace ? { workspace } : {}) };
@@ -76,12 +114,15 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
 
   const rules = listing?.rules ?? [];
   const notApplied = listing?.not_applied ?? [];
+  const noServer = new Set((listing?.no_server ?? []).map(ruleKey));
+  const chosenKind = RULE_LISTS[listIndex]?.kind ?? "command";
   return (
     <section className="settings-section" aria-labelledby={`${ids}-heading`}>
       <h3 id={`${ids}-heading`}>Rules</h3>
       <p className="muted settings-rules-hint">
-        What runs without asking, what always asks and what is refused, by command pattern (<code>cargo test*</code>) or written path (
-        <code>src/**</code>). Deny wins; changes here are saved at once.
+        What runs without asking, what always asks and what is refused, by command pattern (<code>cargo test*</code>), written path (
+        <code>src/**</code>) or MCP tool (<code>github/search_*</code>). Deny wins; changes here are saved at once. An MCP allow rule holds
+        for the server&rsquo;s launch command as it is when you add it: if that command changes, the rule stops applying.
       </p>
       {listing === null && loadError === null && <p className="muted">Loading the rules…</p>}
       {listing === null && loadError !== null && <p className="muted">The rules could not be read: {loadError}</p>}
@@ -103,12 +144,12 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
               <tr key={ruleKey(rule)} data-testid="rule-row">
                 <td className={`rule-list rule-list-${rule.list}`}>{listLabel(rule)}</td>
                 <td>
-                  <code>{rule.pattern}</code>
+                  <PatternCell rule={rule} unbound={noServer.has(ruleKey(rule))} />
                 </td>
                 <td className="muted">{SOURCE_LABEL[rule.source]}</td>
                 <td>
                   {rule.source !== "session" && (
-                    <button type="button" className="link-button" aria-label={`Remove ${listLabel(rule).toLowerCase()} ${rule.pattern}`} disabled={busy} onClick={() => remove(rule)}>
+                    <button type="button" className="link-button" aria-label={`Remove ${listLabel(rule).toLowerCase()} ${shownPattern(rule)}`} disabled={busy} onClick={() => remove(rule)}>
                       Remove
                     </button>
                   )}
@@ -119,14 +160,14 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
               <tr key={`off-${ruleKey(rule)}`} className="rule-not-applied" data-testid="rule-not-applied">
                 <td className="rule-list">{listLabel(rule)}</td>
                 <td>
-                  <code>{rule.pattern}</code>
+                  <PatternCell rule={rule} unbound={false} />
                 </td>
                 <td className="muted">{SOURCE_LABEL[rule.source]}, not in effect</td>
                 <td>
                   <button
                     type="button"
                     className="link-button"
-                    aria-label={`Trust ${listLabel(rule).toLowerCase()} ${rule.pattern}`}
+                    aria-label={`Trust ${listLabel(rule).toLowerCase()} ${shownPattern(rule)}`}
                     disabled={busy}
                     onClick={() => void run(() => api.addRule({ kind: rule.kind, list: rule.list, pattern: rule.pattern, ...(workspace ? { workspace } : {}) }))}
                   >
@@ -156,7 +197,7 @@ export const RulesSettings = memo(function RulesSettings({ workspace }: RulesSet
           </label>
           <Listbox<string> id={`${ids}-list`} value={String(listIndex)} options={LIST_OPTIONS} onChange={(value) => setListIndex(Number(value))} />
         </div>
-        <AddFormField id={`${ids}-pattern`} label="Pattern" value={pattern} placeholder="cargo test*" className="rules-add-pattern" onChange={setPattern} onEnter={() => void add()} />
+        <AddFormField id={`${ids}-pattern`} label="Pattern" value={pattern} placeholder={PLACEHOLDER[chosenKind]} className="rules-add-pattern" onChange={setPattern} onEnter={() => void add()} />
         <div className="field rules-add-field">
           <label className="field-label" htmlFor={`${ids}-place`}>
             Saved in

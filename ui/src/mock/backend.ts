@@ -125,6 +125,15 @@ export class MockBackend {
     };
   }
 
+  /** As the app stores a rule: an MCP allow rule written by name is bound to its server's fingerprint. */
+  storedRulePattern(kind: RuleRef["kind"], list: RuleRef["list"], pattern: string): string {
+    if (kind !== "mcp" || list !== "allow" || pattern.includes("@")) return pattern;
+    const name = pattern.split("/")[0];
+    const server = this.mcp.listing().servers.find((s) => s.name === name);
+    if (!server) throw { kind: "invalid_input", message: `No MCP server named "${name}" is configured: an MCP allow rule is bound to a configured server's launch command.` };
+    return `${pattern}@${server.fingerprint}`;
+  }
+
   /** `list_rules`: the user's rules, and the workspace's when one is named. */
   rulesListing(workspace: string | null | undefined): RulesListing {
     return { v: 1, kind: "rules", rules: this.rules.filter((r) => r.source === "user" || (workspace && r.source === "workspace")) };
@@ -270,7 +279,7 @@ export class MockBackend {
       mcp_server_log: (request) => ({ name: this.mcp.named(request.name).name, lines: [] }),
       add_rule: (request) => {
         const source = request.workspace ? "workspace" : "user";
-        const pattern = request.pattern.trim();
+        const pattern = this.storedRulePattern(request.kind, request.list, request.pattern.trim());
         if (!this.rules.some((r) => r.source === source && r.kind === request.kind && r.list === request.list && r.pattern === pattern)) {
           this.rules.push({ source, kind: request.kind, list: request.list, pattern });
         }

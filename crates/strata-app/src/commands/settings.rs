@@ -326,8 +326,8 @@ impl App {
                     list,
                     pattern: &pattern,
                 };
-                let (changed, place) = rules::edit(&app.paths, edit, add)?;
-                tracing::info!(add, changed, file = %place.display(), "approval rules edited");
+                let edited = rules::edit(&app.paths, edit, add)?;
+                tracing::info!(add, changed = edited.changed, file = %edited.file.display(), "approval rules edited");
                 rules::listing(&app.paths, true, workspace.as_deref())
             })
             .await?;

@@ -4,6 +4,8 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 #[cfg(unix)]
+pub mod mcp;
+#[cfg(unix)]
 pub mod procs;
 #[cfg(unix)]
 pub mod pty;

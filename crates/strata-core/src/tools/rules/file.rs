@@ -22,7 +22,8 @@ pub const WORKSPACE_RULES_FILE: &str = ".strata/rules.toml";
 /// A workspace's rules as loaded.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WorkspaceRules {
-    /// Every list; `allow` and `write_allow` are emptied when untrusted.
+    /// Every list; `allow`, `write_allow` and `mcp_allow` are emptied when
+    /// untrusted.
     pub rules: RulesConfig,
     /// The allow lists the file holds but that were not saved by Strata
     /// (the file changed since): shown, never applied.
@@ -46,8 +47,10 @@ pub fn load_workspace_rules(workspace: &Path, trust_dir: &Path) -> Result<Worksp
         .is_ok_and(|saved| saved.trim() == digest(text.as_bytes()));
     let mut untrusted_allow = RulesConfig::default();
     if !trusted {
-        untrusted_allow.allow = std::mem::take(&mut rules.allow);
-        untrusted_allow.write_allow = std::mem::take(&mut rules.write_allow);
+        for kind in [RuleKind::Command, RuleKind::Write, RuleKind::Mcp] {
+            *untrusted_allow.list_mut(kind, RuleList::Allow) =
+                std::mem::take(rules.list_mut(kind, RuleList::Allow));
+        }
     }
     Ok(WorkspaceRules {
         rules,

@@ -1,8 +1,9 @@
 //! Approval rules that say what they allow: `allow`, `ask` and `deny` lists
-//! of command patterns and of write path patterns, from the user's config
-//! and the workspace's `.strata/rules.toml`.
+//! of command patterns, of write path patterns and of MCP tools, from the
+//! user's config and the workspace's `.strata/rules.toml`.
 //!
-//! Decisions are pure ([`RuleSet::judge_command`], [`RuleSet::judge_write`]):
+//! Decisions are pure ([`RuleSet::judge_command`], [`RuleSet::judge_write`],
+//! [`RuleSet::judge_mcp`]):
 //! deny always wins; a compound command is allowed only when every part is
 //! (and every file it redirects into is an allowed write); a command line
 //! the parser cannot follow is asked (or denied, when a deny rule matches
@@ -10,6 +11,7 @@
 
 mod file;
 mod lex;
+mod mcp_pattern;
 mod network_file;
 mod parse;
 mod pattern;
@@ -18,6 +20,9 @@ mod propose;
 pub use file::{
     WORKSPACE_RULES_FILE, WorkspaceRules, add_workspace_rules, load_workspace_rules,
     remove_workspace_rule, save_workspace_rules,
+};
+pub use mcp_pattern::{
+    McpPattern, McpRuleSubject, bind_mcp_rule, mcp_rule_server, propose_mcp_rule,
 };
 pub use network_file::{
     WORKSPACE_NETWORK_FILE, WorkspaceNetwork, load_workspace_network, save_workspace_network,
@@ -50,6 +55,7 @@ pub enum RuleVerdict {
 pub struct RuleSet {
     commands: Vec<(RuleRef, CommandPattern)>,
     paths: Vec<(RuleRef, PathPattern)>,
+    mcp: Vec<(RuleRef, McpPattern)>,
 }
 
 impl RuleSet {
@@ -98,6 +104,13 @@ impl RuleSet {
                     self.paths.push((rule, compiled));
                 }
             }
+            RuleKind::Mcp => {
+                let compiled = McpPattern::parse(pattern, list)?;
+                let rule = rule_ref(source, kind, list, compiled.text());
+                if !self.mcp.iter().any(|(known, _)| *known == rule) {
+                    self.mcp.push((rule, compiled));
+                }
+            }
         }
         Ok(())
     }
@@ -108,6 +121,7 @@ impl RuleSet {
             .iter()
             .map(|(rule, _)| rule)
             .chain(self.paths.iter().map(|(rule, _)| rule))
+            .chain(self.mcp.iter().map(|(rule, _)| rule))
     }
 
     fn command_rule(
@@ -224,6 +238,32 @@ impl RuleSet {
     }
 }
 
+impl RuleSet {
+    /// A call of an MCP tool: deny, then ask, then allow, each list's first
+    /// match deciding.
+    pub fn judge_mcp(&self, call: McpRuleSubject<'_>) -> RuleVerdict {
+        let rule = |list: RuleList| {
+            self.mcp
+                .iter()
+                .find(|(rule, pattern)| rule.list == list && pattern.matches(call))
+                .map(|(rule, _)| rule.clone())
+        };
+        if let Some(rule) = rule(RuleList::Deny) {
+            return RuleVerdict::Deny(rule);
+        }
+        if let Some(rule) = rule(RuleList::Ask) {
+            return RuleVerdict::Ask {
+                rules: vec![rule],
+                reason: None,
+            };
+        }
+        match rule(RuleList::Allow) {
+            Some(rule) => RuleVerdict::Allow(vec![rule]),
+            None => RuleVerdict::NoRule,
+        }
+    }
+}
+
 fn rule_ref(source: RuleSource, kind: RuleKind, list: RuleList, pattern: &str) -> RuleRef {
     RuleRef {
         source,
@@ -239,6 +279,8 @@ fn push_unique(rules: &mut Vec<RuleRef>, rule: &RuleRef) {
     }
 }
 
+#[cfg(test)]
+mod mcp_rules_tests;
 #[cfg(test)]
 mod parse_tests;
 #[cfg(test)]

@@ -12,6 +12,7 @@ fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> RuleSet {
         write_allow: vec!["out/**".into(), "*.log".into()],
         write_ask: vec![],
         write_deny: vec![".env".into()],
+        ..RulesConfig::default()
     };
     RuleSet::from_configs(&[(RuleSource::User, &config)]).unwrap()
 }
