@@ -42,6 +42,8 @@ pub enum Refusal {
     Port(String, u16),
     /// Not a host name IDNA accepts, or not a request the proxy reads.
     Invalid,
+    /// The proxy was already serving its most connections at once.
+    Busy(usize),
 }
 
 impl std::fmt::Display for Refusal {
@@ -52,6 +54,10 @@ impl std::fmt::Display for Refusal {
                 write!(f, "network to {host} port {port} is not on the allow-list")
             }
             Self::Invalid => f.write_str("network to a name that is not a valid domain is refused"),
+            Self::Busy(max) => write!(
+                f,
+                "a network connection was refused: the proxy serves at most {max} at once"
+            ),
         }
     }
 }

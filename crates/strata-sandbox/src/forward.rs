@@ -117,10 +117,16 @@ pub fn run_forwarder(socket: &Path) -> io::Result<()> {
     writeln!(stdout, "{port}")?;
     stdout.flush()?;
     drop(stdout);
+    let slots = crate::proxy::ConnectionSlots::default();
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
+        // Past the proxy's own limit a connection would only be refused.
+        let Some(slot) = slots.take(crate::proxy::MAX_CONNECTIONS) else {
+            continue;
+        };
         let socket = socket.to_path_buf();
         std::thread::spawn(move || {
+            let _slot = slot;
             if let Ok(upstream) = UnixStream::connect(&socket) {
                 crate::proxy::relay(client, upstream);
             }

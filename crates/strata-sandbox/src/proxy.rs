@@ -3,13 +3,16 @@
 //! forwarder relays the sandbox's `127.0.0.1:PORT` to it) that lets through
 //! only the hosts its [`AllowList`] allows and remembers every refusal.
 //!
-//! Blocking threads, one per connection: a session's commands open few.
+//! Blocking threads, one per connection: a session's commands open few,
+//! and at most [`MAX_CONNECTIONS`] are served at once (a command opening
+//! connections without end gets `503` for the rest instead of costing
+//! Strata a thread each).
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -19,6 +22,37 @@ use crate::allow::{AllowList, Refusal};
 const MAX_HEAD: usize = 16 * 1024;
 /// A client that sends no complete head in this long is dropped.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most connections a proxy (and a forwarder) serves at once.
+pub const MAX_CONNECTIONS: usize = 64;
+/// How long a refused-busy client's input is read off before closing.
+const BUSY_DRAIN: Duration = Duration::from_millis(200);
+
+/// Connections being served, up to a limit; a slot is freed when its
+/// [`Slot`] is dropped (the connection's thread ended).
+#[derive(Clone, Debug, Default)]
+pub struct ConnectionSlots(Arc<AtomicUsize>);
+
+/// One connection's place among [`ConnectionSlots`].
+#[derive(Debug)]
+pub struct Slot(Arc<AtomicUsize>);
+
+impl ConnectionSlots {
+    /// A slot, or `None` when `max` connections are being served.
+    pub fn take(&self, max: usize) -> Option<Slot> {
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                (used < max).then_some(used + 1)
+            })
+            .ok()
+            .map(|_| Slot(Arc::clone(&self.0)))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Turns an allowed host and port into addresses; the system resolver
 /// unless a test maps names itself.
@@ -35,6 +69,7 @@ struct Shared {
     resolver: Resolver,
     refusals: Mutex<Vec<Refusal>>,
     stopped: AtomicBool,
+    slots: ConnectionSlots,
 }
 
 impl Proxy {
@@ -57,6 +92,7 @@ impl Proxy {
             resolver,
             refusals: Mutex::new(Vec::new()),
             stopped: AtomicBool::new(false),
+            slots: ConnectionSlots::default(),
         });
         let accepting = Arc::clone(&shared);
         std::thread::Builder::new()
@@ -115,15 +151,24 @@ impl Drop for Proxy {
 }
 
 fn accept_loop(listener: &UnixListener, shared: &Arc<Shared>) {
+    let busy = refuse_busy(Arc::clone(shared));
     for client in listener.incoming() {
         if shared.stopped.load(Ordering::SeqCst) {
             return;
         }
         let Ok(client) = client else { continue };
+        let Some(slot) = shared.slots.take(MAX_CONNECTIONS) else {
+            // Full queue: closed unanswered (dropped here).
+            let _ = busy.try_send(client);
+            continue;
+        };
         let shared = Arc::clone(shared);
         let spawned = std::thread::Builder::new()
             .name("strata-proxy-conn".into())
-            .spawn(move || serve(client, &shared));
+            .spawn(move || {
+                let _slot = slot;
+                serve(client, &shared);
+            });
         if let Err(error) = spawned {
             tracing::warn!(%error, "the network proxy could not serve a connection");
         }
@@ -191,18 +236,53 @@ fn connect_any(addrs: &[SocketAddr]) -> io::Result<TcpStream> {
 }
 
 fn refuse(client: &mut UnixStream, shared: &Shared, refusal: Refusal) {
+    refuse_with(client, shared, refusal, "403 Forbidden");
+}
+
+/// Records the refusal, then answers it: in that order, so a command that
+/// ends on the answer finds the refusal recorded (its output's
+/// explanation line is read from the record as the command ends).
+fn refuse_with(client: &mut UnixStream, shared: &Shared, refusal: Refusal, status: &str) {
     tracing::warn!(refusal = %refusal, "the network proxy refused a request");
     let body = format!("strata: {refusal}\n");
-    let _ = write!(
-        client,
-        "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
     shared
         .refusals
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(refusal);
+    let _ = write!(
+        client,
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// Answers connections past the limit, one at a time on one thread: the
+/// 503, then what the client sent is read off (briefly) before closing, as
+/// closing a UNIX socket with unread input resets it and the client would
+/// see a reset instead of the answer. More waiting than its queue holds
+/// are closed unanswered.
+fn refuse_busy(shared: Arc<Shared>) -> std::sync::mpsc::SyncSender<UnixStream> {
+    let (send, receive) = std::sync::mpsc::sync_channel::<UnixStream>(MAX_CONNECTIONS);
+    let spawned = std::thread::Builder::new()
+        .name("strata-proxy-busy".into())
+        .spawn(move || {
+            for mut client in receive {
+                refuse_with(
+                    &mut client,
+                    &shared,
+                    Refusal::Busy(MAX_CONNECTIONS),
+                    "503 Service Unavailable",
+                );
+                let _ = client.shutdown(std::net::Shutdown::Write);
+                let _ = client.set_read_timeout(Some(BUSY_DRAIN));
+                let _ = io::copy(&mut (&client).take(MAX_HEAD as u64), &mut io::sink());
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "the network proxy cannot answer connections past its limit");
+    }
+    send
 }
 
 /// Reads one request head; `Err` for anything that is not a CONNECT or an

@@ -134,3 +134,53 @@ fn a_direct_connection_without_the_proxy_reaches_nothing() {
         vec!["[sandbox: the network is reached only through Strata's proxy (HTTP_PROXY), to the allowed domains]".to_owned()]
     );
 }
+
+/// What the proxy answers a plain GET of `allowed.test` sent straight to
+/// its socket (no sandbox needed): its status line and body.
+fn get_through(proxy: &Proxy) -> String {
+    let mut client = std::os::unix::net::UnixStream::connect(proxy.socket()).unwrap();
+    client
+        .write_all(b"GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    client.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn past_its_connection_limit_the_proxy_answers_503_at_once_and_serves_again_once_one_closes() {
+    use strata_sandbox::proxy::MAX_CONNECTIONS;
+    let dir = tempfile::tempdir().unwrap();
+    let proxy = proxy_for(http_server(), dir.path());
+    assert!(get_through(&proxy).ends_with("arrived\n"));
+    // Connections that never send a head each hold a slot.
+    let held: Vec<_> = (0..MAX_CONNECTIONS)
+        .map(|_| std::os::unix::net::UnixStream::connect(proxy.socket()).unwrap())
+        .collect();
+    let busy = get_through(&proxy);
+    assert!(busy.starts_with("HTTP/1.1 503"), "{busy}");
+    assert!(
+        busy.contains(&format!(
+            "the proxy serves at most {MAX_CONNECTIONS} at once"
+        )),
+        "{busy}"
+    );
+    assert!(
+        proxy
+            .refusals_since(0)
+            .contains(&Refusal::Busy(MAX_CONNECTIONS))
+    );
+    drop(held);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let answer = get_through(&proxy);
+        if answer.ends_with("arrived\n") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still refused after the held connections closed: {answer}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
