@@ -55,8 +55,10 @@ describe("the workspace's network file in Settings (issue 26)", { timeout: 300_0
     await h.driver.sendKeys(await domainField(), "not a domain");
     await h.click("[role=dialog] button", "Add domain");
     await h.click("[role=dialog] button", "Save workspace network");
-    await h.find("[role=dialog] [role=alert]", '"not a domain" is not a domain, a *.domain or an IP address');
+    await h.find("[role=dialog] [role=alert]", 'Nothing was saved: "not a domain" is not a domain, a *.domain or an IP address.');
     assert.equal(fs.existsSync(networkFile()), false, "a refused domain writes nothing");
+    await h.run(() => document.querySelector("[role=dialog] [role=alert]")?.scrollIntoView({ block: "end" }));
+    await h.screenshotBoth("network-settings/refused");
     await h.click("[role=dialog] button[aria-label='Remove not a domain']");
     await h.click("[role=dialog] button", "Save workspace network");
     await h.find("[role=dialog] [role=status]", "Saved: new sessions in this workspace get allowed domains (crates.io, *.npmjs.org).");

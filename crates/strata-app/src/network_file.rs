@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use strata_core::StrataPaths;
 use strata_core::tools::rules::{
     WORKSPACE_NETWORK_FILE, WorkspaceNetwork, load_workspace_network, save_workspace_network,
 };
+use strata_core::{CoreError, StrataPaths};
 use strata_protocol::{SandboxNetwork, WorkspaceNetworkView};
 
-use crate::error::AppResult;
+use crate::error::{AppResult, invalid_input};
 
 /// The workspace's network file: its choice and domains, and whether the
 /// choice applies (a wider one the file makes without Strata's digest is
@@ -39,7 +39,7 @@ pub fn load(paths: &StrataPaths, workspace: &Path) -> AppResult<WorkspaceNetwork
 /// the next sessions there. Domains are trimmed, blanks and repeats left
 /// out; one that is not a domain, a `*.domain` or an IP address is refused
 /// (strata-sandbox's allow-list parser, the proxy's own) and nothing is
-/// written. Returns the file's path.
+/// written, the refusal naming it. Returns the file's path.
 pub fn save(
     paths: &StrataPaths,
     workspace: &Path,
@@ -56,6 +56,11 @@ pub fn save(
         network: Some(network),
         allow_domains: domains,
     };
-    save_workspace_network(workspace, &paths.config, &file)?;
+    save_workspace_network(workspace, &paths.config, &file).map_err(|error| match error {
+        CoreError::InvalidRules { message, .. } => {
+            invalid_input(format!("Nothing was saved: {message}."))
+        }
+        other => other.into(),
+    })?;
     Ok(workspace.join(WORKSPACE_NETWORK_FILE))
 }

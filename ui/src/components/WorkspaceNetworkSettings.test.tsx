@@ -19,7 +19,7 @@ function fakeFile(start: Partial<WorkspaceNetworkView> = {}) {
     if (cmd === "save_workspace_network") {
       const domains = args.allow_domains as string[];
       const bad = domains.find((d) => d.includes(" "));
-      if (bad) throw { kind: "invalid_input", message: `${FILE}: invalid rules: "${bad}" is not a domain, a *.domain or an IP address` };
+      if (bad) throw { kind: "invalid_input", message: `Nothing was saved: "${bad}" is not a domain, a *.domain or an IP address.` };
       file = { file: FILE, exists: true, network: args.network as WorkspaceNetworkView["network"], allow_domains: domains, applied: true };
       return file;
     }

@@ -14,7 +14,7 @@ export class MockWorkspaceNetworks {
   save(request: SaveWorkspaceNetwork): WorkspaceNetworkView {
     const domains = [...new Set(request.allow_domains.map((d) => d.trim()).filter(Boolean))];
     const bad = domains.find((d) => !/^(\*\.)?[A-Za-z0-9.-]+(:\d+)?$/.test(d));
-    if (bad !== undefined) throw { kind: "invalid_input", message: `Invalid rules in ${request.workspace}/.strata/network.toml: "${bad}" is not a domain, a *.domain or an IP address` };
+    if (bad !== undefined) throw { kind: "invalid_input", message: `Nothing was saved: "${bad}" is not a domain, a *.domain or an IP address.` };
     const saved = { file: `${request.workspace}/.strata/network.toml`, exists: true, network: request.network, allow_domains: domains, applied: true };
     this.files.set(request.workspace, saved);
     return saved;
