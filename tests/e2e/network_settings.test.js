@@ -1,7 +1,8 @@
 // Issue 26 on the desktop: Settings' "Workspace network" section saves the
 // open session's workspace's .strata/network.toml through the same app
 // function as `strata rules network`. A saved allow-list is on disk and
-// trusted: a session `strata run` starts there records it. A file edited by
+// trusted: a session `strata run` starts there records it, and the desktop's
+// new-session sheet starts from it. A file edited by
 // hand afterwards is shown as not applied. The section lays out at 1024 and
 // 1440 px in both themes.
 
@@ -74,6 +75,16 @@ describe("the workspace's network file in Settings (issue 26)", { timeout: 300_0
     assert.equal(run.code, 0, run.stderr);
     const recorded = (await h.records(await h.sessionIdOf("Which network?"))).filter((record) => record.type === "sandbox_set");
     assert.deepEqual(recorded.map((r) => r.payload), [{ mode: "workspace-write", network: "allow-list", allow_domains: ["crates.io", "*.npmjs.org"] }]);
+    // The desktop's own new-session sheet starts from the file too.
+    await h.click("nav[aria-label=Sessions] button", "New session");
+    await h.find("[role=dialog] [data-testid=new-session-folder]", h.workspace);
+    await h.find("[role=dialog] [data-testid=new-session-network-source]", "From this workspace’s .strata/network.toml, saved by Strata.");
+    const sheetChoice = await h.run(() => document.querySelector("[role=dialog] [data-testid=sandbox-network] label.selected")?.textContent);
+    assert.equal(norm(sheetChoice), "Allowed domains…");
+    await h.find("[role=dialog] [data-testid=sandbox-network-domains]", "Allowed: crates.io, *.npmjs.org");
+    await h.screenshotBoth("network-settings/new-session");
+    await h.click("[role=dialog] button", "Cancel");
+    await h.waitFor("the sheet to close", () => !document.querySelector("[role=dialog]"));
     await openSection();
     assert.match(await state(), /^Applied/);
     const checked = await h.run((s) => document.querySelector(`${s} [role=radiogroup] label.selected`)?.textContent, section);
