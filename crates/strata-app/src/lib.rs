@@ -46,6 +46,7 @@ pub mod manager;
 pub mod mcp;
 mod memory;
 pub mod mentions;
+pub mod network_file;
 pub mod outside;
 pub mod preferences;
 pub mod profile;

@@ -243,21 +243,3 @@ pub fn save_always_allow(
         &proposed.patterns,
     )?)
 }
-
-/// Saves `workspace`'s `.strata/network.toml` with its digest, so its
-/// choice applies to the next sessions there (a file Strata did not save
-/// can only turn the network off). Returns the file's path.
-pub fn save_workspace_network(
-    paths: &StrataPaths,
-    workspace: &Path,
-    network: strata_protocol::SandboxNetwork,
-    allow_domains: Vec<String>,
-) -> AppResult<PathBuf> {
-    let file = strata_core::tools::rules::WorkspaceNetwork {
-        network: Some(network),
-        allow_domains,
-    };
-    strata_core::tools::rules::save_workspace_network(workspace, &paths.config, &file)
-        .map_err(|error| invalid_input(error.to_string()))?;
-    Ok(workspace.join(strata_core::tools::rules::WORKSPACE_NETWORK_FILE))
-}

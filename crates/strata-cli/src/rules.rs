@@ -17,11 +17,11 @@ pub fn rules(ctx: &Context, command: RulesCommand) -> crate::error::Result<()> {
         RulesCommand::Add(args) => edit(ctx, &args, true),
         RulesCommand::Remove(args) => edit(ctx, &args, false),
         RulesCommand::Network(args) => {
-            let place = strata_app::rules::save_workspace_network(
+            let place = strata_app::network_file::save(
                 &ctx.paths,
                 &args.workspace,
                 args.network,
-                args.domains,
+                &args.domains,
             )?;
             writeln!(
                 ctx.out.stdout(),

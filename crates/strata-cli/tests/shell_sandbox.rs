@@ -396,3 +396,28 @@ fn a_workspace_network_saved_by_strata_applies_and_one_edited_outside_does_not_w
     let id = announced_id(&run.stderr);
     assert_eq!(network_records(&home, id), [(Off, Vec::new())]);
 }
+
+#[test]
+fn strata_rules_network_refuses_a_domain_that_is_not_one_and_writes_nothing() {
+    let home = Home::new();
+    let workspace = home.workspace.path().to_str().unwrap().to_owned();
+    let refused = home.run(&[
+        "rules",
+        "network",
+        "allow-list",
+        "crates.io",
+        "not a domain",
+        "--workspace",
+        &workspace,
+    ]);
+    assert_ne!(refused.code, 0, "{refused:#?}");
+    // The CLI starts its one line in lower case.
+    assert!(
+        refused.stderr.contains(
+            "strata: error: nothing was saved: \"not a domain\" is not a domain, a *.domain or an IP address."
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(!home.workspace.path().join(".strata/network.toml").exists());
+}

@@ -94,6 +94,9 @@ mod tests {
         crate::RemoveRule::export_all(&cfg)?;
         crate::RulesListing::export_all(&cfg)?;
         crate::McpServerListing::export_all(&cfg)?;
+        crate::GetWorkspaceNetwork::export_all(&cfg)?;
+        crate::SaveWorkspaceNetwork::export_all(&cfg)?;
+        crate::WorkspaceNetworkView::export_all(&cfg)?;
         crate::McpServerTest::export_all(&cfg)?;
         crate::McpImportReport::export_all(&cfg)?;
         crate::GetMcpServerLog::export_all(&cfg)?;

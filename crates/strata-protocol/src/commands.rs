@@ -94,6 +94,8 @@ macro_rules! with_commands {
             settings: App list_rules($crate::ListRules) -> $crate::RulesListing;
             settings: App add_rule($crate::AddRule) -> $crate::RulesListing;
             settings: App remove_rule($crate::RemoveRule) -> $crate::RulesListing;
+            settings: App get_workspace_network($crate::GetWorkspaceNetwork) -> $crate::WorkspaceNetworkView;
+            settings: App save_workspace_network($crate::SaveWorkspaceNetwork) -> $crate::WorkspaceNetworkView;
             mcp: App list_mcp_servers($crate::ListMcpServers) -> $crate::McpServerListing;
             mcp: App add_mcp_server($crate::AddMcpServer) -> $crate::McpServerListing;
             mcp: App remove_mcp_server($crate::RemoveMcpServer) -> $crate::McpServerListing;

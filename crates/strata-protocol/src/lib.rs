@@ -25,6 +25,7 @@ mod mcp_catalog;
 mod mcp_servers;
 mod mentions;
 mod model;
+mod network_file;
 mod output;
 mod plan;
 mod pricing;
@@ -115,6 +116,7 @@ pub use mentions::{FindWorkspaceFiles, WorkspaceFile, WorkspaceFiles};
 pub use model::{
     ModelError, ModelEvent, ModelRequest, ModelResponse, StopReason, ToolChoice, ToolSpec,
 };
+pub use network_file::{GetWorkspaceNetwork, SaveWorkspaceNetwork, WorkspaceNetworkView};
 pub use output::{
     CompactFinished, CompactPreview, CompactResult, CompactionEntry, CompactionEval,
     CompactionList, CostOutput, EvalFixture, OutputKind, PolicyEval, ProbeScore, SessionContext,

@@ -27,6 +27,7 @@ import type { RestoreTarget } from "../bindings/RestoreTarget";
 import type { SetApiKey } from "../bindings/SetApiKey";
 import type { Settings } from "../bindings/Settings";
 import type { AddRule } from "../bindings/AddRule";
+import type { SaveWorkspaceNetwork } from "../bindings/SaveWorkspaceNetwork";
 import type { AddMcpServer } from "../bindings/AddMcpServer";
 
 /** A failed command, as thrown by every wrapper below. */
@@ -207,6 +208,11 @@ export const listRules = (workspace: string | null) => call("list_rules", worksp
 /** One rule added to (or removed from) the user's rules, or the workspace's when one is named; saved at once. */
 export const addRule = (rule: AddRule) => call("add_rule", rule);
 export const removeRule = (rule: AddRule) => call("remove_rule", rule);
+
+/** The workspace's `.strata/network.toml`: its choice and domains, and whether they apply. */
+export const getWorkspaceNetwork = (workspace: string) => call("get_workspace_network", { workspace });
+/** Saves the workspace's network file as `strata rules network` does, so Strata trusts it. */
+export const saveWorkspaceNetwork = (request: SaveWorkspaceNetwork) => call("save_workspace_network", request);
 
 /** The MCP servers in config.toml, and the tables that cannot be read. */
 export const listMcpServers = () => call("list_mcp_servers", {});

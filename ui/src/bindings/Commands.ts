@@ -31,6 +31,7 @@ import type { GetRecent } from "./GetRecent";
 import type { GetRoundRequests } from "./GetRoundRequests";
 import type { GetSettings } from "./GetSettings";
 import type { GetToolOutput } from "./GetToolOutput";
+import type { GetWorkspaceNetwork } from "./GetWorkspaceNetwork";
 import type { HideImported } from "./HideImported";
 import type { ImportReport } from "./ImportReport";
 import type { ImportSessions } from "./ImportSessions";
@@ -79,6 +80,7 @@ import type { RulesListing } from "./RulesListing";
 import type { SaveImportSettings } from "./SaveImportSettings";
 import type { SaveLayout } from "./SaveLayout";
 import type { SaveSettings } from "./SaveSettings";
+import type { SaveWorkspaceNetwork } from "./SaveWorkspaceNetwork";
 import type { SearchImported } from "./SearchImported";
 import type { SearchResults } from "./SearchResults";
 import type { SearchSessions } from "./SearchSessions";
@@ -107,6 +109,7 @@ import type { TranscriptPage } from "./TranscriptPage";
 import type { UndoCompaction } from "./UndoCompaction";
 import type { WatchLibrary } from "./WatchLibrary";
 import type { WorkspaceFiles } from "./WorkspaceFiles";
+import type { WorkspaceNetworkView } from "./WorkspaceNetworkView";
 
 /**
  * Every desktop command: the `request` it takes, the `result` it returns and, for one with
@@ -167,6 +170,8 @@ export type Commands = {
   list_rules: { request: ListRules; result: RulesListing; };
   add_rule: { request: AddRule; result: RulesListing; };
   remove_rule: { request: RemoveRule; result: RulesListing; };
+  get_workspace_network: { request: GetWorkspaceNetwork; result: WorkspaceNetworkView; };
+  save_workspace_network: { request: SaveWorkspaceNetwork; result: WorkspaceNetworkView; };
   list_mcp_servers: { request: ListMcpServers; result: McpServerListing; };
   add_mcp_server: { request: AddMcpServer; result: McpServerListing; };
   remove_mcp_server: { request: RemoveMcpServer; result: McpServerListing; };

@@ -2,6 +2,7 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { demoSettings } from "../test/fixtures";
+import { mockShell } from "../test/shell";
 import { NewSessionSheet } from "./NewSessionSheet";
 
 const RECENT = ["/home/ana/projects/ingest", "/home/ana/projects/orders", "/home/ana/notes"];
@@ -87,6 +88,31 @@ describe("NewSessionSheet", () => {
     await user.click(within(screen.getByRole("radiogroup", { name: "Shell sandbox" })).getByRole("radio", { name: "No sandbox" }));
     expect(network().getByRole("radio", { name: "On" })).toBeDisabled();
     expect(screen.getByTestId("sandbox-network-hint")).toHaveTextContent("Without a sandbox, commands use your own network.");
+  });
+
+  it("starts from a workspace's network file where Strata saved it, its domains first, until the person chooses", async () => {
+    mockShell((cmd, args) => {
+      if (cmd !== "get_workspace_network") throw { kind: "internal", message: cmd };
+      const saved = args.workspace === RECENT[1];
+      return { file: `${String(args.workspace)}/.strata/network.toml`, exists: saved, network: saved ? "allow-list" : null, allow_domains: saved ? ["*.npmjs.org"] : [], applied: saved };
+    });
+    const { onStart, user } = renderSheet();
+    const network = () => within(screen.getByRole("radiogroup", { name: "Network (this session)" }));
+    expect(network().getByRole("radio", { name: "Off" })).toBeChecked();
+    expect(screen.queryByTestId("new-session-network-source")).not.toBeInTheDocument();
+    await user.keyboard("{ArrowDown}");
+    await waitFor(() => expect(network().getByRole("radio", { name: "Allowed domains…" })).toBeChecked());
+    expect(screen.getByTestId("sandbox-network-domains")).toHaveTextContent("Allowed: *.npmjs.org, crates.io");
+    expect(screen.getByTestId("new-session-network-source")).toHaveTextContent("From this workspace’s .strata/network.toml, saved by Strata.");
+    await user.click(screen.getByRole("button", { name: "Start session" }));
+    expect(onStart).toHaveBeenLastCalledWith({ workspace: RECENT[1], profileId: "demo", approval: "ask", sandbox: "workspace-write", network: "allow-list" });
+    // The person's own choice stands when another folder is highlighted.
+    await user.click(network().getByRole("radio", { name: "On" }));
+    await user.click(screen.getByRole("combobox", { name: "Folder" }));
+    await user.keyboard("{ArrowUp}");
+    expect(screen.getByTestId("new-session-folder")).toHaveTextContent(`Starts in ${RECENT[0]}`);
+    expect(network().getByRole("radio", { name: "On" })).toBeChecked();
+    expect(screen.queryByTestId("new-session-network-source")).not.toBeInTheDocument();
   });
 
   it("closes on Escape and Cancel without starting anything", async () => {

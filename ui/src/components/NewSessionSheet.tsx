@@ -4,6 +4,7 @@ import type { ApprovalPolicy } from "../bindings/ApprovalPolicy";
 import type { SandboxMode } from "../bindings/SandboxMode";
 import type { SandboxNetwork } from "../bindings/SandboxNetwork";
 import { NetworkControl } from "./NetworkControl";
+import { useAppliedWorkspaceNetwork } from "./useAppliedWorkspaceNetwork";
 import { SANDBOX_MODES, isSandboxed, sandboxHint } from "../lib/sandbox";
 import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 import type { ProfileView } from "../bindings/ProfileView";
@@ -60,7 +61,7 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
   const [profileId, setProfileId] = useState(defaultProfile);
   const [approval, setApproval] = useState<ApprovalPolicy>(defaultApproval);
   const [sandbox, setSandbox] = useState<SandboxMode>(defaultSandbox);
-  const [network, setNetwork] = useState<SandboxNetwork>(defaultNetwork);
+  const [chosenNetwork, setNetwork] = useState<SandboxNetwork | null>(null);
   const folders = useMemo(() => {
     const known = [...browsed, ...(recent ?? []).filter((folder) => !browsed.includes(folder))];
     const text = filter.trim();
@@ -69,6 +70,11 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
   }, [browsed, recent, filter]);
   const at = Math.min(active, Math.max(folders.length - 1, 0));
   const workspace = folders[at] ?? null;
+  // The workspace's own network file, where it applies, comes before the settings' network; its
+  // domains are listed first, as the app lists them for the session.
+  const fromFile = useAppliedWorkspaceNetwork(workspace);
+  const network = chosenNetwork ?? fromFile?.network ?? defaultNetwork;
+  const domains = useMemo(() => [...new Set([...(fromFile?.domains ?? []), ...allowDomains])], [fromFile, allowDomains]);
   const start = () => {
     if (workspace) onStart({ workspace, profileId, approval, sandbox, network });
   };
@@ -200,7 +206,12 @@ export function NewSessionSheet({ recent, profiles, defaultProfile, defaultAppro
           {sandboxHint(sandbox)}
         </p>
         {sandboxUnavailable && isSandboxed(sandbox) && <SandboxUnavailableNote reason={sandboxUnavailable} />}
-        <NetworkControl label="Network (this session)" value={network} onChange={setNetwork} sandbox={sandbox} domains={allowDomains} />
+        <NetworkControl label="Network (this session)" value={network} onChange={setNetwork} sandbox={sandbox} domains={domains} />
+        {chosenNetwork === null && fromFile && isSandboxed(sandbox) && (
+          <p className="muted small" data-testid="new-session-network-source">
+            From this workspace&rsquo;s <code>.strata/network.toml</code>, saved by Strata.
+          </p>
+        )}
       </fieldset>
     </Modal>
   );

@@ -23,6 +23,7 @@ import { Modal } from "./Modal";
 import { ProfileEditor, type TypedKeys } from "./ProfileEditor";
 import { McpSettings } from "./McpSettings";
 import { RulesSettings } from "./RulesSettings";
+import { WorkspaceNetworkSettings } from "./WorkspaceNetworkSettings";
 import { SandboxUnavailableNote } from "./SandboxUnavailableNote";
 import type { ImportSettings } from "../bindings/ImportSettings";
 import type { ImportSettingsView } from "../bindings/ImportSettingsView";
@@ -167,6 +168,8 @@ export function SettingsDialog({ settings, initialProfile = null, onSave, onClos
         <ApprovalSection value={draft.approval_policy} sandbox={draft.sandbox} unavailable={sandboxUnavailable} network={draft.sandbox_network} domainsText={draft.sandbox_allow_domains} onChange={set} />
 
         <RulesSettings workspace={workspace} />
+
+        <WorkspaceNetworkSettings workspace={workspace} />
 
         <McpSettings />
 

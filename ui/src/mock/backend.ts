@@ -27,6 +27,7 @@ import type { TurnReport } from "../bindings/TurnReport";
 import { emptyConsoleView } from "../state/console";
 import { pinTarget, setPinned } from "../state/transcript";
 import { MockMcpServers } from "./mcp";
+import { MockWorkspaceNetworks } from "./network";
 import { previewLibrary, type PreviewSession } from "./library";
 
 /** What the preview's compactions answer. */
@@ -108,6 +109,7 @@ export class MockBackend {
   undoRefusals = new Map<string, CommandError>();
   replays = 0;
   mcp = new MockMcpServers();
+  networks = new MockWorkspaceNetworks();
   /** The preview's approval rules (one workspace: the open session's). */
   rules: RuleRef[] = [{ source: "user", kind: "command", list: "allow", pattern: "git status*" }];
 
@@ -271,6 +273,8 @@ export class MockBackend {
       list_models: () => ({ offered: false, models: [] }),
       // The preview keeps rules in memory: the app keeps them in config.toml and .strata/rules.toml.
       list_rules: (request) => this.rulesListing(request.workspace),
+      get_workspace_network: (request) => this.networks.view(request.workspace),
+      save_workspace_network: (request) => this.networks.save(request),
       list_mcp_servers: () => this.mcp.listing(),
       add_mcp_server: (request) => this.mcp.add(request),
       remove_mcp_server: (request) => this.mcp.remove(request.name),

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::collections::BTreeMap;
 
 use strata_protocol::{
-    AddRule, AppInfo, ConnectionReport, GetAppInfo, GetSettings, ListModels, ListProviderKinds,
-    ListRules, ModelList, ProfileChange, ProfileSet, ProviderFailure, ProviderKind,
-    ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SandboxMode, SaveLayout,
-    SaveSettings, SessionListItem, SetApiKey, Settings, SwitchProfile, TestConnection,
+    AddRule, AppInfo, ConnectionReport, GetAppInfo, GetSettings, GetWorkspaceNetwork, ListModels,
+    ListProviderKinds, ListRules, ModelList, ProfileChange, ProfileSet, ProviderFailure,
+    ProviderKind, ProviderKindInfo, RemoveRule, RuleKind, RuleList, RulesListing, SandboxMode,
+    SaveLayout, SaveSettings, SaveWorkspaceNetwork, SessionListItem, SetApiKey, Settings,
+    SwitchProfile, TestConnection, WorkspaceNetworkView,
 };
 use strata_providers::config::{resolve_profile, with_key};
 use strata_providers::probe::{list_models, probe_client, test_connection};
@@ -19,6 +20,7 @@ use crate::App;
 use crate::catalog::{self, Note};
 use crate::error::{AppError, CommandResult, invalid_input, io};
 use crate::library::flags_for;
+use crate::network_file;
 use crate::preferences::{CONSOLE_WIDTHS, provider_kinds};
 use crate::profile::profile_set;
 use crate::rules;
@@ -335,5 +337,37 @@ impl App {
         // close now, running ones after their turn.
         self.settings_changed();
         Ok(listing)
+    }
+}
+
+impl App {
+    /// `get_workspace_network`: the workspace's `.strata/network.toml`,
+    /// its choice and domains, and whether they apply.
+    pub async fn get_workspace_network(
+        self: &Arc<Self>,
+        request: GetWorkspaceNetwork,
+    ) -> CommandResult<WorkspaceNetworkView> {
+        self.blocking(move |app| {
+            let workspace = validate::workspace(&request.workspace)?;
+            network_file::load(&app.paths, &workspace)
+        })
+        .await
+    }
+
+    /// `save_workspace_network`: saves the workspace's network file, as
+    /// `strata rules network` does, so Strata trusts it; sessions started
+    /// there from now on get its network. Returns the file as it is now.
+    pub async fn save_workspace_network(
+        self: &Arc<Self>,
+        request: SaveWorkspaceNetwork,
+    ) -> CommandResult<WorkspaceNetworkView> {
+        self.blocking(move |app| {
+            let workspace = validate::workspace(&request.workspace)?;
+            let place =
+                network_file::save(&app.paths, &workspace, request.network, &request.allow_domains)?;
+            tracing::info!(network = %request.network, file = %place.display(), "workspace network saved");
+            network_file::load(&app.paths, &workspace)
+        })
+        .await
     }
 }

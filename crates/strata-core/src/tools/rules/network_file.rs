@@ -39,6 +39,8 @@ pub struct LoadedNetwork {
     /// A wider choice the file makes that does not apply because Strata
     /// did not save the file as it is.
     pub untrusted: Option<SandboxNetwork>,
+    /// The domains that come with `untrusted`, set aside with it.
+    pub untrusted_domains: Vec<String>,
 }
 
 /// Reads the workspace's network file (none: nothing applies). A file that
@@ -63,15 +65,16 @@ pub fn load_workspace_network(workspace: &Path, trust_dir: &Path) -> Result<Load
         None => LoadedNetwork::default(),
         Some(SandboxNetwork::Off) => LoadedNetwork {
             applies: Some((SandboxNetwork::Off, Vec::new())),
-            untrusted: None,
+            ..LoadedNetwork::default()
         },
         Some(wider) if trusted => LoadedNetwork {
             applies: Some((wider, file.allow_domains)),
-            untrusted: None,
+            ..LoadedNetwork::default()
         },
         Some(wider) => LoadedNetwork {
             applies: None,
             untrusted: Some(wider),
+            untrusted_domains: file.allow_domains,
         },
     })
 }
@@ -143,6 +146,7 @@ mod tests {
         .unwrap();
         let loaded = load_workspace_network(workspace.path(), config.path()).unwrap();
         assert_eq!(loaded.applies, None);
+        assert_eq!(loaded.untrusted_domains, vec!["evil.com".to_owned()]);
         std::fs::write(dir.join("network.toml"), "network = \"off\"\n").unwrap();
         let loaded = load_workspace_network(workspace.path(), config.path()).unwrap();
         assert_eq!(loaded.applies, Some((SandboxNetwork::Off, Vec::new())));
