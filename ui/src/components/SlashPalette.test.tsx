@@ -133,11 +133,15 @@ describe("slash command helpers", () => {
 
   it("offers the app's actions that can run now after the built-ins and before the prompt files", () => {
     const clear = vi.fn();
-    const { commands, run } = withAppCommands(COMMANDS, { clear, undo: undefined });
-    expect(commands?.map((c) => c.name)).toEqual(["compact", "clear", "review", "release-notes"]);
+    const off = { run: vi.fn(), disabled: "No." };
+    const own = { compact: off, undo: off, fork: off, pin: off, model: { run: vi.fn() }, reasoning: off, clear: { run: clear } };
+    const { commands, run } = withAppCommands(COMMANDS, own);
+    expect(commands?.map((c) => c.name)).toEqual(["compact", "model", "clear", "review", "release-notes"]);
     expect(run.has("undo")).toBe(false);
-    run.get("clear")?.();
+    run.get("clear")?.("");
     expect(clear).toHaveBeenCalled();
-    expect(withAppCommands(undefined, { clear }).commands).toBeUndefined();
+    run.get("model")?.("fast");
+    expect(own.model.run).toHaveBeenCalledWith("fast");
+    expect(withAppCommands(undefined, own).commands).toBeUndefined();
   });
 });
