@@ -32,32 +32,33 @@ export function shortcutKeys(name: ShortcutName | undefined): string[] | undefin
 }
 
 /**
- * How well `text` matches `query` (lower-cased, without extra spaces): every query word must be
- * found in order as a prefix of a word (best), a part of it, or its letters in order (a typo's
- * "fuzzy" match); `null` when one is not. Higher is better.
+ * How well `text` matches `query`: every query word (any case) must match a word of the text,
+ * as its start (best), a part of it, or its letters in order from its first ("cmpct" for
+ * "compact", a typo's match); `null` when one does not. Higher is better.
  */
 export function matchScore(text: string, query: string): number | null {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return 0;
-  const haystack = text.toLowerCase();
+  const wanted = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (wanted.length === 0) return 0;
+  const words = text.toLowerCase().split(/[\s\-_/·.,:…]+/).filter(Boolean);
   let score = 0;
-  for (const word of words) {
-    const at = haystack.indexOf(word);
-    if (at !== -1) {
-      const wordStart = at === 0 || /[\s\-_/·.]/.test(haystack[at - 1] ?? "");
-      score += wordStart ? 3 : 2;
-      continue;
-    }
-    if (!inOrder(haystack, word)) return null;
-    score += 1;
+  for (const part of wanted) {
+    const best = Math.max(0, ...words.map((word) => wordScore(word, part)));
+    if (best === 0) return null;
+    score += best;
   }
   return score;
 }
 
-function inOrder(haystack: string, letters: string): boolean {
+function wordScore(word: string, part: string): number {
+  if (word.startsWith(part)) return 3;
+  if (word.includes(part)) return 2;
+  return part.length >= 3 && word[0] === part[0] && inOrder(word, part) ? 1 : 0;
+}
+
+function inOrder(word: string, letters: string): boolean {
   let from = 0;
   for (const letter of letters) {
-    const at = haystack.indexOf(letter, from);
+    const at = word.indexOf(letter, from);
     if (at === -1) return false;
     from = at + 1;
   }

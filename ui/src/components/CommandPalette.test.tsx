@@ -35,11 +35,14 @@ const field = () => screen.getByRole("combobox", { name: "Command palette" });
 const optionTitles = () => within(screen.getByRole("listbox")).getAllByRole("option").map((o) => o.querySelector(".command-palette-title")?.textContent);
 
 describe("the command palette", () => {
-  it("matches words by prefix, inside words and letters in order, best first", () => {
+  it("matches each typed word by a word's start, a part of it or its letters in order, best first", () => {
     expect(matchScore("Show or hide the debug console", "cons")).toBe(3);
     expect(matchScore("Show or hide the debug console", "onsole")).toBe(2);
-    expect(matchScore("Show or hide the debug console", "dbgcns")).toBe(1);
+    expect(matchScore("Show or hide the debug console", "dbg cnsl")).toBe(2);
     expect(matchScore("Show or hide the debug console", "zebra")).toBeNull();
+    // Letters in order count only inside one word: "stop" is not found across "Compact the history".
+    expect(matchScore("Compact the history now /compact summarise", "stop")).toBeNull();
+    expect(matchScore("Stop the running turn", "stop the")).toBe(6);
     const { actions } = actionList();
     expect(filterActions(actions, "parser").map((a) => a.id)).toEqual(["session:1"]);
     expect(filterActions(actions, "").map((a) => a.id)).toEqual(actions.map((a) => a.id));
