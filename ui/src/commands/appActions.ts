@@ -32,6 +32,8 @@ export interface AppActionInputs {
   theme: "light" | "dark";
   toggleTheme: () => void;
   openSettingsAt: (heading: string) => void;
+  /** Opens the find bar over the transcript (what Ctrl+F does). */
+  find: () => void;
   /** Moves the palette to the choices of `/model` or `/reasoning`. */
   showChoices: (mode: PaletteMode) => void;
 }
@@ -113,6 +115,7 @@ export function appActions(inputs: AppActionInputs, mode: PaletteMode): PaletteA
       run: () => inputs.showChoices("reasoning"),
     },
     { id: "stop", title: "Stop the running turn", group: "Session", shortcut: "stop", disabled: when(running, "No turn is running."), run: shortcuts.stop },
+    { id: "find", title: "Find in the transcript", group: "Session", shortcut: "find", keywords: "search", disabled: when(open, NO_SESSION), run: inputs.find },
     { id: "focus-composer", title: "Go to the message box", group: "Session", shortcut: "focusComposer", disabled: when(open, NO_SESSION), run: shortcuts.focusComposer },
     { id: "toggle-sidebar", title: "Show or hide the sessions", group: "View", shortcut: "toggleSidebar", keywords: "sidebar library", run: shortcuts.toggleSidebar },
     { id: "toggle-console", title: "Show or hide the debug console", group: "View", shortcut: "toggleConsole", keywords: "context gauge", run: shortcuts.toggleConsole },

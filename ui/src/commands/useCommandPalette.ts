@@ -68,6 +68,8 @@ export function useCommandPalette({ shortcuts, undoable, theme, openSession }: O
             actions.setSettingsOpen(true);
             window.setTimeout(() => scrollToSection(heading), 0);
           },
+          // The open conversation's own Ctrl+F handler, as the key would reach it.
+          find: () => window.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true })),
           showChoices: open,
         },
         mode,

@@ -141,4 +141,17 @@ describe("the command palette in the app", () => {
     const dialog = await screen.findByRole("dialog", { name: "Keyboard shortcuts" });
     expect(within(dialog).getAllByRole("term").map((term) => term.textContent)).toContain("Ctrl+K");
   });
+
+  it("opens Settings at the section chosen and finds in the transcript, as Ctrl+F does", async () => {
+    const { user } = await openApp();
+    await user.keyboard("{Control>}k{/Control}");
+    await user.keyboard("settings theme{Enter}");
+    await screen.findByRole("dialog", { name: "Settings" });
+    await waitFor(() => expect(document.activeElement).toHaveAttribute("name", "theme"));
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    await user.keyboard("{Control>}k{/Control}");
+    await user.keyboard("find in the{Enter}");
+    expect(await screen.findByRole("searchbox", { name: "Find in the transcript" })).toBeInTheDocument();
+  });
 });
