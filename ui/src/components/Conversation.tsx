@@ -255,6 +255,7 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         disabled={!live}
         disabledReason={HELD_SHORT}
         commands={palette.commands}
+        unavailable={palette.unavailable}
         onPaletteOpen={slash.refresh}
         findFiles={findFiles}
         onSend={(text) => {

@@ -15,20 +15,24 @@ const DESCRIPTIONS: Record<(typeof OWN)[number], { description: string; argument
 
 /**
  * The palette's commands: `/compact` (the app's listing puts it first), the session's commands
- * that can run now, then the prompt files; and what each command's name runs (with the text
- * typed after it).
+ * that can run now, then the prompt files; what each command's name runs (with the text typed
+ * after it), and why the others cannot run now.
  */
 export function withAppCommands(listed: readonly PaletteCommand[] | undefined, commands: SessionCommands) {
   const run = new Map<string, (args: string) => void>();
+  const unavailable = new Map<string, string>();
   const own: PaletteCommand[] = [];
   for (const name of OWN) {
     const command = commands[name];
-    if (command.disabled) continue;
+    if (command.disabled) {
+      unavailable.set(name, command.disabled);
+      continue;
+    }
     run.set(name, command.run);
     own.push({ name, ...DESCRIPTIONS[name], source: "built_in" });
   }
-  if (listed === undefined) return { commands: undefined, run };
+  if (listed === undefined) return { commands: undefined, run, unavailable };
   const builtIn = listed.filter((c) => c.source === "built_in");
   const files = listed.filter((c) => c.source !== "built_in");
-  return { commands: [...builtIn, ...own, ...files], run };
+  return { commands: [...builtIn, ...own, ...files], run, unavailable };
 }
