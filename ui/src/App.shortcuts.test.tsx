@@ -1,18 +1,10 @@
-import { render, screen, waitFor, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { App } from "./App";
-import { demoShell } from "./test/demoShell";
+import { openFirstSession } from "./test/openSession";
 
-/** The app with the first fixture session open (read-only): the person and the session's title. */
+/** The app with the first fixture session open (read-only): the person. */
 async function openSession() {
-  const sessions = demoShell();
-  const user = userEvent.setup();
-  render(<App />);
-  const title = sessions[0]!.summary.title!;
-  await user.click(await screen.findByText(title));
-  await screen.findByRole("heading", { level: 1, name: title });
-  return user;
+  return (await openFirstSession()).user;
 }
 
 describe("the app's shortcuts", () => {

@@ -21,6 +21,9 @@ import { CompactUpToDialog } from "./components/HistoryDialogs";
 import { ForkDialog } from "./components/ForkDialog";
 import { Toast } from "./components/Toast";
 import { useShortcuts } from "./hooks/useShortcuts";
+import { CommandPalette } from "./components/CommandPalette";
+import { PaletteContext } from "./commands/palette";
+import { useCommandPalette } from "./commands/useCommandPalette";
 import { consoleMaxWidth, useNarrowWindow, useWindowWidth } from "./hooks/useLayout";
 import { useFocusKeeper } from "./hooks/useReturnFocus";
 import { SidebarDrawer } from "./components/SidebarDrawer";
@@ -77,7 +80,7 @@ function AppWindow() {
   const newSessionSheet = useAppState((s) => s.newSession);
   const listRef = useRef<MessageListHandle>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
-  useTheme(settings?.theme ?? "system");
+  const theme = useTheme(settings?.theme ?? "system");
   useFocusKeeper();
   // Below 1200 px the console overlays the chat and the sidebar is a drawer opened from the header.
   const narrow = useNarrowWindow();
@@ -152,7 +155,8 @@ function AppWindow() {
     void actions.openNewSession();
   }, [actions, closeImported]);
 
-  useShortcuts({
+  // What each shortcut runs; the command palette (Ctrl+K) runs the same handlers.
+  const shortcuts = {
     newSession,
     focusComposer,
     toggleConsole: actions.toggleConsole,
@@ -163,13 +167,15 @@ function AppWindow() {
     stop: () => {
       if (running) void actions.stop();
     },
-  });
+  };
 
   // A recorded policy closes the session's agent; its next turn numbers events from 0 again.
   const reloadConversation = useCallback(() => {
     if (view) void actions.open(view.summary.id);
   }, [view, actions]);
   const compaction = useSessionCompaction(view?.summary.id ?? null, reloadConversation, mode === "live");
+  const palette = useCommandPalette({ shortcuts, undoable: undoableSummary(compaction.undo), theme, openSession: openOwn });
+  useShortcuts({ ...shortcuts, commandPalette: () => palette.open("all") });
 
   const consoleContext = useMemo(
     () => ({
@@ -200,6 +206,7 @@ function AppWindow() {
 
   return (
     <ExternalLinks open={api.openExternalLink} onError={actions.fail}>
+    <PaletteContext.Provider value={palette.open}>
     <div className={`app${consoleOpen ? " with-console" : ""}${narrow ? " narrow" : ""}`}>
       <AppHeader
         info={info}
@@ -391,8 +398,10 @@ function AppWindow() {
         />
       )}
       {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
+      {palette.mode && <CommandPalette mode={palette.mode} actions={palette.actions} onClose={palette.close} />}
       {toast && <Toast message={toast} onDismiss={() => actions.toast(null)} />}
     </div>
+    </PaletteContext.Provider>
     </ExternalLinks>
   );
 }

@@ -41,11 +41,22 @@ impl App {
     }
 }
 
-/// The names the front ends' own commands take (the desktop's `/compact`,
-/// `/undo`, `/fork`, `/clear`; the terminal's `/help`, `/quit`, `/exit`,
-/// `/q`): a prompt file never has one of them.
+/// The names the front ends' own commands take (both's `/compact`,
+/// `/undo`, `/pin`, `/fork`, `/model`, `/reasoning`, `/clear`; the
+/// terminal's `/help`, `/quit`, `/exit`, `/q`): a prompt file never has one
+/// of them.
 pub const BUILT_IN_NAMES: &[&str] = &[
-    "compact", "undo", "fork", "clear", "help", "quit", "exit", "q",
+    "compact",
+    "undo",
+    "pin",
+    "fork",
+    "model",
+    "reasoning",
+    "clear",
+    "help",
+    "quit",
+    "exit",
+    "q",
 ];
 
 /// The built-in every front end runs through `send_message` or the REPL.

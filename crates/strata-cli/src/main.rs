@@ -19,6 +19,7 @@
 
 mod approve;
 mod changes;
+mod chat_commands;
 mod cli;
 mod context;
 mod error;

@@ -66,6 +66,12 @@ impl Ui {
         }
     }
 
+    /// Approvals from now on belong to another session (`/clear`).
+    pub fn answer_with(&mut self, answer: Answer, asks: bool) {
+        self.answer = answer;
+        self.asks = asks;
+    }
+
     /// The lines typed on the terminal, for a REPL between turns.
     pub fn lines(&mut self) -> Option<&mut Lines> {
         self.lines.as_mut()

@@ -1,7 +1,9 @@
 //! `strata chat`: an interactive session. Each line typed is a turn;
-//! `/compact [focus]` compacts, `/name [arguments]` sends the prompt file
-//! `name.md` (as the desktop's composer does), `/help` lists the commands,
-//! `/quit` (or the end of input) leaves.
+//! `/compact [focus]` compacts, `/undo`, `/pin`, `/fork`, `/model`,
+//! `/reasoning` and `/clear` do what the desktop's do ([`chat_commands`]),
+//! `/name [arguments]` sends the prompt file `name.md` (as the desktop's
+//! composer does), `/help` lists the commands, `/quit` (or the end of
+//! input) leaves.
 
 use std::io::{IsTerminal, Write};
 
@@ -9,6 +11,7 @@ use strata_app::ComposerInput;
 use strata_core::agent::CompactOutcome;
 use strata_protocol::{CommandError, SlashCommandSource, SlashCommands};
 
+use crate::chat_commands::{self, Builtin, Done};
 use crate::cli::ChatArgs;
 use crate::launch;
 use crate::run::{Terminal, asks_on_terminal, compact_result, turn_result, with_sessions_closed};
@@ -18,12 +21,24 @@ use crate::visible::visible_inline;
 
 const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /help lists the commands · /quit leaves · Ctrl+C cancels a turn, twice exits";
 
+/// `/help`'s lines for the built-ins besides `/compact`.
+const BUILT_INS: &[&str] = &[
+    "  /undo · undo the latest compaction",
+    "  /pin [item] · pin an item (the latest message) so compaction keeps it",
+    "  /fork · fork this session from its latest message",
+    "  /model [profile] · list the profiles, or switch to one",
+    "  /reasoning [level] · list the reasoning levels, or set one",
+    "  /clear · start a new session in this folder",
+];
+
 /// What a typed line asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Input<'a> {
     Empty,
     Prompt(&'a str),
     Compact(Option<&'a str>),
+    /// One of the terminal's other built-ins.
+    Builtin(Builtin<'a>),
     /// A prompt file's command (refused by the app if no file has it).
     Command {
         name: &'a str,
@@ -45,7 +60,10 @@ fn parse(line: &str) -> Input<'_> {
         ComposerInput::Command { name, arguments } => match name {
             "quit" | "exit" | "q" => Input::Quit,
             "help" => Input::Help,
-            _ => Input::Command { name, arguments },
+            _ => match Builtin::parse(name, arguments) {
+                Some(builtin) => Input::Builtin(builtin),
+                None => Input::Command { name, arguments },
+            },
         },
         ComposerInput::Message(_) if line == "/?" => Input::Help,
         ComposerInput::Message(_) => Input::Prompt(line),
@@ -57,6 +75,7 @@ fn parse(line: &str) -> Input<'_> {
 /// escaped for the terminal.
 fn help_lines(listing: &SlashCommands) -> Vec<String> {
     let mut lines = vec![HELP.to_owned()];
+    lines.extend(BUILT_INS.iter().map(|line| (*line).to_owned()));
     for command in &listing.commands {
         let whose = match command.source {
             SlashCommandSource::BuiltIn => continue,
@@ -144,6 +163,26 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                         ))?,
                     }
                 }
+                Input::Builtin(builtin) => {
+                    match chat_commands::run(&ctx.app, session.id, builtin).await {
+                        Ok(Done::Lines(lines)) => {
+                            let mut ui = session.ui().await;
+                            for line in lines {
+                                ui.note(paint(DIM, line))?;
+                            }
+                        }
+                        Ok(Done::NewSession) => {
+                            let mut flags = args.agent.clone();
+                            flags.workspace = Some(session.workspace.clone().into());
+                            let opened = launch::start(ctx, &flags, interactive).await?;
+                            session.switch_to(&opened, json).await?;
+                        }
+                        Err(error) => session
+                            .ui()
+                            .await
+                            .note(paint(WARN, visible_inline(&error.message)))?,
+                    }
+                }
                 Input::Prompt(prompt) => run_turn(&mut session, prompt.to_owned()).await?,
                 Input::Compact(focus) => {
                     let (outcome, items) = session.compact(focus.map(str::to_owned), None).await?;
@@ -205,6 +244,11 @@ mod tests {
             }
         );
         assert_eq!(parse("/help"), Input::Help);
+        assert_eq!(parse("/undo"), Input::Builtin(Builtin::Undo));
+        assert_eq!(
+            parse("/model  fast "),
+            Input::Builtin(Builtin::Model(Some("fast")))
+        );
         assert_eq!(parse("/?"), Input::Help);
         assert_eq!(parse("/exit"), Input::Quit);
         assert_eq!(
@@ -238,8 +282,9 @@ mod tests {
             }],
         };
         let lines = help_lines(&listing);
-        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines.len(), 3 + BUILT_INS.len(), "{lines:?}");
         assert_eq!(lines[0], HELP);
+        let lines = [&lines[..1], &lines[1 + BUILT_INS.len()..]].concat();
         assert!(
             lines[1].starts_with("  /review <part> · Review "),
             "{}",

@@ -87,6 +87,8 @@ pub fn compact(ctx: &Context, args: CompactArgs) -> crate::error::Result<()> {
 pub struct Terminal {
     app: Arc<App>,
     pub id: SessionId,
+    /// The session's folder, where `/clear` starts the next one.
+    pub workspace: String,
     ui: Arc<tokio::sync::Mutex<Ui>>,
     interrupts: Interrupts,
 }
@@ -106,21 +108,26 @@ impl Terminal {
         let lines = lines.then(Lines::spawn);
         let app = Arc::clone(&ctx.app);
         let id = opened.session_id;
-        let answers = Arc::clone(&app);
-        let answer: Answer = Box::new(move |call_id: &str, decision| {
-            answers
-                .answer(id, call_id, decision)
-                .map(|_| ())
-                .map_err(|error| error.to_string())
-        });
+        let answer = answer_in(&app, id);
         let mut ui = Ui::new(ctx.out, json, opened.asks, answer, lines);
         announce(&mut ui, opened, json, turns)?;
         Ok(Self {
             app,
             id,
+            workspace: opened.started.workspace.clone(),
             ui: Arc::new(tokio::sync::Mutex::new(ui)),
             interrupts,
         })
+    }
+
+    /// Goes on in `opened` (`/clear`'s new session): approvals are answered
+    /// there from now on, and it is announced as a new one is.
+    pub async fn switch_to(&mut self, opened: &Opened, json: bool) -> crate::error::Result<()> {
+        self.id = opened.session_id;
+        self.workspace = opened.started.workspace.clone();
+        let mut ui = self.ui.lock().await;
+        ui.answer_with(answer_in(&self.app, self.id), opened.asks);
+        announce(&mut ui, opened, json, true)
     }
 
     /// The terminal's view, between turns.
@@ -180,6 +187,17 @@ impl Terminal {
         self.ui().await.settle()?;
         Ok(result?)
     }
+}
+
+/// Answers approvals of session `id` through the app.
+fn answer_in(app: &Arc<App>, id: SessionId) -> Answer {
+    let answers = Arc::clone(app);
+    Box::new(move |call_id: &str, decision| {
+        answers
+            .answer(id, call_id, decision)
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    })
 }
 
 /// The session line: on standard error first, and as the first `--json`

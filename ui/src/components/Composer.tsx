@@ -22,6 +22,8 @@ interface ComposerProps {
    * palette, and no command is refused here (the app still refuses unknown ones).
    */
   commands?: readonly PaletteCommand[];
+  /** The built-ins that cannot run now, by name, with why (typed, they say so and are not sent). */
+  unavailable?: ReadonlyMap<string, string>;
   /** The palette opened: the commands may be read again (a prompt file may have changed). */
   onPaletteOpen?: () => void;
   /** The workspace paths matching what follows an `@` (`find_workspace_files`); none: no `@` finder. */
@@ -47,6 +49,7 @@ export function Composer({
   textareaRef,
   waitingApproval,
   commands,
+  unavailable,
   onPaletteOpen,
   findFiles,
 }: ComposerProps) {
@@ -81,14 +84,17 @@ export function Composer({
   }, [value]);
   const named = commandOf(value);
   const known = named && commands ? commands.find((c) => c.name === named.name) : undefined;
-  const unknown = named !== null && commands !== undefined && known === undefined;
-  const canSend = !disabled && !running && value.trim().length > 0 && !unknown;
+  const offReason = named ? unavailable?.get(named.name) : undefined;
+  const unknown = named !== null && commands !== undefined && known === undefined && offReason === undefined;
+  const canSend = !disabled && !running && value.trim().length > 0 && !unknown && offReason === undefined;
   const send = () => {
     if (canSend) onSend(value.trim());
   };
   const isCommand = named?.name === "compact";
   const hint =
-    unknown && named
+    offReason && named
+    ? `/${named.name} cannot run now: ${offReason}`
+    : unknown && named
     ? `There is no /${named.name} command: pick one from the list (type /), or add ${named.name}.md to the workspace's .strata/commands folder.`
     : isCommand
       ? "Compacts the history now; text after /compact guides the summary."
@@ -221,7 +227,7 @@ export function Composer({
           </span>
         ) : (
           /* One line beside the button (a narrow chat cuts it with an ellipsis; the tooltip has it all). */
-          <span id="composer-hint" className={`composer-hint${unknown ? " error" : ""}`} title={hint}>
+          <span id="composer-hint" className={`composer-hint${unknown || offReason ? " error" : ""}`} title={hint}>
             {hint}
           </span>
         )}

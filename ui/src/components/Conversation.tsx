@@ -13,6 +13,8 @@ import { Composer } from "./Composer";
 import { withAppCommands } from "./appCommands";
 import { commandOf } from "./SlashPalette";
 import { useSlashCommands } from "../hooks/useSlashCommands";
+import { useSessionCommands } from "../commands/sessionCommands";
+import { useOpenPalette } from "../commands/palette";
 import { findWorkspaceFiles } from "../api/commands";
 import { ConversationHeader, HELD_SHORT } from "./ConversationHeader";
 import { ReasoningControl } from "./ReasoningControl";
@@ -158,19 +160,9 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
     (query: string) => findWorkspaceFiles(summary.workspace, query, 20).then((found) => found.files),
     [summary.workspace],
   );
-  const latestMessage = useMemo(() => [...transcript.entries].reverse().find((e) => e.kind === "user" || e.kind === "assistant")?.id, [transcript.entries]);
-  const palette = useMemo(
-    () =>
-      withAppCommands(slash.commands, {
-        undo:
-          live && !running && undoableCompaction
-            ? () => void actions.undoCompaction().catch((error: unknown) => actions.toast({ tone: "error", text: `Not undone: ${error instanceof Error ? error.message : String(error)}` }))
-            : undefined,
-        fork: history && latestMessage ? () => history.onFork?.(latestMessage) : undefined,
-        clear: () => void actions.createIn(summary.workspace, false),
-      }),
-    [slash.commands, live, running, undoableCompaction, history, latestMessage, actions, summary.workspace],
-  );
+  const openPalette = useOpenPalette();
+  const sessionCommands = useSessionCommands(undoableCompaction, openPalette);
+  const palette = useMemo(() => withAppCommands(slash.commands, sessionCommands), [slash.commands, sessionCommands]);
   const transcriptView =
     transcript.entries.length === 0 ? (
       <div className="empty-state conversation-empty">
@@ -263,12 +255,14 @@ export function Conversation({ summary, listRef, composerRef, undoableCompaction
         disabled={!live}
         disabledReason={HELD_SHORT}
         commands={palette.commands}
+        unavailable={palette.unavailable}
         onPaletteOpen={slash.refresh}
         findFiles={findFiles}
         onSend={(text) => {
-          const action = palette.run.get(commandOf(text)?.name ?? "");
+          const named = commandOf(text);
+          const action = palette.run.get(named?.name ?? "");
           setDraft("");
-          if (action) return action();
+          if (action) return action(named?.args ?? "");
           // Their own message is where the person looks next, however far up they were.
           listRef.current?.scrollToLatest();
           send(text);

@@ -8,7 +8,8 @@ export const CANNOT_REASON = "This model takes no reasoning setting; switch to a
 export const REASONING_WHILE_RUNNING = "Reasoning can be changed once this turn ends.";
 export const REASONING_HINT = "How hard the model thinks from the next turn on (OpenAI's effort, Claude's thinking budget).";
 
-const OPTIONS: readonly ListboxOption<ReasoningEffort>[] = [
+/** The reasoning levels, as the list box, the palette and `/reasoning` offer them. */
+export const REASONING_OPTIONS: readonly ListboxOption<ReasoningEffort>[] = [
   { value: "off", label: "Off", hint: "No thinking, or the model's least" },
   { value: "low", label: "Low", hint: "A little thinking" },
   { value: "medium", label: "Medium", hint: "The usual amount" },
@@ -40,7 +41,7 @@ export function ReasoningControl({ value, canReason, running, heldReason, onChan
         <Listbox<ReasoningEffort>
           id="reasoning-effort"
           value={value}
-          options={OPTIONS}
+          options={REASONING_OPTIONS}
           onChange={onChange}
           placeholder="Default"
           disabled={disabled}

@@ -12,9 +12,9 @@ const COMMANDS: PaletteCommand[] = [
   { name: "release-notes", description: "Draft the release notes", source: "user", file: "~/.config/strata/commands/release-notes.md" },
 ];
 
-function Harness({ onSend, onPaletteOpen, commands = COMMANDS }: { onSend: (t: string) => void; onPaletteOpen?: () => void; commands?: PaletteCommand[] }) {
+function Harness({ onSend, onPaletteOpen, commands = COMMANDS, unavailable }: { onSend: (t: string) => void; onPaletteOpen?: () => void; commands?: PaletteCommand[]; unavailable?: Map<string, string> }) {
   const [value, setValue] = useState("");
-  return <Composer value={value} onChange={setValue} onSend={onSend} onStop={() => {}} running={false} commands={commands} onPaletteOpen={onPaletteOpen} />;
+  return <Composer value={value} onChange={setValue} onSend={onSend} onStop={() => {}} running={false} commands={commands} unavailable={unavailable} onPaletteOpen={onPaletteOpen} />;
 }
 
 const input = () => screen.getByRole("combobox", { name: "Message" });
@@ -133,11 +133,26 @@ describe("slash command helpers", () => {
 
   it("offers the app's actions that can run now after the built-ins and before the prompt files", () => {
     const clear = vi.fn();
-    const { commands, run } = withAppCommands(COMMANDS, { clear, undo: undefined });
-    expect(commands?.map((c) => c.name)).toEqual(["compact", "clear", "review", "release-notes"]);
+    const off = { run: vi.fn(), disabled: "No." };
+    const own = { compact: off, undo: off, fork: off, pin: off, model: { run: vi.fn() }, reasoning: off, clear: { run: clear } };
+    const { commands, run } = withAppCommands(COMMANDS, own);
+    expect(commands?.map((c) => c.name)).toEqual(["compact", "model", "clear", "review", "release-notes"]);
     expect(run.has("undo")).toBe(false);
-    run.get("clear")?.();
+    expect(withAppCommands(COMMANDS, own).unavailable.get("undo")).toBe("No.");
+    run.get("clear")?.("");
     expect(clear).toHaveBeenCalled();
-    expect(withAppCommands(undefined, { clear }).commands).toBeUndefined();
+    run.get("model")?.("fast");
+    expect(own.model.run).toHaveBeenCalledWith("fast");
+    expect(withAppCommands(undefined, own).commands).toBeUndefined();
+  });
+
+  it("says why a built-in cannot run now instead of calling it unknown, and does not send it", async () => {
+    const onSend = vi.fn();
+    const user = userEvent.setup();
+    render(<Harness onSend={onSend} unavailable={new Map([["reasoning", "This model takes no reasoning setting."]])} />);
+    await user.type(input(), "/reasoning high{Enter}");
+    expect(onSend).not.toHaveBeenCalled();
+    expect(screen.getByText("/reasoning cannot run now: This model takes no reasoning setting.")).toHaveClass("error");
+    expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
   });
 });
