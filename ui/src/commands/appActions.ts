@@ -11,6 +11,7 @@ export const SETTINGS_SECTIONS = [
   { heading: "Provider profiles", keywords: "model key endpoint api" },
   { heading: "Approval policy and sandbox", keywords: "permissions network" },
   { heading: "Rules", keywords: "allow deny" },
+  { heading: "Workspace network", keywords: "domains allow-list proxy network.toml" },
   { heading: "MCP servers", keywords: "tools" },
   { heading: "Other agents' sessions", keywords: "import claude codex" },
   { heading: "Context management", keywords: "compaction threshold" },

@@ -3,6 +3,7 @@ import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { Settings } from "../api/types";
+import { SETTINGS_SECTIONS } from "../commands/appActions";
 import { SettingsDialog } from "./SettingsDialog";
 
 const settings: Settings = {
@@ -19,6 +20,15 @@ const settings: Settings = {
 };
 
 describe("SettingsDialog", () => {
+  it("has no section the command palette cannot reach", () => {
+    const imports = { view: { settings: { asked: true, tools: [], extra_paths: [] }, found: { codex: 0, claude_code: 0, copilot_cli: 0 } }, onSave: () => {} };
+    render(<SettingsDialog settings={settings} onSave={async () => {}} onClose={() => {}} workspace="/work/app" imports={imports} />);
+    const reachable: string[] = SETTINGS_SECTIONS.map((section) => section.heading);
+    // As the palette finds a section: its first heading or legend.
+    const headings = Array.from(document.querySelectorAll(".settings-section")).map((section) => section.querySelector("h3, legend")?.textContent?.trim() ?? "");
+    expect([...headings].sort()).toEqual([...reachable].sort());
+  });
+
   it("says beside the approval policy that shell commands run with the person's rights, unsandboxed", () => {
     render(<SettingsDialog settings={settings} onSave={async () => {}} onClose={() => {}} />);
     const policy = screen.getByRole("group", { name: "Approval policy and sandbox" });
