@@ -3,7 +3,8 @@
 //! `/reasoning` and `/clear` do what the desktop's do ([`chat_commands`]),
 //! `/name [arguments]` sends the prompt file `name.md` (as the desktop's
 //! composer does), `/help` lists the commands, `/quit` (or the end of
-//! input) leaves.
+//! input) leaves. A prompt's `@path` mentions attach what the path holds,
+//! as the desktop composer's do.
 
 use std::io::{IsTerminal, Write};
 
@@ -19,7 +20,7 @@ use crate::store::Context;
 use crate::style::{BOLD, DIM, USER, WARN, paint};
 use crate::visible::visible_inline;
 
-const HELP: &str = "type a prompt to run a turn · /compact [focus] compacts the history · /help lists the commands · /quit leaves · Ctrl+C cancels a turn, twice exits";
+const HELP: &str = "type a prompt to run a turn (@path attaches a file or folder) · /compact [focus] compacts the history · /help lists the commands · /quit leaves · Ctrl+C cancels a turn, twice exits";
 
 /// `/help`'s lines for the built-ins besides `/compact`.
 const BUILT_INS: &[&str] = &[
@@ -183,7 +184,24 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
                             .note(paint(WARN, visible_inline(&error.message)))?,
                     }
                 }
-                Input::Prompt(prompt) => run_turn(&mut session, prompt.to_owned()).await?,
+                Input::Prompt(prompt) => {
+                    let mentioned = strata_core::mentions::mentioned_paths(prompt);
+                    if !mentioned.is_empty() {
+                        let shown: Vec<String> = mentioned
+                            .iter()
+                            .map(|path| format!("@{}", visible_inline(path)))
+                            .collect();
+                        session.ui().await.note(paint(
+                            DIM,
+                            format!(
+                                "{}: each attaches what the session's read_file / list_directory read there (a path not in the workspace stays text)",
+                                shown.join(", ")
+                            ),
+                        ))?;
+                    }
+                    let report = session.turn_with_mentions(prompt.to_owned()).await?;
+                    show_turn_result(&mut session, &report).await?;
+                }
                 Input::Compact(focus) => {
                     let (outcome, items) = session.compact(focus.map(str::to_owned), None).await?;
                     let id = session.id;
@@ -206,7 +224,14 @@ pub fn chat(ctx: &Context, args: ChatArgs) -> crate::error::Result<()> {
 /// One turn; a failed or cancelled turn was shown, and the session goes on.
 async fn run_turn(session: &mut Terminal, prompt: String) -> crate::error::Result<()> {
     let report = session.turn(prompt).await?;
-    if let Err(error) = turn_result(&report) {
+    show_turn_result(session, &report).await
+}
+
+async fn show_turn_result(
+    session: &mut Terminal,
+    report: &strata_core::agent::TurnReport,
+) -> crate::error::Result<()> {
+    if let Err(error) = turn_result(report) {
         session.ui().await.note(paint(
             DIM,
             format!("({})", visible_inline(&error.to_string())),

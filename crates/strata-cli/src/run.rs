@@ -142,6 +142,15 @@ impl Terminal {
             .await
     }
 
+    /// [`Self::turn`] whose user message also carries what its `@`
+    /// mentions hold (`App::run_turn_with_mentions`, as the desktop's
+    /// composer sends).
+    pub async fn turn_with_mentions(&mut self, prompt: String) -> crate::error::Result<TurnReport> {
+        let (app, id) = (Arc::clone(&self.app), self.id);
+        self.interruptible(|sink| async move { app.run_turn_with_mentions(id, prompt, sink).await })
+            .await
+    }
+
     /// A manual compaction (`App::compact`, as the desktop's `compact_now`
     /// and `compact_up_to`).
     pub async fn compact(
