@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::imported_loss::audit_compaction;
 use strata_import::{
     CompactionKind, ImportedCompaction, ImportedListItem, ImportedSession, ImportedSummary,
     ItemKind, ReasoningText, Tool,
@@ -69,7 +70,15 @@ pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> Impor
                 .iter()
                 .filter(|round| round.line < compaction.line)
                 .count();
-            card(index, compaction, after_round, &entry_of_item)
+            let since = session.compactions[..index]
+                .iter()
+                .rev()
+                .find(|earlier| matches!(earlier.kind, CompactionKind::Full))
+                .map_or(0, |earlier| earlier.at_item);
+            let loss = audit_compaction(&session.items, since, compaction);
+            let mut card = card(index, compaction, after_round, &entry_of_item);
+            card.loss = loss;
+            card
         })
         .collect();
     ImportedSessionView {
@@ -235,6 +244,7 @@ fn card(
         tokens_after: compaction.tokens_after,
         items_before: compaction.items_before,
         items_after: compaction.items_after,
+        loss: None,
     }
 }
 
