@@ -4,11 +4,32 @@
 //! after it (the readable summary plus the items the file says were kept)
 //! is listed as lost. Pure: nothing here reads a file.
 
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::Value;
 use strata_core::compaction::{extract, is_person_message, loss_audit};
-use strata_import::{CompactionKind, ImportedCompaction, ImportedItem, ImportedSummary, ItemKind};
+use strata_import::{
+    CompactionKind, ImportedCompaction, ImportedItem, ImportedSession, ImportedSummary, ItemKind,
+};
 use strata_protocol::{ImportedLossAudit, ResponseItem, StateSheet, tool_names};
+
+/// Every compaction's audit, in order: each one's span starts where the
+/// previous full compaction left off.
+pub fn session_audits(session: &ImportedSession) -> Vec<Option<ImportedLossAudit>> {
+    let mut since = 0;
+    session
+        .compactions
+        .iter()
+        .map(|compaction| {
+            let audit = audit_compaction(&session.items, since, compaction);
+            if audit.is_some() {
+                since = compaction.at_item;
+            }
+            audit
+        })
+        .collect()
+}
 
 /// The audit of `items[start..compaction.at_item]` (the items since the
 /// previous compaction); `None` for a microcompaction, which clears tool
@@ -23,7 +44,11 @@ pub fn audit_compaction(
     }
     let end = compaction.at_item.min(items.len());
     let start = start.min(end);
-    let before: Vec<ResponseItem> = items[start..end].iter().filter_map(as_strata).collect();
+    let mut shells: HashSet<&str> = HashSet::new();
+    let before: Vec<ResponseItem> = items[start..end]
+        .iter()
+        .filter_map(|item| as_strata(item, &mut shells))
+        .collect();
     let facts = extract(&before);
     let (against_summary, mut seen) = match &compaction.summary {
         ImportedSummary::Text(text) => (true, text.clone()),
@@ -83,7 +108,9 @@ struct AnyArgs {
 /// One imported item in the shape Strata's extractor reads: other tools'
 /// file and shell tools are renamed to Strata's, their arguments reduced to
 /// `{"path"}` or `{"command"}`.
-fn as_strata(item: &ImportedItem) -> Option<ResponseItem> {
+/// `shells` collects the shell calls' ids, so their outputs get the exit
+/// line the extractor reads.
+fn as_strata<'a>(item: &'a ImportedItem, shells: &mut HashSet<&'a str>) -> Option<ResponseItem> {
     match &item.kind {
         ItemKind::User { text } => Some(ResponseItem::user(text.clone())),
         ItemKind::Assistant { text } => Some(ResponseItem::assistant(text.clone())),
@@ -94,6 +121,9 @@ fn as_strata(item: &ImportedItem) -> Option<ResponseItem> {
             arguments,
         } => {
             let (tool, arguments) = strata_call(name, &arguments.text);
+            if tool == tool_names::RUN_SHELL {
+                shells.insert(call_id);
+            }
             Some(ResponseItem::function_call(
                 call_id.clone(),
                 tool,
@@ -108,13 +138,13 @@ fn as_strata(item: &ImportedItem) -> Option<ResponseItem> {
             let mut text = output.text.clone();
             // The extractor reads a shell's failure from Strata's exit-code
             // line; other tools say it with a flag or in their own words.
-            let code = match is_error {
-                Some(failed) => Some(i32::from(*failed)),
-                None => stated_exit_code(&text),
-            };
-            if let Some(code) = code
-                && !text.contains("[exit code:")
-            {
+            // A command whose outcome the file does not state is not listed
+            // as an error: the audit claims only what the file shows.
+            if shells.contains(call_id.as_str()) && !text.contains("[exit code:") {
+                let code = match is_error {
+                    Some(failed) => i32::from(*failed),
+                    None => stated_exit_code(&text).unwrap_or(0),
+                };
                 text.push_str(&format!("\n[exit code: {code}]"));
             }
             Some(ResponseItem::function_call_output(call_id.clone(), text))

@@ -165,3 +165,29 @@ proptest! {
         prop_assert!(!audit.paths.contains(&path));
     }
 }
+
+#[test]
+fn a_shell_whose_outcome_the_file_does_not_state_is_not_an_error() {
+    let items = vec![
+        call("c1", "exec_command", r#"{"cmd":"ls"}"#),
+        output("c1", "src", None),
+    ];
+    let audit =
+        audit_compaction(&items, 0, &compaction(items.len(), ImportedSummary::Absent)).unwrap();
+    assert_eq!(audit.commands, ["ls"]);
+    assert!(audit.errors.is_empty(), "{audit:?}");
+}
+
+#[test]
+fn a_failed_read_is_an_error_with_its_own_message() {
+    let items = vec![
+        call("t1", "Read", r#"{"file_path":"src/gone.rs"}"#),
+        output("t1", "File does not exist.", Some(true)),
+    ];
+    let audit =
+        audit_compaction(&items, 0, &compaction(items.len(), ImportedSummary::Absent)).unwrap();
+    assert_eq!(
+        audit.errors,
+        ["read_file src/gone.rs: File does not exist."]
+    );
+}

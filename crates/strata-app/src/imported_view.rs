@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::imported_loss::audit_compaction;
+use crate::imported_loss::session_audits;
 use strata_import::{
     CompactionKind, ImportedCompaction, ImportedListItem, ImportedSession, ImportedSummary,
     ItemKind, ReasoningText, Tool,
@@ -60,6 +60,7 @@ fn tool_entry_id(call_id: &str) -> String {
 /// The whole read-only view of one imported session.
 pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> ImportedSessionView {
     let (entries, entry_of_item) = transcript(session);
+    let audits = session_audits(session);
     let compactions = session
         .compactions
         .iter()
@@ -70,14 +71,8 @@ pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> Impor
                 .iter()
                 .filter(|round| round.line < compaction.line)
                 .count();
-            let since = session.compactions[..index]
-                .iter()
-                .rev()
-                .find(|earlier| matches!(earlier.kind, CompactionKind::Full))
-                .map_or(0, |earlier| earlier.at_item);
-            let loss = audit_compaction(&session.items, since, compaction);
             let mut card = card(index, compaction, after_round, &entry_of_item);
-            card.loss = loss;
+            card.loss = audits.get(index).cloned().flatten();
             card
         })
         .collect();
