@@ -3,7 +3,9 @@
 // app asks once whether to show them, and after Show both are in the
 // sidebar with their source badges. The Claude Code one opens read-only
 // with its compaction card showing the file's preTokens; the Codex one's
-// card shows its tokens before and after. Neither file is written.
+// card shows its tokens before and after; the Claude Code card's loss audit
+// lists a path read before the compaction and absent from its summary.
+// Neither file is written.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -15,6 +17,7 @@ import { sharedAppSteps } from "./lib/steps.js";
 import { Keys } from "./lib/webdriver.js";
 
 const PRE_TOKENS = 48_213;
+const PLANTED_PATH = "src/parser/lexer.rs";
 const norm = (text) => (text ?? "").replace(/\s+/g, " ").trim();
 const jsonl = (records) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
@@ -26,6 +29,9 @@ function claudeSession() {
     { ...base, type: "user", uuid: "u1", message: { role: "user", content: "Find the failing test" } },
     { ...base, type: "assistant", uuid: "u2", requestId: "r1", message: { model: "claude-test", id: "m1", role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "cargo test" } }], usage } },
     { ...base, type: "user", uuid: "u3", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "1 failed" }], is_error: false }] } },
+    // Planted: read before the compaction, named nowhere after it.
+    { ...base, type: "assistant", uuid: "u3a", requestId: "r1", message: { model: "claude-test", id: "m1", role: "assistant", content: [{ type: "tool_use", id: "toolu_2", name: "Read", input: { file_path: PLANTED_PATH } }], usage } },
+    { ...base, type: "user", uuid: "u3b", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "fn lex() {}", is_error: false }] } },
     { ...base, type: "system", uuid: "u4", subtype: "compact_boundary", compactMetadata: { trigger: "manual", preTokens: PRE_TOKENS } },
     { ...base, type: "user", uuid: "u5", isCompactSummary: true, message: { role: "user", content: "This session is being continued. Summary: the parser test fails." } },
     { ...base, type: "assistant", uuid: "u6", requestId: "r2", message: { model: "claude-test", id: "m2", role: "assistant", content: [{ type: "text", text: "The parser test fails on empty input." }], usage } },
@@ -98,6 +104,16 @@ describe("other agents' sessions in the library (issue 24)", { timeout: 300_000 
     assert.match(norm(await h.run((el) => el.textContent, note)), /Read-only/);
     assert.equal(await h.run(() => document.getElementById("composer-input")), null, "no composer");
     await h.screenshotBoth("imported-claude");
+  });
+
+  step("the Claude Code card's loss audit lists the planted path", async () => {
+    const loss = await h.find("main[aria-label=\"Imported session\"] [data-testid=imported-loss]");
+    await h.run((el) => el.querySelector("details")?.setAttribute("open", ""), loss);
+    const text = norm(await h.run((el) => el.textContent, loss));
+    assert.match(text, /Lost at this compaction: 1 path, 1 command/);
+    const items = await h.run((el) => [...el.querySelectorAll("li")].map((li) => li.textContent), loss);
+    assert.ok(items.includes(PLANTED_PATH), items.join(" | "));
+    await h.screenshotBoth("imported-loss-audit");
   });
 
   step("the Codex session's card shows its tokens before and after", async () => {

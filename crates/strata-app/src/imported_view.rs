@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::imported_loss::session_audits;
 use strata_import::{
     CompactionKind, ImportedCompaction, ImportedListItem, ImportedSession, ImportedSummary,
     ItemKind, ReasoningText, Tool,
@@ -59,6 +60,7 @@ fn tool_entry_id(call_id: &str) -> String {
 /// The whole read-only view of one imported session.
 pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> ImportedSessionView {
     let (entries, entry_of_item) = transcript(session);
+    let audits = session_audits(session);
     let compactions = session
         .compactions
         .iter()
@@ -69,7 +71,9 @@ pub fn session_view(item: &ImportedListItem, session: &ImportedSession) -> Impor
                 .iter()
                 .filter(|round| round.line < compaction.line)
                 .count();
-            card(index, compaction, after_round, &entry_of_item)
+            let mut card = card(index, compaction, after_round, &entry_of_item);
+            card.loss = audits.get(index).cloned().flatten();
+            card
         })
         .collect();
     ImportedSessionView {
@@ -235,6 +239,7 @@ fn card(
         tokens_after: compaction.tokens_after,
         items_before: compaction.items_before,
         items_after: compaction.items_after,
+        loss: None,
     }
 }
 

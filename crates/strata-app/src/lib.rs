@@ -38,6 +38,7 @@ pub mod error;
 pub mod eval;
 pub mod export;
 pub mod imported;
+pub mod imported_loss;
 pub mod imported_view;
 pub mod launch;
 pub mod library;

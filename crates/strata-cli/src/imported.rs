@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use strata_app::error::AppError;
 use strata_app::imported::{Scope, UnreadableFile};
+use strata_app::imported_loss::session_audits;
 use strata_app::transcript::text::trigger_name;
 use strata_core::CoreError;
 use strata_import::{
@@ -17,8 +18,9 @@ use strata_import::{
     ImportedSummary, ItemKind, KeptItems, ReasoningText,
 };
 use strata_index::{ImportedHit, snippet_spans};
-use strata_protocol::SearchSessions;
+use strata_protocol::{ImportedLossAudit, SearchSessions};
 
+use crate::imported_loss::loss_lines;
 use crate::store::Context;
 use crate::style::{
     ASSISTANT, BOLD, COMPACTION, DIM, ERROR, TOOL, USER, indented, one_line, paint,
@@ -185,6 +187,15 @@ fn counted(count: usize, noun: &str) -> String {
     }
 }
 
+/// The session as read, with each compaction's loss audit in a list beside
+/// `compactions` (null for a microcompaction).
+#[derive(Serialize)]
+struct Shown<'a> {
+    #[serde(flatten)]
+    session: &'a ImportedSession,
+    compaction_losses: &'a [Option<ImportedLossAudit>],
+}
+
 /// `strata sessions show QUERY [--json]` for an imported session, when
 /// Strata's own library had none: `missing` is that answer, returned when
 /// no other tool's session matches either.
@@ -203,20 +214,25 @@ pub fn show_instead(
         Err(error) => return Err(error.into()),
     };
     let mut out = ctx.out.stdout();
+    let audits = session_audits(&session);
     if json {
-        writeln!(out, "{}", json_safe(&serde_json::to_string(&session)?))?;
+        let shown = Shown {
+            session: &session,
+            compaction_losses: &audits,
+        };
+        writeln!(out, "{}", json_safe(&serde_json::to_string(&shown)?))?;
         return Ok(());
     }
     write!(out, "{}", header(&item, &session))?;
-    let mut boundaries = session.compactions.iter().peekable();
+    let mut boundaries = session.compactions.iter().zip(&audits).peekable();
     for (index, entry) in session.items.iter().enumerate() {
-        while let Some(compaction) = boundaries.next_if(|c| c.at_item <= index) {
-            write!(out, "{}", compaction_card(compaction))?;
+        while let Some((compaction, audit)) = boundaries.next_if(|(c, _)| c.at_item <= index) {
+            write!(out, "{}", audited_card(compaction, audit.as_ref()))?;
         }
         write!(out, "{}", render(entry))?;
     }
-    for compaction in boundaries {
-        write!(out, "{}", compaction_card(compaction))?;
+    for (compaction, audit) in boundaries {
+        write!(out, "{}", audited_card(compaction, audit.as_ref()))?;
     }
     Ok(())
 }
@@ -348,6 +364,15 @@ fn render(item: &ImportedItem) -> String {
                 Some(false) | None => text,
             }
         }
+    }
+}
+
+/// The card with its loss audit under it (none for a microcompaction).
+fn audited_card(compaction: &ImportedCompaction, audit: Option<&ImportedLossAudit>) -> String {
+    let card = compaction_card(compaction);
+    match audit {
+        Some(audit) => format!("{}{}\n", card.trim_end_matches('\n'), loss_lines(audit)),
+        None => card,
     }
 }
 

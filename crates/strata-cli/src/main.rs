@@ -28,6 +28,7 @@ mod export;
 mod fork;
 mod import;
 mod imported;
+mod imported_loss;
 mod items;
 mod launch;
 mod mcp;

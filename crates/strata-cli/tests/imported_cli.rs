@@ -234,6 +234,37 @@ fn show_of_an_id_prefix_no_strata_session_has_prints_the_imported_transcript_and
 }
 
 #[test]
+fn show_prints_each_compaction_s_loss_audit_and_its_json_carries_it() {
+    let strata = Home::new();
+    let user = user_home();
+    let user_home = user.path().to_str().unwrap();
+    let codex = strata
+        .run_with(&["sessions", "show", "019f03e0"], &[("HOME", user_home)])
+        .ok();
+    assert!(
+        codex.contains(
+            "  lost at this compaction (summary unreadable: against the kept messages only): 1 command\n    command: ls\n"
+        ),
+        "{codex}"
+    );
+    let claude = strata
+        .run_with(&["sessions", "show", "0cf3"], &[("HOME", user_home)])
+        .ok();
+    assert!(
+        claude.contains("  nothing lost at this compaction\n"),
+        "{claude}"
+    );
+    let json = strata.run_with(
+        &["sessions", "show", "019f03e0", "--json"],
+        &[("HOME", user_home)],
+    );
+    let lines = json.json_lines();
+    let loss = &lines[0]["compaction_losses"][0];
+    assert_eq!(loss["against_summary"], false);
+    assert_eq!(loss["commands"][0], "ls");
+}
+
+#[test]
 fn show_of_an_id_nothing_has_still_fails_with_strata_s_own_error() {
     let strata = Home::new();
     let user = user_home();

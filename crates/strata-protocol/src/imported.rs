@@ -203,6 +203,26 @@ pub struct ImportedCompactionCard {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub items_after: Option<u64>,
+    /// What the items before it mentioned that the model no longer saw
+    /// after it; none for a microcompaction (it clears tool results only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub loss: Option<ImportedLossAudit>,
+}
+
+/// The loss audit of one imported compaction: the paths, commands, errors
+/// and rules Strata's own extractor finds in the items before it that are
+/// absent from what the model saw after (the summary, when readable, and
+/// the items the file says were kept).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ImportedLossAudit {
+    /// False when the summary is encrypted or not recorded: the audit is
+    /// then against the kept items only.
+    pub against_summary: bool,
+    pub paths: Vec<String>,
+    pub commands: Vec<String>,
+    pub errors: Vec<String>,
+    pub rules: Vec<String>,
 }
 
 /// What the reader could not use of the file.

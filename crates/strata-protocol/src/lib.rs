@@ -95,9 +95,9 @@ pub use ids::{ItemId, RoundId, SessionId, TurnId};
 pub use imported::{
     GetImportSettings, HideImported, ImportCounts, ImportReport, ImportSessions, ImportSettings,
     ImportSettingsView, ImportSource, ImportedCompactionCard, ImportedCompactionKind, ImportedHits,
-    ImportedPage, ImportedSearchHit, ImportedSessionItem, ImportedSessionView, ImportedSummaryView,
-    ImportedWarnings, ListImported, OpenImported, PickImportPaths, SaveImportSettings,
-    SearchImported, UnreadableImport,
+    ImportedLossAudit, ImportedPage, ImportedSearchHit, ImportedSessionItem, ImportedSessionView,
+    ImportedSummaryView, ImportedWarnings, ListImported, OpenImported, PickImportPaths,
+    SaveImportSettings, SearchImported, UnreadableImport,
 };
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use instructions::{InstructionSource, InstructionsSet};

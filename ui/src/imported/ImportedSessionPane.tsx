@@ -1,5 +1,6 @@
 import { Fragment, useEffect, useRef } from "react";
 import type { ImportedCompactionCard } from "../bindings/ImportedCompactionCard";
+import { LossAudit } from "./LossAudit";
 import type { ImportedSessionView } from "../bindings/ImportedSessionView";
 import type { ImportSource } from "../bindings/ImportSource";
 import type { TranscriptEntry } from "../bindings/TranscriptEntry";
@@ -118,6 +119,7 @@ export function ImportedCard({ card }: { card: ImportedCompactionCard }) {
           )}
         </div>
       )}
+      {card.loss && <LossAudit loss={card.loss} />}
     </article>
   );
 }

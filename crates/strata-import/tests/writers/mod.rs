@@ -119,7 +119,7 @@ pub fn codex_user_message(text: &str) -> Value {
     json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
 }
 
-fn claude(kind: &str, uuid: &str, body: Value) -> Value {
+pub fn claude(kind: &str, uuid: &str, body: Value) -> Value {
     let mut record = json!({"parentUuid": null, "isSidechain": false, "cwd": "/work/demo",
         "sessionId": "claude-1", "version": "2.1.30", "type": kind, "uuid": uuid,
         "timestamp": "2026-01-22T01:40:57.814Z"});
