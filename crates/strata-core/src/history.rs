@@ -259,6 +259,7 @@ impl History {
             | RecordBody::CompactionPolicy(_)
             | RecordBody::CompactionGuard(_)
             | RecordBody::SessionForked(_)
+            | RecordBody::SessionImported(_)
             | RecordBody::CompactionRefused(_)
             | RecordBody::SessionRepaired(_)
             | RecordBody::ReasoningSet(_)

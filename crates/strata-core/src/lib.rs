@@ -30,7 +30,9 @@ pub use gateway::ModelGateway;
 pub use history::{Applied, History};
 pub use paths::{STRATA_HOME_ENV, StrataPaths};
 pub use session::{ABORTED_TOOL_OUTPUT, LiveSession, Recovery};
-pub use store::{ReadMode, ReadReport, Replay, SessionRead, SessionStore, SessionSummary};
+pub use store::{
+    ContinuedSession, ReadMode, ReadReport, Replay, SessionRead, SessionStore, SessionSummary,
+};
 pub use tools::{
     ApprovalCheck, CancellationToken, PreparedCall, SessionApprovals, ToolConfig, ToolError,
     ToolKind, ToolOutcome, ToolRegistry,

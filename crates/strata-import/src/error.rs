@@ -16,4 +16,8 @@ pub enum ImportError {
         #[source]
         source: std::io::Error,
     },
+    #[error("the session has {items} items; there is no item {index}")]
+    NoSuchItem { index: usize, items: usize },
+    #[error("the session has {compactions} compactions; there is no compaction {index}")]
+    NoSuchCompaction { index: usize, compactions: usize },
 }

@@ -11,6 +11,7 @@
 mod builder;
 mod claude;
 mod codex;
+mod continue_at;
 mod copilot;
 mod discover;
 mod error;
@@ -23,6 +24,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+pub use continue_at::{ContinuePoint, ContinuedHistory, DroppedItems, continue_history, cut_len};
 pub use discover::{SessionFileRef, discover};
 pub use error::ImportError;
 pub use lines::LINE_CAP_BYTES;

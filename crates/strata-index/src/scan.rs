@@ -185,6 +185,7 @@ fn fold(facts: &mut Facts, record: &Record, pieces: &mut Vec<Piece>) {
         | RecordBody::FileChange(_)
         | RecordBody::McpCatalog(_)
         | RecordBody::InstructionsSet(_)
+        | RecordBody::SessionImported(_)
         | RecordBody::CompactionGuard(_)
         | RecordBody::TurnFinished(_)
         | RecordBody::Retry(_)

@@ -10,6 +10,7 @@ use ts_rs::TS;
 
 use crate::context::{CompactionPolicyRecord, StateSheet};
 use crate::ids::ItemId;
+use crate::imported::SessionImported;
 use crate::items::ResponseItem;
 use crate::mcp_catalog::McpCatalog;
 use crate::provider::ProfileSet;
@@ -128,6 +129,10 @@ pub struct CheckpointState {
     /// The parent, when the session is a fork (its `session_forked`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<SessionForked>,
+    /// The other tool's session this one continues (its `session_imported`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub imported_from: Option<SessionImported>,
     /// The estimate the last eviction, layered compaction or undo recorded
     /// of the history it left, while no round has reported since.
     #[serde(default, skip_serializing_if = "Option::is_none")]

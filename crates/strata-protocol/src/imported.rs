@@ -317,3 +317,22 @@ pub struct ImportReport {
 /// files chosen (none when cancelled).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct PickImportPaths {}
+
+/// `session_imported` record: this session continues another tool's session
+/// ("Continue in Strata"). Written right after `session_meta`, before the
+/// converted items; the other tool's file is only ever read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionImported {
+    pub source: ImportSource,
+    /// The other tool's file, as text (lossily for a path that is not Unicode).
+    pub source_path: String,
+    /// The other tool's id for the session, where its file names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source_session_id: Option<String>,
+    /// How many of the imported session's items the cut covered.
+    pub source_items: u32,
+    /// Items left out: reasoning (encrypted or provider-specific), subagent
+    /// items, calls without outputs and outputs without calls.
+    pub dropped_items: u32,
+}

@@ -97,7 +97,7 @@ pub use imported::{
     ImportSettingsView, ImportSource, ImportedCompactionCard, ImportedCompactionKind, ImportedHits,
     ImportedLossAudit, ImportedPage, ImportedSearchHit, ImportedSessionItem, ImportedSessionView,
     ImportedSummaryView, ImportedWarnings, ListImported, OpenImported, PickImportPaths,
-    SaveImportSettings, SearchImported, UnreadableImport,
+    SaveImportSettings, SearchImported, SessionImported, UnreadableImport,
 };
 pub use inspect::{CompactionView, RoundPage, RoundView};
 pub use instructions::{InstructionSource, InstructionsSet};

@@ -16,6 +16,7 @@ use crate::checkpoint::Checkpoint;
 use crate::context::{CompactionPolicyRecord, LayeredCompaction, ToolOutputsEvicted};
 use crate::file_change::FileChange;
 use crate::ids::{ItemId, RoundId, SessionId, TurnId};
+use crate::imported::SessionImported;
 use crate::instructions::InstructionsSet;
 use crate::items::{CompactionTrigger, ResponseItem};
 use crate::mcp_catalog::McpCatalog;
@@ -37,8 +38,9 @@ use crate::usage::TokenUsage;
 /// (`session_repaired`); 6 added the reasoning setting (`reasoning_set`); 7
 /// added the sandbox mode (`sandbox_set`); 8 added the recorded file changes
 /// (`file_change`); 9 added the MCP tool catalog (`mcp_catalog`); 10 added
-/// the instructions re-read at a resume (`instructions_set`).
-pub const RECORD_FORMAT_VERSION: u32 = 10;
+/// the instructions re-read at a resume (`instructions_set`); 11 added the
+/// lineage of a session continued from another tool's (`session_imported`).
+pub const RECORD_FORMAT_VERSION: u32 = 11;
 
 /// The format of the records the first version defined; they are still
 /// written with it, so a session that uses none of the newer types is
@@ -137,6 +139,8 @@ pub enum RecordBody {
     McpCatalog(McpCatalog),
     /// The instruction files re-read and found changed.
     InstructionsSet(InstructionsSet),
+    /// This session continues another tool's session.
+    SessionImported(SessionImported),
     /// A record type from a newer version, kept verbatim.
     #[serde(skip)]
     Unknown(UnknownRecord),
@@ -172,6 +176,7 @@ impl RecordBody {
         "file_change",
         "mcp_catalog",
         "instructions_set",
+        "session_imported",
     ];
 
     /// The format version that introduced this record's type.
@@ -193,6 +198,7 @@ impl RecordBody {
             RecordBody::FileChange(_) => 8,
             RecordBody::McpCatalog(_) => 9,
             RecordBody::InstructionsSet(_) => 10,
+            RecordBody::SessionImported(_) => 11,
             RecordBody::SessionMeta(_)
             | RecordBody::ResponseItem(_)
             | RecordBody::Round(_)
@@ -238,6 +244,7 @@ impl RecordBody {
             RecordBody::FileChange(_) => "file_change",
             RecordBody::McpCatalog(_) => "mcp_catalog",
             RecordBody::InstructionsSet(_) => "instructions_set",
+            RecordBody::SessionImported(_) => "session_imported",
             RecordBody::Unknown(unknown) => &unknown.record_type,
         }
     }

@@ -317,7 +317,7 @@ fn an_mcp_catalog_is_a_version_nine_record_that_round_trips() {
 }
 
 #[test]
-fn instructions_set_is_the_newest_record_type_and_round_trips_with_and_without_its_item() {
+fn instructions_set_is_a_version_ten_record_that_round_trips_with_and_without_its_item() {
     let changed = Record::now(RecordBody::InstructionsSet(crate::InstructionsSet {
         item: Some(ResponseItem::message(crate::Role::Developer, "Use spaces.")),
         sources: vec![crate::InstructionSource {
@@ -327,7 +327,6 @@ fn instructions_set_is_the_newest_record_type_and_round_trips_with_and_without_i
         }],
     }));
     assert_eq!(changed.v, 10);
-    assert_eq!(changed.v, RECORD_FORMAT_VERSION);
     let line = serde_json::to_string(&changed).unwrap();
     assert!(line.contains(r#""type":"instructions_set""#), "{line}");
     assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), changed);
@@ -338,4 +337,21 @@ fn instructions_set_is_the_newest_record_type_and_round_trips_with_and_without_i
     let line = serde_json::to_string(&removed).unwrap();
     assert!(line.contains(r#""payload":{"sources":[]}"#), "{line}");
     assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), removed);
+}
+
+#[test]
+fn session_imported_is_the_newest_record_type_and_round_trips_naming_its_source() {
+    let imported = Record::now(RecordBody::SessionImported(crate::SessionImported {
+        source: crate::ImportSource::ClaudeCode,
+        source_path: "/home/p/.claude/projects/x/\u{1b}[31mred.jsonl".into(),
+        source_session_id: Some("abc".into()),
+        source_items: 12,
+        dropped_items: 3,
+    }));
+    assert_eq!(imported.v, 11);
+    assert_eq!(imported.v, RECORD_FORMAT_VERSION);
+    let line = serde_json::to_string(&imported).unwrap();
+    assert!(line.contains(r#""type":"session_imported""#), "{line}");
+    assert!(line.contains(r#""source":"claude_code""#), "{line}");
+    assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), imported);
 }

@@ -10,6 +10,7 @@ import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SandboxMode } from "./SandboxMode";
 import type { SandboxNetwork } from "./SandboxNetwork";
 import type { SessionForked } from "./SessionForked";
+import type { SessionImported } from "./SessionImported";
 import type { StateSheet } from "./StateSheet";
 
 /**
@@ -122,6 +123,10 @@ undo_point?: CheckpointUndoPoint | null,
  * The parent, when the session is a fork (its `session_forked`).
  */
 forked_from?: SessionForked | null, 
+/**
+ * The other tool's session this one continues (its `session_imported`).
+ */
+imported_from?: SessionImported, 
 /**
  * The estimate the last eviction, layered compaction or undo recorded
  * of the history it left, while no round has reported since.

@@ -355,6 +355,8 @@ impl ConsoleFold {
             | RecordBody::ProfileSet(_)
             | RecordBody::CompactionGuard(_)
             | RecordBody::SessionForked(_)
+            // The converted items are records of their own.
+            | RecordBody::SessionImported(_)
             | RecordBody::CompactionRefused(_)
             // The aborted outputs it stands for are records of their own.
             | RecordBody::SessionRepaired(_)

@@ -289,6 +289,13 @@ pub fn record_row(body: &RecordBody, round: u32) -> Option<Row> {
             format!("Sandbox: {}", set.mode),
             set.describe(),
         ),
+        RecordBody::SessionImported(imported) => row(
+            Mainline,
+            LogKind::Turn,
+            LogTone::Neutral,
+            format!("Continued from {}", imported.source.label()),
+            crate::transcript::text::imported_note(imported),
+        ),
         RecordBody::InstructionsSet(set) => row(
             Debug,
             LogKind::Round,

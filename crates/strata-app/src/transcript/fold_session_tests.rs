@@ -229,3 +229,29 @@ fn an_undo_s_and_a_fork_s_lines_name_no_ids_and_a_fork_links_to_its_parent() {
         }
     }
 }
+
+#[test]
+fn a_session_continued_from_another_tool_opens_with_a_notice_naming_it_and_what_was_left_out() {
+    let entries = read(&[RecordBody::SessionImported(
+        strata_protocol::SessionImported {
+            source: strata_protocol::ImportSource::ClaudeCode,
+            source_path: "/home/p/.claude/projects/w/s.jsonl".into(),
+            source_session_id: None,
+            source_items: 7,
+            dropped_items: 2,
+        },
+    )]);
+    let [TranscriptEntry::Notice { text, .. }] = entries.as_slice() else {
+        panic!("one notice: {entries:?}");
+    };
+    assert!(
+        text.starts_with("Continued from a Claude Code session"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/home/p/.claude/projects/w/s.jsonl"),
+        "{text}"
+    );
+    assert!(text.contains("7 of its items"), "{text}");
+    assert!(text.contains("2 items were left out"), "{text}");
+}

@@ -6,11 +6,33 @@
 use strata_protocol::{
     ApprovalDecision, CompactionSummary, CompactionTrigger, CompactionUndone, ForkPoint,
     InstructionsSet, ModelError, ProfileChange, ProfileSet, Record, RecordBody, RecoveryNotice,
-    ToolOutputsEvicted, TurnOutcome,
+    SessionImported, ToolOutputsEvicted, TurnOutcome,
 };
 
 /// The line a re-read of changed instruction files adds, naming the files
 /// the model follows from here on.
+/// What a session continued from another tool's says of where it came
+/// from and what it left out. The path is that tool's text: shown as text.
+pub fn imported_note(imported: &SessionImported) -> String {
+    let from = format!(
+        "Continued from a {} session ({}), {} of its items.",
+        imported.source.label(),
+        imported.source_path,
+        imported.source_items
+    );
+    match imported.dropped_items {
+        0 => from,
+        1 => format!(
+            "{from} 1 item was left out (reasoning, a subagent's item, or a tool call without \
+             its output)."
+        ),
+        dropped => format!(
+            "{from} {dropped} items were left out (reasoning, subagents' items, or tool calls \
+             without their outputs)."
+        ),
+    }
+}
+
 pub fn instructions_note(set: &InstructionsSet) -> String {
     if set.item.is_none() || set.sources.is_empty() {
         return "The instruction files this session followed are gone: from here on it follows \

@@ -37,6 +37,7 @@
 //! # }
 //! ```
 
+mod continued;
 mod cost;
 mod inspect;
 mod reader;
@@ -54,6 +55,8 @@ use strata_protocol::{Record, RecordBody, SessionId, SessionMeta};
 use crate::error::{CoreError, Result};
 use crate::paths::StrataPaths;
 use crate::session::LiveSession;
+
+pub use continued::ContinuedSession;
 
 pub use cost::{CostTally, session_cost, usage_cost};
 pub use inspect::{compaction_views, round_count, round_requests};

@@ -40,6 +40,8 @@ pub struct Replay {
     undos: usize,
     /// The parent, when this session is a fork.
     forked_from: Option<strata_protocol::SessionForked>,
+    /// The other tool's session this one continues, when it does.
+    imported_from: Option<strata_protocol::SessionImported>,
     /// The last `compaction_policy` record, if any.
     policy: Option<CompactionPolicyRecord>,
     /// The last `reasoning_set` record's setting, if any.
@@ -96,6 +98,7 @@ impl Replay {
             evictions: 0,
             undos: 0,
             forked_from: None,
+            imported_from: None,
             policy: None,
             reasoning: None,
             sandbox: None,
@@ -149,6 +152,9 @@ impl Replay {
             RecordBody::SandboxSet(set) => self.sandbox = Some(set.clone()),
             RecordBody::McpCatalog(catalog) => self.mcp_catalog = Some(catalog.clone()),
             RecordBody::SessionForked(forked) => self.forked_from = Some(forked.clone()),
+            RecordBody::SessionImported(imported) => {
+                self.imported_from = Some(imported.clone());
+            }
             RecordBody::LayeredCompaction(compaction) => {
                 self.last_state_sheet = Some(compaction.state_sheet.clone());
             }
@@ -304,6 +310,11 @@ impl Replay {
     /// Where this session was forked from, when it is a fork.
     pub fn forked_from(&self) -> Option<&strata_protocol::SessionForked> {
         self.forked_from.as_ref()
+    }
+
+    /// The other tool's session this one continues, when it does.
+    pub fn imported_from(&self) -> Option<&strata_protocol::SessionImported> {
+        self.imported_from.as_ref()
     }
 
     /// The session's compaction policy: the last `compaction_policy` record,

@@ -124,6 +124,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         undo_ref,
         undo_point,
         forked_from,
+        imported_from,
         estimated_tokens,
     } = ours;
     [
@@ -187,6 +188,7 @@ fn differing_state_field(ours: &CheckpointState, theirs: &CheckpointState) -> Op
         ("undo_ref", *undo_ref == theirs.undo_ref),
         ("undo_point", *undo_point == theirs.undo_point),
         ("forked_from", *forked_from == theirs.forked_from),
+        ("imported_from", *imported_from == theirs.imported_from),
         // Checkpoints written before the field existed carry none.
         (
             "estimated_tokens",

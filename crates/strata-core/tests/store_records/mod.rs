@@ -229,6 +229,13 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             parent_records: 4,
             point: strata_protocol::ForkPoint::AtItem { item_id: output_id },
         }),
+        RecordBody::SessionImported(strata_protocol::SessionImported {
+            source: strata_protocol::ImportSource::Codex,
+            source_path: "/home/p/.codex/sessions/rollout.jsonl".into(),
+            source_session_id: None,
+            source_items: 9,
+            dropped_items: 2,
+        }),
         RecordBody::CompactionRefused(strata_protocol::CompactionRefused {
             trigger: strata_protocol::CompactionTrigger::Manual,
             dropped: vec!["the latest user request (verbatim)".into()],
@@ -325,6 +332,7 @@ pub fn one_of_each_record_type() -> Vec<RecordBody> {
             | RecordBody::FileChange(_)
             | RecordBody::McpCatalog(_)
             | RecordBody::InstructionsSet(_)
+            | RecordBody::SessionImported(_)
             | RecordBody::Unknown(_) => {}
         }
     }

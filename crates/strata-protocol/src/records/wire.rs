@@ -147,6 +147,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for PayloadSeed<'_> {
             "file_change" => RecordBody::FileChange(Deserialize::deserialize(payload)?),
             "mcp_catalog" => RecordBody::McpCatalog(Deserialize::deserialize(payload)?),
             "instructions_set" => RecordBody::InstructionsSet(Deserialize::deserialize(payload)?),
+            "session_imported" => RecordBody::SessionImported(Deserialize::deserialize(payload)?),
             other => RecordBody::Unknown(UnknownRecord {
                 record_type: other.to_owned(),
                 payload: Deserialize::deserialize(payload)?,

@@ -99,6 +99,12 @@ impl TranscriptFold {
                     text: format!("Sandbox {} from here on: {}.", set.mode, set.describe()),
                 });
             }
+            RecordBody::SessionImported(imported) => {
+                self.push(TranscriptEntry::Notice {
+                    id: id(),
+                    text: crate::transcript::text::imported_note(imported),
+                });
+            }
             RecordBody::InstructionsSet(set) => {
                 self.push(TranscriptEntry::Notice {
                     id: id(),

@@ -30,6 +30,7 @@ impl Replay {
             guards,
             undos,
             forked_from,
+            imported_from,
             estimated_tokens,
             // The checkpoint record's own timestamp restores it.
             last_record_at: _,
@@ -72,6 +73,7 @@ impl Replay {
                 undo_ref: history.undo_point().map(UndoPoint::to_checkpoint),
                 undo_point: None,
                 forked_from: forked_from.clone(),
+                imported_from: imported_from.clone(),
                 estimated_tokens: *estimated_tokens,
             },
         }
@@ -121,6 +123,7 @@ impl Replay {
             },
             undos: to_usize(state.undos),
             forked_from: state.forked_from.clone(),
+            imported_from: state.imported_from.clone(),
             estimated_tokens: state.estimated_tokens,
         }
     }
