@@ -326,5 +326,18 @@ fn the_real_fixtures_import_with_their_compaction_figures() {
             .all(|card| card.summary == ImportedSummaryView::Encrypted
                 && card.tokens_before.is_some())
     );
+    // Every summary compaction carries a loss audit, against its summary
+    // where the file holds a readable one (Codex's are encrypted: against
+    // the kept messages only); a microcompaction none.
+    for view in [&claude, &codex] {
+        for card in &view.compactions {
+            let summary = card.kind == ImportedCompactionKind::Summary;
+            assert_eq!(card.loss.is_some(), summary, "card {}", card.number);
+            if let Some(loss) = &card.loss {
+                let readable = matches!(card.summary, ImportedSummaryView::Text { .. });
+                assert_eq!(loss.against_summary, readable, "card {}", card.number);
+            }
+        }
+    }
     assert_eq!(stamps(&files), before, "the fixtures are as they were");
 }

@@ -106,6 +106,21 @@ impl ServerLaunch<'_> {
     }
 }
 
+#[cfg(test)]
+impl ServerFingerprint {
+    /// The fingerprint of a server launched as `command` alone, no
+    /// arguments, folder or variables (for the crate's tests).
+    pub(crate) fn of_command(command: &str) -> Self {
+        ServerLaunch {
+            command,
+            args: &[],
+            cwd: None,
+            env_names: BTreeSet::new(),
+        }
+        .fingerprint()
+    }
+}
+
 /// The hash of a tool's definition as the server listed it (name,
 /// description, schemas, annotations: the whole JSON object).
 #[must_use]

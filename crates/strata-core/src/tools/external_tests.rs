@@ -5,7 +5,7 @@ use strata_protocol::{ApprovalDecision, ApprovalPolicy, RuleKind, RuleList, Rule
 
 use super::*;
 use crate::mcp::approval::{McpApprovalMode, McpServerSettings, McpToolSettings};
-use crate::mcp::fingerprint::{ServerLaunch, tool_definition_hash};
+use crate::mcp::fingerprint::tool_definition_hash;
 use crate::tools::rules::RuleSet;
 use crate::tools::{ApprovalCheck, OutputCap, READ_FILE, SessionApprovals, ToolConfig};
 
@@ -46,13 +46,7 @@ impl ExternalTools for Fake {
 }
 
 fn fingerprint(command: &str) -> ServerFingerprint {
-    ServerLaunch {
-        command,
-        args: &[],
-        cwd: None,
-        env_names: Default::default(),
-    }
-    .fingerprint()
+    ServerFingerprint::of_command(command)
 }
 
 fn echo(definition: &str) -> ExternalTool {

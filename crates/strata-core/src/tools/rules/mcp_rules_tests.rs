@@ -2,16 +2,10 @@ use proptest::prelude::*;
 use strata_protocol::{RuleKind, RuleList, RuleSource};
 
 use super::*;
-use crate::mcp::fingerprint::{ServerFingerprint, ServerLaunch};
+use crate::mcp::fingerprint::ServerFingerprint;
 
 fn fingerprint(command: &str) -> ServerFingerprint {
-    ServerLaunch {
-        command,
-        args: &[],
-        cwd: None,
-        env_names: Default::default(),
-    }
-    .fingerprint()
+    ServerFingerprint::of_command(command)
 }
 
 fn set(rules: &[(RuleList, String)]) -> RuleSet {
