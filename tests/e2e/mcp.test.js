@@ -168,6 +168,20 @@ describe("MCP servers in Settings, tried and used by a session (issue 23)", { ti
     await closeSettings();
   });
 
+  step("the Rules section with the MCP rule lays out without overlap or overflow at 1024, 1280 and 1440 px, light and dark", async () => {
+    const found = [];
+    for (const width of [1024, 1280, 1440]) {
+      await h.resizeTo({ width, height: 800 });
+      await openSettings();
+      await h.run(() => document.querySelector("[role=dialog] table[aria-label='Approval rules']")?.scrollIntoView({ block: "start" }));
+      const problems = await h.problemsInBothThemes(`mcp/settings-rules-mcp-${width}`, async () => (await h.run(geometryProblems)).problems);
+      found.push(...problems.map((problem) => `${width} px, ${problem}`));
+      await closeSettings();
+    }
+    await h.resizeTo({ width: 1280, height: 800 });
+    assert.deepEqual(found, []);
+  });
+
   step("switched off, it stays in config.toml and the next turn offers none of its tools", async () => {
     await openSettings();
     await h.click("[role=dialog] [role=switch][aria-label='Start everything in sessions']");
